@@ -1,0 +1,88 @@
+"""The `fito` command line: argument parsing and dispatch only.
+
+Each subcommand lives in `fito/commands/<name>.py` and defines `HELP` (one line),
+`add_arguments(parser)` and `run(args) -> int`. Command modules import their heavy
+dependencies (z3, sympy, numpy) inside `run`, so that parsing arguments stays cheap and
+`fito recheck` never loads a solver.
+
+Exit statuses (LANGUAGE.md): 0 success, 1 a property fails or the input has errors,
+2 the input could not be read or parsed or the usage is bad, 3 a limit was hit.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import NoReturn, Sequence
+
+from fito import __version__
+
+COMMANDS: tuple[str, ...] = (
+    "check",      # parse, type-check and model-check specs
+    "types",      # FITO type checking of pipelines only
+    "lts",        # export the state graph of a small model
+    "fmt",        # canonical printer
+    "prove",      # discharge claims in proofs/*.py
+    "recheck",    # re-check certificates in the small kernel
+    "lattice",    # epoch lattice figures
+    "simulate",   # fleet simulator
+    "returnmap",  # symbolic return maps of fleets
+    "inspect",    # epoch-aware checkpoint directories
+)
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_LIMIT = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad command-line usage: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump, exit 2
+        raise UsageError(message)
+
+
+def _command_module(name: str):
+    return importlib.import_module(f"fito.commands.{name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, one subparser per available command."""
+    parser = _Parser(prog="fito", description="Checkpoint, crash and recovery protocols, checked.")
+    parser.add_argument("--version", action="version", version=f"fito {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = _command_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == f"fito.commands.{name}":
+                continue  # not built yet
+            raise
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(args_list)
+    except UsageError as exc:
+        print(f"fito: error: {exc} [C001 bad-usage]", file=sys.stderr)
+        return EXIT_USAGE
+    if getattr(args, "_run", None) is None:
+        print("fito: error: a command is required (try `fito --help`) [C001 bad-usage]",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args._run(args))
+    except UsageError as exc:
+        print(f"fito: error: {exc} [C001 bad-usage]", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fito: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

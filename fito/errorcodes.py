@@ -1,0 +1,80 @@
+"""The one registry of diagnostic codes: code -> kebab-case name and a one-line summary.
+
+Codes are stable: extend with new numbers, never reuse one. Phase letters: P syntax,
+R names, T types and static checks, S semantics, M model checking, K kernel, C command
+line; FITO0xx are the category errors of LANGUAGE.md. docs/diagnostics.md documents each.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    code: str
+    name: str
+    summary: str
+
+
+_TABLE = (
+    # command line and input
+    ("C001", "bad-usage", "the command line could not be understood"),
+    ("C002", "unreadable-input", "a FILE argument is missing, a directory, or cannot be read"),
+    ("C003", "not-utf8", "the file is not valid UTF-8 text"),
+    ("C004", "binary-input", "the file holds binary bytes (NUL or control characters)"),
+    ("C005", "input-too-large", "the file exceeds the size limit (--max-bytes)"),
+    ("C006", "empty-input", "the file holds no declarations"),
+    # syntax
+    ("P001", "unexpected-token", "a token that the grammar does not allow here"),
+    ("P002", "unexpected-character", "a character that starts no token"),
+    ("P003", "unterminated-comment", "a block comment {- ... -} is never closed"),
+    ("P004", "unexpected-end", "the file ends in the middle of a construct"),
+    ("P005", "nesting-too-deep", "brackets nest deeper than the parser's limit"),
+    ("P006", "integer-too-large", "an integer literal is too large"),
+    # names
+    ("R001", "undefined-name", "a name that is declared nowhere"),
+    ("R002", "duplicate-name", "a name declared twice in one scope"),
+    ("R003", "wrong-arity", "a process or array used with the wrong number of arguments"),
+    ("R004", "wrong-kind", "a name used as something it is not (a channel as a value, ...)"),
+    ("R005", "no-system", "an assertion without a process name, and no `system` declaration"),
+    ("R006", "recursive-constant", "a constant whose value depends on itself"),
+    # static checks and types
+    ("T001", "type-mismatch", "an expression of one type where another is required"),
+    ("T002", "field-count", "an event with more or fewer fields than its channel carries"),
+    ("T003", "field-type", "an event field whose value is not of the channel's field type"),
+    ("T004", "assign-undeclared", "an assignment to something that is not a declared cell"),
+    ("T005", "double-write", "two writes to one cell in one assignment block"),
+    ("T006", "non-constant-range", "a range bound that is not a constant expression"),
+    ("T007", "empty-range", "a range whose upper bound is below its lower bound"),
+    ("T008", "constant-out-of-range", "a constant value outside its declared range"),
+    ("T009", "constant-error", "a constant expression that cannot be evaluated (division by zero)"),
+    ("T010", "unguarded-recursion", "a process that can recurse without doing an event"),
+    ("T011", "assign-bound-name", "an assignment to a parameter or bound name"),
+    ("T012", "bad-pipeline-domain", "a pipeline names a domain that is neither a cell nor an enum member"),
+    # FITO type system (LANGUAGE.md)
+    ("FITO001", "snap-as-conv", "a snapshot (Snap) is used where a converged state (Conv) is required"),
+    ("FITO002", "epoch-mismatch", "values of different or not provably equal epochs are combined into one state"),
+    ("FITO003", "time-of-conv", "a time is asked of a converged state, which has none"),
+    ("FITO004", "product-as-atomic", "a product of snapshots of several domains is treated as one atomic snapshot"),
+    ("FITO005", "contradictory-requires", "the epoch facts of a pipeline contradict each other"),
+    ("FITO006", "snap-without-epoch", "a snapshot without epoch metadata is converged"),
+    ("FITO007", "solver-unknown", "Z3 could not decide an epoch fact (unknown or timeout)"),
+    ("FITOW01", "unchecked-assumption", "an unchecked convergence assumption"),
+    # semantics and model checking
+    ("S001", "unsupported", "a construct the model checker does not support"),
+    ("S002", "state-space-too-large", "the packed state does not fit the explorer's limits"),
+    ("M001", "value-out-of-range", "a value outside its declared range (model error)"),
+    ("M002", "division-by-zero", "division or modulo by zero (model error)"),
+    ("M003", "limit-reached", "a --max-states or --timeout limit was reached before a verdict"),
+    ("M004", "graph-too-large", "the state graph is larger than the export limit"),
+    # proof kernel
+    ("K001", "certificate-rejected", "the kernel rejected a certificate"),
+    ("K002", "certificate-unreadable", "a certificate could not be read"),
+)
+
+CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}
+
+
+def lookup(code: str) -> ErrorCode:
+    """The registered code; an unknown code is an internal bug."""
+    return CODES[code]
