@@ -1,0 +1,282 @@
+"""P(atomic): the probability that a crash finds every domain at the newest epoch (paper A, claim 2).
+
+Three probability models, each stated as a definition and derived with SymPy from it:
+
+- `independent`: domain d is durable at the newest epoch with probability p, independently;
+- `fixed-delay`: domain d's write lags by X_d ~ Exp(mu_d), the crash comes at a fixed delay tau;
+- `random-crash`: equal rates mu, the crash comes at T ~ Exp(lambda); r = lambda / mu.
+
+Each derivation returns P(all new) (= P(atomic)), P(all old) and P(mixed) as expressions in
+the number of domains k. `monte_carlo` samples the same models with numpy.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import sympy
+
+MODELS: tuple[str, ...] = ("independent", "fixed-delay", "random-crash")
+
+ASSUMPTIONS: dict[str, str] = {
+    "independent": "each domain is durable at the newest epoch with probability p, independently",
+    "fixed-delay": "domain d's write lags by X_d ~ Exp(mu_d); the crash comes at a fixed delay tau",
+    "random-crash": "every lag X_d ~ Exp(mu); the crash comes at T ~ Exp(lambda), r = lambda/mu",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """What SymPy derived for one model: probabilities as expressions in k and the parameters."""
+
+    model: str
+    atomic: "sympy.Expr"    # P(every domain at the newest epoch)
+    all_old: "sympy.Expr"   # P(no domain at the newest epoch)
+    mixed: "sympy.Expr"     # 1 - atomic - all_old
+    ratio: "sympy.Expr"     # atomic(k + 1) / atomic(k), simplified
+    steps: tuple[str, ...]  # the derivation, one line per step, for reports
+
+
+@functools.cache
+def symbols() -> dict[str, Any]:
+    """The symbols every derivation shares (k, d, j, p, mu, tau, lam, r, t, x, u, and mu[d])."""
+    import sympy
+    pos = dict(positive=True)
+    out: dict[str, Any] = {name: sympy.Symbol(name, integer=True, positive=True)
+                           for name in ("k", "d", "j")}
+    out.update({name: sympy.Symbol(name, **pos) for name in ("p", "mu", "tau", "r", "t", "x", "u")})
+    out["lam"] = sympy.Symbol("lambda", **pos)
+    out["mu_d"] = sympy.IndexedBase("mu", positive=True)
+    return out
+
+
+def _ratio(atomic: "sympy.Expr") -> "sympy.Expr":
+    import sympy
+    k = symbols()["k"]
+    return sympy.simplify(sympy.powsimp(atomic.subs(k, k + 1) / atomic, force=True))
+
+
+@functools.cache
+def derive_independent() -> Derivation:
+    """P = prod_d P(X_d = 1) for independent Bernoulli(p) domains: p^k, exponential decay."""
+    import sympy
+    from sympy.stats import Bernoulli, P
+    s = symbols()
+    k, d, p = s["k"], s["d"], s["p"]
+    new = P(sympy.Eq(Bernoulli("X", p), 1))          # one domain, from its distribution
+    old = P(sympy.Eq(Bernoulli("X", p), 0))
+    atomic = sympy.Product(new, (d, 1, k)).doit()      # independence: the joint law is a product
+    all_old = sympy.Product(old, (d, 1, k)).doit()
+    steps = (f"P(X_d = 1) = {new}, P(X_d = 0) = {old} (Bernoulli law)",
+             f"P(atomic) = prod_(d=1..k) P(X_d = 1) = {atomic} (independence)",
+             f"P(all old) = {all_old}")
+    return Derivation("independent", atomic, all_old, sympy.expand(1 - atomic - all_old),
+                      _ratio(atomic), steps)
+
+
+def exp_cdf(rate: "sympy.Expr", at: "sympy.Expr") -> "sympy.Expr":
+    """P(X <= at) for X ~ Exp(rate), by integrating the density rate * exp(-rate x) over [0, at]."""
+    import sympy
+    x = symbols()["x"]
+    return sympy.integrate(rate * sympy.exp(-rate * x), (x, 0, at))
+
+
+@functools.cache
+def derive_fixed_delay(equal_rates: bool = False) -> Derivation:
+    """P = prod_d P(X_d <= tau), X_d ~ Exp(mu_d): the product of the CDFs at tau."""
+    import sympy
+    s = symbols()
+    k, d, tau = s["k"], s["d"], s["tau"]
+    m = sympy.Symbol("m", positive=True)
+    cdf = exp_cdf(m, tau)                                   # 1 - exp(-m tau)
+    rate = s["mu"] if equal_rates else s["mu_d"][d]
+    atomic = sympy.Product(cdf.subs(m, rate), (d, 1, k)).doit()
+    all_old = sympy.Product(sympy.simplify(1 - cdf).subs(m, rate), (d, 1, k)).doit()
+    steps = (f"P(X <= tau) = integral_0^tau m exp(-m x) dx = {cdf}",
+             f"P(atomic) = prod_(d=1..k) P(X_d <= tau) = {atomic} (independent lags)",
+             f"P(all old) = prod_(d=1..k) P(X_d > tau) = {all_old}")
+    # prod_(d=1..k+1) f(d) = prod_(d=1..k) f(d) * f(k+1): the ratio is the new domain's factor.
+    ratio = cdf.subs(m, rate).subs(d, k + 1)
+    return Derivation("fixed-delay", atomic, all_old, 1 - atomic - all_old, ratio, steps)
+
+
+@dataclass(frozen=True, slots=True)
+class ByParts:
+    """Integration by parts of I_k = E[(1 - exp(-mu T))^k], T ~ Exp(lambda)."""
+
+    integrand: "sympy.Expr"      # lambda exp(-lambda t) F(t)^k, F = the CDF of one lag at t
+    antiderivative: "sympy.Expr"  # G(t) = -exp(-lambda t) F(t)^k
+    boundary: tuple["sympy.Expr", "sympy.Expr"]  # G(0), lim G(t) as t -> oo
+    residual: "sympy.Expr"       # integrand - G'(t) - k mu exp(-lambda t) F^(k-1) (1 - F): zero
+    ratio: "sympy.Expr"          # I_k / I_(k-1), solved from the by-parts equation
+
+
+@functools.cache
+def random_crash_by_parts() -> ByParts:
+    """Derive I_k = k mu / (k mu + lambda) I_(k-1) by integrating by parts over the crash time."""
+    import sympy
+    s = symbols()
+    k, t, mu, lam = s["k"], s["t"], s["mu"], s["lam"]
+    cdf = exp_cdf(mu, t)
+    integrand = lam * sympy.exp(-lam * t) * cdf ** k
+    g = -sympy.exp(-lam * t) * cdf ** k
+    # integrand = G' + k mu e^{-lam t} F^(k-1) e^{-mu t}, and e^{-mu t} = 1 - F.
+    residual = sympy.simplify(integrand - sympy.diff(g, t)
+                              - k * mu * sympy.exp(-lam * t) * cdf ** (k - 1) * (1 - cdf))
+    boundary = (sympy.simplify(g.subs(t, 0)), sympy.limit(g, t, sympy.oo))
+    # integral of e^{-lam t} F^j dt = I_j / lam, so I_k = [G] + (k mu / lam)(I_(k-1) - I_k).
+    i_k, i_prev = sympy.symbols("I_k I_prev")
+    equation = sympy.Eq(i_k, boundary[1] - boundary[0] + k * mu / lam * (i_prev - i_k))
+    ratio = sympy.simplify(sympy.solve(equation, i_k)[0] / i_prev)
+    return ByParts(integrand, g, boundary, residual, ratio)
+
+
+@functools.cache
+def derive_random_crash() -> Derivation:
+    """P(atomic) = E[(1 - exp(-mu T))^k] as the product of the by-parts ratios, I_0 = 1."""
+    import sympy
+    s = symbols()
+    k, j, mu, lam, r = s["k"], s["j"], s["mu"], s["lam"], s["r"]
+    parts = random_crash_by_parts()
+    step = parts.ratio.subs(k, j)
+    atomic = sympy.Product(sympy.simplify(step.subs(lam, r * mu)), (j, 1, k))
+    t = s["t"]
+    # all old: no lag finished by T: E[exp(-k mu T)], by integrating over the crash time.
+    all_old = sympy.simplify(sympy.integrate(
+        lam * sympy.exp(-lam * t) * sympy.exp(-k * mu * t), (t, 0, sympy.oo)).subs(lam, r * mu))
+    closed = sympy.gammasimp(atomic.doit().rewrite(sympy.gamma))
+    steps = (f"given T = t: P(atomic | t) = (1 - exp(-mu t))^k (fixed-delay model at tau = t)",
+             f"by parts: I_k / I_(k-1) = {parts.ratio}, I_0 = 1",
+             f"P(atomic) = {atomic} = {closed}",
+             f"P(all old) = E[exp(-k mu T)] = {all_old}")
+    return Derivation("random-crash", closed, all_old, 1 - closed - all_old,
+                      sympy.simplify(sympy.gammasimp(closed.subs(k, k + 1) / closed)), steps)
+
+
+def random_crash_beta() -> "sympy.Expr":
+    """P(atomic) by the substitution u = exp(-mu t): r * integral_0^1 u^(r-1) (1-u)^k du (slow: seconds)."""
+    import sympy
+    s = symbols()
+    k, t, u, mu, lam, r = s["k"], s["t"], s["u"], s["mu"], s["lam"], s["r"]
+    integral = sympy.Integral(lam * sympy.exp(-lam * t) * exp_cdf(mu, t) ** k, (t, 0, sympy.oo))
+    in_u = integral.transform(sympy.exp(-mu * t), u).subs(lam, r * mu)
+    integrand = sympy.powsimp(sympy.expand_log(sympy.simplify(in_u.function), force=True),
+                              force=True)
+    value = sympy.integrate(integrand, (u, *in_u.limits[0][1:]))
+    return sympy.gammasimp(sympy.hyperexpand(value))
+
+
+def random_crash_term(j_value: "sympy.Expr") -> "sympy.Expr":
+    """E[exp(-j mu T)] for T ~ Exp(lambda), in r = lambda/mu: one term of the binomial expansion."""
+    import sympy
+    s = symbols()
+    t, mu, lam, r = s["t"], s["mu"], s["lam"], s["r"]
+    term = sympy.integrate(lam * sympy.exp(-lam * t) * sympy.exp(-j_value * mu * t), (t, 0, sympy.oo))
+    return sympy.simplify(term.subs(lam, r * mu))
+
+
+def random_crash_expanded(k: int) -> "sympy.Expr":
+    """P(atomic) for a concrete k: expand (1 - exp(-mu T))^k binomially and integrate each term."""
+    import sympy
+    j = symbols()["j"]
+    term = random_crash_term(j)
+    return sympy.together(sum(sympy.binomial(k, i) * (-1) ** i * term.subs(j, i)
+                              for i in range(k + 1)))
+
+
+def asymptotic_random_crash() -> tuple["sympy.Expr", "sympy.Expr"]:
+    """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) computed by SymPy's limit (trusted)."""
+    import sympy
+    s = symbols()
+    k, r = s["k"], s["r"]
+    atomic = derive_random_crash().atomic
+    return sympy.gamma(1 + r) * k ** (-r), sympy.limit(atomic * k ** r, k, sympy.oo)
+
+
+# ---------------------------------------------------------------- exact numbers
+def independent_values(k: int, p: Fraction) -> dict[str, Fraction]:
+    """P(atomic), P(all old), P(mixed) of the independent model at k and p, exactly."""
+    d = derive_independent()
+    return {name: _exact(getattr(d, name), {"k": k, "p": p})
+            for name in ("atomic", "all_old", "mixed")}
+
+
+def random_crash_values(k: int, r: Fraction) -> dict[str, Fraction]:
+    """P(atomic), P(all old), P(mixed) of the random-crash model at k and rational r, exactly."""
+    import sympy
+    s = symbols()
+    step = random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"])
+    ratio = sympy.lambdify((s["k"], s["r"]), sympy.simplify(step))  # a rational function
+    atomic = Fraction(1)
+    for i in range(1, k + 1):
+        atomic *= ratio(Fraction(i), r)
+    all_old = _exact(derive_random_crash().all_old, {"k": k, "r": r})
+    return {"atomic": atomic, "all_old": all_old, "mixed": 1 - atomic - all_old}
+
+
+def fixed_delay_values(mu_tau: Sequence[Fraction]) -> dict[str, float]:
+    """P(atomic), P(all old), P(mixed) for lags with mu_d * tau = mu_tau[d], as floats."""
+    import sympy
+    d = derive_fixed_delay()
+    s = symbols()
+    k = len(mu_tau)
+    values = {s["tau"]: 1}
+    subs = {s["mu_d"][i + 1]: sympy.Rational(v.numerator, v.denominator)
+            for i, v in enumerate(mu_tau)}
+    out = {}
+    for name in ("atomic", "all_old"):
+        expr = getattr(d, name).subs(s["k"], k).doit().subs(subs).subs(values)
+        out[name] = float(expr)
+    out["mixed"] = 1.0 - out["atomic"] - out["all_old"]
+    return out
+
+
+def _exact(expr: "sympy.Expr", values: dict[str, Any]) -> Fraction:
+    import sympy
+    s = symbols()
+    subs = {s[n]: sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+            for n, v in values.items()}
+    q = sympy.nsimplify(expr.subs(subs))
+    if not q.is_Rational:
+        raise ValueError(f"{expr} at {values} is not rational")
+    return Fraction(int(q.p), int(q.q))
+
+
+# ---------------------------------------------------------------- Monte Carlo
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A Monte Carlo estimate of a probability: mean, standard error, number of trials."""
+
+    mean: float
+    stderr: float
+    trials: int
+
+
+def _estimate(hits: Any) -> Estimate:
+    n = int(hits.size)
+    mean = float(hits.mean())
+    return Estimate(mean, math.sqrt(max(mean * (1 - mean), 0.0) / n), n)
+
+
+def monte_carlo(model: str, k: int, trials: int, seed: int, *, p: float = 0.5,
+                mu: Sequence[float] = (), tau: float = 1.0, r: float = 1.0) -> Estimate:
+    """Sample the model `trials` times (numpy, seeded) and estimate P(atomic)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    if model == "independent":
+        hits = (rng.random((trials, k)) < p).all(axis=1)
+    elif model == "fixed-delay":
+        rates = np.asarray(mu if mu else [1.0] * k, dtype=float)
+        lags = rng.exponential(1.0 / rates, size=(trials, len(rates)))
+        hits = (lags <= tau).all(axis=1)
+    elif model == "random-crash":
+        crash = rng.exponential(1.0 / r, size=trials)             # lambda = r, mu = 1
+        lags = rng.exponential(1.0, size=(trials, k))
+        hits = (lags <= crash[:, None]).all(axis=1)
+    else:
+        raise ValueError(f"unknown model {model!r}; expected one of {', '.join(MODELS)}")
+    return _estimate(hits)

@@ -1,0 +1,197 @@
+"""The epoch lattice L = E^k, E = {0..n}, with the product order (paper A, claim 2).
+
+An element is a *durable vector*: the epoch each of the k persistence domains holds. The
+order, meet and join are componentwise; the consistent elements are the diagonal; the best
+recovery point of a durable vector is the greatest consistent element below it. The module
+computes these by enumeration (exact, small k and n) and derives the closed forms
+symbolically with SymPy from the same definitions (`closed_forms`).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:  # pragma: no cover
+    import sympy
+
+Vector = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EpochLattice:
+    """L = E^k with E = {0, ..., epochs} and k = domains, ordered componentwise."""
+
+    domains: int
+    epochs: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.domains, bool) or not isinstance(self.domains, int) or self.domains < 1:
+            raise ValueError(f"the number of domains must be an integer >= 1, not {self.domains!r}")
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
+            raise ValueError(f"the newest epoch must be an integer >= 0, not {self.epochs!r}")
+
+    @property
+    def epoch_set(self) -> range:
+        """E = {0, ..., n}."""
+        return range(self.epochs + 1)
+
+    def elements(self) -> Iterator[Vector]:
+        """Every durable vector, in lexicographic order."""
+        return itertools.product(self.epoch_set, repeat=self.domains)
+
+    def contains(self, x: Vector) -> bool:
+        """Whether x is an element of L."""
+        return (isinstance(x, tuple) and len(x) == self.domains
+                and all(isinstance(v, int) and 0 <= v <= self.epochs for v in x))
+
+    def check(self, x: Vector) -> Vector:
+        """x itself, or ValueError naming why it is not an element of L."""
+        if not self.contains(x):
+            raise ValueError(f"{x!r} is not a vector of {self.domains} epochs in 0..{self.epochs}")
+        return x
+
+    @staticmethod
+    def leq(x: Vector, y: Vector) -> bool:
+        """The product order: x <= y in every domain."""
+        return all(a <= b for a, b in zip(x, y, strict=True))
+
+    @staticmethod
+    def meet(x: Vector, y: Vector) -> Vector:
+        """Greatest lower bound: the componentwise minimum."""
+        return tuple(min(a, b) for a, b in zip(x, y, strict=True))
+
+    @staticmethod
+    def join(x: Vector, y: Vector) -> Vector:
+        """Least upper bound: the componentwise maximum."""
+        return tuple(max(a, b) for a, b in zip(x, y, strict=True))
+
+    @property
+    def bottom(self) -> Vector:
+        """The least element (0, ..., 0)."""
+        return (0,) * self.domains
+
+    @property
+    def top(self) -> Vector:
+        """The greatest element (n, ..., n)."""
+        return (self.epochs,) * self.domains
+
+    @staticmethod
+    def is_consistent(x: Vector) -> bool:
+        """Whether every domain holds the same epoch (x is on the diagonal)."""
+        return len(set(x)) <= 1
+
+    def diagonal(self) -> tuple[Vector, ...]:
+        """The consistent elements (e, ..., e), e in E, in increasing order."""
+        return tuple((e,) * self.domains for e in self.epoch_set)
+
+    def lower_bounds(self, x: Vector) -> Iterator[Vector]:
+        """Every element of L below x."""
+        return itertools.product(*(range(v + 1) for v in self.check(x)))
+
+    def best_recovery_point(self, x: Vector) -> Vector:
+        """The greatest consistent element below x, found as the join of the consistent ones below it."""
+        below = [c for c in self.diagonal() if self.leq(c, self.check(x))]
+        best = below[0]  # the bottom is consistent and below every x
+        for c in below[1:]:
+            best = self.join(best, c)
+        return best
+
+    def glb(self, x: Vector, y: Vector) -> Vector:
+        """The greatest lower bound found from the order alone (by enumeration), for checking `meet`."""
+        common = [z for z in self.lower_bounds(x) if self.leq(z, y)]
+        return _greatest(common, self.leq)
+
+    def lub(self, x: Vector, y: Vector) -> Vector:
+        """The least upper bound found from the order alone (by enumeration), for checking `join`."""
+        above = [z for z in self.elements() if self.leq(x, z) and self.leq(y, z)]
+        return _greatest(above, lambda a, b: self.leq(b, a))
+
+
+def _greatest(candidates: list[Vector], leq) -> Vector:  # type: ignore[no-untyped-def]
+    """The element above all others in `candidates`; ValueError if there is none."""
+    for c in candidates:
+        if all(leq(z, c) for z in candidates):
+            return c
+    raise ValueError("no greatest element")
+
+
+@dataclass(frozen=True, slots=True)
+class LatticeCounts:
+    """Sizes of L counted by enumeration: elements, consistent ones, mixed ones."""
+
+    domains: int
+    epochs: int
+    size: int
+    consistent: int
+
+    @property
+    def mixed(self) -> int:
+        """Elements off the diagonal."""
+        return self.size - self.consistent
+
+    @property
+    def mixed_fraction(self) -> Fraction:
+        """The fraction of durable vectors that are mixed-epoch, exactly."""
+        return Fraction(self.mixed, self.size)
+
+
+def count(lattice: EpochLattice) -> LatticeCounts:
+    """Count L and its diagonal by walking every element (exponential in k: small sizes only)."""
+    size = consistent = 0
+    for x in lattice.elements():
+        size += 1
+        consistent += lattice.is_consistent(x)
+    return LatticeCounts(lattice.domains, lattice.epochs, size, consistent)
+
+
+def crash_window(lattice: EpochLattice, epoch: int) -> tuple[Vector, ...]:
+    """{e-1, e}^k: the durable vectors claim 1 says a crash can find while epoch e is written."""
+    if not 1 <= epoch <= lattice.epochs:
+        raise ValueError(f"the epoch being written must be in 1..{lattice.epochs}, not {epoch}")
+    return tuple(itertools.product((epoch - 1, epoch), repeat=lattice.domains))
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedForms:
+    """Closed forms in the symbols k (domains) and n (newest epoch), derived by SymPy."""
+
+    k: "sympy.Symbol"
+    n: "sympy.Symbol"
+    epoch_count: "sympy.Expr"       # |E|
+    size: "sympy.Expr"              # |L|
+    consistent: "sympy.Expr"        # |diagonal|
+    mixed_fraction: "sympy.Expr"    # 1 - |diagonal| / |L|
+    mixed_in_window: "sympy.Expr"   # mixed vectors of {e-1, e}^k
+
+    def evaluate(self, domains: int, epochs: int) -> dict[str, Fraction]:
+        """Every closed form at k = domains, n = epochs, as exact fractions."""
+        values = {self.k: domains, self.n: epochs}
+        return {name: _to_fraction(getattr(self, name).subs(values))
+                for name in ("epoch_count", "size", "consistent", "mixed_fraction",
+                             "mixed_in_window")}
+
+
+def _to_fraction(value: "sympy.Expr") -> Fraction:
+    import sympy
+    q = sympy.nsimplify(value)
+    if not q.is_Rational:
+        raise ValueError(f"{value} is not rational")
+    return Fraction(int(q.p), int(q.q))
+
+
+def closed_forms() -> ClosedForms:
+    """Derive |E|, |L|, |diagonal|, the mixed fraction and the window count from the definitions."""
+    import sympy
+    k, n = sympy.symbols("k n", integer=True, positive=True)
+    d, e, x, j = sympy.symbols("d e x j", integer=True, nonnegative=True)
+    epoch_count = sympy.Sum(1, (e, 0, n)).doit()                       # |E| = sum over E of 1
+    size = sympy.Product(epoch_count, (d, 1, k)).doit()                # |E^k| = prod over domains
+    # (e,...,e) is the only vector whose every coordinate equals e: prod_d #{x in E: x = e}.
+    hits = sympy.refine(sympy.Sum(sympy.KroneckerDelta(x, e), (x, 0, n)).doit(), sympy.Q.le(e, n))
+    consistent = sympy.Sum(sympy.Product(hits, (d, 1, k)).doit(), (e, 0, n)).doit()
+    mixed_fraction = sympy.powsimp(1 - consistent / size, force=True)
+    # {e-1, e}^k: vectors with j coordinates at e; mixed iff 0 < j < k.
+    window = sympy.simplify(sympy.Sum(sympy.binomial(k, j), (j, 1, k - 1)).doit())
+    return ClosedForms(k, n, epoch_count, size, consistent, mixed_fraction, window)
