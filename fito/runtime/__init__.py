@@ -1,0 +1,28 @@
+"""Epoch-aware checkpoints that refuse a mixed-epoch restore (paper A, claims 3 and 5).
+
+```python
+from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore
+try:
+    r = restore(ckpt_dir)                 # newest committed epoch whose shards all verify
+    start = r.epoch
+except NoConsistentEpoch:
+    start = None                          # nothing usable: start from scratch
+with CheckpointWriter(ckpt_dir, keep=2, resume_from=start) as w:
+    w.save(epoch, {"model": model.state_dict(), "optimizer": opt.state_dict()})
+```
+The layout and the manifest format are documented in docs/runtime.md.
+"""
+from __future__ import annotations
+
+from fito.runtime.layout import CheckpointError
+from fito.runtime.manifest import Manifest, ShardRecord
+from fito.runtime.metrics import prometheus_text
+from fito.runtime.reader import (CheckpointScan, EpochVerdict, NoConsistentEpoch, Restored,
+                                 restore, scan)
+from fito.runtime.rng import capture_rng, restore_rng
+from fito.runtime.verify import REASONS, STATUSES, Skip
+from fito.runtime.writer import CheckpointWriter
+
+__all__ = ["CheckpointError", "CheckpointScan", "CheckpointWriter", "EpochVerdict", "Manifest",
+           "NoConsistentEpoch", "REASONS", "Restored", "STATUSES", "ShardRecord", "Skip",
+           "capture_rng", "prometheus_text", "restore", "restore_rng", "scan"]

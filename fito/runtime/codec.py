@@ -1,0 +1,132 @@
+"""Shard files: a two-line header (magic, then JSON: domain, epoch, codec) and a payload.
+
+Payload codecs: `json` and `npz` (the pickle-free tree codec of `fito.runtime.tree`, for
+Python and numpy state) and `torch` (`torch.save`, loaded back with `weights_only=True`).
+"""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fito.runtime import tree
+from fito.runtime.layout import CheckpointError
+
+MAGIC = b"FITO-SHARD 1\n"
+HEADER_LIMIT = 4096
+CODECS = ("json", "npz", "torch")
+
+
+@dataclass(frozen=True, slots=True)
+class ShardHeader:
+    """What a shard file says about itself: its domain, epoch and payload codec."""
+
+    domain: str
+    epoch: int
+    codec: str
+
+
+class BadShard(ValueError):
+    """A shard file whose header cannot be read (torn or not a shard)."""
+
+
+def header_bytes(header: ShardHeader) -> bytes:
+    """The header of a shard file as written."""
+    body = {"codec": header.codec, "domain": header.domain, "epoch": header.epoch}
+    return MAGIC + json.dumps(body, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+
+
+def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
+    """The header of a shard file's bytes and the offset of its payload, or BadShard."""
+    head = bytes(data[:HEADER_LIMIT])
+    if not head.startswith(MAGIC):
+        raise BadShard("no shard header")
+    end = head.find(b"\n", len(MAGIC))
+    if end < 0:
+        raise BadShard("header line is cut short")
+    try:
+        body = json.loads(head[len(MAGIC):end])
+        header = ShardHeader(str(body["domain"]), int(body["epoch"]), str(body["codec"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadShard(f"unreadable header ({exc})") from None
+    return header, end + 1
+
+
+def read_header(path: Any) -> ShardHeader:
+    """The header of a shard file on disk (reads at most HEADER_LIMIT bytes)."""
+    with open(path, "rb") as file:
+        return parse_header(file.read(HEADER_LIMIT))[0]
+
+
+def choose_codec(state: Any) -> str:
+    """`torch` when the state holds torch tensors, else `npz` with numpy arrays, else `json`."""
+    if _holds_torch(state):
+        return "torch"
+    return "npz" if tree.encode(state)[1] else "json"
+
+
+def write_payload(sink: Any, codec: str, state: Any) -> None:
+    """Serialize state to sink with the codec."""
+    if codec == "torch":
+        import torch
+
+        _check_torch_safe(state, "state")
+        torch.save(state, sink)
+        return
+    text, arrays = tree.encode(state)
+    if codec == "json" and not arrays:
+        sink.write(text.encode("utf-8"))
+    elif codec == "npz":
+        tree.write_npz(sink, text, arrays)
+    elif codec == "json":
+        raise CheckpointError("the json codec cannot hold numpy arrays; use npz")
+    else:
+        raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(CODECS)}")
+
+
+def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
+    """Deserialize a verified payload; never unpickles arbitrary objects."""
+    if codec == "json":
+        return tree.decode_json(payload)
+    if codec == "npz":
+        return tree.decode_npz(payload)
+    if codec == "torch":
+        try:
+            import torch
+        except ImportError:
+            raise CheckpointError("this shard was written with torch, which is not installed "
+                                  "(pip install torch)") from None
+        return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
+    raise ValueError(f"unknown codec {codec!r}")
+
+
+def _holds_torch(value: Any) -> bool:
+    if type(value).__module__.startswith("torch"):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_torch(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_torch(v) for v in value)
+    return False
+
+
+_TORCH_LEAVES = (str, int, float, bool, complex, bytes, type(None))
+
+
+def _check_torch_safe(value: Any, where: str) -> None:
+    """Refuse, at save time, what `torch.load(weights_only=True)` could not load back."""
+    import torch
+
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_torch_safe(k, where)
+            _check_torch_safe(v, f"{where}[{k!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_torch_safe(v, f"{where}[{i}]")
+    elif not isinstance(value, (torch.Tensor, torch.Size, torch.dtype, torch.device,
+                                *_TORCH_LEAVES)):
+        raise CheckpointError(f"{where}: a {type(value).__name__} cannot be loaded back with "
+                              "torch.load(weights_only=True); convert it to tensors or plain "
+                              "Python values")

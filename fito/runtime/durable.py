@@ -1,0 +1,130 @@
+"""Durable file operations: write to a temporary name, fsync, rename, fsync the directory.
+
+Every operation that changes the disk passes a fault-injection point (`faults`), so that
+tests can SIGKILL the writer between any two of them or in the middle of a write.
+"""
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import threading
+from pathlib import Path
+from typing import Callable, BinaryIO
+
+from fito.runtime import faults
+from fito.runtime.layout import TMP_SUFFIX
+
+_HASH_CHUNK = 1 << 22
+
+
+class Sink:
+    """A write-only file wrapper that counts bytes and passes a fault point per write."""
+
+    __slots__ = ("_file", "size")
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+        self.size = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        n = memoryview(data).nbytes
+        prefix = faults.write_prefix(n)
+        if prefix is not None:
+            self._file.write(memoryview(data).cast("B")[:prefix])
+            self._file.flush()
+            faults.die_after_prefix()
+        self._file.write(data)
+        self.size += n
+        return n
+
+    def flush(self) -> None:
+        self._file.flush()
+
+
+def fsync_dir(folder: Path) -> None:
+    """fsync a directory, so that renames and unlinks in it are durable."""
+    faults.point("fsync-dir")
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_durably(path: Path, produce: Callable[[Sink], None], *, fsync: bool = True) -> tuple[str, int]:
+    """Write path atomically via `path.tmp`; returns the SHA-256 (hex) and size of the file.
+
+    produce writes the content to the sink. The file is fsynced before the rename and the
+    directory after it, so once this returns, the name and the content are both durable.
+    """
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    faults.point("create")
+    with open(tmp, "w+b") as file:  # readable too: hashed through mmap
+        sink = Sink(file)
+        produce(sink)
+        file.flush()
+        digest = _hash_and_sync(file, sink.size, fsync)
+    faults.point("rename")
+    os.replace(tmp, path)
+    if fsync:
+        fsync_dir(path.parent)
+    return digest, sink.size
+
+
+def _hash_and_sync(file: BinaryIO, size: int, fsync: bool) -> str:
+    """SHA-256 of the file's bytes, computed while the fsync runs (both release the GIL)."""
+    worker: threading.Thread | None = None
+    errors: list[BaseException] = []
+    if fsync:
+        faults.point("fsync")
+        worker = threading.Thread(target=_fsync_into, args=(file.fileno(), errors))
+        worker.start()
+    try:
+        digest = _sha256_of_fd(file.fileno(), size)
+    finally:
+        if worker is not None:
+            worker.join()
+    if errors:
+        raise errors[0]
+    return digest
+
+
+def _fsync_into(fd: int, errors: list[BaseException]) -> None:
+    try:
+        os.fsync(fd)
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the writer's thread
+        errors.append(exc)
+
+
+def _sha256_of_fd(fd: int, size: int) -> str:
+    h = hashlib.sha256()
+    if size == 0:
+        return h.hexdigest()
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as view:
+        whole = memoryview(view)
+        try:
+            h.update(whole)  # one call: hashlib releases the GIL while it hashes
+        finally:
+            whole.release()
+    return h.hexdigest()
+
+
+def sha256_file(path: Path) -> tuple[str, int]:
+    """SHA-256 (hex) and size of a file, read in chunks."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as file:
+        while chunk := file.read(_HASH_CHUNK):
+            h.update(chunk)
+            size += len(chunk)
+    return h.hexdigest(), size
+
+
+def unlink(path: Path) -> None:
+    """Remove a file if it is there (a fault point first)."""
+    faults.point("unlink")
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

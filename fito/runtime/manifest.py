@@ -1,0 +1,123 @@
+"""The commit manifest (versioned JSON): which shard of each domain makes up an epoch.
+
+```
+{"checksum": "<sha256 of the canonical JSON of every other field>",
+ "domains": {"<domain>": {"bytes": N, "codec": "torch", "epoch": E,
+                          "file": "shards/<domain>/e<E>.shard", "sha256": "<hex>"}, ...},
+ "epoch": E, "format": "fito-checkpoint", "metadata": {...}, "version": 1}
+```
+Canonical JSON: keys sorted, no spaces, ASCII only. The checksum makes a manifest that still
+parses after a torn write or a flipped byte count as torn, not as a commit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from fito.runtime.layout import DOMAIN_NAME, shard_relpath
+
+FORMAT, VERSION = "fito-checkpoint", 1
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRecord:
+    """One domain's shard in a commit: its epoch, file, size, SHA-256 and codec."""
+
+    domain: str
+    epoch: int
+    file: str
+    sha256: str
+    bytes: int
+    codec: str
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """A commit record: epoch e is certified across these domains."""
+
+    epoch: int
+    shards: tuple[ShardRecord, ...]
+    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return tuple(s.domain for s in self.shards)
+
+
+class TornManifest(ValueError):
+    """A manifest file that is not a complete, well-formed, checksummed commit record."""
+
+
+def canonical(obj: Any) -> bytes:
+    """Canonical JSON bytes: sorted keys, no whitespace, ASCII."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def dump_manifest(m: Manifest) -> bytes:
+    """The file content of a manifest, checksum included."""
+    body: dict[str, Any] = {
+        "format": FORMAT, "version": VERSION, "epoch": m.epoch,
+        "domains": {s.domain: {"epoch": s.epoch, "file": s.file, "sha256": s.sha256,
+                               "bytes": s.bytes, "codec": s.codec} for s in m.shards},
+        "metadata": dict(m.metadata),
+    }
+    body["checksum"] = hashlib.sha256(canonical(body)).hexdigest()
+    return canonical(body) + b"\n"
+
+
+def parse_manifest(data: bytes, epoch: int) -> Manifest:
+    """The manifest in data, named for epoch; TornManifest says what is wrong with it."""
+    try:
+        body = json.loads(data.decode("ascii"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise TornManifest(f"not valid JSON ({_short(exc)}), {len(data)} bytes") from None
+    if not isinstance(body, dict) or "checksum" not in body:
+        raise TornManifest("no checksum field")
+    claimed = body.pop("checksum")
+    if body.get("format") != FORMAT:
+        raise TornManifest(f"format is {body.get('format')!r}, not {FORMAT!r}")
+    if body.get("version") != VERSION:
+        raise TornManifest(f"unsupported manifest version {body.get('version')!r}")
+    try:
+        actual = hashlib.sha256(canonical(body)).hexdigest()
+    except ValueError:
+        raise TornManifest("unrepresentable value") from None
+    if claimed != actual:
+        raise TornManifest("checksum does not match the content")
+    return _validated(body, epoch)
+
+
+def _validated(body: dict[str, Any], epoch: int) -> Manifest:
+    if body.get("epoch") != epoch:
+        raise TornManifest(f"names epoch {body.get('epoch')!r} but is the file of epoch {epoch}")
+    domains, metadata = body.get("domains"), body.get("metadata", {})
+    if not isinstance(domains, dict) or not domains or not isinstance(metadata, dict):
+        raise TornManifest("no domains")
+    shards = []
+    for name in sorted(domains):
+        shards.append(_record(name, domains[name]))
+    return Manifest(epoch, tuple(shards), MappingProxyType(metadata))
+
+
+def _record(name: str, entry: Any) -> ShardRecord:
+    ok = (DOMAIN_NAME.fullmatch(name) is not None and isinstance(entry, dict)
+          and isinstance(entry.get("epoch"), int) and isinstance(entry.get("bytes"), int)
+          and isinstance(entry.get("sha256"), str) and _HEX64.fullmatch(entry["sha256"])
+          and isinstance(entry.get("codec"), str))
+    if not ok:
+        raise TornManifest(f"malformed entry for domain {name!r}")
+    if entry.get("file") != shard_relpath(name, entry["epoch"]):
+        raise TornManifest(f"domain {name!r} names file {entry.get('file')!r}, "
+                           f"not {shard_relpath(name, entry['epoch'])!r}")
+    return ShardRecord(name, entry["epoch"], entry["file"], entry["sha256"],
+                       entry["bytes"], entry["codec"])
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).split(":")[0]

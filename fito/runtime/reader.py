@@ -1,0 +1,168 @@
+"""Restoring: the newest committed epoch whose shards all verify, never a mixed state.
+
+`restore` walks the commit manifests from the newest down, verifies every shard an epoch
+names (existence, domain, epoch, size, SHA-256) before decoding any of them, and rolls back
+past each epoch that fails, recording why. `scan` does the same for every epoch on disk
+without decoding, for `fito inspect` and the metrics.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from fito.runtime import layout
+from fito.runtime.codec import decode_payload, parse_header
+from fito.runtime.layout import CheckpointError
+from fito.runtime.manifest import Manifest
+from fito.runtime.verify import (CONSISTENT, UNCOMMITTED, UNDECODABLE, Skip, check_epoch,
+                                 read_manifest, status_of)
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """A restored epoch: one state per domain, all of that epoch, and what was skipped."""
+
+    epoch: int
+    states: Mapping[str, Any]
+    manifest: Manifest
+    skipped: tuple[Skip, ...]
+
+
+class NoConsistentEpoch(CheckpointError):
+    """No committed epoch verifies; `skipped` says why each candidate was refused."""
+
+    def __init__(self, root: Path, skipped: tuple[Skip, ...]) -> None:
+        self.skipped = skipped
+        why = "; ".join(f"epoch {s.epoch}: {s.describe()}" for s in skipped[:4])
+        more = f" (and {len(skipped) - 4} more)" if len(skipped) > 4 else ""
+        super().__init__(f"no consistent committed epoch in {root}"
+                         + (f": {why}{more}" if why else ""))
+
+
+def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = None,
+            epoch: int | None = None, map_location: Any = None) -> Restored:
+    """Load the newest consistent committed epoch (or exactly `epoch`); never a mixed state.
+
+    domains: the domains that must be present (and the only ones decoded); default all.
+    """
+    path = _checkpoint_dir(root)
+    required = tuple(layout.check_domain(d) for d in domains) if domains is not None else ()
+    candidates = layout.manifest_epochs(path)
+    if epoch is not None:
+        candidates = [e for e in candidates if e == layout.check_epoch(epoch)]
+    skipped = _uncommitted_above(path, candidates[-1] if candidates else -1, epoch)
+    for e in reversed(candidates):
+        manifest, problems, blobs = check_epoch(path, e, required, keep_bytes=True)
+        if manifest is not None and not problems:
+            wanted = required or manifest.domains
+            states, problems = _decode(e, manifest, blobs, wanted, map_location)
+            if not problems:
+                return Restored(e, MappingProxyType(states), manifest, tuple(skipped))
+        skipped.extend(problems)
+    raise NoConsistentEpoch(path, tuple(skipped))
+
+
+def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytes], wanted: Iterable[str],
+            map_location: Any) -> tuple[dict[str, Any], list[Skip]]:
+    codec = {s.domain: s.codec for s in manifest.shards}
+    states: dict[str, Any] = {}
+    for d in wanted:
+        data = blobs[d]
+        offset = parse_header(data)[1]
+        try:
+            states[d] = decode_payload(codec[d], data[offset:], map_location)
+        except CheckpointError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any decoder failure refuses the epoch
+            return {}, [Skip(epoch, UNDECODABLE, d, f"{type(exc).__name__}: {exc}"[:200])]
+    return states, []
+
+
+def _uncommitted_above(root: Path, newest: int, only: int | None) -> list[Skip]:
+    """Epochs that have shard files but no manifest, newer than the newest commit."""
+    if only is not None:
+        return []
+    held = sorted({e for d in layout.shard_domains(root) for e in layout.shard_epochs(root, d)
+                   if e > newest}, reverse=True)
+    return [Skip(e, UNCOMMITTED, None, "shards without a commit manifest") for e in held]
+
+
+def _checkpoint_dir(root: str | os.PathLike[str]) -> Path:
+    path = Path(root)
+    if not path.is_dir():
+        raise CheckpointError(f"{path}: no such checkpoint directory")
+    if not layout.is_checkpoint_dir(path):
+        raise CheckpointError(f"{path}: not a fito checkpoint directory "
+                              f"(no {layout.SHARDS}/ or {layout.COMMITS}/)")
+    return path
+
+
+# ---------------------------------------------------------------------------- scan
+@dataclass(frozen=True, slots=True)
+class EpochVerdict:
+    """One epoch on disk: which domains hold it, whether it is committed, and its status."""
+
+    epoch: int
+    committed: bool
+    status: str
+    domains: tuple[str, ...]
+    problems: tuple[Skip, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointScan:
+    """Everything `fito inspect` reports about a checkpoint directory."""
+
+    root: str
+    holdings: tuple[tuple[str, tuple[int, ...]], ...]
+    epochs: tuple[EpochVerdict, ...]
+    restore_epoch: int | None
+    skipped: tuple[Skip, ...]
+    temp_files: tuple[str, ...]
+
+    @property
+    def newest(self) -> EpochVerdict | None:
+        """The newest epoch present on disk, committed or not."""
+        return self.epochs[0] if self.epochs else None
+
+
+def scan(root: str | os.PathLike[str]) -> CheckpointScan:
+    """Verify every epoch on disk (without decoding) and say which one a restore takes."""
+    path = _checkpoint_dir(root)
+    holdings = tuple((d, tuple(layout.shard_epochs(path, d))) for d in layout.shard_domains(path))
+    committed = set(layout.manifest_epochs(path))
+    all_epochs = sorted(committed.union(*(set(es) for _, es in holdings)), reverse=True)
+    known = _known_domains(path, sorted(committed), holdings)
+    verdicts = tuple(_verdict(path, e, e in committed, holdings, known) for e in all_epochs)
+    chosen = next((v.epoch for v in verdicts if v.status == CONSISTENT), None)
+    skipped = tuple(p for v in verdicts if chosen is None or v.epoch > chosen
+                    for p in v.problems)
+    temps = tuple(str(p.relative_to(path)) for p in layout.temp_files(path))
+    return CheckpointScan(str(path), holdings, verdicts, chosen, skipped, temps)
+
+
+def _verdict(root: Path, epoch: int, committed: bool,
+             holdings: tuple[tuple[str, tuple[int, ...]], ...],
+             known: tuple[str, ...]) -> EpochVerdict:
+    present = tuple(d for d, es in holdings if epoch in es)
+    if committed:
+        _, problems, _ = check_epoch(root, epoch)
+        complete = True
+    else:
+        problems = [Skip(epoch, UNCOMMITTED, None, "shards without a commit manifest")]
+        complete = set(known) <= set(present)
+    return EpochVerdict(epoch, committed, status_of(committed, problems, complete),
+                        present, tuple(problems))
+
+
+def _known_domains(root: Path, committed: list[int],
+                   holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str, ...]:
+    """The domains of the newest readable manifest, else every domain directory."""
+    for e in reversed(committed):
+        manifest, _ = read_manifest(root, e)
+        if manifest is not None:
+            return manifest.domains
+    return tuple(d for d, _ in holdings)

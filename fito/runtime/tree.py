@@ -1,0 +1,109 @@
+"""A pickle-free codec for nested Python and numpy state: JSON for the structure, npz for arrays.
+
+Every container is tagged, so decoding gives back the same types: `{"map": {...}}` for a
+dict with string keys, `{"items": [[k, v], ...]}` for other keys, `{"tuple": [...]}`,
+`{"array": i}` and `{"scalar": i}` for numpy arrays and scalars (stored in the npz as
+`a<i>`), `{"bytes": "<base64>"}`; lists, strings, integers, floats, booleans and None are
+plain JSON. Loading never unpickles (`np.load(allow_pickle=False)`).
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+from typing import Any
+
+from fito.runtime.layout import CheckpointError
+
+TREE_KEY = "__fito_tree__"
+
+
+def encode(state: Any) -> tuple[str, list[Any]]:
+    """The JSON skeleton of state and the numpy arrays it refers to."""
+    arrays: list[Any] = []
+    skeleton = _encode(state, arrays, "state")
+    return json.dumps(skeleton, separators=(",", ":")), arrays
+
+
+def _encode(value: Any, arrays: list[Any], where: str) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(value)]}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {"map": {k: _encode(v, arrays, f"{where}[{k!r}]") for k, v in value.items()}}
+        return {"items": [[_encode(k, arrays, where), _encode(v, arrays, f"{where}[{k!r}]")]
+                          for k, v in value.items()]}
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    return _encode_numpy(value, arrays, where)
+
+
+def _encode_numpy(value: Any, arrays: list[Any], where: str) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise CheckpointError(f"{where}: numpy arrays of Python objects need pickle; "
+                                  "store them as plain lists or numeric arrays")
+        arrays.append(value)
+        return {"array": len(arrays) - 1}
+    if isinstance(value, np.generic):
+        arrays.append(np.asarray(value))
+        return {"scalar": len(arrays) - 1}
+    raise CheckpointError(f"{where}: cannot store a {type(value).__name__} without pickle "
+                          "(supported: dict, list, tuple, str, int, float, bool, None, bytes, "
+                          "numpy arrays and scalars; torch tensors with the torch codec)")
+
+
+def write_npz(sink: Any, text: str, arrays: list[Any]) -> None:
+    """The npz form: the JSON skeleton as a uint8 array plus one entry per array."""
+    import numpy as np
+
+    entries = {f"a{i}": a for i, a in enumerate(arrays)}
+    entries[TREE_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    buffer = io.BytesIO()  # np.savez wants a seekable file; the sink is append-only
+    np.savez(buffer, allow_pickle=False, **entries)
+    sink.write(buffer.getbuffer())
+
+
+def decode_json(payload: bytes) -> Any:
+    """Decode the JSON form (a state without numpy arrays)."""
+    return _decode(json.loads(payload.decode("utf-8")), [])
+
+
+def decode_npz(payload: bytes) -> Any:
+    """Decode the npz form."""
+    import numpy as np
+
+    with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
+        skeleton = json.loads(npz[TREE_KEY].tobytes().decode("utf-8"))
+        count = sum(1 for name in npz.files if name != TREE_KEY)
+        arrays = [npz[f"a{i}"] for i in range(count)]
+    return _decode(skeleton, arrays)
+
+
+def _decode(node: Any, arrays: list[Any]) -> Any:
+    if isinstance(node, list):
+        return [_decode(v, arrays) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if len(node) != 1:
+        raise ValueError("malformed tree node")
+    (tag, body), = node.items()
+    if tag == "map":
+        return {k: _decode(v, arrays) for k, v in body.items()}
+    if tag == "items":
+        return {_decode(k, arrays): _decode(v, arrays) for k, v in body}
+    if tag == "tuple":
+        return tuple(_decode(v, arrays) for v in body)
+    if tag == "array":
+        return arrays[body]
+    if tag == "scalar":
+        return arrays[body][()]
+    if tag == "bytes":
+        return base64.b64decode(body)
+    raise ValueError(f"unknown tree tag {tag!r}")

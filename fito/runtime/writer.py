@@ -1,0 +1,161 @@
+"""The checkpoint writer: one shard per domain, each durable before the commit manifest.
+
+`save(epoch, states)` writes, for every domain in name order, `shards/<d>/e<epoch>.shard`
+through a temporary name (write, fsync, rename, fsync the directory), then the commit
+manifest `commits/e<epoch>.json` the same way, last. Only then are old epochs collected,
+keeping the `keep` newest commits. One writer per directory (an exclusive flock).
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from fito.runtime import codec as codecs
+from fito.runtime import layout
+from fito.runtime.durable import fsync_dir, unlink, write_durably
+from fito.runtime.layout import CheckpointError
+from fito.runtime.manifest import Manifest, ShardRecord, canonical, dump_manifest
+
+
+class CheckpointWriter:
+    """Writes epochs of several persistence domains into one checkpoint directory."""
+
+    def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
+                 resume_from: int | None = None) -> None:
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            raise CheckpointError(f"keep must be an integer >= 1, not {keep!r}")
+        self.root = Path(root)
+        self.keep = keep
+        self._lock_fd = _open_root(self.root)
+        if resume_from is not None:
+            self._supersede_after(layout.check_epoch(resume_from))
+        epochs = layout.manifest_epochs(self.root)
+        self._newest: int | None = epochs[-1] if epochs else None
+
+    def __enter__(self) -> CheckpointWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the directory lock."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    @property
+    def newest_commit(self) -> int | None:
+        """The newest epoch with a commit manifest (written by this writer or found)."""
+        return self._newest
+
+    def save(self, epoch: int, states: Mapping[str, Any], *,
+             codecs_by_domain: Mapping[str, str] | None = None,
+             metadata: Mapping[str, Any] | None = None) -> Manifest:
+        """Write one shard per domain, then commit epoch; returns the manifest once durable."""
+        self._check_save(epoch, states)
+        meta = dict(metadata or {})
+        try:
+            canonical(meta)
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"metadata must be plain JSON: {exc}") from None
+        chosen = dict(codecs_by_domain or {})
+        records = tuple(self._write_shard(d, epoch, states[d], chosen.get(d))
+                        for d in sorted(states))
+        manifest = Manifest(epoch, records, MappingProxyType(meta))
+        data = dump_manifest(manifest)
+        write_durably(self.root / layout.manifest_relpath(epoch), lambda sink: sink.write(data))
+        self._newest = epoch
+        self._collect(epoch)
+        return manifest
+
+    def _check_save(self, epoch: int, states: Mapping[str, Any]) -> None:
+        if self._lock_fd is None:
+            raise CheckpointError("the writer is closed")
+        layout.check_epoch(epoch)
+        if not states:
+            raise CheckpointError("nothing to save: give at least one domain")
+        for d in states:
+            layout.check_domain(d)
+        if self._newest is not None and epoch <= self._newest:
+            raise CheckpointError(
+                f"epoch {epoch} is not newer than the committed epoch {self._newest} in "
+                f"{self.root}; to go back, open the writer with resume_from=<epoch>")
+
+    def _write_shard(self, domain: str, epoch: int, state: Any, codec: str | None) -> ShardRecord:
+        codec = codec or codecs.choose_codec(state)
+        if codec not in codecs.CODECS:
+            raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(codecs.CODECS)}")
+        folder = self.root / layout.SHARDS / domain
+        if not folder.is_dir():
+            folder.mkdir()
+            fsync_dir(folder.parent)
+        head = codecs.header_bytes(codecs.ShardHeader(domain, epoch, codec))
+
+        def produce(sink: Any) -> None:
+            sink.write(head)
+            codecs.write_payload(sink, codec, state)
+
+        rel = layout.shard_relpath(domain, epoch)
+        digest, size = write_durably(self.root / rel, produce)
+        return ShardRecord(domain, epoch, rel, digest, size, codec)
+
+    def _collect(self, committed: int) -> None:
+        """Drop commits beyond the `keep` newest, then shards no kept commit names."""
+        epochs = [e for e in layout.manifest_epochs(self.root) if e <= committed]
+        dropped = epochs[:-self.keep]
+        for e in dropped:
+            unlink(self.root / layout.manifest_relpath(e))
+        if dropped:
+            fsync_dir(self.root / layout.COMMITS)
+        kept = set(epochs[-self.keep:])
+        self._remove_shards(lambda e: e <= committed and e not in kept)
+
+    def _supersede_after(self, epoch: int) -> None:
+        """Remove commits newer than epoch (durably), then their shards: a new timeline."""
+        newer = [e for e in layout.manifest_epochs(self.root) if e > epoch]
+        for e in newer:
+            unlink(self.root / layout.manifest_relpath(e))
+        if newer:
+            fsync_dir(self.root / layout.COMMITS)
+        self._remove_shards(lambda e: e > epoch)
+
+    def _remove_shards(self, is_garbage: Any) -> None:
+        for tmp in layout.temp_files(self.root):
+            unlink(tmp)
+        touched = set()
+        for domain in layout.shard_domains(self.root):
+            for e in layout.shard_epochs(self.root, domain):
+                if is_garbage(e):
+                    unlink(self.root / layout.shard_relpath(domain, e))
+                    touched.add(domain)
+        for domain in sorted(touched):
+            fsync_dir(self.root / layout.SHARDS / domain)
+
+
+def _open_root(root: Path) -> int:
+    """Create the directory layout (durably) and take the writer's exclusive lock."""
+    if root.exists() and not root.is_dir():
+        raise CheckpointError(f"{root} exists and is not a directory")
+    if root.is_dir() and any(root.iterdir()) and not layout.is_checkpoint_dir(root):
+        raise CheckpointError(f"{root} is not empty and not a fito checkpoint directory")
+    created = not root.is_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    if created:
+        fsync_dir(root.parent)
+    for sub in (layout.SHARDS, layout.COMMITS):
+        if not (root / sub).is_dir():
+            (root / sub).mkdir()
+            created = True
+    if created:
+        fsync_dir(root)
+    fd = os.open(root / layout.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise CheckpointError(f"another writer holds {root / layout.LOCK}") from None
+    return fd
