@@ -70,11 +70,14 @@ _TABLE = (
     # proof kernel
     ("K001", "certificate-rejected", "the kernel rejected a certificate"),
     ("K002", "certificate-unreadable", "a certificate could not be read"),
+    ("K003", "claims-file-error", "a claims file failed to import, declares a duplicate claim id, or holds no claims"),
     # fleet models (paper B): models/*.toml, `fito simulate`, `fito returnmap`
     ("P101", "bad-model-syntax", "a fleet model's TOML or parameter expression does not parse"),
     ("S101", "invalid-fleet-model", "a fleet model value is missing, of the wrong type or out of range"),
     ("S102", "empty-branch", "the region of a return-map branch is empty for the model's parameters"),
     ("M101", "event-limit", "the simulator reached --max-events before the requested cycles"),
+    # runtime checkpoints: `fito inspect`
+    ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}
