@@ -1,0 +1,75 @@
+"""`fito recheck PATH...`: re-check certificates in the standard-library kernel (no solver)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+HELP = "re-check proof certificates in the small kernel (no SymPy, no Z3)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", default=["certificates"],
+                        help="certificate files or directories of *.json (default: certificates)")
+    parser.add_argument("--strict", action="store_true",
+                        help="reject certificates with trusted obligations (tool's word only)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The certificate files named by paths (directories: every *.json below, sorted), and missing paths."""
+    files, missing = [], []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs.sort()
+                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".json"))
+        elif os.path.exists(p):
+            files.append(p)
+        else:
+            missing.append(p)
+    return files, missing
+
+
+def run(args: argparse.Namespace) -> int:
+    from fito.proof import kernel
+
+    files, missing = certificate_files(args.paths)
+    rows = [{"path": p, "status": "unreadable", "claim": None, "reason": "no such file or directory",
+             "trusted": []} for p in missing]
+    if not files and not missing:
+        rows.append({"path": " ".join(args.paths), "status": "unreadable", "claim": None,
+                     "reason": "no certificate files (*.json) found", "trusted": []})
+    for path in files:
+        rows.append(_check(kernel, path, args.strict))
+    (_json if args.format == "json" else _text)(rows)
+    statuses = {r["status"] for r in rows}
+    return 2 if "unreadable" in statuses else 1 if "rejected" in statuses else 0
+
+
+def _check(kernel, path: str, strict: bool) -> dict:
+    try:
+        cert = kernel.load(path)
+    except kernel.Unreadable as exc:
+        return {"path": path, "status": "unreadable", "claim": None, "reason": str(exc), "trusted": []}
+    r = kernel.check(cert, strict=strict)
+    return {"path": path, "status": "accepted" if r.accepted else "rejected", "claim": r.claim,
+            "reason": r.reason or None, "trusted": list(r.trusted), "obligations": r.obligations}
+
+
+def _text(rows: list[dict]) -> None:
+    for r in rows:
+        if r["status"] == "accepted":
+            trust = f"; {', '.join(r['trusted'])}" if r["trusted"] else ""
+            print(f"{r['path']}: accepted ({r['claim']}, {r['obligations']} obligations{trust})")
+        elif r["status"] == "rejected":
+            print(f"{r['path']}: rejected: {r['reason']} [K001 certificate-rejected]")
+        else:
+            print(f"{r['path']}: unreadable: {r['reason']} [K002 certificate-unreadable]")
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("accepted", "rejected", "unreadable")}
+    print(f"{len(rows)} certificates: {counts['accepted']} accepted, {counts['rejected']} rejected, "
+          f"{counts['unreadable']} unreadable")
+
+
+def _json(rows: list[dict]) -> None:
+    print(json.dumps({"certificates": rows}, indent=2))

@@ -1,0 +1,46 @@
+"""The proof kit: state claims, discharge them with SymPy/Z3/enumeration, ship certificates.
+
+A claim lives in `proofs/*.py`; `fito prove proofs/` runs every claim (each in its own
+process, with a timeout), re-checks its certificate in the kernel, writes it to
+`certificates/<id>.json` and prints a table; `fito recheck certificates/` re-checks them in
+the kernel alone (`fito.proof.kernel`, standard library only). See docs/proofs.md.
+
+    from fito.proof import claim, prove_identity
+
+    @claim(id="kit.square", title="square of a sum", model="polynomials over Q", method="sympy")
+    def square():
+        "(x + y)^2 = x^2 + 2xy + y^2 for all x, y."
+        x, y = sympy.symbols("x y")
+        return prove_identity((x + y) ** 2, x**2 + 2*x*y + y**2)
+
+Public names (stable):
+- stating: `claim(id=, title=, model=, method=, statement=None, timeout=None)` (decorator; the
+  statement defaults to the docstring), `Claim`, `register(Claim)`;
+- outcomes: `Outcome`, `proved(*obligations)`, `refuted(*obligations, reason=)`,
+  `unknown(reason)`, `conjunction(*outcomes)`;
+- obligations (the kernel re-checks each): `identity`, `recurrence`, `sum_of_squares`,
+  `farkas`, `linear_valid`, `witness`, `counterexample`, `enumeration`, `matrix_facts`,
+  and `trusted(tool, statement)` for what the kernel cannot re-check (tagged with the tool
+  and its version; `fito recheck --strict` rejects it);
+- deciders returning an Outcome: `prove_identity`, `prove_linear`, `linear_infeasible`,
+  `linear_feasible`, `z3_prove`, `find_counterexample`;
+- `to_expr(x)`: SymPy, Z3, int, Fraction or symbol name -> the JSON expression language.
+Nothing here imports SymPy or Z3 until it is handed one of their objects or asked to solve.
+"""
+from __future__ import annotations
+
+from fito.proof.claims import (Claim, Obligation, Outcome, claim, conjunction, proved, refuted,
+                               register, unknown)
+from fito.proof.convert import ConversionError, to_expr
+from fito.proof.decide import (find_counterexample, linear_feasible, linear_infeasible,
+                               prove_identity, prove_linear, z3_prove)
+from fito.proof.obligations import (counterexample, enumeration, farkas, identity, linear_valid,
+                                    matrix_facts, recurrence, sum_of_squares, trusted, witness)
+
+__all__ = [
+    "Claim", "Obligation", "Outcome", "claim", "conjunction", "proved", "refuted", "register",
+    "unknown", "ConversionError", "to_expr", "find_counterexample", "linear_feasible",
+    "linear_infeasible", "prove_identity", "prove_linear", "z3_prove", "counterexample",
+    "enumeration", "farkas", "identity", "linear_valid", "matrix_facts", "recurrence",
+    "sum_of_squares", "trusted", "witness",
+]

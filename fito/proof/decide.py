@@ -1,0 +1,215 @@
+"""Deciders: run a method (exact normal forms, exact LP, Z3) and return an Outcome with obligations.
+
+Each returns `proved`, `refuted` (with a counterexample the kernel replays) or `unknown`.
+"""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
+
+from fito.proof import obligations as O
+from fito.proof.claims import Outcome, proved, refuted, unknown
+from fito.proof.convert import ConversionError, to_expr
+from fito.proof.kernel import poly as P
+from fito.proof.kernel.expr import KernelError, compile_expr, parse, symbols
+from fito.proof.kernel.normal import Normalizer
+from fito.proof.lp import farkas_multipliers
+
+SEARCH_POINTS = 4000
+
+
+def prove_identity(lhs: Any, rhs: Any, *, nonzero: Iterable[Any] = (), note: str = "") -> Outcome:
+    """Decide lhs == rhs (as rational functions, where `nonzero` holds); counterexample if not."""
+    ob = O.identity(lhs, rhs, nonzero=nonzero, note=note)
+    p = ob.payload
+    conds = [parse(c) for c in p.get("nonzero", [])]
+    left, right = parse(p["lhs"]), parse(p["rhs"])
+    try:
+        a, b = P.rf_difference(Normalizer(conds).rf(left), Normalizer(conds).rf(right))
+    except KernelError as exc:
+        return unknown(f"identity not in the kernel's fragment: {exc}")
+    if a == b:
+        return proved(ob)
+    formula = ["implies", ["and", True, *(["!=", c, 0] for c in p.get("nonzero", []))],
+               ["=", p["lhs"], p["rhs"]]]
+    point = find_counterexample(formula)
+    if point is None:
+        return unknown("lhs and rhs differ as rational functions but no counterexample was found")
+    return refuted(O.counterexample(formula, point, note=note), reason="identity fails at a point")
+
+
+def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, Fraction] | None:
+    """A small integer point where a formula (JSON) is false, searched deterministically."""
+    f = parse(formula)
+    names = sorted(symbols(f))
+    run = compile_expr(f)
+    values = [0, 1, 2, -1, 3, -2, 5, 7, -3, 11]
+    for n, point in enumerate(itertools.product(values, repeat=len(names))):
+        if n >= tries:
+            break
+        env = {k: Fraction(v) for k, v in zip(names, point)}
+        try:
+            if run(env) is False:
+                return env
+        except KernelError:
+            continue
+    return None
+
+
+def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
+    """The linear constraints have no real solution: Farkas multipliers, or a witness point if they do."""
+    exprs = [to_expr(c) for c in constraints]
+    y = farkas_multipliers([parse(c) for c in exprs])
+    if y is not None:
+        return proved(O.farkas(exprs, y, note=note))
+    point = _z3_point(exprs)
+    if point is None:
+        return unknown("no Farkas certificate and Z3 found no solution")
+    return refuted(O.witness(["and", *exprs], point, note=note), reason="the constraints have a solution")
+
+
+def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
+    """The linear constraints have a real solution: a witness point, or Farkas multipliers if not."""
+    exprs = [to_expr(c) for c in constraints]
+    point = _z3_point(exprs)
+    if point is not None:
+        return proved(O.witness(["and", *exprs], point, note=note))
+    y = farkas_multipliers([parse(c) for c in exprs])
+    if y is None:
+        return unknown("Z3 found no solution and no Farkas certificate exists")
+    return refuted(O.farkas(exprs, y, note=note), reason="the constraints have no solution")
+
+
+def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
+    import z3
+
+    names = sorted(set().union(*(symbols(parse(e)) for e in exprs)))
+    env = {n: z3.Real(n) for n in names}
+    solver = z3.Solver()
+    solver.set("timeout", 10_000)
+    for e in exprs:
+        solver.add(_to_z3(parse(e), env))
+    if solver.check() != z3.sat:
+        return None
+    model = solver.model()
+    point = {}
+    for n in names:
+        v = model.eval(env[n], model_completion=True)
+        point[n] = Fraction(v.numerator_as_long(), v.denominator_as_long())
+    return point
+
+
+def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
+    """A parsed expression as a Z3 term (arithmetic, comparisons, connectives)."""
+    import z3
+
+    if isinstance(e, bool):
+        return z3.BoolVal(e)
+    if isinstance(e, Fraction):
+        return z3.RealVal(f"{e.numerator}/{e.denominator}")
+    if isinstance(e, str):
+        return env[e]
+    op, args = e[0], [_to_z3(a, env) for a in e[1:]]
+    table = {
+        "+": lambda: z3.Sum(*args), "*": lambda: z3.Product(*args),
+        "-": lambda: -args[0] if len(args) == 1 else args[0] - args[1],
+        "/": lambda: args[0] / args[1], "<": lambda: args[0] < args[1],
+        "<=": lambda: args[0] <= args[1], ">": lambda: args[0] > args[1],
+        ">=": lambda: args[0] >= args[1], "=": lambda: args[0] == args[1],
+        "!=": lambda: args[0] != args[1], "and": lambda: z3.And(*args), "or": lambda: z3.Or(*args),
+        "not": lambda: z3.Not(args[0]), "implies": lambda: z3.Implies(args[0], args[1]),
+        "ite": lambda: z3.If(*args),
+    }
+    if op == "^" and isinstance(e[2], Fraction) and e[2].denominator == 1 and e[2] >= 0:
+        return z3.Product(*([args[0]] * int(e[2]))) if e[2] else z3.RealVal(1)
+    if op not in table:
+        raise ConversionError(f"operator {op} is not supported by the Z3 bridge")
+    return table[op]()
+
+
+def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outcome:
+    """Prove a quantifier-free formula valid with Z3; counterexample from a model, else trusted unsat."""
+    import z3
+
+    solver = z3.Solver()
+    solver.set("timeout", int(timeout_ms))
+    solver.add(z3.Not(formula))
+    result = solver.check()
+    if result == z3.unknown:
+        return unknown(f"z3 unknown: {solver.reason_unknown()}")
+    try:
+        expr = to_expr(formula)
+    except ConversionError as exc:
+        expr = None
+        why = str(exc)
+    if result == z3.sat:
+        return _z3_refutation(formula, expr, solver.model(), note)
+    if expr is not None:
+        cases = linear_validity(expr)
+        if cases is not None:
+            return proved(O.linear_valid(expr, cases, note=note))
+    detail = {"smtlib": solver.sexpr()} if expr is None else {"formula": expr}
+    return proved(O.trusted("z3", f"z3 reports unsat for the negation of {str(formula)[:200]}",
+                            detail=detail, note=note or (why if expr is None else "")))
+
+
+def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
+    import z3
+
+    consts = sorted({str(d.name()) for d in model.decls()})
+    point = {}
+    for d in model.decls():
+        v = model[d]
+        if z3.is_rational_value(v) or z3.is_int_value(v):
+            point[d.name()] = Fraction(str(v.as_fraction() if z3.is_rational_value(v) else v.as_long()))
+    if expr is None or len(point) != len(consts):
+        return refuted(O.trusted("z3", f"z3 model {model} falsifies {str(formula)[:200]}"),
+                       reason="z3 found a counterexample the kernel cannot replay")
+    return refuted(O.counterexample(expr, point, note=note), reason="z3 found a counterexample")
+
+
+def linear_validity(expr: Any) -> list[list[Any]] | None:
+    """Farkas multipliers for every case of the negation's DNF, if all are linear and infeasible."""
+    from fito.proof.kernel.linear import negated_cases
+
+    try:
+        cases = negated_cases(parse(expr))
+    except KernelError:
+        return None
+    out = []
+    for case in cases:
+        try:
+            y = farkas_multipliers(case)
+        except KernelError:
+            return None
+        if y is None:
+            return None
+        out.append([O._rational(v) for v in y])
+    return out
+
+
+def prove_linear(formula: Any, *, note: str = "") -> Outcome:
+    """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a counterexample."""
+    expr = to_expr(formula)
+    cases = linear_validity(expr)
+    if cases is not None:
+        return proved(O.linear_valid(expr, cases, note=note))
+    from fito.proof.kernel.linear import negated_cases
+
+    try:
+        negation = negated_cases(parse(expr))
+    except KernelError as exc:
+        return unknown(f"not a linear formula: {exc}")
+    for case in negation:
+        point = _z3_point([_json(c) for c in case]) if case else {}
+        if point is not None:
+            names = symbols(parse(expr))
+            point = {n: point.get(n, Fraction(0)) for n in sorted(names)}
+            return refuted(O.counterexample(expr, point, note=note), reason="a case of the negation is satisfiable")
+    return unknown("no Farkas certificate for some case, and Z3 found no counterexample")
+
+
+def _json(e: Any) -> Any:
+    from fito.proof.kernel.expr import to_json
+    return to_json(e)

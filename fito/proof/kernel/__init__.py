@@ -1,0 +1,18 @@
+"""The proof kernel: re-checks `fito-certificate/1` files with exact rational arithmetic.
+
+Standard library only (json, hashlib, fractions, re): it imports no solver and nothing from
+fito outside this package, so trusting a "proved" means trusting these few hundred lines,
+Python's Fraction arithmetic and its JSON parser.
+
+    from fito.proof.kernel import load, check
+    result = check(load("certificates/kit.square.json"), strict=False)
+    result.accepted, result.reason, result.trusted
+"""
+from __future__ import annotations
+
+from fito.proof.kernel.certificate import (FORMAT, KINDS, Result, Unreadable, canonical_json,
+                                           certificate_hash, check, ensure_certificate, load)
+from fito.proof.kernel.expr import KernelError
+
+__all__ = ["FORMAT", "KINDS", "Result", "Unreadable", "KernelError", "canonical_json",
+           "certificate_hash", "check", "ensure_certificate", "load"]

@@ -1,0 +1,259 @@
+"""The expression language of certificates: JSON in, exact evaluation with Fractions out.
+
+An expression is JSON: an integer, a rational string "p/q", a symbol (an identifier
+string), true/false, or a list `[op, arg, ...]`. Parsed expressions are nested tuples
+`(op, arg, ...)` whose leaves are `Fraction`, `bool` or `str` (a symbol). Standard library only.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable
+
+MAX_DEPTH = 400
+MAX_POWER_BITS = 4_000_000
+
+_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+ARITY: dict[str, tuple[int, int]] = {  # op -> (min, max) number of arguments; -1 = any
+    "+": (1, -1), "*": (1, -1), "-": (1, 2), "/": (2, 2), "^": (2, 2),
+    "min": (1, -1), "max": (1, -1), "abs": (1, 1), "floor": (1, 1), "mod": (2, 2), "div": (2, 2),
+    "<": (2, 2), "<=": (2, 2), "=": (2, 2), "!=": (2, 2), ">=": (2, 2), ">": (2, 2),
+    "and": (1, -1), "or": (1, -1), "not": (1, 1), "implies": (2, 2), "ite": (3, 3),
+}
+COMPARISONS = ("<", "<=", "=", "!=", ">=", ">")
+
+
+class KernelError(Exception):
+    """A kernel refusal: the certificate is malformed or a check fails (the message says which)."""
+
+
+def is_symbol(x: object) -> bool:
+    """True for a string that is a valid symbol name."""
+    return isinstance(x, str) and _SYMBOL.match(x) is not None
+
+
+def parse_rational(x: object, what: str = "number") -> Fraction:
+    """A JSON integer or "p/q" string as a Fraction (floats are refused: they are not exact)."""
+    if isinstance(x, bool):
+        raise KernelError(f"{what}: expected a rational, got a boolean")
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, str) and _RATIONAL.match(x):
+        return Fraction(x)
+    if isinstance(x, float):
+        raise KernelError(f"{what}: floating-point number {x!r} is not exact; write \"p/q\"")
+    raise KernelError(f"{what}: expected an integer or \"p/q\", got {_short(x)}")
+
+
+def parse(x: object, depth: int = 0) -> Any:
+    """Validate a JSON expression and return its tuple form."""
+    if depth > MAX_DEPTH:
+        raise KernelError("expression nests too deeply")
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, str):
+        if _RATIONAL.match(x):
+            return Fraction(x)
+        if _SYMBOL.match(x):
+            return x
+        raise KernelError(f"{_short(x)} is neither a symbol nor a rational \"p/q\"")
+    if isinstance(x, list) and x and isinstance(x[0], str):
+        op = x[0]
+        if op not in ARITY:
+            raise KernelError(f"unknown operator {op!r}")
+        lo, hi = ARITY[op]
+        n = len(x) - 1
+        if n < lo or (hi >= 0 and n > hi):
+            raise KernelError(f"operator {op!r} takes {lo}{'' if hi == lo else '+' if hi < 0 else '-' + str(hi)} arguments, got {n}")
+        return (op, *(parse(a, depth + 1) for a in x[1:]))
+    raise KernelError(f"not an expression: {_short(x)}")
+
+
+def to_json(e: Any) -> Any:
+    """The canonical JSON form of a parsed expression."""
+    if isinstance(e, bool) or isinstance(e, str):
+        return e
+    if isinstance(e, Fraction):
+        return e.numerator if e.denominator == 1 else f"{e.numerator}/{e.denominator}"
+    return [e[0], *(to_json(a) for a in e[1:])]
+
+
+def symbols(e: Any, out: set[str] | None = None) -> set[str]:
+    """The symbols occurring in a parsed expression."""
+    out = set() if out is None else out
+    if isinstance(e, str):
+        out.add(e)
+    elif isinstance(e, tuple):
+        for a in e[1:]:
+            symbols(a, out)
+    return out
+
+
+def substitute(e: Any, mapping: dict[str, Any]) -> Any:
+    """Replace symbols by parsed expressions, simultaneously."""
+    if isinstance(e, str):
+        return mapping.get(e, e)
+    if isinstance(e, tuple):
+        return (e[0], *(substitute(a, mapping) for a in e[1:]))
+    return e
+
+
+def render(e: Any) -> str:
+    """A short human-readable form for messages."""
+    text = _render(e)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _render(e: Any) -> str:
+    if isinstance(e, bool):
+        return "true" if e else "false"
+    if isinstance(e, (Fraction, str)):
+        return str(e)
+    op, args = e[0], e[1:]
+    if op in ("+", "*", "/", "^") or op in COMPARISONS or (op == "-" and len(args) == 2):
+        return "(" + f" {op} ".join(_render(a) for a in args) + ")"
+    return f"{op}(" + ", ".join(_render(a) for a in args) + ")"
+
+
+def _short(x: object) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------- exact evaluation
+Env = dict[str, Any]
+
+
+def evaluate(e: Any, env: Env) -> Fraction | bool:
+    """The exact value of a parsed expression under an assignment of its symbols."""
+    return compile_expr(e)(env)
+
+
+def compile_expr(e: Any) -> Callable[[Env], Any]:
+    """A closure computing the expression's value from an environment (fast repeated use)."""
+    if isinstance(e, (bool, Fraction)):
+        return lambda env, v=e: v
+    if isinstance(e, str):
+        return _lookup(e)
+    op, parts = e[0], [compile_expr(a) for a in e[1:]]
+    return _OPS[op](parts)
+
+
+def _lookup(name: str) -> Callable[[Env], Any]:
+    def get(env: Env) -> Any:
+        try:
+            return env[name]
+        except KeyError:
+            raise KernelError(f"symbol {name} has no value") from None
+    return get
+
+
+def _num(v: Any, op: str) -> Fraction:
+    if isinstance(v, bool) or not isinstance(v, Fraction):
+        raise KernelError(f"{op} expects numbers, got {render(v) if isinstance(v, bool) else v!r}")
+    return v
+
+
+def _bool(v: Any, op: str) -> bool:
+    if not isinstance(v, bool):
+        raise KernelError(f"{op} expects truth values, got the number {v}")
+    return v
+
+
+def _int(v: Any, op: str) -> int:
+    v = _num(v, op)
+    if v.denominator != 1:
+        raise KernelError(f"{op} expects integers, got {v}")
+    return v.numerator
+
+
+def _power(base: Fraction, exp: int) -> Fraction:
+    bits = max(abs(base.numerator).bit_length(), base.denominator.bit_length())
+    if abs(exp) * bits > MAX_POWER_BITS:
+        raise KernelError(f"power {base}^{exp} is too large for the kernel")
+    if exp < 0 and base == 0:
+        raise KernelError("division by zero: 0 raised to a negative power")
+    return base ** exp
+
+
+def _div(a: Fraction, b: Fraction) -> Fraction:
+    if b == 0:
+        raise KernelError(f"division by zero ({a} / 0)")
+    return a / b
+
+
+def _fold(parts: list, step: Callable[[Fraction, Fraction], Fraction], op: str) -> Callable[[Env], Any]:
+    def run(env: Env) -> Fraction:
+        acc = _num(parts[0](env), op)
+        for p in parts[1:]:
+            acc = step(acc, _num(p(env), op))
+        return acc
+    return run
+
+
+def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
+    test = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "=": lambda a, b: a == b, "!=": lambda a, b: a != b}[op]
+
+    def build(parts: list) -> Callable[[Env], bool]:
+        a, b = parts
+
+        def run(env: Env) -> bool:
+            x, y = a(env), b(env)
+            if op in ("=", "!=") and isinstance(x, bool) and isinstance(y, bool):
+                return test(x, y)
+            return test(_num(x, op), _num(y, op))
+        return run
+    return build
+
+
+def _minus(parts: list) -> Callable[[Env], Fraction]:
+    if len(parts) == 1:
+        return lambda env: -_num(parts[0](env), "-")
+    return lambda env: _num(parts[0](env), "-") - _num(parts[1](env), "-")
+
+
+def _and(parts: list) -> Callable[[Env], bool]:
+    return lambda env: all(_bool(p(env), "and") for p in parts)
+
+
+def _or(parts: list) -> Callable[[Env], bool]:
+    return lambda env: any(_bool(p(env), "or") for p in parts)
+
+
+def _ite(parts: list) -> Callable[[Env], Any]:
+    c, t, f = parts
+    return lambda env: t(env) if _bool(c(env), "ite") else f(env)
+
+
+def _floor_div(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(_div(a, b).__floor__())
+
+
+def _mod(a: Fraction, b: Fraction) -> Fraction:
+    return a - b * _floor_div(a, b)
+
+
+_OPS: dict[str, Callable[[list], Callable[[Env], Any]]] = {
+    "+": lambda ps: _fold(ps, lambda a, b: a + b, "+"),
+    "*": lambda ps: _fold(ps, lambda a, b: a * b, "*"),
+    "-": _minus,
+    "/": lambda ps: _fold(ps, _div, "/"),
+    "^": lambda ps: lambda env: _power(_num(ps[0](env), "^"), _int(ps[1](env), "exponent")),
+    "min": lambda ps: lambda env: min(_num(p(env), "min") for p in ps),
+    "max": lambda ps: lambda env: max(_num(p(env), "max") for p in ps),
+    "abs": lambda ps: lambda env: abs(_num(ps[0](env), "abs")),
+    "floor": lambda ps: lambda env: Fraction(_num(ps[0](env), "floor").__floor__()),
+    "div": lambda ps: _fold(ps, _floor_div, "div"),
+    "mod": lambda ps: _fold(ps, _mod, "mod"),
+    "and": _and,
+    "or": _or,
+    "not": lambda ps: lambda env: not _bool(ps[0](env), "not"),
+    "implies": lambda ps: lambda env: (not _bool(ps[0](env), "implies")) or _bool(ps[1](env), "implies"),
+    "ite": _ite,
+    **{op: _compare(op) for op in COMPARISONS},
+}

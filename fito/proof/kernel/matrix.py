@@ -1,0 +1,167 @@
+"""Matrix facts by exact recomputation: equality, products, determinants, characteristic
+polynomials, eigenvalues (as roots of the characteristic polynomial) and eigenvalue counts.
+
+Entries are expressions; arithmetic is on rational forms. Standard library only.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from fito.proof.kernel import poly as P
+from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer
+from fito.proof.kernel.expr import KernelError, compile_expr, is_symbol, parse, symbols
+
+MAX_DIM = 12
+T = "t"  # a name for the characteristic variable, made fresh when the matrix uses it
+FACTS = ("equals", "product", "det", "charpoly", "eigenvalues", "count")
+
+
+def check_matrix(ob: Obligation) -> None:
+    """Every fact stated about the matrix holds, recomputed exactly."""
+    fields(ob, ("matrix",), FACTS + ("nonzero",))
+    if not any(f in ob for f in FACTS):
+        raise KernelError("a matrix obligation states no fact")
+    norm = normalizer(ob)
+    a = _matrix(ob["matrix"], "matrix")
+    if "equals" in ob:
+        _entries_equal(norm, a, _matrix(ob["equals"], "equals"), "matrix != equals")
+    if "product" in ob:
+        _check_product(norm, a, ob["product"])
+    square = {"det", "charpoly", "eigenvalues", "count"} & set(ob)
+    if square and len(a) != len(a[0]):
+        raise KernelError(f"{sorted(square)[0]} needs a square matrix")
+    rows = [[norm.rf(x) for x in row] for row in a]
+    if "det" in ob:
+        _same(norm, _det(rows), parse(ob["det"]), "det")
+    if "charpoly" in ob:
+        _check_charpoly(norm, a, rows, ob["charpoly"])
+    if "eigenvalues" in ob:
+        _check_eigenvalues(norm, a, rows, ob["eigenvalues"])
+    if "count" in ob:
+        _check_count(ob)
+
+
+def _matrix(x: Any, what: str) -> list[list[Any]]:
+    if not isinstance(x, list) or not x or not all(isinstance(r, list) and r for r in x):
+        raise KernelError(f"{what} must be a nonempty list of nonempty rows")
+    if len({len(r) for r in x}) != 1:
+        raise KernelError(f"{what}: rows have different lengths")
+    if len(x) > MAX_DIM or len(x[0]) > MAX_DIM:
+        raise KernelError(f"{what} is larger than {MAX_DIM}x{MAX_DIM}")
+    return [[parse(e) for e in r] for r in x]
+
+
+def _entries_equal(norm, a: list, b: list, what: str) -> None:
+    if (len(a), len(a[0])) != (len(b), len(b[0])):
+        raise KernelError(f"{what}: shapes {len(a)}x{len(a[0])} and {len(b)}x{len(b[0])} differ")
+    for i, (ra, rb) in enumerate(zip(a, b), 1):
+        for j, (x, y) in enumerate(zip(ra, rb), 1):
+            assert_equal(norm, x, y, f"{what} at entry ({i},{j})")
+
+
+def _check_product(norm, a: list, factors: Any) -> None:
+    if not isinstance(factors, list) or not factors:
+        raise KernelError("product must be a nonempty list of matrices")
+    mats = [_matrix(f, f"product factor {i}") for i, f in enumerate(factors, 1)]
+    acc = [[norm.rf(x) for x in row] for row in mats[0]]
+    for i, m in enumerate(mats[1:], 2):
+        if len(acc[0]) != len(m):
+            raise KernelError(f"product factor {i} has {len(m)} rows, expected {len(acc[0])}")
+        rows = [[norm.rf(x) for x in row] for row in m]
+        acc = [[P.rf_sum(P.rf_mul(acc[r][k], rows[k][c]) for k in range(len(m)))
+                for c in range(len(m[0]))] for r in range(len(acc))]
+    if (len(acc), len(acc[0])) != (len(a), len(a[0])):
+        raise KernelError("product: the shape of the product differs from the matrix")
+    for i, row in enumerate(a, 1):
+        for j, x in enumerate(row, 1):
+            _same_rf(norm.rf(x), acc[i - 1][j - 1], f"matrix != product at entry ({i},{j})")
+
+
+def _det(rows: list[list[P.RF]]) -> P.RF:
+    """Laplace expansion along rows with memoized minors: exact, division-free."""
+    n = len(rows)
+    memo: dict[tuple[int, ...], P.RF] = {}
+
+    def minor(cols: tuple[int, ...]) -> P.RF:
+        r = n - len(cols)
+        if not cols:
+            return P.const(1), P.const(1)
+        if cols not in memo:
+            terms = []
+            for idx, c in enumerate(cols):
+                entry = rows[r][c]
+                if not entry[0]:
+                    continue
+                term = P.rf_mul(entry, minor(cols[:idx] + cols[idx + 1:]))
+                terms.append(P.rf_neg(term) if idx % 2 else term)
+            memo[cols] = P.rf_tidy(P.rf_sum(terms))
+        return memo[cols]
+    return minor(tuple(range(n)))
+
+
+def _same(norm, got: P.RF, claimed: Any, what: str) -> None:
+    _same_rf(norm.rf(claimed), got, f"{what} differs from the recomputed value")
+
+
+def _same_rf(a: P.RF, b: P.RF, what: str) -> None:
+    left, right = P.rf_difference(a, b)
+    diff = P.first_difference(left, right)
+    if diff is not None:
+        mono, cl, cr = diff
+        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, {cr} recomputed")
+
+
+def _fresh(a: list) -> str:
+    used = set().union(*(symbols(x) for row in a for x in row))
+    name = T
+    while name in used:
+        name += "_"
+    return name
+
+
+def _char_rows(rows: list[list[P.RF]], t: str) -> list[list[P.RF]]:
+    n = len(rows)
+    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j])) for j in range(n)]
+            for i in range(n)]
+
+
+def _check_charpoly(norm, a: list, rows: list, cp: Any) -> None:
+    if not isinstance(cp, dict) or set(cp) != {"var", "poly"} or not is_symbol(cp["var"]):
+        raise KernelError("charpoly must be {\"var\": symbol, \"poly\": expression}")
+    t = cp["var"]
+    if any(t in symbols(x) for row in a for x in row):
+        raise KernelError(f"charpoly variable {t} occurs in the matrix")
+    _same(norm, _det(_char_rows(rows, t)), parse(cp["poly"]), f"charpoly det({t}*I - M)")
+
+
+def _check_eigenvalues(norm, a: list, rows: list, eig: Any) -> None:
+    if not isinstance(eig, list) or len(eig) != len(a):
+        raise KernelError(f"eigenvalues must list {len(a)} values (with multiplicity)")
+    t = _fresh(a)
+    values = [parse(e) for e in eig]
+    if any(t in symbols(v) for v in values):
+        raise KernelError(f"eigenvalues use the reserved name {t}")
+    claimed = ("*", *(("-", t, v) for v in values))
+    _same(norm, _det(_char_rows(rows, t)), claimed, f"characteristic polynomial vs prod({t} - eigenvalue)")
+
+
+def _check_count(ob: Obligation) -> None:
+    cnt = ob["count"]
+    if not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"} or not is_symbol(cnt["bind"]):
+        raise KernelError("count must be {\"bind\": symbol, \"where\": formula, \"value\": integer}")
+    if "eigenvalues" not in ob:
+        raise KernelError("count needs the eigenvalues")
+    where = compile_expr(parse(cnt["where"]))
+    got = 0
+    for i, e in enumerate(ob["eigenvalues"], 1):
+        v = compile_expr(parse(e))({})
+        if not isinstance(v, Fraction):
+            raise KernelError(f"eigenvalue {i} is not a number")
+        ok = where({cnt["bind"]: v})
+        if not isinstance(ok, bool):
+            raise KernelError("count: where is not a truth value")
+        got += ok
+    want = cnt["value"]
+    if isinstance(want, bool) or not isinstance(want, int) or want != got:
+        raise KernelError(f"count of eigenvalues is {got}, the certificate says {want}")

@@ -1,0 +1,204 @@
+"""Canonical polynomials and rational forms over the rationals, exactly (standard library only).
+
+A polynomial is a dict from monomials to nonzero Fractions; a monomial is a sorted tuple of
+(variable, exponent) pairs. A rational form is a pair (numerator, denominator) of
+polynomials, never reduced: two forms are equal when they cross-multiply to equal polynomials.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Iterable
+
+from fito.proof.kernel.expr import KernelError
+
+Mono = tuple[tuple[str, int], ...]
+Poly = dict[Mono, Fraction]
+RF = tuple[Poly, Poly]
+
+MAX_TERMS = 200_000
+ONE_MONO: Mono = ()
+
+
+def const(c: Fraction | int) -> Poly:
+    """The constant polynomial c."""
+    c = Fraction(c)
+    return {ONE_MONO: c} if c else {}
+
+
+def var(name: str) -> Poly:
+    """The polynomial consisting of one variable."""
+    return {((name, 1),): Fraction(1)}
+
+
+def add(a: Poly, b: Poly) -> Poly:
+    """a + b."""
+    out = dict(a)
+    for m, c in b.items():
+        s = out.get(m, 0) + c
+        if s:
+            out[m] = s
+        else:
+            out.pop(m, None)
+    return out
+
+
+def neg(a: Poly) -> Poly:
+    """-a."""
+    return {m: -c for m, c in a.items()}
+
+
+def sub(a: Poly, b: Poly) -> Poly:
+    """a - b."""
+    return add(a, neg(b))
+
+
+def scale(a: Poly, k: Fraction) -> Poly:
+    """k * a."""
+    return {m: c * k for m, c in a.items()} if k else {}
+
+
+def _mono_mul(x: Mono, y: Mono) -> Mono:
+    if not x:
+        return y
+    if not y:
+        return x
+    exps = dict(x)
+    for v, e in y:
+        exps[v] = exps.get(v, 0) + e
+    return tuple(sorted(exps.items()))
+
+
+def mul(a: Poly, b: Poly) -> Poly:
+    """a * b."""
+    if len(a) * len(b) > MAX_TERMS * 4:
+        raise KernelError("polynomial product too large for the kernel")
+    out: Poly = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = _mono_mul(ma, mb)
+            s = out.get(m, 0) + ca * cb
+            if s:
+                out[m] = s
+            else:
+                out.pop(m, None)
+    if len(out) > MAX_TERMS:
+        raise KernelError("polynomial too large for the kernel")
+    return out
+
+
+def power(a: Poly, n: int) -> Poly:
+    """a ** n for a natural number n."""
+    result, base = const(1), a
+    while n:
+        if n & 1:
+            result = mul(result, base)
+        n >>= 1
+        if n:
+            base = mul(base, base)
+    return result
+
+
+def is_const(a: Poly) -> bool:
+    """True when a has no variables."""
+    return all(m == ONE_MONO for m in a)
+
+
+def const_value(a: Poly) -> Fraction:
+    """The constant term of a."""
+    return a.get(ONE_MONO, Fraction(0))
+
+
+def variables(a: Poly) -> set[str]:
+    """The variables occurring in a."""
+    return {v for m in a for v, _ in m}
+
+
+def degree(a: Poly) -> int:
+    """Total degree (-1 for the zero polynomial)."""
+    return max((sum(e for _, e in m) for m in a), default=-1)
+
+
+def monic(a: Poly) -> tuple[tuple[Mono, Fraction], ...]:
+    """A hashable key of a up to a nonzero constant factor (None-safe for zero)."""
+    if not a:
+        return ()
+    lead = a[max(a)]
+    return tuple(sorted((m, c / lead) for m, c in a.items()))
+
+
+def mono_str(m: Mono) -> str:
+    """A monomial as text, e.g. x^2*y (1 for the empty monomial)."""
+    return "*".join(v if e == 1 else f"{v}^{e}" for v, e in m) or "1"
+
+
+def poly_str(a: Poly, limit: int = 8) -> str:
+    """A polynomial as text for messages."""
+    if not a:
+        return "0"
+    terms = [f"{c}*{mono_str(m)}" if m else str(c) for m, c in sorted(a.items())]
+    more = f" + ... ({len(terms) - limit} more terms)" if len(terms) > limit else ""
+    return " + ".join(terms[:limit]) + more
+
+
+def first_difference(a: Poly, b: Poly) -> tuple[Mono, Fraction, Fraction] | None:
+    """The first monomial (in sorted order) whose coefficients in a and b differ."""
+    for m in sorted(set(a) | set(b)):
+        ca, cb = a.get(m, Fraction(0)), b.get(m, Fraction(0))
+        if ca != cb:
+            return m, ca, cb
+    return None
+
+
+def substitute_var(a: Poly, name: str, value: Poly) -> Poly:
+    """a with the variable `name` replaced by the polynomial `value`."""
+    out: Poly = {}
+    cache: dict[int, Poly] = {}
+    for m, c in a.items():
+        rest = tuple((v, e) for v, e in m if v != name)
+        e = dict(m).get(name, 0)
+        if e not in cache:
+            cache[e] = power(value, e)
+        out = add(out, mul({rest: c}, cache[e]))
+    return out
+
+
+# ---------------------------------------------------------------- rational forms
+def rf_add(a: RF, b: RF) -> RF:
+    """a + b."""
+    if a[1] == b[1]:
+        return add(a[0], b[0]), a[1]
+    return add(mul(a[0], b[1]), mul(b[0], a[1])), mul(a[1], b[1])
+
+
+def rf_mul(a: RF, b: RF) -> RF:
+    """a * b."""
+    return mul(a[0], b[0]), mul(a[1], b[1])
+
+
+def rf_neg(a: RF) -> RF:
+    """-a."""
+    return neg(a[0]), a[1]
+
+
+def rf_sum(items: Iterable[RF]) -> RF:
+    """The sum of rational forms."""
+    total: RF = ({}, const(1))
+    for x in items:
+        total = rf_add(total, x)
+    return total
+
+
+def rf_tidy(a: RF) -> RF:
+    """Fold a constant denominator into the numerator."""
+    num, den = a
+    if is_const(den):
+        d = const_value(den)
+        if d == 0:
+            raise KernelError("denominator is identically zero")
+        return scale(num, 1 / d), const(1)
+    return a
+
+
+def rf_difference(a: RF, b: RF) -> tuple[Poly, Poly]:
+    """The cross products num(a)*den(b) and num(b)*den(a), equal iff a == b as functions."""
+    return mul(a[0], b[1]), mul(b[0], a[1])
