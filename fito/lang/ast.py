@@ -1,0 +1,363 @@
+"""The abstract syntax of the fito language: frozen dataclasses, every node with a span.
+
+Spans do not take part in equality, so `parse(print(tree)) == tree` compares structure.
+Processes (`Proc`) and value expressions (`Expr`) are separate node families; the builder
+decides which one a term is from where it stands.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from fito.diagnostics import NO_SPAN, Span
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------ types written in specs
+@dataclass(frozen=True, slots=True)
+class TypeName:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BoolType:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class IntType:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class RangeType:
+    lo: "Expr"
+    hi: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SetType:
+    """`{a, b, c}`: an enumeration in a type declaration, else a finite set of values."""
+
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+TypeExpr = Union[TypeName, BoolType, IntType, RangeType, SetType]
+
+
+# ------------------------------------------------------------------ value expressions
+@dataclass(frozen=True, slots=True)
+class IntLit:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BoolLit:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    id: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    base: "Expr"
+    index: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    func: str
+    args: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: str  # "-" or "not"
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    op: str  # + - * / % == != < <= > >= and or =>
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class IfExpr:
+    cond: "Expr"
+    then: "Expr"
+    orelse: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Quant:
+    kind: str  # "forall" or "exists"
+    var: str
+    domain: TypeExpr
+    body: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Name, Index, Call, Unary, Binary, IfExpr, Quant]
+
+
+# ------------------------------------------------------------------ events and assignments
+@dataclass(frozen=True, slots=True)
+class DotField:
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class OutField:
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class InField:
+    var: str
+    restriction: TypeExpr | None
+    span: Span = _span()
+
+
+EventField = Union[DotField, OutField, InField]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    channel: str
+    fields: tuple[EventField, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    target: Expr  # a Name or an Index chain rooted at a Name
+    value: Expr
+    span: Span = _span()
+
+
+# ------------------------------------------------------------------ processes
+@dataclass(frozen=True, slots=True)
+class Stop:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcRef:
+    name: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """`a { assigns } -> P`; with `event` None, an internal step that only assigns."""
+
+    event: Event | None
+    assigns: tuple[Assign, ...]
+    body: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    cond: Expr
+    body: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcBinary:
+    op: str  # "[]", "|~|", ";", "/\\", "|||"
+    left: "Proc"
+    right: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Parallel:
+    left: "Proc"
+    sync: tuple[Expr, ...]  # channel names (Name nodes)
+    right: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Hide:
+    proc: "Proc"
+    chans: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcIf:
+    cond: Expr
+    then: "Proc"
+    orelse: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Replicated:
+    """`[] x: T @ P` and friends; `sync` is the channel set of `[| A |] x: T @ P`."""
+
+    op: str  # "[]", "|~|", "|||", "[||]"
+    var: str
+    domain: TypeExpr
+    body: "Proc"
+    sync: tuple[Expr, ...] = ()
+    span: Span = _span()
+
+
+Proc = Union[Stop, Skip, ProcRef, Prefix, Guard, ProcBinary, Parallel, Hide, ProcIf, Replicated]
+
+
+# ------------------------------------------------------------------ declarations
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: TypeExpr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ConstDecl:
+    name: str
+    type: TypeExpr | None
+    value: Expr
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDecl:
+    name: str
+    rhs: TypeExpr
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelDecl:
+    names: tuple[str, ...]
+    fields: tuple[TypeExpr, ...]
+    span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class DomainDecl:
+    name: str
+    indices: tuple[Param, ...]
+    type: TypeExpr
+    init: Expr
+    durable: bool
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessDecl:
+    name: str
+    params: tuple[Param, ...]
+    body: Proc
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class SystemDecl:
+    proc: Proc
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class AssertDecl:
+    """`kind` is deadlock, always, eventually, reaches or refines; `proc` None means the system.
+
+    For refinement `spec [T= proc`.
+    """
+
+    kind: str
+    proc: Proc | None
+    expr: Expr | None = None
+    spec: Proc | None = None
+    span: Span = _span()
+
+
+# ------------------------------------------------------------------ pipelines
+@dataclass(frozen=True, slots=True)
+class EpochStmt:
+    names: tuple[str, ...]
+    span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class RequireStmt:
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class LetStmt:
+    name: str
+    value: Expr
+    at: Expr | None
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class CallStmt:
+    func: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+Stmt = Union[EpochStmt, RequireStmt, LetStmt, CallStmt]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineDecl:
+    name: str
+    stmts: tuple[Stmt, ...]
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+Decl = Union[ConstDecl, TypeDecl, ChannelDecl, DomainDecl, ProcessDecl, SystemDecl, AssertDecl,
+             PipelineDecl]
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A whole .fito file."""
+
+    decls: tuple[Decl, ...]
+    span: Span = _span()

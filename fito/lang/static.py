@@ -1,0 +1,263 @@
+"""Static checks of process terms: names, arity, events against channels, assignments."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+from fito.diagnostics import Span
+from fito.lang import ast as A
+from fito.lang.consteval import ConstError, NotConstant, evaluate
+from fito.lang.values import BOOL, INT, SetT, ValueType, is_finite
+
+if TYPE_CHECKING:
+    from fito.lang.resolve import Resolver
+
+
+def check_proc(r: "Resolver", p: A.Proc, scope: Mapping[str, ValueType]) -> None:
+    """Report every static problem in p (recursively)."""
+    if isinstance(p, (A.Stop, A.Skip)):
+        return
+    if isinstance(p, A.ProcRef):
+        _check_call(r, p, scope)
+    elif isinstance(p, A.Prefix):
+        inner = dict(scope)
+        if p.event is not None:
+            _check_event(r, p.event, scope, inner)
+        _check_assigns(r, p.assigns, inner)
+        check_proc(r, p.body, inner)
+    elif isinstance(p, A.Guard):
+        _expect_bool(r, p.cond, scope, "a guard")
+        check_proc(r, p.body, scope)
+    elif isinstance(p, A.ProcBinary):
+        check_proc(r, p.left, scope)
+        check_proc(r, p.right, scope)
+    elif isinstance(p, A.Parallel):
+        _check_channels(r, p.sync, scope)
+        check_proc(r, p.left, scope)
+        check_proc(r, p.right, scope)
+    elif isinstance(p, A.Hide):
+        _check_channels(r, p.chans, scope)
+        check_proc(r, p.proc, scope)
+    elif isinstance(p, A.ProcIf):
+        _expect_bool(r, p.cond, scope, "an if condition")
+        check_proc(r, p.then, scope)
+        check_proc(r, p.orelse, scope)
+    elif isinstance(p, A.Replicated):
+        _check_channels(r, p.sync, scope)
+        dom = r.resolve_type(p.domain)
+        if dom is not None and not is_finite(dom):
+            r.err("T006", "a replicated operator needs a finite set", p.domain.span)
+            dom = None
+        inner = dict(scope)
+        inner[p.var] = dom or INT
+        check_proc(r, p.body, inner)
+
+
+def _expect_bool(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType], what: str) -> None:
+    t = r.infer(e, scope)
+    if t is not None and t.kind() != "Bool":
+        r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
+
+
+def _check_call(r: "Resolver", p: A.ProcRef, scope: Mapping[str, ValueType]) -> None:
+    entry = r.names.get(p.name)
+    if p.name in scope or entry is None or entry[0] != "process":
+        if entry is None and p.name not in scope:
+            r.err("R001", f"process '{p.name}' is not defined", p.span)
+        else:
+            from fito.lang.resolve import kind_word
+
+            what = "a bound value" if p.name in scope else f"a {kind_word(entry[0])}"  # type: ignore[index]
+            r.err("R004", f"'{p.name}' is {what}, not a process", p.span)
+        return
+    params = r.param_types.get(p.name, ())
+    if len(p.args) != len(params):
+        r.err("R003", f"process '{p.name}' takes {len(params)} argument(s), got {len(p.args)}", p.span)
+        return
+    for arg, want in zip(p.args, params):
+        got = r.infer(arg, scope)
+        if got is not None and got.kind() != want.kind():
+            r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}", arg.span)
+            continue
+        value = _try_const(r, arg, scope)
+        if value is not None and not want.contains(value):
+            from fito.lang.resolve import show_type
+
+            r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside {show_type(want)}",
+                  arg.span)
+
+
+def _try_const(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType]) -> int | None:
+    def lookup(name: str, span: Span) -> int:
+        if name in scope:
+            raise NotConstant(span)
+        entry = r.names.get(name)
+        if entry is None or entry[0] not in ("const", "member"):
+            raise NotConstant(span)
+        if entry[0] == "member":
+            return r.members_of(name)[1]
+        got = r.const_value(name)
+        if got is None:
+            raise NotConstant(span)
+        return got[1]
+
+    try:
+        return evaluate(e, lookup)
+    except (NotConstant, ConstError):
+        return None
+
+
+def _show(t: ValueType, v: int) -> str:
+    return t.show(v) if t.contains(v) else str(v)
+
+
+def _check_event(r: "Resolver", ev: A.Event, scope: Mapping[str, ValueType],
+                 inner: dict[str, ValueType]) -> None:
+    entry = r.names.get(ev.channel)
+    chan = r.channels.get(ev.channel)
+    if ev.channel in scope or chan is None:
+        if entry is None and ev.channel not in scope:
+            r.err("R001", f"channel '{ev.channel}' is not defined", ev.span,
+                  hint=f"declare it: channel {ev.channel}")
+        else:
+            r.err("R004", f"'{ev.channel}' is not a channel", ev.span)
+        return
+    if len(ev.fields) != len(chan.fields):
+        r.err("T002", f"channel '{ev.channel}' carries {len(chan.fields)} field(s), "
+              f"this event has {len(ev.fields)}", ev.span)
+        return
+    for f, want in zip(ev.fields, chan.fields):
+        if isinstance(f, A.InField):
+            got = want
+            if f.restriction is not None:
+                got = r.resolve_type(f.restriction) or want
+                if got.kind() != want.kind() or not all(want.contains(v) for v in got.values()):
+                    r.err("T003", f"input set of '{f.var}' is not within the field type of "
+                          f"'{ev.channel}'", f.span)
+                    got = want
+            inner[f.var] = got if not isinstance(got, SetT) else got
+            continue
+        got_t = r.infer(f.value, inner)
+        if got_t is None:
+            continue
+        if got_t.kind() != want.kind():
+            r.err("T003", f"field of '{ev.channel}' must be {want.kind()}, not {got_t.kind()}",
+                  f.value.span)
+            continue
+        value = _try_const(r, f.value, inner)
+        if value is not None and not want.contains(value):
+            r.err("T003", f"value {value} is outside the field type of '{ev.channel}'", f.value.span)
+
+
+def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Mapping[str, ValueType]) -> None:
+    seen: dict[tuple, A.Assign] = {}
+    for a in assigns:
+        root: A.Expr = a.target
+        while isinstance(root, A.Index):
+            root = root.base
+        assert isinstance(root, A.Name)
+        entry = r.names.get(root.id)
+        if root.id in scope:
+            r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned", a.target.span)
+            continue
+        if entry is None:
+            r.err("T004", f"assignment to '{root.id}', which is not a declared cell", a.target.span,
+                  hint=f"declare it: domain {root.id}: <type> = <init> volatile")
+            continue
+        if entry[0] != "cell":
+            from fito.lang.resolve import kind_word
+
+            r.err("T004", f"assignment to '{root.id}', a {kind_word(entry[0])}, not a cell", a.target.span)
+            continue
+        target_t = r.infer(a.target, scope)
+        value_t = r.infer(a.value, scope)
+        if target_t is not None and value_t is not None and target_t.kind() != value_t.kind():
+            r.err("T001", f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
+                  a.value.span)
+        elif target_t is not None:
+            value = _try_const(r, a.value, scope)
+            if value is not None and not target_t.contains(value):
+                from fito.lang.resolve import show_type
+
+                r.err("T008", f"value {value} is outside the type {show_type(target_t)} of '{root.id}'",
+                      a.value.span)
+        key = _target_key(r, a.target, scope)
+        if key in seen:
+            r.err("T005", f"'{_show_target(a.target)}' is written twice in one assignment block",
+                  a.target.span, hint="assignments in a block happen at once; combine them")
+        else:
+            seen[key] = a
+
+
+def _target_key(r: "Resolver", target: A.Expr, scope: Mapping[str, ValueType]) -> tuple:
+    """Two targets with the same key surely denote the same cell."""
+    parts: list[object] = []
+    node = target
+    while isinstance(node, A.Index):
+        value = _try_const(r, node.index, scope)
+        parts.append(("v", value) if value is not None else ("e", node.index))
+        node = node.base
+    assert isinstance(node, A.Name)
+    parts.append(node.id)
+    return tuple(reversed(parts))
+
+
+def _show_target(t: A.Expr) -> str:
+    from fito.lang.printer import print_expr
+
+    return print_expr(t)
+
+
+def _check_channels(r: "Resolver", items: tuple[A.Expr, ...], scope: Mapping[str, ValueType]) -> None:
+    for item in items:
+        if not isinstance(item, A.Name):
+            r.err("T001", "a channel set lists channel names", item.span)
+            continue
+        if item.id not in r.channels or item.id in scope:
+            if item.id not in r.names and item.id not in scope:
+                r.err("R001", f"channel '{item.id}' is not defined", item.span)
+            else:
+                r.err("R004", f"'{item.id}' is not a channel", item.span)
+
+
+# ---------------------------------------------------------------------- unguarded recursion
+def unguarded_cycles(processes: Mapping[str, A.ProcessDecl]) -> Iterator[tuple[str, Span]]:
+    """Processes that can reach a call of themselves without an event or a tau in between."""
+    calls = {name: set(_unguarded_calls(d.body)) for name, d in processes.items()}
+    reported: set[str] = set()
+    for start in sorted(calls):
+        stack, seen = list(calls[start]), set()
+        while stack:
+            n = stack.pop()
+            if n == start:
+                if start not in reported:
+                    reported.add(start)
+                    yield start, processes[start].name_span
+                break
+            if n in seen or n not in calls:
+                continue
+            seen.add(n)
+            stack.extend(calls[n])
+
+
+def _unguarded_calls(p: A.Proc) -> Iterator[str]:
+    if isinstance(p, A.ProcRef):
+        yield p.name
+    elif isinstance(p, A.Guard):
+        yield from _unguarded_calls(p.body)
+    elif isinstance(p, A.ProcBinary):
+        yield from _unguarded_calls(p.left)
+        if p.op != ";":  # Q starts after a tau
+            yield from _unguarded_calls(p.right)
+    elif isinstance(p, A.Parallel):
+        yield from _unguarded_calls(p.left)
+        yield from _unguarded_calls(p.right)
+    elif isinstance(p, A.Hide):
+        yield from _unguarded_calls(p.proc)
+    elif isinstance(p, A.ProcIf):
+        yield from _unguarded_calls(p.then)
+        yield from _unguarded_calls(p.orelse)
+    elif isinstance(p, A.Replicated):
+        yield from _unguarded_calls(p.body)
+
+
+_ = BOOL

@@ -1,0 +1,173 @@
+"""Types of value expressions: Bool, Int (ranges), enumerations. Errors become diagnostics."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+from fito.lang import ast as A
+from fito.lang.operators import ARITHMETIC, COMPARISONS
+from fito.lang.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite
+
+if TYPE_CHECKING:
+    from fito.lang.resolve import Resolver
+
+BUILTIN_FUNCTIONS = {"min": 2, "max": 2}
+
+
+def infer(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
+    """The type of e in scope, or None after reporting an error."""
+    if isinstance(e, A.IntLit):
+        return INT
+    if isinstance(e, A.BoolLit):
+        return BOOL
+    if isinstance(e, A.Name):
+        return _name(r, e, scope)
+    if isinstance(e, A.Index):
+        return index_type(r, e, scope)
+    if isinstance(e, A.Unary):
+        want = INT if e.op == "-" else BOOL
+        _expect(r, e.operand, scope, want, f"the operand of '{e.op}'")
+        return want
+    if isinstance(e, A.Binary):
+        return _binary(r, e, scope)
+    if isinstance(e, A.IfExpr):
+        _expect(r, e.cond, scope, BOOL, "an if condition")
+        a, b = infer(r, e.then, scope), infer(r, e.orelse, scope)
+        if a is not None and b is not None and a.kind() != b.kind():
+            r.err("T001", f"the branches of this if have different types ({a.kind()} and {b.kind()})",
+                  e.span)
+            return None
+        return _join(a, b)
+    if isinstance(e, A.Quant):
+        dom = r.resolve_type(e.domain)
+        if dom is not None and not is_finite(dom):
+            r.err("T006", f"'{e.kind}' needs a finite domain", e.domain.span)
+            dom = None
+        inner = dict(scope)
+        inner[e.var] = dom or INT
+        _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
+        return BOOL
+    if isinstance(e, A.Call):
+        return _call(r, e, scope)
+    return None
+
+
+def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
+    if a is None or b is None:
+        return a or b
+    if isinstance(a, (IntT, SetT)) or isinstance(b, (IntT, SetT)):
+        return INT if a.kind() == "Int" else a
+    return a if a == b else (INT if a.kind() == "Int" else a)
+
+
+def _expect(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType], want: ValueType,
+            what: str) -> ValueType | None:
+    got = infer(r, e, scope)
+    if got is not None and got.kind() != want.kind():
+        r.err("T001", f"{what} must be {want.kind()}, not {got.kind()}", e.span)
+    return got
+
+
+def _name(r: "Resolver", e: A.Name, scope: Mapping[str, ValueType]) -> ValueType | None:
+    if e.id in scope:
+        return scope[e.id]
+    entry = r.names.get(e.id)
+    if entry is None:
+        r.err("R001", f"'{e.id}' is not defined", e.span)
+        return None
+    kind = entry[0]
+    if kind == "const":
+        got = r.const_value(e.id)
+        return None if got is None else got[0]
+    if kind == "member":
+        return r.members_of(e.id)[0]
+    if kind == "cell":
+        cell = r.cells.get(e.id)
+        if cell is None:
+            return None
+        if cell.indices:
+            r.err("R003", f"'{e.id}' is an array of {len(cell.indices)} dimension(s); "
+                  "index it like " + e.id + "[...]" * len(cell.indices), e.span)
+            return None
+        return cell.type
+    from fito.lang.resolve import kind_word
+
+    r.err("R004", f"'{e.id}' is a {kind_word(kind)}, not a value", e.span)
+    return None
+
+
+def index_type(r: "Resolver", e: A.Index, scope: Mapping[str, ValueType]) -> ValueType | None:
+    """Type of `a[i][j]`: a cell array read with one index per dimension."""
+    indices: list[A.Expr] = []
+    root: A.Expr = e
+    while isinstance(root, A.Index):
+        indices.append(root.index)
+        root = root.base
+    indices.reverse()
+    if not isinstance(root, A.Name):
+        r.err("T001", "only a domain cell array can be indexed", e.span)
+        return None
+    if root.id in scope or r.names.get(root.id, ("",))[0] != "cell":
+        if root.id not in scope and root.id not in r.names:
+            r.err("R001", f"'{root.id}' is not defined", root.span)
+        else:
+            r.err("T001", f"'{root.id}' is not an array cell and cannot be indexed", root.span)
+        return None
+    cell = r.cells.get(root.id)
+    if cell is None:
+        return None
+    if len(indices) != len(cell.indices):
+        r.err("R003", f"'{root.id}' takes {len(cell.indices)} index(es), got {len(indices)}", e.span)
+        return None
+    for idx, want in zip(indices, cell.indices):
+        got = infer(r, idx, scope)
+        if got is not None and got.kind() != want.kind():
+            r.err("T001", f"index of '{root.id}' must be {want.kind()}, not {got.kind()}", idx.span)
+    return cell.type
+
+
+def _binary(r: "Resolver", e: A.Binary, scope: Mapping[str, ValueType]) -> ValueType | None:
+    if e.op in ARITHMETIC:
+        _expect(r, e.left, scope, INT, f"the left operand of '{e.op}'")
+        _expect(r, e.right, scope, INT, f"the right operand of '{e.op}'")
+        return INT
+    if e.op in ("and", "or", "=>"):
+        _expect(r, e.left, scope, BOOL, f"the left operand of '{e.op}'")
+        _expect(r, e.right, scope, BOOL, f"the right operand of '{e.op}'")
+        return BOOL
+    assert e.op in COMPARISONS
+    a, b = infer(r, e.left, scope), infer(r, e.right, scope)
+    if a is None or b is None:
+        return BOOL
+    if e.op in ("==", "!="):
+        if a.kind() != b.kind():
+            r.err("T001", f"'{e.op}' compares {a.kind()} with {b.kind()}", e.span)
+    else:
+        for side, t in ((e.left, a), (e.right, b)):
+            if t.kind() != "Int":
+                what = "enumeration values compare with == and != only" if isinstance(t, EnumT) \
+                    else f"'{e.op}' needs Int operands, not {t.kind()}"
+                r.err("T001", what, side.span)
+    return BOOL
+
+
+def _call(r: "Resolver", e: A.Call, scope: Mapping[str, ValueType]) -> ValueType | None:
+    arity = BUILTIN_FUNCTIONS.get(e.func)
+    if arity is None:
+        entry = r.names.get(e.func)
+        if entry is not None and entry[0] == "process":
+            r.err("T001", f"process '{e.func}' stands where a value is expected", e.span)
+        elif entry is not None and entry[0] == "cell":
+            r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
+        else:
+            r.err("R001", f"unknown function '{e.func}'", e.span, )
+        return None
+    if len(e.args) != arity:
+        r.err("R003", f"'{e.func}' takes {arity} arguments, got {len(e.args)}", e.span)
+        return None
+    for a in e.args:
+        _expect(r, a, scope, INT, f"an argument of '{e.func}'")
+    return INT
+
+
+def is_bool(t: ValueType | None) -> bool:
+    return isinstance(t, BoolT)
