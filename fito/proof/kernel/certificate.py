@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -16,6 +17,8 @@ VERDICTS = ("proved", "refuted")
 FIELDS = ("format", "id", "title", "statement", "model", "method", "verdict", "obligations",
           "producer", "sha256")
 MAX_BYTES = 64 * 1024 * 1024
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_METHOD = re.compile(r"[a-z0-9][a-z0-9_+-]*\Z")
 
 CHECKERS: dict[str, Callable[[dict], None]] = {
     "identity": checks.check_identity,
@@ -29,6 +32,7 @@ CHECKERS: dict[str, Callable[[dict], None]] = {
     "linear_valid": check_linear_valid,
 }
 KINDS = (*CHECKERS, "trusted")
+REFUTING = ("counterexample", "witness", "farkas", "trusted")
 
 
 class Unreadable(Exception):
@@ -68,10 +72,20 @@ def load(path: str) -> dict[str, Any]:
     if len(raw) > MAX_BYTES:
         raise Unreadable(f"larger than {MAX_BYTES} bytes")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
+                          object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Unreadable(f"not JSON: {str(exc).splitlines()[0][:120]}") from None
     return ensure_certificate(data)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {dup!r}")
+    return out
 
 
 def _no_constant(name: str) -> Any:
@@ -102,6 +116,8 @@ def check(cert: dict[str, Any], *, strict: bool = False) -> Result:
 
 
 def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
+    if cert.get("format") != FORMAT:
+        raise KernelError(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
     recorded, computed = cert.get("sha256"), certificate_hash(cert)
     if recorded != computed:
         raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed {computed[:16]}...")
@@ -112,8 +128,14 @@ def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
     for name in ("id", "title", "statement", "model", "method"):
         if not isinstance(cert[name], str) or not cert[name].strip():
             raise KernelError(f"{name} must be a nonempty string")
+    for name, pattern in (("id", _ID), ("method", _METHOD)):
+        if not pattern.match(cert[name]):
+            raise KernelError(f"{name} {cert[name]!r} does not match {pattern.pattern}")
     if cert["verdict"] not in VERDICTS:
         raise KernelError(f"verdict {cert['verdict']!r} is not one of {', '.join(VERDICTS)}")
+    producer = cert["producer"]
+    if not isinstance(producer, dict) or not all(isinstance(v, str) for v in producer.values()):
+        raise KernelError("producer must be an object of version strings")
     obligations = cert["obligations"]
     if not isinstance(obligations, list) or not obligations:
         raise KernelError("a certificate needs at least one obligation")
@@ -122,7 +144,16 @@ def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
         tag = _check_obligation(ob, i, strict)
         if tag and tag not in trusted:
             trusted.append(tag)
+    _check_verdict(cert["verdict"], [ob["kind"] for ob in obligations])
     return tuple(trusted)
+
+
+def _check_verdict(verdict: str, kinds: list[str]) -> None:
+    """A counterexample refutes; a refutation needs an obligation able to show something false."""
+    if verdict == "proved" and "counterexample" in kinds:
+        raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in a proved certificate")
+    if verdict == "refuted" and not set(kinds) & set(REFUTING):
+        raise KernelError(f"a refuted certificate needs a {', '.join(REFUTING[:-1])} or {REFUTING[-1]} obligation")
 
 
 def _check_obligation(ob: Any, index: int, strict: bool) -> str | None:

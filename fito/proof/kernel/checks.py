@@ -226,10 +226,13 @@ def check_enumeration(ob: Obligation) -> None:
 def _domain(x: Any) -> list[tuple[str, Callable, Callable]]:
     if not isinstance(x, list) or not x:
         raise KernelError("domain must be a nonempty list of [symbol, lo, hi]")
-    out = []
+    out, names = [], set()
     for i, item in enumerate(x, 1):
         if not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0]):
             raise KernelError(f"domain entry {i} must be [symbol, lo, hi]")
+        if item[0] in names:
+            raise KernelError(f"domain entry {i} binds {item[0]} twice")
+        names.add(item[0])
         out.append((item[0], compile_expr(parse(item[1])), compile_expr(parse(item[2]))))
     return out
 

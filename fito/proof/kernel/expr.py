@@ -10,7 +10,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-MAX_DEPTH = 400
+MAX_DEPTH = 100
 MAX_POWER_BITS = 4_000_000
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")

@@ -66,7 +66,7 @@ def check_linear_valid(ob: dict) -> None:
     cases = negated_cases(parse(ob["formula"]))
     given = ob["cases"]
     if not isinstance(given, list) or len(given) != len(cases):
-        raise KernelError(f"the negation has {len(cases)} cases, the certificate gives {len(given) if isinstance(given, list) else 'no list of'} multipliers")
+        raise KernelError(f"the negation has {len(cases)} case(s), the certificate gives {len(given) if isinstance(given, list) else 'no list of'} multipliers")
     for i, (case, mults) in enumerate(zip(cases, given), 1):
         if not case:
             raise KernelError(f"case {i} of the negation is true: the formula is not valid")

@@ -1,0 +1,101 @@
+"""Mutation of certificates, one leaf at a time, for testing the kernel (standard library only).
+
+Every leaf of a certificate is changed in turn: numbers (+1), rationals (+1), truth values
+(negated), symbols (renamed), operators (swapped for one of the same arity), text (edited),
+the verdict (flipped) and the hash (one hex digit). A mutant either keeps the recorded hash
+(so the kernel must reject it for its hash) or has it recomputed (so the semantic checks
+decide).
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterator
+
+from fito.proof.kernel.certificate import certificate_hash
+from fito.proof.kernel.expr import ARITY, is_symbol
+
+_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
+SWAP = {"+": "*", "*": "+", "/": "*", "^": "*", "min": "max", "max": "min", "<": "<=",
+        "<=": "<", ">": ">=", ">=": ">", "=": "!=", "!=": "=", "and": "or", "or": "and",
+        "implies": "and", "div": "mod", "mod": "div"}
+_TEXT_FIELDS = ("title", "statement", "model", "method", "note", "tool", "version", "id")
+Path = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    """One mutated certificate: where, what changed, and which obligation (1-based) it touches."""
+
+    path: Path
+    description: str
+    certificate: dict[str, Any]
+    obligation: int | None
+    rehashed: bool
+
+
+def leaves(data: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every (path, value) leaf of a JSON value; lists whose head is an operator yield the head."""
+    if isinstance(data, dict):
+        for k in data:
+            yield from leaves(data[k], path + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from leaves(v, path + (i,))
+    else:
+        yield path, data
+
+
+def mutate_value(path: Path, value: Any, parent: Any) -> Any:
+    """The mutated value of one leaf, or None when the leaf is not mutated."""
+    key = path[-1] if path else None
+    if key == "sha256" and len(path) == 1 and isinstance(value, str) and value:
+        return ("0" if value[0] != "0" else "1") + value[1:]
+    if key == "verdict" and len(path) == 1:
+        return "refuted" if value == "proved" else "proved"
+    if key == "format" and len(path) == 1:
+        return "fito-certificate/2"
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if not isinstance(value, str):
+        return None
+    if key == 0 and isinstance(parent, list) and value in ARITY:
+        return SWAP.get(value)
+    if _RATIONAL.match(value):
+        f = Fraction(value) + 1
+        return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+    if key in _TEXT_FIELDS or (len(path) >= 2 and path[0] == "producer"):
+        return value + " (mutated)"
+    if key == "kind":
+        return value + "_x"
+    if is_symbol(value):
+        return value + "_m"
+    return value + "x"
+
+
+def _get(data: Any, path: Path) -> Any:
+    for p in path:
+        data = data[p]
+    return data
+
+
+def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
+    """Every single-leaf mutant of a certificate (the hash leaf only when not rehashing)."""
+    for path, value in list(leaves(cert)):
+        if rehash and path == ("sha256",):
+            continue
+        parent = _get(cert, path[:-1]) if path else None
+        new = mutate_value(path, value, parent)
+        if new is None or new == value:
+            continue
+        m = copy.deepcopy(cert)
+        _get(m, path[:-1])[path[-1]] = new
+        if rehash:
+            m["sha256"] = certificate_hash(m)
+        index = path[1] + 1 if len(path) > 1 and path[0] == "obligations" else None
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+        yield Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash)

@@ -1,0 +1,328 @@
+"""An independent judge of certificates for the mutation tests: SymPy, Z3 and Python source.
+
+It shares no code with the kernel. `holds(cert)` answers: is what the certificate asserts
+true? (Not: is it a well-formed proof.) The mutation tests require the kernel to accept a
+mutant only if `holds` says its assertions are true.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+import z3
+
+_NUM = re.compile(r"-?\d+(/\d+)?\Z")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+TOP = {"format", "id", "title", "statement", "model", "method", "verdict", "obligations",
+       "producer", "sha256"}
+
+
+class Bad(Exception):
+    """The certificate is malformed in a way the oracle notices."""
+
+
+# ------------------------------------------------------------ Python-source evaluation
+def py_source(e: Any) -> str:
+    """The expression as Python source over Fractions (helpers in `_ENV`)."""
+    if isinstance(e, bool):
+        return repr(e)
+    if isinstance(e, int):
+        return f"F({e})"
+    if isinstance(e, str):
+        if _NUM.match(e):
+            return f"F('{e}')"
+        if _IDENT.match(e):
+            return f"V['{e}']"
+        raise Bad(f"bad leaf {e!r}")
+    if not isinstance(e, list) or not e:
+        raise Bad(f"bad node {e!r}")
+    op, args = e[0], [py_source(a) for a in e[1:]]
+    infix = {"+": "+", "*": "*", "/": "/", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+             "=": "==", "!=": "!=", "and": " and ", "or": " or "}
+    if op in infix and len(args) >= (1 if op in "+*andor" else 2):
+        if op in ("<", "<=", ">", ">=", "=", "!=", "/") and len(args) != 2:
+            raise Bad("arity")
+        return "(" + infix[op].join(f"({a})" for a in args) + ")"
+    calls = {"-": "NEG" if len(args) == 1 else "SUB", "^": "POW", "min": "min", "max": "max",
+             "abs": "abs", "floor": "FLOOR", "mod": "MOD", "div": "DIV", "not": "NOT",
+             "implies": "IMP", "ite": "ITE"}
+    if op not in calls:
+        raise Bad(f"operator {op}")
+    return f"{calls[op]}({', '.join(args)})"
+
+
+def _pow(a: Fraction, b: Fraction) -> Fraction:
+    if b.denominator != 1:
+        raise Bad("fractional exponent")
+    return a ** int(b)
+
+
+_ENV = {"F": Fraction, "NEG": lambda a: -a, "SUB": lambda a, b: a - b, "POW": _pow,
+        "FLOOR": lambda a: Fraction(a.__floor__()), "MOD": lambda a, b: a - b * (a / b).__floor__(),
+        "DIV": lambda a, b: Fraction((a / b).__floor__()), "NOT": lambda a: not a,
+        "IMP": lambda a, b: (not a) or b, "ITE": lambda c, a, b: a if c else b}
+
+
+def evaluator(e: Any):
+    """A function from an assignment dict to the value of e (Fractions and bools)."""
+    code = compile(py_source(e), "<oracle>", "eval")
+    return lambda env: eval(code, _ENV, {"V": env})
+
+
+def symbols_of(e: Any) -> set[str]:
+    if isinstance(e, str) and _IDENT.match(e):
+        return {e}
+    if isinstance(e, list):
+        return set().union(*(symbols_of(a) for a in e[1:])) if e else set()
+    return set()
+
+
+def _exponent_symbols(e: Any) -> set[str]:
+    if isinstance(e, list) and e:
+        out = symbols_of(e[2]) if e[0] == "^" and len(e) == 3 else set()
+        return out.union(*(_exponent_symbols(a) for a in e[1:]))
+    return set()
+
+
+# ------------------------------------------------------------ random-point identity testing
+def _points(names: set[str], naturals: set[str], rng: random.Random, n: int = 12, positive: set[str] = frozenset()):
+    for _ in range(n):
+        yield {v: Fraction(rng.randint(0, 6)) if v in naturals else
+               Fraction(rng.randint(1, 97), rng.randint(1, 13)) if v in positive else
+               Fraction(rng.randint(-97, 97), rng.randint(1, 13)) for v in sorted(names)}
+
+
+def _equal_everywhere(lhs: Any, rhs: Any, nonzero: list, rng: random.Random, fixed: dict | None = None) -> bool:
+    names = symbols_of(lhs) | symbols_of(rhs) | set().union(*(symbols_of(c) for c in nonzero))
+    nat = _exponent_symbols(lhs) | _exponent_symbols(rhs)
+    fl, fr, fc = evaluator(lhs), evaluator(rhs), [evaluator(c) for c in nonzero]
+    tested = 0
+    for env in _points(names - set(fixed or {}), nat, rng, n=40):
+        env.update(fixed or {})
+        try:
+            if any(f(env) == 0 for f in fc):
+                continue
+            a, b = fl(env), fr(env)
+        except ZeroDivisionError:
+            continue
+        tested += 1
+        if a != b:
+            return False
+        if tested >= 12:
+            break
+    return True
+
+
+# ------------------------------------------------------------ per kind
+def _identity(ob: dict, rng) -> bool:
+    return _equal_everywhere(ob["lhs"], ob["rhs"], ob.get("nonzero", []), rng)
+
+
+def _recurrence(ob: dict, rng) -> bool:
+    k, prev, start = ob["var"], ob.get("prev", "prev"), ob["start"]
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise Bad("start")
+    closed, step, init = evaluator(ob["closed"]), evaluator(ob["step"]), evaluator(ob["initial"])
+    conds = [evaluator(c) for c in ob.get("nonzero", [])]
+    names = (symbols_of(ob["closed"]) | symbols_of(ob["step"]) | symbols_of(ob["initial"])) - {k, prev}
+    for env in _points(names, set(), rng, n=6):
+        try:
+            s = init(env)
+            for j in range(start, start + 7):
+                here = {**env, k: Fraction(j)}
+                if any(c(here) == 0 for c in conds):
+                    break
+                if closed(here) != s:
+                    return False
+                s = step({**here, prev: s})
+        except ZeroDivisionError:
+            continue
+    return True
+
+
+def _sum_of_squares(ob: dict, rng) -> bool:
+    target, pos = ob["target"], set(ob.get("positive", []))
+    f, conds = evaluator(target), [evaluator(c) for c in ob.get("nonzero", [])]
+    for env in _points(symbols_of(target), set(), rng, n=60, positive=pos):
+        try:
+            if any(c(env) == 0 for c in conds):
+                continue
+            if f(env) < 0:
+                return False
+        except ZeroDivisionError:
+            continue
+    return True
+
+
+def to_z3(e: Any, env: dict) -> Any:
+    if isinstance(e, bool):
+        return z3.BoolVal(e)
+    if isinstance(e, int):
+        return z3.RealVal(e)
+    if isinstance(e, str):
+        if _NUM.match(e):
+            return z3.RealVal(e)
+        return env.setdefault(e, z3.Real(e))
+    op, a = e[0], [to_z3(x, env) for x in e[1:]]
+    table = {"+": lambda: z3.Sum(*a), "*": lambda: z3.Product(*a),
+             "-": lambda: -a[0] if len(a) == 1 else a[0] - a[1], "/": lambda: a[0] / a[1],
+             "<": lambda: a[0] < a[1], "<=": lambda: a[0] <= a[1], ">": lambda: a[0] > a[1],
+             ">=": lambda: a[0] >= a[1], "=": lambda: a[0] == a[1], "!=": lambda: a[0] != a[1],
+             "and": lambda: z3.And(*a), "or": lambda: z3.Or(*a), "not": lambda: z3.Not(a[0]),
+             "implies": lambda: z3.Implies(a[0], a[1]), "ite": lambda: z3.If(*a)}
+    if op == "^" and isinstance(e[2], int) and e[2] >= 0:
+        return z3.Product(*([a[0]] * e[2])) if e[2] else z3.RealVal(1)
+    if op not in table:
+        raise Bad(f"z3: operator {op}")
+    return table[op]()
+
+
+def _z3_sat(formulas: list) -> bool:
+    s = z3.Solver()
+    s.set("timeout", 20_000)
+    env: dict = {}
+    for f in formulas:
+        s.add(to_z3(f, env))
+    r = s.check()
+    if r == z3.unknown:
+        raise Bad("z3 unknown")
+    return r == z3.sat
+
+
+def _farkas(ob: dict, rng) -> bool:
+    cons = ob["constraints"]
+    if not isinstance(cons, list) or len(ob["multipliers"]) != len(cons):
+        raise Bad("shape")
+    return not _z3_sat(cons)
+
+
+def _linear_valid(ob: dict, rng) -> bool:
+    return not _z3_sat([["not", ob["formula"]]])
+
+
+def _truth(ob: dict) -> bool:
+    env = {k: Fraction(v) if isinstance(v, int) else Fraction(v) for k, v in ob["assignment"].items()}
+    value = evaluator(ob["formula"])(env)
+    if not isinstance(value, bool):
+        raise Bad("not boolean")
+    return value
+
+
+def _enumeration(ob: dict, rng) -> bool:
+    dom = ob["domain"]
+    expr = evaluator(ob.get("expr", True))
+    where = evaluator(ob.get("where", True))
+    vals = []
+
+    def walk(i: int, env: dict) -> None:
+        if i == len(dom):
+            if where(env):
+                vals.append(expr(env))
+            return
+        name, lo, hi = dom[i]
+        a, b = evaluator(lo)(env), evaluator(hi)(env)
+        for v in range(int(a), int(b) + 1):
+            walk(i + 1, {**env, name: Fraction(v)})
+    walk(0, {})
+    agg, want = ob["aggregate"], ob["value"]
+    if agg == "count":
+        return isinstance(want, int) and len(vals) == want
+    if agg in ("all", "any"):
+        return (all(vals) if agg == "all" else any(vals)) is want
+    if agg == "set":
+        return sorted(set(vals)) == sorted({Fraction(v) for v in want})
+    if agg == "sum":
+        return sum(vals, Fraction(0)) == Fraction(want)
+    if not vals:
+        return want is None
+    return (min(vals) if agg == "min" else max(vals)) == Fraction(want)
+
+
+def to_sympy(e: Any) -> Any:
+    if isinstance(e, bool):
+        return sp.true if e else sp.false
+    if isinstance(e, int):
+        return sp.Integer(e)
+    if isinstance(e, str):
+        return sp.Rational(e) if _NUM.match(e) else sp.Symbol(e)
+    op, a = e[0], [to_sympy(x) for x in e[1:]]
+    if op == "+":
+        return sp.Add(*a)
+    if op == "*":
+        return sp.Mul(*a)
+    if op == "-":
+        return -a[0] if len(a) == 1 else a[0] - a[1]
+    if op == "/":
+        return a[0] / a[1]
+    if op == "^":
+        return a[0] ** a[1]
+    raise Bad(f"sympy: operator {op}")
+
+
+def _matrix(ob: dict, rng) -> bool:
+    m = sp.Matrix([[to_sympy(x) for x in row] for row in ob["matrix"]])
+    t = sp.Dummy("t")
+    checks = []
+    if "equals" in ob:
+        checks.append(sp.Matrix([[to_sympy(x) for x in r] for r in ob["equals"]]) - m)
+    if "product" in ob:
+        prod = sp.eye(m.rows) if False else None
+        for f in ob["product"]:
+            fm = sp.Matrix([[to_sympy(x) for x in r] for r in f])
+            prod = fm if prod is None else prod * fm
+        checks.append(prod - m)
+    if "det" in ob:
+        checks.append(sp.Matrix([[m.det() - to_sympy(ob["det"])]]))
+    if "charpoly" in ob:
+        v = sp.Symbol(ob["charpoly"]["var"])
+        checks.append(sp.Matrix([[(v * sp.eye(m.rows) - m).det() - to_sympy(ob["charpoly"]["poly"])]]))
+    if "eigenvalues" in ob:
+        eig = [to_sympy(x) for x in ob["eigenvalues"]]
+        if len(eig) != m.rows:
+            return False
+        checks.append(sp.Matrix([[(t * sp.eye(m.rows) - m).det() - sp.Mul(*[t - e for e in eig])]]))
+    for c in checks:
+        if any(sp.simplify(sp.cancel(x)) != 0 for x in c):
+            return False
+    if "count" in ob:
+        cnt = ob["count"]
+        where = evaluator(cnt["where"])
+        got = sum(1 for e in ob["eigenvalues"] if where({cnt["bind"]: evaluator(e)({})}))
+        if got != cnt["value"]:
+            return False
+    return True
+
+
+KINDS = {"identity": _identity, "recurrence": _recurrence, "sum_of_squares": _sum_of_squares,
+         "farkas": _farkas, "linear_valid": _linear_valid,
+         "witness": lambda ob, rng: _truth(ob) is True,
+         "counterexample": lambda ob, rng: _truth(ob) is False,
+         "enumeration": _enumeration, "matrix": _matrix, "trusted": lambda ob, rng: True}
+
+
+def holds(cert: dict) -> bool:
+    """True when the certificate is well formed and everything it asserts is true."""
+    try:
+        if set(cert) != TOP or cert["format"] != "fito-certificate/1":
+            return False
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", cert["id"]) or \
+                not re.fullmatch(r"[a-z0-9][a-z0-9_+-]*", cert["method"]):
+            return False
+        kinds = [ob["kind"] for ob in cert["obligations"]]
+        if cert["verdict"] not in ("proved", "refuted") or not kinds:
+            return False
+        if cert["verdict"] == "proved" and "counterexample" in kinds:
+            return False
+        if cert["verdict"] == "refuted" and not {"counterexample", "witness", "farkas", "trusted"} & set(kinds):
+            return False
+        rng = random.Random(1)
+        return all(KINDS[ob["kind"]](ob, rng) for ob in cert["obligations"])
+    except (Bad, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError):
+        return False
+
+
+_ = itertools
