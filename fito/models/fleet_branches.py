@@ -1,0 +1,152 @@
+"""Enumerating every branch of a small fleet: a depth-first search over event orders.
+
+From each combination of section modes (job 0 has just fired; jobs 1..N-1 compute or
+write), the search tries every job as the next to complete its phase. A child's region
+adds "no job has overshot" (every remaining amount >= 0 after the step); it is kept when
+its interior is non-empty (a witness) and pruned otherwise (a Farkas certificate for
+numeric settings, Z3's unsat for symbolic ones). A leaf is reached when job 0 has fired
+`cycles` more times. Ties (regions without interior) have measure zero and are skipped:
+the closures of the full-dimensional leaves cover the section.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+from fito.models.fleet_linear import Constraint, Form
+from fito.models.fleet_solve import SAT, UNSAT, RegionSolver, Verdict
+from fito.models.returnmap import COMPUTE, END, FIRE, WRITE, Branch, Event, Setting, Stepper
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A feasible event sequence with its region, its firing times and a witness."""
+
+    modes: tuple[str, ...]
+    events: tuple[Event, ...]
+    constraints: tuple[Constraint, ...]
+    fires: tuple[tuple[int, Form], ...]
+    end_modes: tuple[str, ...]
+    end_state: tuple[Form, ...]
+    verdict: Verdict
+
+    def branch(self, name: str = "enumerated") -> Branch:
+        return Branch(name, self.modes, self.events)
+
+    def cycles(self) -> list[list[tuple[int, Form]]]:
+        """The firings split at each firing of job 0 (the last cycle ends with it)."""
+        out: list[list[tuple[int, Form]]] = [[]]
+        for job, t in self.fires:
+            out[-1].append((job, t))
+            if job == 0:
+                out.append([])
+        return out[:-1]
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """An event prefix whose region has no interior, with the evidence."""
+
+    modes: tuple[str, ...]
+    events: tuple[Event, ...]
+    constraints: tuple[Constraint, ...]
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Enumeration:
+    setting: Setting
+    cycles: int
+    leaves: tuple[Leaf, ...]
+    pruned: tuple[Pruned, ...]
+    unknown: int
+    nodes: int
+
+    @property
+    def complete(self) -> bool:
+        return self.unknown == 0
+
+
+def enumerate_branches(setting: Setting, cycles: int = 1, max_events: int | None = None,
+                       timeout_ms: int = 30000) -> Enumeration:
+    """Every full-dimensional event order over `cycles` cycles of job 0."""
+    n = setting.jobs
+    limit = max_events if max_events is not None else 3 * n * cycles + 2
+    solver = RegionSolver(setting, n - 1, timeout_ms)
+    leaves: list[Leaf] = []
+    pruned: list[Pruned] = []
+    counters = {"unknown": 0, "nodes": 0}
+    for rest in itertools.product((COMPUTE, WRITE), repeat=n - 1):
+        modes = (WRITE,) + rest
+        st = Stepper(setting, modes)
+        _search(st, modes, (), 0, cycles, limit, solver, leaves, pruned, counters)
+    return Enumeration(setting, cycles, tuple(leaves), tuple(pruned), counters["unknown"],
+                       counters["nodes"])
+
+
+def _search(st: Stepper, modes: tuple[str, ...], events: tuple[Event, ...], fired: int,
+            cycles: int, limit: int, solver: RegionSolver, leaves: list, pruned: list,
+            counters: dict) -> None:
+    if len(events) >= limit:
+        counters["unknown"] += 1
+        return
+    for k in range(st.setting.jobs):
+        child = _child(st, k)
+        event = Event(k, FIRE if st.mode[k] == COMPUTE else END)
+        seq = events + (event,)
+        counters["nodes"] += 1
+        verdict = solver.check(child.constraints)
+        if verdict.status == UNSAT:
+            pruned.append(Pruned(modes, seq, tuple(child.constraints), verdict))
+            continue
+        if verdict.status != SAT:
+            counters["unknown"] += 1
+            continue
+        done = fired + (event == Event(0, FIRE))
+        if done == cycles:
+            leaves.append(Leaf(modes, seq, tuple(child.constraints), tuple(child.fires),
+                               tuple(child.mode),
+                               tuple(child.remaining(j) for j in range(1, st.setting.jobs)),
+                               verdict))
+        else:
+            _search(child, modes, seq, done, cycles, limit, solver, leaves, pruned, counters)
+
+
+def _child(st: Stepper, k: int) -> Stepper:
+    child = copy.copy(st)
+    child.mode, child.key = list(st.mode), list(st.key)
+    child.progress, child.count = dict(st.progress), dict(st.count)
+    child.fires, child.constraints = list(st.fires), list(st.constraints)
+    child.step(k)
+    for j in range(st.setting.jobs):
+        if j != k:
+            child.require(j, f"after {'fire' if child.mode[k] == WRITE else 'end'}{k}: "
+                             f"job {j} has not overshot")
+    return child
+
+
+# ---------------------------------------------------------------------------- properties
+def firing_orders(leaf: Leaf) -> list[tuple[int, ...]]:
+    """The order in which jobs 1..N-1 fire in each cycle of the leaf."""
+    return [tuple(j for j, _ in cyc if j != 0) for cyc in leaf.cycles()]
+
+
+def gap_differences(leaf: Leaf, K) -> list[Form]:
+    """For a two-cycle leaf: (t_j in cycle 2 - T_1) - (t_j in cycle 1), per job j >= 1."""
+    from fito.models.fleet_linear import f_sub
+
+    first, second = leaf.cycles()[:2]
+    section = first[-1][1]
+    t1 = {j: t for j, t in first if j != 0}
+    t2 = {j: f_sub(t, section, K) for j, t in second if j != 0}
+    return [f_sub(t2[j], t1[j], K) for j in sorted(t1) if j in t2]
+
+
+def witness_fraction(verdict: Verdict) -> tuple[Fraction, ...]:
+    return verdict.point or ()
+
+
+__all__ = ["Leaf", "Pruned", "Enumeration", "enumerate_branches", "firing_orders",
+           "gap_differences"]

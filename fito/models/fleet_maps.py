@@ -1,0 +1,158 @@
+"""Linear algebra of derived return maps: the gap map M = T F T^-1, its spectrum, its region."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+from fito.models.fleet_linear import CONST, Form, f_add, f_const, f_row, f_scale
+from fito.models.returnmap import Derivation
+
+
+@dataclass(frozen=True)
+class GapMap:
+    """a = T x + c on the section; a' = M a + d (exact entries in the derivation's field)."""
+
+    derivation: Derivation
+    T: tuple[tuple, ...]
+    c: tuple
+    M: tuple[tuple, ...]
+    d: tuple
+    x_of_a: tuple[Form, ...]  # x_j as forms in the gaps a (T^-1 (a - c))
+
+    @property
+    def K(self) -> Any:
+        return self.derivation.K
+
+    @property
+    def is_linear(self) -> bool:
+        return all(not v for v in self.d)
+
+    def is_diagonal(self) -> bool:
+        return all(not self.M[i][j] for i in range(len(self.M)) for j in range(len(self.M))
+                   if i != j)
+
+    def is_triangular(self) -> bool:
+        m = len(self.M)
+        lower = all(not self.M[i][j] for i in range(m) for j in range(i + 1, m))
+        upper = all(not self.M[i][j] for i in range(m) for j in range(i))
+        return lower or upper
+
+
+def _dm(rows: Sequence[Sequence[Any]], K: Any):
+    from sympy.polys.matrices import DomainMatrix
+
+    m = len(rows)
+    return DomainMatrix([list(r) for r in rows], (m, len(rows[0]) if m else 0), K)
+
+
+def _rows(matrix: Any) -> tuple[tuple, ...]:
+    return tuple(tuple(r) for r in matrix.to_list())
+
+
+def gap_map(der: Derivation) -> GapMap | None:
+    """The gap map of a return-map branch, or None when the gaps do not chart the section."""
+    forms = der.gap_forms()
+    if forms is None or not der.is_return_map:
+        return None
+    K, m = der.K, der.m
+    rows = [f_row(a, m, K) for a in forms]
+    T = _dm([r for r, _ in rows], K)
+    c = [k for _, k in rows]
+    if not T.det():
+        return None
+    Tinv = T.inv()
+    F_rows, e = der.state_matrix()
+    F = _dm(F_rows, K)
+    M = T.matmul(F).matmul(Tinv)
+    # a' = T (F x + e) + c with x = Tinv (a - c):  d = T e + c - M c
+    Te = _apply(T, e, K)
+    Mc = _apply(M, c, K)
+    d = tuple(te + ci - mc for te, ci, mc in zip(Te, c, Mc))
+    Tinv_rows = _rows(Tinv)
+    x_of_a = tuple(_affine_row(Tinv_rows[i], c, K) for i in range(m))
+    return GapMap(der, _rows(T), tuple(c), _rows(M), d, x_of_a)
+
+
+def _apply(A: Any, v: Sequence[Any], K: Any) -> list:
+    rows = _rows(A)
+    return [sum((a * b for a, b in zip(row, v)), K.zero) for row in rows]
+
+
+def _affine_row(row: Sequence[Any], c: Sequence[Any], K: Any) -> Form:
+    """sum_j row_j (a_j - c_j) as a form in a."""
+    out: Form = {}
+    for j, r in enumerate(row):
+        if r:
+            out = f_add(out, {j: r}, K)
+            out = f_add(out, f_const(-r * c[j]), K)
+    return out
+
+
+def region_in_gaps(gm: GapMap) -> tuple[Form, ...]:
+    """The derivation's constraints with x replaced by T^-1 (a - c)."""
+    K = gm.K
+    out = []
+    for con in gm.derivation.constraints:
+        form = f_const(con.form.get(CONST, K.zero))
+        for i, coef in con.form.items():
+            if i != CONST:
+                form = f_add(form, f_scale(gm.x_of_a[i], coef, K), K)
+        out.append(form)
+    return tuple(out)
+
+
+def determinant(rows: Sequence[Sequence[Any]], K: Any) -> Any:
+    """det of a square matrix over K, as a SymPy expression."""
+    if not rows:
+        return K.to_sympy(K.one)
+    return K.to_sympy(_dm(rows, K).det())
+
+
+def eigenvalues(gm: GapMap) -> tuple[Any, ...]:
+    """The eigenvalues of M (with multiplicity) as exact SymPy expressions where possible."""
+    import sympy
+
+    K, M = gm.K, gm.M
+    if gm.is_triangular():
+        return tuple(sympy.factor(K.to_sympy(M[i][i])) for i in range(len(M)))
+    lam = sympy.Symbol("lambda")
+    coeffs = _dm(M, K).charpoly()
+    poly = sympy.Poly([K.to_sympy(c) for c in coeffs], lam)
+    out: list = []
+    for factor, mult in sympy.factor_list(poly)[1]:
+        roots = sympy.roots(factor, lam) if factor.degree() <= 2 or not gm.derivation.setting.symbols else {}
+        if sum(roots.values()) != factor.degree():
+            roots = {r: 1 for r in factor.nroots()} if not gm.derivation.setting.symbols else {}
+        if not roots:
+            raise ValueError("the characteristic polynomial has no closed-form roots")
+        for r, k in roots.items():
+            out += [r] * (k * mult)
+    return tuple(out)
+
+
+def expanding_directions(values: Sequence[Any]) -> int | None:
+    """How many eigenvalues have modulus > 1 (None if some modulus is symbolic)."""
+    count = 0
+    for v in values:
+        if not v.is_number:
+            return None
+        modulus = abs(complex(v)) if not v.is_Rational else abs(Fraction(str(v)))
+        if v.is_Rational:
+            count += modulus > 1
+        elif modulus > 1 + 1e-12:
+            count += 1
+    return count
+
+
+def to_fraction_matrix(rows: Sequence[Sequence[Any]], K: Any) -> list[list[Fraction]]:
+    """A QQ matrix as Fractions."""
+    return [[Fraction(int(K.numer(v)), int(K.denom(v))) for v in row] for row in rows]
+
+
+def gap_values(gm: GapMap, point: Sequence[Fraction]) -> tuple[Fraction, ...]:
+    """The gaps a = T x + c at an exact section state x (numeric setting)."""
+    K = gm.K
+    T = to_fraction_matrix(gm.T, K)
+    c = [Fraction(int(K.numer(v)), int(K.denom(v))) for v in gm.c]
+    return tuple(sum(t * x for t, x in zip(row, point)) + ci for row, ci in zip(T, c))
