@@ -67,6 +67,11 @@ _TABLE = (
     ("M002", "division-by-zero", "division or modulo by zero (model error)"),
     ("M003", "limit-reached", "a --max-states or --timeout limit was reached before a verdict"),
     ("M004", "graph-too-large", "the state graph is larger than the export limit"),
+    ("M005", "assertion-fails", "an assertion fails (SARIF result carrying the counterexample)"),
+    ("M006", "assertion-unknown", "an assertion has no verdict (a limit, or the spec has errors)"),
+    ("M007", "index-out-of-range", "an array index outside the array's index type (model error)"),
+    ("M008", "conflicting-writes", "two synchronising processes write one cell differently (model error)"),
+    ("P007", "reserved-word", "a reserved word used as a name"),
     # proof kernel
     ("K001", "certificate-rejected", "the kernel rejected a certificate"),
     ("K002", "certificate-unreadable", "a certificate could not be read"),

@@ -1,0 +1,49 @@
+"""Verdicts of assertions: what the model checker reports and the printers show."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fito.diagnostics import Span
+
+HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelError:
+    """A value out of its declared range, a division by zero, ...: a failure with a trace."""
+
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of one assertion."""
+
+    text: str            # the assertion as written (canonical form)
+    line: int
+    verdict: str         # holds | fails | unknown
+    states: int = 0
+    transitions: int = 0
+    seconds: float = 0.0
+    trace: tuple[str, ...] = ()
+    reason: str | None = None      # why unknown, or what failed
+    error: ModelError | None = None
+    limit_hit: bool = False        # unknown because --max-states or --timeout was reached
+    depth: int = 0
+    engine: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "text": self.text, "line": self.line, "verdict": self.verdict,
+            "states": self.states, "transitions": self.transitions,
+            "seconds": round(self.seconds, 6), "trace": list(self.trace),
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.error is not None:
+            out["error"] = {"message": self.error.message, "line": self.error.span.line,
+                            "column": self.error.span.column}
+        if self.engine:
+            out["engine"] = self.engine
+        return out

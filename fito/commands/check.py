@@ -1,0 +1,86 @@
+"""`fito check`: parse, type-check and model-check specs."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "parse, type-check and model-check .fito specs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument("--max-states", type=_positive_int, default=None, metavar="N",
+                   help="give up (verdict unknown, exit 3) after N states per assertion")
+    p.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                   help="give up (verdict unknown, exit 3) after this many seconds per assertion")
+    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+                   help="refuse files larger than N bytes (default 8 MiB)")
+    p.add_argument("--expect", action="store_true",
+                   help="compare the results with the `-- expect:` comments of each file; "
+                        "exit 0 when all match")
+    p.add_argument("--engine", choices=("auto", "scalar", "vector"), default="auto",
+                   help="state-space explorer (default: auto)")
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from fito.deep import run_deep
+    from fito.driver import CheckOptions, check_path, exit_status
+    from fito.source import DEFAULT_MAX_BYTES
+
+    options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
+                           max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
+                           progress=not args.no_progress and sys.stderr.isatty(),
+                           engine=args.engine)
+    reports = [run_deep(check_path, path, options) for path in args.files]
+    if args.expect:
+        return _expect(reports)
+    from fito.report import render_json_report, render_sarif_report, render_text_report
+
+    if args.format == "json":
+        print(render_json_report(reports))
+    elif args.format == "sarif":
+        print(render_sarif_report(reports))
+    else:
+        text = render_text_report(reports)
+        if text:
+            print(text)
+    return exit_status(reports)
+
+
+def _expect(reports: list) -> int:
+    from fito.expect import compare
+
+    failed = 0
+    for r in reports:
+        problems = compare(r)
+        for p in problems:
+            where = f"{r.path}:{p.line}" if p.line else r.path
+            print(f"{where}: {p.message}")
+        if problems:
+            failed += 1
+        else:
+            print(f"{r.path}: ok ({len(r.verdicts)} assertion(s), {len(r.diagnostics)} diagnostic(s) as expected)")
+    print(f"{len(reports) - failed} passed, {failed} failed")
+    return 1 if failed else 0

@@ -1,0 +1,113 @@
+"""One spec file from text to verdicts: read, parse, resolve, type-check, model-check.
+
+Each stage is a pure function of the one before; this module only sequences them and
+decides the exit status (LANGUAGE.md): 0 all hold, 1 a failure or an error, 2 unreadable or
+unparsable, 3 a limit was hit before a verdict.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fito.check.result import FAILS, UNKNOWN, Verdict
+from fito.diagnostics import Diagnostic, error, sort_key
+from fito.source import DEFAULT_MAX_BYTES, Source, read_source
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    max_states: int | None = None
+    timeout: float | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    model_check: bool = True
+    type_check: bool = True
+    progress: bool = False
+    engine: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    path: str
+    text: str | None
+    diagnostics: tuple[Diagnostic, ...]
+    verdicts: tuple[Verdict, ...] = ()
+    unreadable: bool = False  # could not be read or parsed
+
+    @property
+    def status(self) -> int:
+        if self.unreadable:
+            return EXIT_INPUT
+        if any(d.is_error for d in self.diagnostics) or any(v.verdict == FAILS for v in self.verdicts):
+            return EXIT_FAIL
+        if any(v.verdict == UNKNOWN for v in self.verdicts):
+            return EXIT_LIMIT
+        return EXIT_OK
+
+
+@dataclass(slots=True)
+class _Stages:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def check_path(path: str, options: CheckOptions) -> FileReport:
+    """Read and check one file."""
+    src = read_source(path, options.max_bytes)
+    if isinstance(src, Diagnostic):
+        return FileReport(path, None, (src,), unreadable=True)
+    return check_source(src, options)
+
+
+def check_source(src: Source, options: CheckOptions) -> FileReport:
+    """Parse, resolve, type-check and (optionally) model-check one source text."""
+    from fito.lang.parser import parse
+    from fito.lang.resolve import resolve
+
+    parsed = parse(src.text)
+    if parsed.spec is None:
+        return FileReport(src.path, src.text, parsed.diagnostics, unreadable=True)
+    if not parsed.spec.decls:
+        diag = error("C006", "the file holds no declarations")
+        return FileReport(src.path, src.text, (diag,), unreadable=True)
+    model, resolve_diags = resolve(parsed.spec)
+    diags = list(parsed.diagnostics) + list(resolve_diags)
+    if options.type_check:
+        diags.extend(_type_check(model))
+    verdicts: tuple[Verdict, ...] = ()
+    if options.model_check:
+        blocked = any(d.is_error and not d.code.startswith("FITO") for d in diags)
+        verdicts = _model_check(model, options, blocked)
+    diags.sort(key=sort_key)
+    return FileReport(src.path, src.text, tuple(diags), verdicts)
+
+
+def _type_check(model: object) -> list[Diagnostic]:
+    try:
+        from fito.types import check_pipelines  # the FITO type checker (issue #4)
+    except ImportError:
+        return []
+    return list(check_pipelines(model))
+
+
+def _model_check(model: object, options: CheckOptions, blocked: bool) -> tuple[Verdict, ...]:
+    from fito.lang.printer import print_assertion
+
+    assertions = getattr(model, "assertions")
+    if blocked:
+        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN,
+                             reason="not checked: the spec has errors") for a in assertions)
+    try:
+        from fito.check.api import check_assertions
+    except ImportError:
+        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN,
+                             reason="the model checker is not available") for a in assertions)
+    return tuple(check_assertions(model, options))
+
+
+def exit_status(reports: list[FileReport]) -> int:
+    """2 beats 1 beats 3 beats 0."""
+    statuses = {r.status for r in reports}
+    for s in (EXIT_INPUT, EXIT_FAIL, EXIT_LIMIT):
+        if s in statuses:
+            return s
+    return EXIT_OK
