@@ -1,0 +1,257 @@
+"""Paper A, claims 1 and 2: the epoch lattice E^k, the crash window {e-1, e}^k, and P(atomic).
+
+Every closed form, ratio and probability below comes out of `fito.models.lattice` or
+`fito.models.atomicity` (SymPy derivations from the definitions); the certificates make the
+kernel re-check them: recurrences (induction over k or n), identities, sums of squares,
+Farkas refutations of the lattice laws on a chain, and enumerations for k <= 6. What the
+kernel cannot re-check (integrals, derivatives, limits, Gamma functions) is a visible
+`trusted: sympy` obligation.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+
+import sympy as sp
+
+from fito.models import atomicity as at
+from fito.models import lattice as lat
+from fito.proof import (claim, conjunction, enumeration, identity, prove_linear, proved,
+                        recurrence, register, to_expr, Claim)
+
+K_MAX, N_MAX = 6, 3
+prev = sp.Symbol("prev")
+
+
+@functools.cache
+def forms() -> lat.ClosedForms:
+    """The closed forms, derived once per process."""
+    return lat.closed_forms()
+
+
+def _box(k: int, n: int, name: str = "x") -> list[tuple[sp.Symbol, int, int]]:
+    return [(sp.Symbol(f"{name}{i}"), 0, n) for i in range(1, k + 1)]
+
+
+def _all_equal(xs: list[sp.Symbol]) -> sp.Basic:
+    return sp.And(*(sp.Eq(x, xs[0]) for x in xs[1:])) if len(xs) > 1 else sp.true
+
+
+def _counted(closed: sp.Expr, where_of, k_range=range(1, K_MAX + 1), n_range=range(0, N_MAX + 1)):
+    """One enumeration obligation per (k, n): the kernel counts the box and compares with closed."""
+    f = forms()
+    out = []
+    for k, n in itertools.product(k_range, n_range):
+        box = _box(k, n)
+        value = closed.subs({f.k: k, f.n: n})
+        where = where_of([x for x, _, _ in box])
+        out.append(enumeration(box, "count", value, where=None if where is sp.true else where,
+                               note=f"k = {k}, n = {n}"))
+    return out
+
+
+# ---------------------------------------------------------------- sizes
+@claim(id="lattice.epoch-count", title="|E| = n + 1", method="sympy+induction",
+       model="E = {0, ..., n}, n a natural number")
+def epoch_count():
+    """|{0..n}| = n + 1 for every natural n: |{0}| = 1 and E(n+1) = E(n) plus the one epoch n+1."""
+    f = forms()
+    return proved(recurrence(f.n, 0, initial=1, step=prev + 1, closed=f.epoch_count, prev=prev))
+
+
+@claim(id="lattice.size", title="|L| = (n+1)^k", method="sympy+induction+enumeration",
+       model="L = E^k with E = {0..n}, k domains")
+def lattice_size():
+    """|E^k| = (n+1)^k for all natural k, n: E^0 has one element and E^(k+1) = E^k x E.
+    Checked by counting E^k for k = 1..6, n = 0..3."""
+    f = forms()
+    step = prev * f.epoch_count  # |E^(k+1)| = |E^k| * |E|
+    return proved(recurrence(f.k, 0, initial=1, step=step, closed=f.size, prev=prev),
+                  *_counted(f.size, lambda xs: sp.true))
+
+
+@claim(id="lattice.diagonal", title="|diagonal| = n + 1", method="sympy+induction+enumeration",
+       model="consistent durable vectors (e, ..., e) of E^k, k >= 1")
+def diagonal_size():
+    """The consistent vectors of E^k number n + 1 for every k >= 1: each consistent vector of
+    length k extends in exactly one way to a consistent vector of length k + 1. Checked by
+    counting for k = 1..6, n = 0..3."""
+    f = forms()
+    base = f.epoch_count  # k = 1: every epoch is a consistent vector of length 1
+    return proved(recurrence(f.k, 1, initial=base, step=prev, closed=f.consistent, prev=prev),
+                  *_counted(f.consistent, _all_equal))
+
+
+@claim(id="lattice.mixed-fraction", title="mixed fraction 1 - (n+1)^(1-k)",
+       method="sympy+induction+enumeration", model="mixed (non-diagonal) vectors of E^k, k >= 1")
+def mixed_fraction():
+    """M(k) = (n+1)^k - (n+1) vectors of E^k are mixed (M(1) = 0; a mixed vector stays mixed
+    whatever epoch is appended, a consistent one becomes mixed with the n other epochs), so
+    the mixed fraction is M(k)/(n+1)^k = 1 - (n+1)^(1-k). Checked by counting for k <= 6."""
+    f = forms()
+    mixed = f.size - f.consistent
+    step = prev * f.epoch_count + f.consistent * (f.epoch_count - 1)
+    # The kernel takes exponents a*k + c with a >= 1: write (n+1)^(1-k) as (n+1) / (n+1)^k.
+    power = sp.Symbol("POWER")
+    fraction = _replace_json(to_expr(f.mixed_fraction.subs((f.n + 1) ** (1 - f.k), power)),
+                             "POWER", to_expr(["/", to_expr(f.n + 1), ["^", to_expr(f.n + 1), "k"]]))
+    return proved(
+        recurrence(f.k, 1, initial=0, step=step, closed=mixed, prev=prev),
+        identity(["/", to_expr(mixed), to_expr(f.size)], fraction, nonzero=[f.n + 1],
+                 note="(n+1)^(1-k) is written (n+1)/(n+1)^k"),
+        *_counted(mixed, lambda xs: sp.Not(_all_equal(xs))))
+
+
+def _replace_json(expr, name: str, by):
+    """The JSON expression with the symbol `name` replaced by `by`."""
+    if expr == name:
+        return by
+    if isinstance(expr, list):
+        return [_replace_json(e, name, by) for e in expr]
+    return expr
+
+
+# ---------------------------------------------------------------- order and laws
+def _flatten(term, defs: list) -> sp.Symbol:
+    """A min/max term as a fresh variable, its definition appended to defs (linear, with cases)."""
+    if isinstance(term, sp.Symbol):
+        return term
+    op, left, right = term
+    a, b = _flatten(left, defs), _flatten(right, defs)
+    z = sp.Symbol(f"z{len(defs)}")
+    bound = (sp.And(z <= a, z <= b) if op == "min" else sp.And(z >= a, z >= b))
+    defs.append(sp.And(bound, sp.Or(sp.Eq(z, a), sp.Eq(z, b))))
+    return z
+
+
+def _chain_law(lhs, rhs) -> sp.Basic:
+    """'lhs = rhs for all reals' with min/max replaced by defined variables: a linear formula."""
+    defs: list = []
+    left, right = _flatten(lhs, defs), _flatten(rhs, defs)
+    return sp.Implies(sp.And(*defs), sp.Eq(left, right))
+
+
+def _evaluate(term, env):
+    if isinstance(term, sp.Symbol):
+        return env[term]
+    op, left, right = term
+    return (sp.Min if op == "min" else sp.Max)(_evaluate(left, env), _evaluate(right, env))
+
+
+def _law_on_lattice(lhs, rhs, names, k: int, n: int):
+    """Enumeration: the law holds componentwise for every tuple of vectors of E^k."""
+    coords = {v: [sp.Symbol(f"{v.name}{i}") for i in range(1, k + 1)] for v in names}
+    box = [(c, 0, n) for v in names for c in coords[v]]
+    expr = sp.And(*(sp.Eq(_evaluate(lhs, {v: coords[v][i] for v in names}),
+                          _evaluate(rhs, {v: coords[v][i] for v in names})) for i in range(k)))
+    return enumeration(box, "all", True, expr=expr, note=f"E^{k}, n = {n}")
+
+
+a, b, c = sp.symbols("a b c")
+LAWS = {
+    "meet-commutative": (("min", a, b), ("min", b, a)),
+    "join-commutative": (("max", a, b), ("max", b, a)),
+    "meet-associative": (("min", a, ("min", b, c)), ("min", ("min", a, b), c)),
+    "join-associative": (("max", a, ("max", b, c)), ("max", ("max", a, b), c)),
+    "meet-idempotent": (("min", a, a), a),
+    "join-idempotent": (("max", a, a), a),
+    "absorption-meet": (("min", a, ("max", a, b)), a),
+    "absorption-join": (("max", a, ("min", a, b)), a),
+    "distributive-meet": (("min", a, ("max", b, c)), ("max", ("min", a, b), ("min", a, c))),
+    "distributive-join": (("max", a, ("min", b, c)), ("min", ("max", a, b), ("max", a, c))),
+}
+
+
+def _law_claim(name: str, lhs, rhs) -> None:
+    names = sorted({s for s in (a, b, c) if s in _symbols_of(lhs) | _symbols_of(rhs)}, key=str)
+
+    def run():
+        sizes = [(2, 2), (3, 1)] if len(names) == 3 else [(2, 3), (3, 2)]
+        return conjunction(prove_linear(_chain_law(lhs, rhs)),
+                           proved(*(_law_on_lattice(lhs, rhs, names, k, n) for k, n in sizes)))
+    register(Claim(f"lattice.law.{name}", f"lattice law: {name}",
+                   f"{_show(lhs)} = {_show(rhs)} in E^k, componentwise: it holds on every chain "
+                   "of reals (each min/max is a defined variable; Farkas refutation of every "
+                   "case of the negation), hence in every product of chains; also enumerated on "
+                   "small E^k.", "L = E^k with meet = componentwise min, join = componentwise max",
+                   "farkas+enumeration", run))
+
+
+def _symbols_of(term) -> set:
+    return {term} if isinstance(term, sp.Symbol) else _symbols_of(term[1]) | _symbols_of(term[2])
+
+
+def _show(term) -> str:
+    if isinstance(term, sp.Symbol):
+        return term.name
+    op, left, right = term
+    return f"{'meet' if op == 'min' else 'join'}({_show(left)}, {_show(right)})"
+
+
+for _name, (_lhs, _rhs) in LAWS.items():
+    _law_claim(_name, _lhs, _rhs)
+
+
+@claim(id="lattice.meet-is-glb", title="meet = componentwise min is the greatest lower bound",
+       method="farkas+enumeration", model="L = E^k with the product order")
+def meet_is_glb():
+    """For all x, y, z of E^k: z <= x and z <= y iff z <= meet(x, y), with meet the
+    componentwise min; and join = componentwise max is the least upper bound (dually).
+    Per coordinate on every chain of reals by Farkas cases; enumerated on E^2 (n = 3), E^3 (n = 2)."""
+    z, m = sp.symbols("z m")
+    is_min = sp.And(m <= a, m <= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
+    is_max = sp.And(m >= a, m >= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
+    glb = sp.Implies(is_min, sp.And(sp.Implies(sp.And(z <= a, z <= b), z <= m),
+                                    sp.Implies(z <= m, sp.And(z <= a, z <= b))))
+    lub = sp.Implies(is_max, sp.And(sp.Implies(sp.And(z >= a, z >= b), z >= m),
+                                    sp.Implies(z >= m, sp.And(z >= a, z >= b))))
+    return conjunction(prove_linear(glb), prove_linear(lub),
+                       proved(*(_order_enumeration(k, n) for k, n in ((2, 3), (3, 2)))))
+
+
+def _order_enumeration(k: int, n: int):
+    xs, ys, zs = (_box(k, n, v) for v in "xyz")
+    le = lambda u, w: sp.And(*(p[0] <= q[0] for p, q in zip(u, w)))  # noqa: E731
+    meet = [(sp.Min(p[0], q[0]),) for p, q in zip(xs, ys)]
+    join = [(sp.Max(p[0], q[0]),) for p, q in zip(xs, ys)]
+    glb = sp.Equivalent(sp.And(le(zs, xs), le(zs, ys)), le(zs, meet))
+    lub = sp.Equivalent(sp.And(le(xs, zs), le(ys, zs)), le(join, zs))
+    expr = sp.And(glb, lub)
+    expr = expr.replace(lambda e: isinstance(e, sp.Equivalent),
+                        lambda e: sp.And(sp.Implies(*e.args), sp.Implies(*reversed(e.args))))
+    return enumeration(xs + ys + zs, "all", True, expr=expr, note=f"E^{k}, n = {n}")
+
+
+@claim(id="lattice.best-recovery-point", title="best recovery point = (min x, ..., min x)",
+       method="farkas+enumeration", model="durable vectors x of E^k; consistent elements (c, ..., c)")
+def best_recovery_point():
+    """For every x in E^k, (c, ..., c) <= x iff c <= min(x_1..x_k), so the greatest consistent
+    element below x is (min x, ..., min x). Induction on k: c <= min(m, y) iff c <= m and
+    c <= y (Farkas cases over the reals); enumerated for k = 1..4, n = 0..3."""
+    m, y, z = sp.symbols("m y z")
+    step = sp.Implies(sp.And(z <= m, z <= y, sp.Or(sp.Eq(z, m), sp.Eq(z, y))),
+                      sp.And(sp.Implies(c <= z, sp.And(c <= m, c <= y)),
+                             sp.Implies(sp.And(c <= m, c <= y), c <= z)))
+    obligations = []
+    for k, n in itertools.product(range(1, 5), range(0, N_MAX + 1)):
+        xs = [x for x, _, _ in _box(k, n)]
+        below = sp.And(*(c <= x for x in xs))
+        expr = sp.And(sp.Implies(below, c <= sp.Min(*xs)), sp.Implies(c <= sp.Min(*xs), below))
+        obligations.append(enumeration([*_box(k, n), (c, 0, n)], "all", True, expr=expr,
+                                       note=f"k = {k}, n = {n}"))
+    return conjunction(prove_linear(step), proved(*obligations))
+
+
+# ---------------------------------------------------------------- claim 1: the crash window
+@claim(id="claim1.mixed-count", title="2^k - 2 of {e-1, e}^k are mixed",
+       method="sympy+induction+enumeration", model="the crash window {e-1, e}^k, k >= 1")
+def window_mixed_count():
+    """sum_(j=1..k-1) C(k, j) = 2^k - 2 vectors of {e-1, e}^k are mixed: W(1) = 0, and
+    W(k+1) = 2 W(k) + 2 (a mixed vector stays mixed, each of the 2 consistent ones becomes
+    mixed with the other epoch). Counted for k = 1..6."""
+    f = forms()
+    counts = [enumeration(_box(k, 1), "count", f.mixed_in_window.subs(f.k, k),
+                          where=sp.Not(_all_equal([x for x, _, _ in _box(k, 1)])), note=f"k = {k}")
+              for k in range(1, K_MAX + 1)]
+    return proved(recurrence(f.k, 1, initial=0, step=2 * prev + 2, closed=f.mixed_in_window,
+                             prev=prev), *counts)
