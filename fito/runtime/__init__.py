@@ -14,7 +14,7 @@ The layout and the manifest format are documented in docs/runtime.md.
 """
 from __future__ import annotations
 
-from fito.runtime.layout import CheckpointError
+from fito.runtime.layout import CheckpointError, NotACheckpointDir
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.metrics import prometheus_text
 from fito.runtime.reader import (CheckpointScan, EpochVerdict, NoConsistentEpoch, Restored,
@@ -24,5 +24,5 @@ from fito.runtime.verify import REASONS, STATUSES, Skip
 from fito.runtime.writer import CheckpointWriter
 
 __all__ = ["CheckpointError", "CheckpointScan", "CheckpointWriter", "EpochVerdict", "Manifest",
-           "NoConsistentEpoch", "REASONS", "Restored", "STATUSES", "ShardRecord", "Skip",
+           "NoConsistentEpoch", "NotACheckpointDir", "REASONS", "Restored", "STATUSES", "ShardRecord", "Skip",
            "capture_rng", "prometheus_text", "restore", "restore_rng", "scan"]

@@ -21,15 +21,15 @@ _HASH_CHUNK = 1 << 22
 class Sink:
     """A write-only file wrapper that counts bytes and passes a fault point per write."""
 
-    __slots__ = ("_file", "size")
+    __slots__ = ("_file", "_path", "size")
 
-    def __init__(self, file: BinaryIO) -> None:
-        self._file = file
+    def __init__(self, file: BinaryIO, path: Path) -> None:
+        self._file, self._path = file, path
         self.size = 0
 
     def write(self, data: bytes | bytearray | memoryview) -> int:
         n = memoryview(data).nbytes
-        prefix = faults.write_prefix(n)
+        prefix = faults.write_prefix(n, self._path)
         if prefix is not None:
             self._file.write(memoryview(data).cast("B")[:prefix])
             self._file.flush()
@@ -44,7 +44,7 @@ class Sink:
 
 def fsync_dir(folder: Path) -> None:
     """fsync a directory, so that renames and unlinks in it are durable."""
-    faults.point("fsync-dir")
+    faults.point("fsync-dir", folder)
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
@@ -52,39 +52,35 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_durably(path: Path, produce: Callable[[Sink], None], *, fsync: bool = True) -> tuple[str, int]:
+def write_durably(path: Path, produce: Callable[[Sink], None]) -> tuple[str, int]:
     """Write path atomically via `path.tmp`; returns the SHA-256 (hex) and size of the file.
 
     produce writes the content to the sink. The file is fsynced before the rename and the
     directory after it, so once this returns, the name and the content are both durable.
     """
     tmp = path.with_name(path.name + TMP_SUFFIX)
-    faults.point("create")
+    faults.point("create", tmp)
     with open(tmp, "w+b") as file:  # readable too: hashed through mmap
-        sink = Sink(file)
+        sink = Sink(file, tmp)
         produce(sink)
         file.flush()
-        digest = _hash_and_sync(file, sink.size, fsync)
-    faults.point("rename")
+        digest = _hash_and_sync(file, tmp, sink.size)
+    faults.point("rename", path)
     os.replace(tmp, path)
-    if fsync:
-        fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return digest, sink.size
 
 
-def _hash_and_sync(file: BinaryIO, size: int, fsync: bool) -> str:
+def _hash_and_sync(file: BinaryIO, path: Path, size: int) -> str:
     """SHA-256 of the file's bytes, computed while the fsync runs (both release the GIL)."""
-    worker: threading.Thread | None = None
     errors: list[BaseException] = []
-    if fsync:
-        faults.point("fsync")
-        worker = threading.Thread(target=_fsync_into, args=(file.fileno(), errors))
-        worker.start()
+    faults.point("fsync", path)
+    worker = threading.Thread(target=_fsync_into, args=(file.fileno(), errors))
+    worker.start()
     try:
         digest = _sha256_of_fd(file.fileno(), size)
     finally:
-        if worker is not None:
-            worker.join()
+        worker.join()
     if errors:
         raise errors[0]
     return digest
@@ -121,9 +117,16 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
+def make_dir(path: Path) -> None:
+    """Create a directory and fsync its parent (a fault point first)."""
+    faults.point("mkdir", path)
+    path.mkdir(exist_ok=True)
+    fsync_dir(path.parent)
+
+
 def unlink(path: Path) -> None:
     """Remove a file if it is there (a fault point first)."""
-    faults.point("unlink")
+    faults.point("unlink", path)
     try:
         os.unlink(path)
     except FileNotFoundError:

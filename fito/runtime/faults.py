@@ -1,18 +1,22 @@
 """Fault injection for tests: SIGKILL the writer at a chosen durability point.
 
-The writer calls `point(op)` before every operation that changes the disk (each chunk
-written, each fsync, rename, directory fsync and unlink). When the environment variable
-`FITO_RUNTIME_KILL_AT` is set to `N` or `N:F` (F a fraction in [0, 1)), the N-th point
-(counting from 1) kills the process with SIGKILL; when that point is a write of b bytes,
-the first floor(F * b) bytes are written first, so the file is left torn at that offset.
-Without the variable the hooks only count, which costs one call per operation.
+The writer calls `point(op, path)` before every operation that changes the disk: `create`,
+each `write` of a chunk, `fsync`, `rename`, `fsync-dir` and `unlink`. When the environment
+variable `FITO_RUNTIME_KILL_AT` is `N` or `N:F` (F a fraction in [0, 1)), the N-th point
+(counting from 1) kills the process with SIGKILL, so operations 1..N-1 happened and N did
+not; when N is a write of b bytes, its first floor(F * b) bytes are written first, leaving
+the file torn at that offset. `arm` does the same from inside a process (a forked test
+child), and an observer, when set, sees every point before it is taken. Without them the
+hooks only count, one call per operation.
 """
 from __future__ import annotations
 
 import os
 import signal
+from typing import Callable
 
 ENV = "FITO_RUNTIME_KILL_AT"
+Observer = Callable[[int, str, str], None]
 
 
 def _parse(spec: str | None) -> tuple[int, float]:
@@ -27,6 +31,14 @@ def _parse(spec: str | None) -> tuple[int, float]:
 
 _TARGET, _FRACTION = _parse(os.environ.get(ENV))
 _passed = 0
+_observer: Observer | None = None
+
+
+def arm(at: int, fraction: float = 0.0, observer: Observer | None = None) -> None:
+    """Count from zero again and kill at the at-th point (0: never); observer sees each point."""
+    global _TARGET, _FRACTION, _passed, _observer
+    _TARGET, _FRACTION = _parse(f"{at}:{fraction}")
+    _passed, _observer = 0, observer
 
 
 def points_passed() -> int:
@@ -34,28 +46,32 @@ def points_passed() -> int:
     return _passed
 
 
-def point(op: str) -> None:
-    """A durability point before `op`; kills the process if it is the chosen one."""
-    global _passed
-    _passed += 1
-    if _passed == _TARGET:
+def point(op: str, path: object = "") -> None:
+    """A durability point before `op` on path; kills the process if it is the chosen one."""
+    if _next(op, path):
         _die()
 
 
-def write_prefix(nbytes: int) -> int | None:
+def write_prefix(nbytes: int, path: object = "") -> int | None:
     """A point before writing nbytes: None to write them all, else the torn prefix length."""
-    global _passed
-    _passed += 1
-    if _passed == _TARGET:
+    if _next("write", path):
         return int(_FRACTION * nbytes)
     return None
+
+
+def die_after_prefix() -> None:
+    """Called by the writer once the torn prefix chosen by `write_prefix` is written."""
+    _die()
+
+
+def _next(op: str, path: object) -> bool:
+    global _passed
+    _passed += 1
+    if _observer is not None:
+        _observer(_passed, op, str(path))
+    return _passed == _TARGET
 
 
 def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
     raise SystemExit(137)  # not reached: SIGKILL cannot be caught
-
-
-def die_after_prefix() -> None:
-    """Called by the writer once the torn prefix chosen by `write_prefix` is on its way."""
-    _die()

@@ -11,6 +11,7 @@ with their integer value. Temporary files end in `.tmp` and are never read.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -23,6 +24,10 @@ _MANIFEST_FILE = re.compile(r"e(\d{1,18})\.json")
 
 class CheckpointError(Exception):
     """A user-facing runtime error: bad arguments, an unusable directory, a locked writer."""
+
+
+class NotACheckpointDir(CheckpointError):
+    """A directory that exists but holds no fito checkpoint."""
 
 
 def check_domain(name: str) -> str:
@@ -48,6 +53,19 @@ def shard_relpath(domain: str, epoch: int) -> str:
 def manifest_relpath(epoch: int) -> str:
     """The commit manifest of an epoch, relative to the checkpoint directory."""
     return f"{COMMITS}/e{epoch:010d}.json"
+
+
+def checkpoint_dir(root: str | os.PathLike[str]) -> Path:
+    """root as a Path, or CheckpointError (NotACheckpointDir) saying why it is not one."""
+    path = Path(root)
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such directory")
+    if not path.is_dir():
+        raise CheckpointError(f"{path}: not a directory")
+    if not is_checkpoint_dir(path):
+        raise NotACheckpointDir(f"{path}: not a fito checkpoint directory "
+                                f"(no {SHARDS}/ or {COMMITS}/)")
+    return path
 
 
 def is_checkpoint_dir(root: Path) -> bool:

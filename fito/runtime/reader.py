@@ -48,7 +48,7 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
 
     domains: the domains that must be present (and the only ones decoded); default all.
     """
-    path = _checkpoint_dir(root)
+    path = layout.checkpoint_dir(root)
     required = tuple(layout.check_domain(d) for d in domains) if domains is not None else ()
     candidates = layout.manifest_epochs(path)
     if epoch is not None:
@@ -90,16 +90,6 @@ def _uncommitted_above(root: Path, newest: int, only: int | None) -> list[Skip]:
     return [Skip(e, UNCOMMITTED, None, "shards without a commit manifest") for e in held]
 
 
-def _checkpoint_dir(root: str | os.PathLike[str]) -> Path:
-    path = Path(root)
-    if not path.is_dir():
-        raise CheckpointError(f"{path}: no such checkpoint directory")
-    if not layout.is_checkpoint_dir(path):
-        raise CheckpointError(f"{path}: not a fito checkpoint directory "
-                              f"(no {layout.SHARDS}/ or {layout.COMMITS}/)")
-    return path
-
-
 # ---------------------------------------------------------------------------- scan
 @dataclass(frozen=True, slots=True)
 class EpochVerdict:
@@ -131,7 +121,7 @@ class CheckpointScan:
 
 def scan(root: str | os.PathLike[str]) -> CheckpointScan:
     """Verify every epoch on disk (without decoding) and say which one a restore takes."""
-    path = _checkpoint_dir(root)
+    path = layout.checkpoint_dir(root)
     holdings = tuple((d, tuple(layout.shard_epochs(path, d))) for d in layout.shard_domains(path))
     committed = set(layout.manifest_epochs(path))
     all_epochs = sorted(committed.union(*(set(es) for _, es in holdings)), reverse=True)

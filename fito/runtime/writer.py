@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from fito.runtime import codec as codecs
 from fito.runtime import layout
-from fito.runtime.durable import fsync_dir, unlink, write_durably
+from fito.runtime.durable import fsync_dir, make_dir, unlink, write_durably
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest, ShardRecord, canonical, dump_manifest
 
@@ -25,6 +25,8 @@ class CheckpointWriter:
 
     def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
                  resume_from: int | None = None) -> None:
+        """resume_from: the epoch training resumed from (as `restore` returned it): newer
+        commits are superseded and removed, and old epochs beyond `keep` collected."""
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise CheckpointError(f"keep must be an integer >= 1, not {keep!r}")
         self.root = Path(root)
@@ -34,6 +36,8 @@ class CheckpointWriter:
             self._supersede_after(layout.check_epoch(resume_from))
         epochs = layout.manifest_epochs(self.root)
         self._newest: int | None = epochs[-1] if epochs else None
+        if resume_from is not None and resume_from in epochs:
+            self._collect(resume_from)  # finish a collection a crash interrupted
 
     def __enter__(self) -> CheckpointWriter:
         return self
@@ -91,8 +95,7 @@ class CheckpointWriter:
             raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(codecs.CODECS)}")
         folder = self.root / layout.SHARDS / domain
         if not folder.is_dir():
-            folder.mkdir()
-            fsync_dir(folder.parent)
+            make_dir(folder)
         head = codecs.header_bytes(codecs.ShardHeader(domain, epoch, codec))
 
         def produce(sink: Any) -> None:
@@ -142,16 +145,12 @@ def _open_root(root: Path) -> int:
         raise CheckpointError(f"{root} exists and is not a directory")
     if root.is_dir() and any(root.iterdir()) and not layout.is_checkpoint_dir(root):
         raise CheckpointError(f"{root} is not empty and not a fito checkpoint directory")
-    created = not root.is_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    if created:
-        fsync_dir(root.parent)
+    if not root.is_dir():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        make_dir(root)
     for sub in (layout.SHARDS, layout.COMMITS):
         if not (root / sub).is_dir():
-            (root / sub).mkdir()
-            created = True
-    if created:
-        fsync_dir(root)
+            make_dir(root / sub)
     fd = os.open(root / layout.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

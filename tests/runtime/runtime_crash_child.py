@@ -1,0 +1,67 @@
+"""The writer that the crash tests kill: epochs 1..T of four domains whose content encodes
+the epoch, resumed from whatever `restore` finds, each completed commit appended to a log
+that is fsynced. Run as a script (`python runtime_crash_child.py DIR LOG T KEEP`, honouring
+FITO_RUNTIME_KILL_AT) or called in a forked child with `run_child`."""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from fito.runtime import CheckpointWriter, NoConsistentEpoch, faults, restore
+from fito.runtime.layout import CheckpointError
+
+DOMAINS = ("data", "model", "optimizer", "rng")
+VALUES = 600
+
+
+def expected_state(domain: str, epoch: int) -> dict:
+    """The state of a domain at an epoch: different for every (domain, epoch)."""
+    salt = DOMAINS.index(domain) * 1009 + 17
+    return {"domain": domain, "epoch": epoch,
+            "values": [(epoch * 7919 + i * 31 + salt) % 65521 for i in range(VALUES)]}
+
+
+def write_epochs(root: Path, log: Path, target: int, keep: int) -> int:
+    """Resume from the newest consistent commit and write epochs up to target."""
+    try:
+        start = restore(root).epoch
+    except NoConsistentEpoch:
+        start = 0
+    except CheckpointError:  # the directory does not exist yet
+        start = 0
+    with CheckpointWriter(root, keep=keep, resume_from=start) as writer:
+        for epoch in range(start + 1, target + 1):
+            writer.save(epoch, {d: expected_state(d, epoch) for d in DOMAINS},
+                        metadata={"epoch": epoch})
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.write(fd, f"{epoch}\n".encode())
+            os.fsync(fd)
+            os.close(fd)
+    return 0
+
+
+def run_child(root: Path, log: Path, target: int, keep: int, kill_at: int, fraction: float,
+              trace: Path) -> None:
+    """Body of a forked child: arm the kill point, record every point, write; never returns."""
+    code = 0
+    try:
+        fd = os.open(trace, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+        def observe(index: int, op: str, path: str) -> None:
+            os.write(fd, f"{index}\t{op}\t{path}\n".encode())
+
+        faults.arm(kill_at, fraction, observe)
+        code = write_epochs(root, log, target, keep)
+    except BaseException:  # noqa: BLE001 - report and leave the forked child at once
+        traceback.print_exc()
+        code = 99
+    finally:
+        os._exit(code)
+
+
+if __name__ == "__main__":
+    d, lg, t, k = sys.argv[1:5]
+    print("ready", flush=True)  # imports done: the parent's kill delay starts now
+    sys.exit(write_epochs(Path(d), Path(lg), int(t), int(k)))
