@@ -252,3 +252,44 @@ def z3_form_cleared(form: Form, xs: Sequence[Any], params: Sequence[Any]):
         term = z3_poly(c.numer * lcm.exquo(c.denom), params)
         terms.append(term if i == CONST else term * xs[i])
     return z3.Sum(terms)
+
+
+# ---------------------------------------------------------------------------- presentation
+def normalized(form: Form, K: Any) -> Form:
+    """A positive multiple of `form` that reads well: primitive integer coefficients over QQ;
+    over a parameter field, divided by its first coefficient when that is a positive monomial."""
+    if not form:
+        return form
+    if K.is_Numerical:
+        import math
+
+        fracs = {i: to_fraction(c, K) for i, c in form.items()}
+        lcm = math.lcm(*(v.denominator for v in fracs.values()))
+        gcd = math.gcd(*(int(v * lcm) for v in fracs.values()))
+        scale = Fraction(lcm, gcd)
+        return {i: K.convert(v.numerator * scale.numerator // (v.denominator * scale.denominator))
+                if (v * scale).denominator == 1 else form[i] for i, v in fracs.items()}
+    lead = form[min(i for i in form if i != CONST)] if any(i != CONST for i in form) else None
+    if lead is None or len(lead.numer.terms()) != 1 or len(lead.denom.terms()) != 1:
+        return form
+    positive = K.one / lead if lead.numer.LC > 0 else -K.one / lead
+    if (positive.numer.LC > 0) == (positive.denom.LC > 0):
+        return f_scale(form, positive, K)
+    return form
+
+
+def irredundant(forms: Sequence[Form], m: int, K: Any, timeout_ms: int = 5000) -> list[Form]:
+    """Drop every inequality implied by the others (QQ forms; each dropped one is checked
+    infeasible against the kept ones, in order)."""
+    import z3
+
+    xs = [z3.Real(f"x{i}") for i in range(m)]
+    terms = [_z3_form(f, xs, K) for f in forms]
+    keep = list(range(len(forms)))
+    for k in range(len(forms)):
+        solver = z3.Solver()
+        solver.set("timeout", timeout_ms)
+        solver.add(*(terms[i] >= 0 for i in keep if i != k), terms[k] < 0)
+        if solver.check() == z3.unsat:
+            keep.remove(k)
+    return [forms[i] for i in keep]
