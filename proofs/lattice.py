@@ -17,7 +17,7 @@ import sympy as sp
 from fito.models import atomicity as at
 from fito.models import lattice as lat
 from fito.proof import (claim, conjunction, enumeration, identity, prove_linear, proved,
-                        recurrence, register, to_expr, Claim)
+                        recurrence, register, sum_of_squares, to_expr, trusted, unknown, Claim)
 
 K_MAX, N_MAX = 6, 3
 prev = sp.Symbol("prev")
@@ -255,3 +255,162 @@ def window_mixed_count():
               for k in range(1, K_MAX + 1)]
     return proved(recurrence(f.k, 1, initial=0, step=2 * prev + 2, closed=f.mixed_in_window,
                              prev=prev), *counts)
+
+
+# ---------------------------------------------------------------- P(atomic)
+def _atoms(expr: sp.Expr) -> sp.Expr:
+    """exp(-lambda t) -> E and exp(-mu t) -> W: opaque atoms the kernel can treat as symbols."""
+    s = at.symbols()
+    return expr.xreplace({sp.exp(-s["lam"] * s["t"]): sp.Symbol("E"),
+                          sp.exp(-s["mu"] * s["t"]): sp.Symbol("W")})
+
+
+@claim(id="atomicity.independent", title="independent domains: P(atomic) = p^k, ratio p",
+       method="sympy+induction", model="k independent domains, each durable at the newest epoch w.p. p")
+def independent():
+    """With independent Bernoulli(p) domains, P(atomic) = p^k and P(all old) = (1-p)^k for all
+    k (induction: one more domain multiplies by its probability), P(atomic)(k+1)/P(atomic)(k)
+    = p < 1, so P(atomic) decays exponentially in k; and P(mixed) = 1 - p^k - (1-p)^k, which
+    for k = 1..6 equals the sum of the joint law over the 2^k - 2 mixed outcomes."""
+    d, s = at.derive_independent(), at.symbols()
+    k, p = s["k"], s["p"]
+    new = d.atomic.subs(k, 1)  # P(X_d = 1), as derived
+    old = d.all_old.subs(k, 1)
+    mixed_sums = []
+    for size in range(1, K_MAX + 1):
+        joint = sum(sp.Mul(*(p if bit else 1 - p for bit in bits))
+                    for bits in itertools.product((0, 1), repeat=size) if 0 < sum(bits) < size)
+        mixed_sums.append(identity(joint, d.mixed.subs(k, size), note=f"k = {size}"))
+    return proved(recurrence(k, 0, initial=1, step=prev * new, closed=d.atomic, prev=prev),
+                  recurrence(k, 0, initial=1, step=prev * old, closed=d.all_old, prev=prev),
+                  identity(d.atomic.subs(k, k + 1), d.ratio * d.atomic, note="ratio = p"),
+                  *mixed_sums)
+
+
+@claim(id="atomicity.fixed-delay", title="fixed delay: P(atomic) = prod (1 - exp(-mu_d tau))",
+       method="sympy+induction", model="lags X_d ~ Exp(mu_d) independent, crash at fixed delay tau")
+def fixed_delay():
+    """P(X_d <= tau) = 1 - exp(-mu_d tau) (the integral of the Exp density, trusted SymPy), so
+    P(atomic) = prod_d (1 - exp(-mu_d tau)); with equal rates (1 - w)^k, w = exp(-mu tau),
+    by induction on k, and the ratio P(k+1)/P(k) = 1 - w < 1: exponential decay again."""
+    d, s = at.derive_fixed_delay(True), at.symbols()
+    k, w = s["k"], sp.Symbol("w")
+    cdf = at.exp_cdf(s["mu"], s["tau"])
+    closed = d.atomic.xreplace({sp.exp(-s["mu"] * s["tau"]): w})
+    factor = cdf.xreplace({sp.exp(-s["mu"] * s["tau"]): w})
+    return proved(trusted("sympy", f"integral_0^tau mu exp(-mu x) dx = {cdf}"),
+                  recurrence(k, 0, initial=1, step=prev * factor, closed=closed, prev=prev,
+                             note="w = exp(-mu tau)"),
+                  identity(closed.subs(k, k + 1), d.ratio.xreplace({sp.exp(-s["mu"] * s["tau"]): w})
+                           * closed, note="ratio = 1 - w"))
+
+
+@claim(id="atomicity.random-crash.by-parts", title="random crash: I_k = k mu/(k mu + lambda) I_(k-1)",
+       method="sympy+identity", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda) independent")
+def random_crash_by_parts():
+    """I_k = E[(1 - exp(-mu T))^k] = integral_0^oo lambda e^(-lambda t) F^k dt, F = 1 - e^(-mu t).
+    With G = -e^(-lambda t) F^k: the integrand is G' + (k mu/lambda)(lambda e^(-lambda t) F^(k-1)
+    - lambda e^(-lambda t) F^k), G(0) = G(oo) = 0 (k >= 1), so I_k = (k mu/lambda)(I_(k-1) - I_k),
+    whose solution is I_k = k mu/(k mu + lambda) I_(k-1). Derivative and limits: trusted SymPy;
+    the integrand identities and the solution: kernel."""
+    s, parts = at.symbols(), at.random_crash_by_parts()
+    k, mu, lam, t = s["k"], s["mu"], s["lam"], s["t"]
+    E, W = sp.Symbol("E"), sp.Symbol("W")
+    dG = sp.diff(parts.antiderivative, t)
+    rest = k * mu / lam * (lam * E * (1 - W) ** (k - 1) - lam * E * (1 - W) ** k)
+    i_prev = sp.Symbol("I_prev")
+    i_k = parts.ratio * i_prev
+    return proved(
+        trusted("sympy", f"d/dt {parts.antiderivative} = {dG}; G(0) = {parts.boundary[0]}, "
+                         f"lim G = {parts.boundary[1]} (k >= 1)"),
+        identity(_atoms(parts.integrand), _atoms(dG) + rest, nonzero=[W, 1 - W, lam],
+                 note="E = exp(-lambda t), W = exp(-mu t)"),
+        identity(i_k, k * mu / lam * (i_prev - i_k), nonzero=[lam, mu, k * mu + lam]))
+
+
+@claim(id="atomicity.random-crash.product", title="random crash: prod_j j/(j + r) = the integral",
+       method="sympy+identity", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
+def random_crash_product():
+    """P(atomic) = prod_(j=1..k) j mu/(j mu + lambda) = prod j/(j + r) (the by-parts ratios from
+    I_0 = 1), and for k = 1..8 this equals the integral computed the other way: expand
+    (1 - e^(-mu T))^k binomially and integrate each term, E[e^(-j mu T)] = r/(r + j)."""
+    s, parts = at.symbols(), at.random_crash_by_parts()
+    r, j = s["r"], s["j"]
+    ratio = sp.simplify(parts.ratio.subs(s["lam"], r * s["mu"]))
+    term = at.random_crash_term(j)
+    checks = []
+    for size in range(1, 9):
+        product = sp.Mul(*(ratio.subs(s["k"], i) for i in range(1, size + 1)))
+        checks.append(identity(product, at.random_crash_expanded(size),
+                               nonzero=[r + i for i in range(size + 1)], note=f"k = {size}"))
+    return proved(trusted("sympy", f"E[exp(-j mu T)] = integral_0^oo lambda e^(-lambda t) "
+                                   f"e^(-j mu t) dt = {term}"), *checks)
+
+
+@claim(id="atomicity.random-crash.gamma", title="prod j/(j+r) = Gamma(k+1)Gamma(1+r)/Gamma(k+1+r)",
+       method="sympy", timeout=240, model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
+def random_crash_gamma():
+    """For every k: prod_(j=1..k) j/(j + r) = Gamma(k+1) Gamma(1+r)/Gamma(k+1+r), and the same
+    value comes out of the Beta integral r * integral_0^1 u^(r-1) (1-u)^k du (substitution
+    u = e^(-mu t)). Both by SymPy (trusted); the ratio of consecutive Gamma forms is re-checked."""
+    s = at.symbols()
+    k, r = s["k"], s["r"]
+    closed = at.derive_random_crash().atomic
+    beta = at.random_crash_beta()
+    if sp.simplify(sp.gammasimp(beta / closed)) != 1:
+        return unknown(f"the Beta route gives {beta}, the product route {closed}")
+    ratio = sp.gammasimp(closed.subs(k, k + 1) / closed)
+    return proved(trusted("sympy", f"gammasimp(prod_(j=1..k) j/(j+r)) = {closed}"),
+                  trusted("sympy", f"r * integral_0^1 u^(r-1) (1-u)^k du = {beta}"),
+                  identity(ratio, (k + 1) / (k + 1 + r), nonzero=[k + 1 + r],
+                           note="gammasimp(P(k+1)/P(k)) against the by-parts ratio at k + 1"))
+
+
+@claim(id="atomicity.random-crash.ratio-to-one", title="random crash: P(k+1)/P(k) -> 1",
+       method="sympy+sos", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu > 0")
+def random_crash_ratio_to_one():
+    """P(k+1)/P(k) = (k+1)/(k+1+r) and 0 <= 1 - P(k+1)/P(k) <= eps for every eps > 0 and every
+    k with k + 1 >= r/eps (written k + 1 = (r + s)/eps, s > 0): the ratio tends to 1, so the
+    decay is not exponential."""
+    s = at.symbols()
+    k, r = s["k"], s["r"]
+    eps, slack = sp.symbols("epsilon s", positive=True)
+    ratio = at.derive_random_crash().ratio
+    by_parts = at.random_crash_by_parts().ratio.subs(s["lam"], r * s["mu"]).subs(k, k + 1)
+    gap = 1 - ratio
+    at_n = eps - gap.subs(k, (r + slack) / eps - 1)   # unsimplified: the kernel simplifies
+    return proved(
+        identity(ratio, by_parts, nonzero=[k + 1 + r, s["mu"], s["mu"] * (k + 1 + r)],
+                 note="the Gamma-form ratio equals the by-parts ratio at k + 1"),
+        sum_of_squares(gap, [(sp.factor(gap), 1)], positive=[k, r], nonzero=[k + 1 + r]),
+        sum_of_squares(at_n, [(sp.factor(at_n), 1)], positive=[eps, r, slack],
+                       nonzero=[eps, r + slack + eps * r], note="k + 1 = (r + s)/eps"))
+
+
+@claim(id="atomicity.random-crash.asymptotic", title="random crash: P(k) ~ Gamma(1+r) k^(-r)",
+       method="sympy-limit", timeout=240, model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
+def random_crash_asymptotic():
+    """lim_(k -> oo) P(atomic)(k) k^r = Gamma(1 + r): P decays polynomially like Gamma(1+r) k^(-r),
+    not exponentially (SymPy's limit, trusted)."""
+    approx, limit = at.asymptotic_random_crash()
+    s = at.symbols()
+    target = sp.gamma(1 + s["r"])
+    if sp.simplify(limit - target) != 0:
+        return unknown(f"SymPy's limit is {limit}, not {target}")
+    return proved(trusted("sympy", f"limit(P(k) * k**r, k, oo) = {limit}; P ~ {approx}"))
+
+
+@claim(id="atomicity.decay-contrast", title="random crash outlasts independent domains",
+       method="sympy+sos", model="independent domains (p < 1) against random crash (r > 0)")
+def decay_contrast():
+    """Once k + 1 >= p r/(1 - p), the random-crash ratio P(k+1)/P(k) = (k+1)/(k+1+r) is at least
+    the independent model's p: P_random(k)/P_independent(k) grows from there on. Written with
+    q = 1 - p > 0 and k + 1 = (p r + s)/q, s > 0."""
+    s = at.symbols()
+    k, r, p = s["k"], s["r"], s["p"]
+    q, slack = sp.symbols("q s", positive=True)
+    indep = at.derive_independent().ratio
+    diff = ((at.derive_random_crash().ratio - indep)
+            .subs(k, (p * r + slack) / (1 - p) - 1).subs(p, 1 - q))  # the kernel simplifies
+    return proved(sum_of_squares(diff, [(sp.factor(sp.simplify(diff)), 1)], positive=[q, r, slack],
+                                 nonzero=[q, slack + r], note="q = 1 - p, k + 1 = (p r + s)/q"))
