@@ -53,12 +53,6 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     return header, end + 1
 
 
-def read_header(path: Any) -> ShardHeader:
-    """The header of a shard file on disk (reads at most HEADER_LIMIT bytes)."""
-    with open(path, "rb") as file:
-        return parse_header(file.read(HEADER_LIMIT))[0]
-
-
 def choose_codec(state: Any) -> str:
     """`torch` when the state holds torch tensors, else `npz` with numpy arrays, else `json`."""
     if _holds_torch(state):

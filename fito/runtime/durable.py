@@ -106,15 +106,17 @@ def _sha256_of_fd(fd: int, size: int) -> str:
     return h.hexdigest()
 
 
-def sha256_file(path: Path) -> tuple[str, int]:
-    """SHA-256 (hex) and size of a file, read in chunks."""
+def sha256_file(path: Path, keep_head: int = 0) -> tuple[str, int, bytes]:
+    """SHA-256 (hex) and size of a file read in chunks, and its first keep_head bytes."""
     h = hashlib.sha256()
-    size = 0
+    size, head = 0, b""
     with open(path, "rb") as file:
         while chunk := file.read(_HASH_CHUNK):
+            if size == 0:
+                head = chunk[:keep_head]
             h.update(chunk)
             size += len(chunk)
-    return h.hexdigest(), size
+    return h.hexdigest(), size, head
 
 
 def make_dir(path: Path) -> None:

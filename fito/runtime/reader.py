@@ -53,16 +53,28 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
     candidates = layout.manifest_epochs(path)
     if epoch is not None:
         candidates = [e for e in candidates if e == layout.check_epoch(epoch)]
-    skipped = _uncommitted_above(path, candidates[-1] if candidates else -1, epoch)
+    skipped: list[Skip] = []
     for e in reversed(candidates):
         manifest, problems, blobs = check_epoch(path, e, required, keep_bytes=True)
         if manifest is not None and not problems:
             wanted = required or manifest.domains
             states, problems = _decode(e, manifest, blobs, wanted, map_location)
             if not problems:
-                return Restored(e, MappingProxyType(states), manifest, tuple(skipped))
+                skipped = _with_uncommitted(path, skipped, e, epoch)
+                return Restored(e, MappingProxyType(states), manifest, skipped)
         skipped.extend(problems)
-    raise NoConsistentEpoch(path, tuple(skipped))
+    raise NoConsistentEpoch(path, _with_uncommitted(path, skipped, -1, epoch))
+
+
+def _with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
+                      only: int | None) -> tuple[Skip, ...]:
+    """skipped plus the epochs newer than chosen that have shards but no manifest."""
+    if only is None:
+        committed = set(layout.manifest_epochs(root))
+        held = {e for d in layout.shard_domains(root) for e in layout.shard_epochs(root, d)}
+        skipped = skipped + [Skip(e, UNCOMMITTED, None, "shards without a commit manifest")
+                             for e in held - committed if e > chosen]
+    return tuple(sorted(skipped, key=lambda s: (-s.epoch, s.reason, s.domain or "")))
 
 
 def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytes], wanted: Iterable[str],
@@ -79,15 +91,6 @@ def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytes], wanted: 
         except Exception as exc:  # noqa: BLE001 - any decoder failure refuses the epoch
             return {}, [Skip(epoch, UNDECODABLE, d, f"{type(exc).__name__}: {exc}"[:200])]
     return states, []
-
-
-def _uncommitted_above(root: Path, newest: int, only: int | None) -> list[Skip]:
-    """Epochs that have shard files but no manifest, newer than the newest commit."""
-    if only is not None:
-        return []
-    held = sorted({e for d in layout.shard_domains(root) for e in layout.shard_epochs(root, d)
-                   if e > newest}, reverse=True)
-    return [Skip(e, UNCOMMITTED, None, "shards without a commit manifest") for e in held]
 
 
 # ---------------------------------------------------------------------------- scan

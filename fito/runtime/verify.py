@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from fito.runtime import layout
-from fito.runtime.codec import BadShard, parse_header, read_header
+from fito.runtime.codec import HEADER_LIMIT, BadShard, parse_header
 from fito.runtime.durable import sha256_file
 from fito.runtime.manifest import Manifest, ShardRecord, TornManifest, parse_manifest
 
@@ -85,15 +85,14 @@ def check_epoch(root: Path, epoch: int, required: Iterable[str] = (), *,
 def _check_shard(root: Path, epoch: int, rec: ShardRecord,
                  keep_bytes: bool) -> tuple[list[Skip], bytes | None]:
     path = root / rec.file
+    digest, size, data = "", 0, None
     try:
         if keep_bytes:
-            data: bytes | None = path.read_bytes()
-            digest, size = hashlib.sha256(data).hexdigest(), len(data)
-            header = parse_header(data)[0]
+            data = path.read_bytes()
+            digest, size, head = hashlib.sha256(data).hexdigest(), len(data), data
         else:
-            data = None
-            digest, size = sha256_file(path)
-            header = read_header(path)
+            digest, size, head = sha256_file(path, keep_head=HEADER_LIMIT)
+        header = parse_header(head)[0]
     except FileNotFoundError:
         return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file} does not exist")], None
     except OSError as exc:
