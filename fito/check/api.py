@@ -1,0 +1,120 @@
+"""Model checking of a resolved spec: one verdict per assertion (LANGUAGE.md)."""
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, search
+from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.lang import ast as A
+from fito.lang.resolve import Model
+from fito.semantics.compiled import Compiled, compile_model
+
+
+def assertion_text(model: Model, a: A.AssertDecl) -> str:
+    """The assertion as the user wrote it (from the source), without `assert`."""
+    from fito.lang.printer import print_assertion
+
+    return print_assertion(a)
+
+
+def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
+    """Check every assertion of the model in order."""
+    compiled = compile_model(model)
+    limits = Limits(getattr(options, "max_states", None), getattr(options, "timeout", None),
+                    getattr(options, "progress", False))
+    for a in model.assertions:
+        start = time.perf_counter()
+        verdict = check_assertion(compiled, a, limits)
+        yield _with_time(verdict, time.perf_counter() - start)
+
+
+def _with_time(v: Verdict, seconds: float) -> Verdict:
+    from dataclasses import replace
+
+    return replace(v, seconds=seconds)
+
+
+def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
+    text = assertion_text(c.model, a)
+    proc = a.proc if a.proc is not None else c.model.system
+    if proc is None:
+        return Verdict(text, a.span.line, UNKNOWN, reason="no process to check")
+    if a.kind == "refines":
+        from fito.check.refine import check_refinement
+
+        return check_refinement(c, a, text, limits)
+    if a.kind == "eventually":
+        from fito.check.liveness import check_eventually
+
+        return check_eventually(c, a, text, limits)
+    try:
+        root = c.initial(proc)
+    except RecursionError:
+        return Verdict(text, a.span.line, UNKNOWN, reason="unguarded recursion")
+    if a.kind == "deadlock":
+        found, g = search(c, root, None, True, limits)
+        return _deadlock_verdict(c, a, text, found, g)
+    assert a.expr is not None
+    pred = c.predicate(a.expr)
+    if a.kind == "always":
+        found, g = search(c, root, lambda s: not pred(s), False, limits)
+        return _always_verdict(c, a, text, found, g)
+    found, g = search(c, root, pred, False, limits)
+    return _reaches_verdict(c, a, text, found, g)
+
+
+def trace_of(c: Compiled, g: Graph, found: Found) -> tuple[str, ...]:
+    steps = g.path(found.state) if found.state >= 0 else []
+    labels = [c.label(g.states[s][0], k, g.states[s][1]) for s, k in steps]
+    if found.step is not None:
+        tid, cells = g.states[found.state]
+        labels.append(c.label(tid, found.step, cells))
+    return tuple(labels)
+
+
+def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
+    return Verdict(text, a.span.line, states=len(g.states), transitions=g.transitions,
+                   depth=g.depth, engine="scalar", **kw)  # type: ignore[arg-type]
+
+
+def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict | None:
+    if found.kind == LIMIT:
+        return _base(c, a, text, g, verdict=UNKNOWN, reason=found.reason, limit_hit=True)
+    if found.kind == ERROR:
+        assert found.fault is not None
+        code, message, span = c.error_site(found.fault)
+        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
+                     reason=f"model error [{code}]: {message}", error=ModelError(message, span))
+    return None
+
+
+def _deadlock_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == DEADLOCK:
+        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
+                     reason="deadlock: no transition is possible in the last state")
+    return _base(c, a, text, g, verdict=HOLDS)
+
+
+def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == GOAL:
+        cells = g.states[found.state][1]
+        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
+                     reason="violated in the last state: " + c.layout.show(cells))
+    return _base(c, a, text, g, verdict=HOLDS)
+
+
+def _reaches_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == GOAL:
+        return _base(c, a, text, g, verdict=HOLDS, trace=trace_of(c, g, found))
+    assert found.kind == EXHAUSTED
+    return _base(c, a, text, g, verdict=FAILS, reason="no reachable state satisfies the expression")

@@ -1,0 +1,165 @@
+"""Breadth-first exploration, state by state: shortest counterexamples by construction.
+
+States are (term id, cell tuple) pairs; the visited set maps them to numbers, and parent
+links (number, step) rebuild traces. No AST objects are kept per state. Each level is
+finished before a verdict is drawn, so the reported trace is the shortest among
+violations, deadlocks and model errors alike.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from fito.semantics.codegen import StepFault
+from fito.semantics.compiled import Compiled
+from fito.semantics.ir import Fault
+
+GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_states: int | None = None
+    timeout: float | None = None
+    progress: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a search ended with: a state (and possibly a failing step from it)."""
+
+    kind: str                    # goal, deadlock, error, exhausted or limit
+    state: int = -1              # the state reached (or where the error happened)
+    step: int | None = None      # for an error in a step's effect: that step
+    fault: Fault | None = None
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Graph:
+    """The visited states and the parent links of a search."""
+
+    states: list[tuple[int, tuple]] = field(default_factory=list)
+    parent: list[int] = field(default_factory=list)
+    via: list[int] = field(default_factory=list)
+    index: dict[tuple[int, tuple], int] = field(default_factory=dict)
+    transitions: int = 0
+    depth: int = 0
+
+    def add(self, key: tuple[int, tuple], parent: int, step: int) -> int:
+        n = len(self.states)
+        self.index[key] = n
+        self.states.append(key)
+        self.parent.append(parent)
+        self.via.append(step)
+        return n
+
+    def path(self, sid: int) -> list[tuple[int, int]]:
+        """The (state, step) pairs from the initial state to sid."""
+        out = []
+        while self.parent[sid] >= 0:
+            out.append((self.parent[sid], self.via[sid]))
+            sid = self.parent[sid]
+        out.reverse()
+        return out
+
+
+class Progress:
+    """A progress line on stderr, at most once a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = self.start
+        self.shown = False
+
+    def tick(self, states: int, depth: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last >= 1.0:
+            self.last = now
+            rate = states / max(now - self.start, 1e-9)
+            sys.stderr.write(f"\r  {states:,} states, depth {depth}, {rate:,.0f} states/s ")
+            sys.stderr.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object] | None,
+           deadlock: bool, limits: Limits) -> tuple[Found, Graph]:
+    """BFS from root until a goal state, a deadlock (if asked) or a model error."""
+    g = Graph()
+    g.add(root, -1, -1)
+    if goal is not None:
+        try:
+            if goal(root[1]):
+                return Found(GOAL, 0), g
+        except Fault as f:
+            return Found(ERROR, 0, None, f), g
+    frontier = [0]
+    omega = c.omega
+    progress = Progress(limits.progress)
+    deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
+    max_states = limits.max_states
+    states, index, add = g.states, g.index, g.add
+    expanded = 0
+    try:
+        while frontier:
+            best: Found | None = None
+            best_len = 1 << 60
+            nxt: list[int] = []
+            for sid in frontier:
+                tid, cells = states[sid]
+                succ = c.successors(tid)
+                try:
+                    moves = succ(cells)
+                except StepFault as e:
+                    if e.step is None:  # a guard failed in this very state: length = depth
+                        return Found(ERROR, sid, None, e.fault), g
+                    if best_len > g.depth + 1:
+                        best, best_len = Found(ERROR, sid, e.step, e.fault), g.depth + 1
+                    continue
+                if not moves:
+                    if deadlock and tid != omega:
+                        return Found(DEADLOCK, sid), g
+                    continue
+                g.transitions += len(moves)
+                targets = c.targets(tid)
+                for k, post in moves:
+                    t2 = targets[k]
+                    if t2.__class__ is not int:
+                        t2 = t2(post)  # type: ignore[operator]
+                    key = (t2, post)
+                    if key in index:
+                        continue
+                    nid = add(key, sid, k)
+                    nxt.append(nid)
+                    if goal is not None and best is None:
+                        try:
+                            hit = goal(post)
+                        except Fault as f:
+                            best, best_len = Found(ERROR, nid, None, f), g.depth + 1
+                            continue
+                        if hit:
+                            best, best_len = Found(GOAL, nid), g.depth + 1
+                expanded += 1
+                if expanded & 1023 == 0:
+                    progress.tick(len(states), g.depth)
+                    if deadline is not None and time.monotonic() > deadline:
+                        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
+                if max_states is not None and len(states) > max_states:
+                    return Found(LIMIT, reason=f"more than {max_states:,} states"), g
+            g.depth += 1
+            if best is not None:
+                return best, g
+            frontier = nxt
+        return Found(EXHAUSTED), g
+    finally:
+        progress.done()

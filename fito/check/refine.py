@@ -1,0 +1,194 @@
+"""Trace refinement `Spec [T= Impl`: every trace of Impl is a trace of Spec.
+
+Spec is normalised on the fly (subset construction over its tau closure); the product of
+Impl's states with normalised Spec nodes is explored breadth-first, so the counterexample
+is the shortest: the Impl trace up to and including the event Spec cannot perform.
+Spec gets its own copy of the cells (it is a separate process, as in FDR).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from fito.check.explore import Limits, Progress
+from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.lang import ast as A
+from fito.semantics.codegen import StepFault
+from fito.semantics.compiled import Compiled
+from fito.semantics.ir import Fault
+from fito.semantics.steps import TAU
+
+
+class SpecFault(Exception):
+    """A model error inside the specification process."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault)
+        self.fault = fault
+
+
+@dataclass(slots=True)
+class Normaliser:
+    """Normalised Spec nodes: frozensets of spec states closed under tau, interned."""
+
+    c: Compiled
+    nodes: list[frozenset] = field(default_factory=list)
+    ids: dict[frozenset, int] = field(default_factory=dict)
+    after: dict[tuple[int, tuple], int] = field(default_factory=dict)
+
+    def node(self, states: set[tuple[int, tuple]]) -> int:
+        closed = frozenset(self._closure(states))
+        got = self.ids.get(closed)
+        if got is None:
+            got = len(self.nodes)
+            self.ids[closed] = got
+            self.nodes.append(closed)
+        return got
+
+    def _moves(self, state: tuple[int, tuple]) -> list[tuple[int, int, tuple]]:
+        tid, cells = state
+        try:
+            moves = self.c.successors(tid)(cells)
+        except StepFault as e:
+            raise SpecFault(e.fault) from None
+        targets = self.c.targets(tid)
+        out = []
+        for k, post in moves:
+            t2 = targets[k]
+            if t2.__class__ is not int:
+                t2 = t2(post)  # type: ignore[operator]
+            out.append((k, t2, post))
+        return out
+
+    def _closure(self, states: set[tuple[int, tuple]]) -> set[tuple[int, tuple]]:
+        seen = set(states)
+        todo = list(states)
+        while todo:
+            s = todo.pop()
+            for k, t2, post in self._moves(s):
+                if self.c.step(s[0], k).kind == TAU and (t2, post) not in seen:
+                    seen.add((t2, post))
+                    todo.append((t2, post))
+        return seen
+
+    def step(self, node: int, event: tuple) -> int | None:
+        """The node after event, or None when Spec cannot perform it."""
+        key = (node, event)
+        if key in self.after:
+            got = self.after[key]
+            return None if got < 0 else got
+        nxt: set[tuple[int, tuple]] = set()
+        for s in self.nodes[node]:
+            for k, t2, post in self._moves(s):
+                step = self.c.step(s[0], k)
+                if step.kind != TAU and self.c.event_key(step, s[1]) == event:
+                    nxt.add((t2, post))
+        got = self.node(nxt) if nxt else -1
+        self.after[key] = got
+        return None if got < 0 else got
+
+
+def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) -> Verdict:
+    assert a.spec is not None
+    impl = a.proc if a.proc is not None else c.model.system
+    assert impl is not None
+    norm = Normaliser(c)
+    try:
+        spec_root = norm.node({c.initial(a.spec)})
+    except SpecFault as e:
+        return _error(c, a, text, e.fault, (), 0, 0, "in the specification")
+    root = (c.initial(impl), spec_root)
+    states: list[tuple] = [root]
+    parent, via = [-1], [-1]
+    index = {root: 0}
+    transitions = 0
+    depth = 0
+    frontier = [0]
+    progress = Progress(limits.progress)
+    deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
+
+    def trace(sid: int, extra: tuple[int, int] | None = None) -> tuple[str, ...]:
+        path = []
+        while parent[sid] >= 0:
+            path.append((parent[sid], via[sid]))
+            sid = parent[sid]
+        path.reverse()
+        if extra is not None:
+            path.append(extra)
+        out = []
+        for s, k in path:
+            (tid, cells), _ = states[s]
+            out.append(c.label(tid, k, cells))
+        return tuple(out)
+
+    try:
+        while frontier:
+            nxt = []
+            pending: Verdict | None = None
+            for sid in frontier:
+                (tid, cells), node = states[sid]
+                try:
+                    moves = c.successors(tid)(cells)
+                except StepFault as e:
+                    if e.step is None:
+                        return _error(c, a, text, e.fault, trace(sid), len(states), transitions)
+                    if pending is None:
+                        pending = _error(c, a, text, e.fault, trace(sid, (sid, e.step)), len(states),
+                                         transitions)
+                    continue
+                transitions += len(moves)
+                targets = c.targets(tid)
+                for k, post in moves:
+                    step = c.step(tid, k)
+                    if step.kind == TAU:
+                        nnode: int | None = node
+                    else:
+                        nnode = norm.step(node, c.event_key(step, cells))
+                        if nnode is None:
+                            if pending is None:
+                                event = c.label(tid, k, cells)
+                                pending = Verdict(text, a.span.line, FAILS, len(states), transitions,
+                                                  trace=trace(sid, (sid, k)), depth=depth + 1,
+                                                  reason=f"the specification cannot perform {event} here",
+                                                  engine="refinement")
+                            continue
+                    t2 = targets[k]
+                    if t2.__class__ is not int:
+                        t2 = t2(post)  # type: ignore[operator]
+                    key = ((t2, post), nnode)
+                    if key in index:
+                        continue
+                    index[key] = len(states)
+                    states.append(key)
+                    parent.append(sid)
+                    via.append(k)
+                    nxt.append(len(states) - 1)
+                if len(states) & 1023 == 0:
+                    progress.tick(len(states), depth)
+                    if deadline is not None and time.monotonic() > deadline:
+                        return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
+                if limits.max_states is not None and len(states) > limits.max_states:
+                    return _limit(a, text, f"more than {limits.max_states:,} states", len(states), transitions)
+            depth += 1
+            if pending is not None:
+                return pending
+            frontier = nxt
+    except SpecFault as e:
+        return _error(c, a, text, e.fault, (), len(states), transitions, "in the specification")
+    finally:
+        progress.done()
+    return Verdict(text, a.span.line, HOLDS, len(states), transitions, depth=depth, engine="refinement")
+
+
+def _limit(a: A.AssertDecl, text: str, reason: str, states: int, transitions: int) -> Verdict:
+    return Verdict(text, a.span.line, UNKNOWN, states, transitions, reason=reason, limit_hit=True,
+                   engine="refinement")
+
+
+def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: tuple[str, ...], states: int,
+           transitions: int, where: str = "") -> Verdict:
+    code, message, span = c.error_site(fault)
+    where = f" {where}" if where else ""
+    return Verdict(text, a.span.line, FAILS, states, transitions, trace=trace,
+                   reason=f"model error{where} [{code}]: {message}", error=ModelError(message, span),
+                   engine="refinement")

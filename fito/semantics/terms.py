@@ -1,0 +1,241 @@
+"""Process terms at run time: closures of AST nodes over bound values, interned to ints.
+
+A term is a tuple; its children are term ids. Forms (docs/semantics.md):
+  ("omega",)                         terminated
+  ("stop",) ("skip",)
+  ("pre", node, env)                 a prefix `a -> P` (or `{x := e} -> P`) over env
+  ("ichoice", (t1, ..., tn))         `P |~| Q` and `|~| x: T @ P`
+  ("ext", t1, t2)                    `P [] Q`
+  ("seq", t1, node, env)             `P ; Q` with Q not yet started
+  ("intr", t1, t2)                   `P /\\ Q`
+  ("par", sync, (t1, ..., tn))       parallel over the channel set sync (n-ary for replicated forms)
+  ("hide", chans, t)                 `P \\ X`
+  ("guard", ir, t)                   `b & P` with b reading cells
+  ("if", ir, t1, t2)                 `if b then P else Q` with b reading cells
+Process calls are unfolded when a term is made; guards and conditions that do not read
+cells are decided then. Arguments that read cells are evaluated in the state where the call
+is made (the state after the transition that reaches it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from fito.lang import ast as A
+from fito.lang.resolve import Model
+from fito.semantics.ir import IR, ExprCompiler, domain_values, evaluate, reads_cells
+
+OMEGA: tuple = ("omega",)
+STOP: tuple = ("stop",)
+SKIP: tuple = ("skip",)
+
+Env = tuple  # values of a node's free bound names, in sorted name order
+
+
+class NeedsState(Exception):
+    """A process call with arguments that read cells was made without a state."""
+
+
+@dataclass(slots=True)
+class Terms:
+    """Interning table and term construction for one model."""
+
+    model: Model
+    compiler: ExprCompiler
+    ids: dict[tuple, int] = field(default_factory=dict)
+    table: list[tuple] = field(default_factory=list)
+    _free: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _nodes: dict[int, object] = field(default_factory=dict)
+
+    def intern(self, t: tuple) -> int:
+        got = self.ids.get(t)
+        if got is None:
+            got = len(self.table)
+            self.ids[t] = got
+            self.table.append(t)
+        return got
+
+    def node(self, key: int) -> object:
+        return self._nodes[key]
+
+    def key(self, node: object) -> int:
+        k = id(node)
+        self._nodes.setdefault(k, node)
+        return k
+
+    # ------------------------------------------------------------------ environments
+    def free_names(self, node: object) -> tuple[str, ...]:
+        k = self.key(node)
+        got = self._free.get(k)
+        if got is None:
+            got = tuple(sorted(free_bound_names(node, self.model)))
+            self._free[k] = got
+        return got
+
+    def env_of(self, node: object, env: Mapping[str, int]) -> Env:
+        return tuple(env[n] for n in self.free_names(node))
+
+    def bind(self, node: object, values: Env) -> dict[str, int]:
+        return dict(zip(self.free_names(node), values))
+
+    # ------------------------------------------------------------------ making terms
+    def make(self, p: A.Proc, env: Mapping[str, int], state: Sequence[int] | None) -> int:
+        """The term id of process p under env (state is needed only for calls reading cells)."""
+        return self.intern(self._make(p, env, state, 0))
+
+    def _make(self, p: A.Proc, env: Mapping[str, int], state: Sequence[int] | None,
+              depth: int) -> tuple:
+        if depth > 10_000:
+            raise RecursionError("unguarded recursion")
+        if isinstance(p, A.Stop):
+            return STOP
+        if isinstance(p, A.Skip):
+            return SKIP
+        if isinstance(p, A.Prefix):
+            return ("pre", self.key(p), self.env_of(p, env))
+        if isinstance(p, A.ProcRef):
+            decl = self.model.processes[p.name]
+            args = [self._arg(a, env, state) for a in p.args]
+            inner = {param.name: v for param, v in zip(decl.params, args)}
+            return self._make(decl.body, inner, state, depth + 1)
+        if isinstance(p, A.Guard):
+            cond = self.compiler.compile(p.cond, env)
+            if cond[0] == "k":
+                return self._make(p.body, env, state, depth + 1) if cond[1] else STOP
+            return ("guard", cond, self.intern(self._make(p.body, env, state, depth + 1)))
+        if isinstance(p, A.ProcIf):
+            cond = self.compiler.compile(p.cond, env)
+            if cond[0] == "k":
+                return self._make(p.then if cond[1] else p.orelse, env, state, depth + 1)
+            return ("if", cond, self.intern(self._make(p.then, env, state, depth + 1)),
+                    self.intern(self._make(p.orelse, env, state, depth + 1)))
+        if isinstance(p, A.ProcBinary):
+            return self._binary(p, env, state, depth)
+        if isinstance(p, A.Parallel):
+            sync = frozenset(n.id for n in p.sync)  # type: ignore[union-attr]
+            parts = (self.intern(self._make(p.left, env, state, depth + 1)),
+                     self.intern(self._make(p.right, env, state, depth + 1)))
+            return ("par", sync, parts)
+        if isinstance(p, A.Hide):
+            chans = frozenset(n.id for n in p.chans)  # type: ignore[union-attr]
+            return ("hide", chans, self.intern(self._make(p.proc, env, state, depth + 1)))
+        assert isinstance(p, A.Replicated)
+        return self._replicated(p, env, state, depth)
+
+    def _binary(self, p: A.ProcBinary, env: Mapping[str, int], state: Sequence[int] | None,
+                depth: int) -> tuple:
+        if p.op == ";":
+            return ("seq", self.intern(self._make(p.left, env, state, depth + 1)), self.key(p.right),
+                    self.env_of(p.right, env))
+        left = self.intern(self._make(p.left, env, state, depth + 1))
+        right = self.intern(self._make(p.right, env, state, depth + 1))
+        if p.op == "[]":
+            return ("ext", left, right)
+        if p.op == "|~|":
+            return ("ichoice", (left, right))
+        if p.op == "/\\":
+            return ("intr", left, right)
+        assert p.op == "|||"
+        return ("par", frozenset(), (left, right))
+
+    def _replicated(self, p: A.Replicated, env: Mapping[str, int], state: Sequence[int] | None,
+                    depth: int) -> tuple:
+        values = domain_values(self.model, p.domain)
+        parts = []
+        for v in values:
+            inner = dict(env)
+            inner[p.var] = v
+            parts.append(self.intern(self._make(p.body, inner, state, depth + 1)))
+        if p.op in ("|||", "[||]"):
+            sync = frozenset(n.id for n in p.sync) if p.op == "[||]" else frozenset()  # type: ignore[union-attr]
+            return ("par", sync, tuple(parts))
+        if p.op == "[]":
+            return _fold("ext", parts, STOP, self)
+        assert p.op == "|~|"
+        return ("ichoice", tuple(parts))
+
+    def _arg(self, a: A.Expr, env: Mapping[str, int], state: Sequence[int] | None) -> int:
+        ir = self.compiler.compile(a, env)
+        if ir[0] == "k":
+            return ir[1]
+        if state is None:
+            raise NeedsState()
+        return evaluate(ir, state, self.compiler.layout)
+
+    def needs_state(self, p: A.Proc, env: Mapping[str, int]) -> bool:
+        """Whether making p under env reads cells (a call with cell-reading arguments)."""
+        try:
+            self._make(p, env, None, 0)
+        except NeedsState:
+            return True
+        return False
+
+
+def _fold(tag: str, parts: list[int], empty: tuple, terms: Terms) -> tuple:
+    if not parts:
+        return empty
+    acc = terms.table[parts[0]]
+    for t in parts[1:]:
+        acc = (tag, terms.intern(acc), t)
+    return acc
+
+
+# ---------------------------------------------------------------------- free bound names
+def free_bound_names(node: object, model: Model) -> set[str]:
+    """Bound names (parameters, binders, inputs) that a process node reads."""
+    out: set[str] = set()
+    _free(node, frozenset(), out, model)
+    return out
+
+
+def _free(n: object, bound: frozenset[str], out: set[str], model: Model) -> None:
+    if isinstance(n, A.Name):
+        if n.id not in bound and n.id not in model.consts and n.id not in model.members \
+                and n.id not in model.cells and n.id not in model.processes \
+                and n.id not in model.channels:
+            out.add(n.id)
+        return
+    if isinstance(n, A.Quant):
+        _free(n.domain, bound, out, model)
+        _free(n.body, bound | {n.var}, out, model)
+        return
+    if isinstance(n, A.Replicated):
+        _free(n.domain, bound, out, model)
+        for s in n.sync:
+            _free(s, bound, out, model)
+        _free(n.body, bound | {n.var}, out, model)
+        return
+    if isinstance(n, A.Prefix):
+        inner = bound
+        if n.event is not None:
+            for f in n.event.fields:
+                if isinstance(f, A.InField):
+                    if f.restriction is not None:
+                        _free(f.restriction, bound, out, model)
+                    inner = inner | {f.var}
+                else:
+                    _free(f.value, inner, out, model)
+        for a in n.assigns:
+            _free(a.target, inner, out, model)
+            _free(a.value, inner, out, model)
+        _free(n.body, inner, out, model)
+        return
+    if isinstance(n, A.ProcRef):
+        for a in n.args:
+            _free(a, bound, out, model)
+        return
+    if isinstance(n, tuple):
+        for x in n:
+            _free(x, bound, out, model)
+        return
+    slots = getattr(n, "__slots__", ())
+    for name in slots:
+        if name in ("span", "name_span", "name_spans"):
+            continue
+        child = getattr(n, name)
+        if isinstance(child, (tuple,)) or hasattr(child, "__slots__"):
+            _free(child, bound, out, model)
+
+
+Deferred = Callable[[Sequence[int]], int]
+__all__ = ["Terms", "OMEGA", "STOP", "SKIP", "Deferred", "IR", "reads_cells"]
