@@ -54,8 +54,10 @@ class _Machinery:
 @lru_cache(maxsize=1)
 def _machinery() -> _Machinery:
     builder = Builder()
+    # strict: any LALR conflict or terminal collision is an error. The analysis is cached
+    # (keyed by a hash of grammar and options) so that it runs once per grammar version.
     parser = Lark(grammar_text(), parser="lalr", lexer=_TokenFeed, strict=True,
-                  keep_all_tokens=True, maybe_placeholders=True, transformer=builder)
+                  keep_all_tokens=True, maybe_placeholders=True, transformer=builder, cache=True)
     literal = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     terminal_of = {value: name for name, value in literal.items()}
     terminal_of["[T="] = "REFINES"
