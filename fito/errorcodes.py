@@ -83,6 +83,8 @@ _TABLE = (
     ("M101", "event-limit", "the simulator reached --max-events before the requested cycles"),
     # runtime checkpoints: `fito inspect`
     ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
+    # FITO type checker (issue #4): pipeline epoch facts
+    ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}

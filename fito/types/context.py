@@ -1,0 +1,76 @@
+"""The mutable state of checking one pipeline: scope, diagnostics, facts and obligations.
+
+Checking is two passes. The first walks the statements in order, types every expression
+and records the `require` facts and the epoch equalities each `converge` needs; the second
+(`fito.types.decide`) asks Z3 about them. Facts hold for the whole pipeline: `require`
+states what is true of the pipeline's symbolic epochs, not of a program point.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from fito.diagnostics import Diagnostic, Span, error, warning
+from fito.lang import ast as A
+from fito.lang.printer import print_expr
+from fito.types.env import Scope
+from fito.types.epochs import Formula
+from fito.types.kinds import Conv, EpochRef, Snap
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    formula: Formula
+    stmt: A.RequireStmt
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One input of a `converge` whose epoch must be proved equal to the target epoch."""
+
+    text: str  # how the source wrote the argument (`o`, or `o[2]` for a product part)
+    span: Span
+    type: Snap | Conv
+    epoch: EpochRef
+
+
+@dataclass(frozen=True, slots=True)
+class Obligation:
+    call: str  # `converge(Trained, e1, w, o)`
+    span: Span
+    target: EpochRef
+    parts: tuple[Part, ...]
+
+
+@dataclass(slots=True)
+class Context:
+    pipeline: A.PipelineDecl
+    scope: Scope
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    obligations: list[Obligation] = field(default_factory=list)
+    epochs: list[str] = field(default_factory=list)  # declaration order (witness order)
+    times: int = 0
+
+    def error(self, code: str, message: str, span: Span, *, notes: Sequence[str] = (),
+              hint: str | None = None) -> None:
+        self.diagnostics.append(error(code, message, span, notes=notes, hint=hint))
+
+    def warn(self, code: str, message: str, span: Span, *, notes: Sequence[str] = (),
+             hint: str | None = None) -> None:
+        self.diagnostics.append(warning(code, message, span, notes=notes, hint=hint))
+
+    def fresh_time(self) -> int:
+        self.times += 1
+        return self.times
+
+
+def text(e: A.Expr) -> str:
+    """The canonical source text of an expression, shortened for messages."""
+    out = print_expr(e)
+    return out if len(out) <= 60 else out[:57] + "..."
+
+
+def call_text(func: str, args: Sequence[A.Expr]) -> str:
+    shown = ", ".join(text(a) for a in args)
+    return f"{func}({shown})" if len(shown) <= 80 else f"{func}({shown[:77]}...)"
