@@ -112,23 +112,25 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
     expanded = 0
     try:
         while frontier:
+            # the whole level is expanded before a verdict, so the state count and the
+            # length of the reported trace do not depend on the order of expansion
             best: Found | None = None
             best_len = 1 << 60
             nxt: list[int] = []
+            depth = g.depth
             for sid in frontier:
                 tid, cells = states[sid]
                 succ = c.successors(tid)
                 try:
                     moves = succ(cells)
                 except StepFault as e:
-                    if e.step is None:  # a guard failed in this very state: length = depth
-                        return Found(ERROR, sid, None, e.fault), g
-                    if best_len > g.depth + 1:
-                        best, best_len = Found(ERROR, sid, e.step, e.fault), g.depth + 1
+                    length = depth if e.step is None else depth + 1
+                    if length < best_len:
+                        best, best_len = Found(ERROR, sid, e.step, e.fault), length
                     continue
                 if not moves:
-                    if deadlock and tid != omega:
-                        return Found(DEADLOCK, sid), g
+                    if deadlock and tid != omega and depth < best_len:
+                        best, best_len = Found(DEADLOCK, sid), depth
                     continue
                 g.transitions += len(moves)
                 targets = c.targets(tid)
@@ -141,17 +143,17 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                         continue
                     nid = add(key, sid, k)
                     nxt.append(nid)
-                    if goal is not None and best is None:
+                    if goal is not None and best_len > depth + 1:
                         try:
                             hit = goal(post)
                         except Fault as f:
-                            best, best_len = Found(ERROR, nid, None, f), g.depth + 1
+                            best, best_len = Found(ERROR, nid, None, f), depth + 1
                             continue
                         if hit:
-                            best, best_len = Found(GOAL, nid), g.depth + 1
+                            best, best_len = Found(GOAL, nid), depth + 1
                 expanded += 1
                 if expanded & 1023 == 0:
-                    progress.tick(len(states), g.depth)
+                    progress.tick(len(states), depth)
                     if deadline is not None and time.monotonic() > deadline:
                         return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
                 if max_states is not None and len(states) > max_states:

@@ -8,7 +8,7 @@ Spec gets its own copy of the cells (it is a separate process, as in FDR).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
@@ -125,16 +125,17 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         while frontier:
             nxt = []
             pending: Verdict | None = None
+            pending_len = 1 << 60
             for sid in frontier:
                 (tid, cells), node = states[sid]
                 try:
                     moves = c.successors(tid)(cells)
                 except StepFault as e:
-                    if e.step is None:
-                        return _error(c, a, text, e.fault, trace(sid), len(states), transitions)
-                    if pending is None:
-                        pending = _error(c, a, text, e.fault, trace(sid, (sid, e.step)), len(states),
-                                         transitions)
+                    length = depth if e.step is None else depth + 1
+                    if length < pending_len:
+                        extra = None if e.step is None else (sid, e.step)
+                        pending, pending_len = _error(c, a, text, e.fault, trace(sid, extra),
+                                                      len(states), transitions), length
                     continue
                 transitions += len(moves)
                 targets = c.targets(tid)
@@ -145,7 +146,8 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     else:
                         nnode = norm.step(node, c.event_key(step, cells))
                         if nnode is None:
-                            if pending is None:
+                            if pending_len > depth + 1:
+                                pending_len = depth + 1
                                 event = c.label(tid, k, cells)
                                 pending = Verdict(text, a.span.line, FAILS, len(states), transitions,
                                                   trace=trace(sid, (sid, k)), depth=depth + 1,
@@ -171,7 +173,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     return _limit(a, text, f"more than {limits.max_states:,} states", len(states), transitions)
             depth += 1
             if pending is not None:
-                return pending
+                return replace(pending, states=len(states), transitions=transitions, depth=depth)
             frontier = nxt
     except SpecFault as e:
         return _error(c, a, text, e.fault, (), len(states), transitions, "in the specification")

@@ -59,11 +59,16 @@ class CodeGen:
 
     # ------------------------------------------------------------------ generation
     def successors(self, steps: Sequence[Step]) -> Successors:
+        # Every guard is evaluated before any effect (docs/semantics.md, model errors): a
+        # fault in a guard is the state's own error, whichever step it belongs to.
         lines = ["def succ(s):", "    out = []", "    k = -1", "    try:", "        pass"]
         for n, step in enumerate(steps):
+            if step.guard:
+                lines.append(f"        g{n} = {self.guard_source(step.guard)}")
+        lines += ["    except Fault as f:", "        raise StepFault(f, None)", "    try:", "        pass"]
+        for n, step in enumerate(steps):
             lines.extend("        " + line for line in self._step(n, step))
-        lines += ["    except Fault as f:", "        raise StepFault(f, k if k >= 0 else None)",
-                  "    return out"]
+        lines += ["    except Fault as f:", "        raise StepFault(f, k)", "    return out"]
         code = "\n".join(lines)
         ns = dict(self.namespace)
         exec(compile(code, "<fito-successors>", "exec"), ns)  # noqa: S102 - our own generated code
@@ -78,10 +83,9 @@ class CodeGen:
             body += [f"x = {to_python(ir)}",
                      f"if not ({_contains('x', self._field_type(step, i))}): _fault({err}, x)"]
         body += self._effect(step)
-        body.append("k = -1")
         if not step.guard:
             return body
-        return [f"if {self.guard_source(step.guard)}:"] + ["    " + b for b in body]
+        return [f"if g{n}:"] + ["    " + b for b in body]
 
     def _field_type(self, step: Step, i: int) -> ValueType:
         return self.channel_types[step.channel][i]  # type: ignore[index]

@@ -184,26 +184,24 @@ def const_value(model: Model, e: A.Expr) -> int:
 
 # ---------------------------------------------------------------------- folding and helpers
 def conjoin(parts: Sequence[IR]) -> IR:
-    """`a and b and ...`, folded."""
-    out: IR | None = None
-    for p in parts:
-        if p == ("k", 0) or (p[0] == "k" and not p[1]):
-            return ("k", 0)
-        if p[0] == "k":
-            continue
-        out = p if out is None else ("op", "and", out, p, -1)
-    return out if out is not None else ("k", 1)
+    """`a and b and ...`, folded as left-to-right evaluation without the cells would fold it."""
+    return _chain("and", parts)
 
 
 def disjoin(parts: Sequence[IR]) -> IR:
+    return _chain("or", parts)
+
+
+def _chain(op: str, parts: Sequence[IR]) -> IR:
+    unit, zero = (1, 0) if op == "and" else (0, 1)
     out: IR | None = None
     for p in parts:
-        if p[0] == "k" and p[1]:
-            return ("k", 1)
-        if p[0] == "k":
+        if out is None and p[0] == "k":
+            if bool(p[1]) == bool(zero):
+                return ("k", zero)  # decided before any cell is read
             continue
-        out = p if out is None else ("op", "or", out, p, -1)
-    return out if out is not None else ("k", 0)
+        out = p if out is None else ("op", op, out, p, -1)
+    return out if out is not None else ("k", unit)
 
 
 def negate(p: IR) -> IR:

@@ -96,11 +96,17 @@ class Semantics:
         if tag == "hide":
             return self._hide(t)
         if tag == "guard":
-            return [replace(s, guard=(t[1],) + s.guard) for s in self.steps(t[2])]
+            cond = self._condition(t)
+            return [replace(s, guard=(cond,) + s.guard) for s in self.steps(t[3])]
         assert tag == "if"
-        then = [replace(s, guard=(t[1],) + s.guard) for s in self.steps(t[2])]
-        other = negate(t[1])
-        return then + [replace(s, guard=(other,) + s.guard) for s in self.steps(t[3])]
+        cond = self._condition(t)
+        then = [replace(s, guard=(cond,) + s.guard) for s in self.steps(t[3])]
+        other = negate(cond)
+        return then + [replace(s, guard=(other,) + s.guard) for s in self.steps(t[4])]
+
+    def _condition(self, t: tuple) -> IR:
+        node = self.terms.node(t[1])
+        return self.compiler.compile(node.cond, dict(t[2]))  # type: ignore[attr-defined]
 
     def _wrap(self, target: object, build: Callable[[int], tuple]) -> object:
         intern = self.terms.intern

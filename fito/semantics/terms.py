@@ -10,8 +10,10 @@ A term is a tuple; its children are term ids. Forms (docs/semantics.md):
   ("intr", t1, t2)                   `P /\\ Q`
   ("par", sync, (t1, ..., tn))       parallel over the channel set sync (n-ary for replicated forms)
   ("hide", chans, t)                 `P \\ X`
-  ("guard", ir, t)                   `b & P` with b reading cells
-  ("if", ir, t1, t2)                 `if b then P else Q` with b reading cells
+  ("guard", node, env, t)            `b & P` with b reading cells (env: b's bound values)
+  ("if", node, env, t1, t2)          `if b then P else Q` with b reading cells
+A closure's env holds the (name, value) pairs of the bound names its node reads, so two
+terms are the same exactly when they are the same node over the same values.
 Process calls are unfolded when a term is made; guards and conditions that do not read
 cells are decided then. Arguments that read cells are evaluated in the state where the call
 is made (the state after the transition that reaches it).
@@ -44,7 +46,7 @@ class Terms:
     compiler: ExprCompiler
     ids: dict[tuple, int] = field(default_factory=dict)
     table: list[tuple] = field(default_factory=list)
-    _free: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
@@ -64,19 +66,23 @@ class Terms:
         return k
 
     # ------------------------------------------------------------------ environments
-    def free_names(self, node: object) -> tuple[str, ...]:
+    def free_names(self, node: object) -> frozenset[str]:
+        """Names a node reads without binding them itself (bound or global)."""
         k = self.key(node)
         got = self._free.get(k)
         if got is None:
-            got = tuple(sorted(free_bound_names(node, self.model)))
+            got = frozenset(names_read(node))
             self._free[k] = got
         return got
 
     def env_of(self, node: object, env: Mapping[str, int]) -> Env:
-        return tuple(env[n] for n in self.free_names(node))
+        """The bound values a node depends on: (name, value) pairs, sorted by name."""
+        free = self.free_names(node)
+        return tuple(sorted((n, v) for n, v in env.items() if n in free))
 
-    def bind(self, node: object, values: Env) -> dict[str, int]:
-        return dict(zip(self.free_names(node), values))
+    @staticmethod
+    def bind(node: object, values: Env) -> dict[str, int]:
+        return dict(values)
 
     # ------------------------------------------------------------------ making terms
     def make(self, p: A.Proc, env: Mapping[str, int], state: Sequence[int] | None) -> int:
@@ -102,12 +108,14 @@ class Terms:
             cond = self.compiler.compile(p.cond, env)
             if cond[0] == "k":
                 return self._make(p.body, env, state, depth + 1) if cond[1] else STOP
-            return ("guard", cond, self.intern(self._make(p.body, env, state, depth + 1)))
+            return ("guard", self.key(p), self.env_of(p.cond, env),
+                    self.intern(self._make(p.body, env, state, depth + 1)))
         if isinstance(p, A.ProcIf):
             cond = self.compiler.compile(p.cond, env)
             if cond[0] == "k":
                 return self._make(p.then if cond[1] else p.orelse, env, state, depth + 1)
-            return ("if", cond, self.intern(self._make(p.then, env, state, depth + 1)),
+            return ("if", self.key(p), self.env_of(p.cond, env),
+                    self.intern(self._make(p.then, env, state, depth + 1)),
                     self.intern(self._make(p.orelse, env, state, depth + 1)))
         if isinstance(p, A.ProcBinary):
             return self._binary(p, env, state, depth)
@@ -180,30 +188,24 @@ def _fold(tag: str, parts: list[int], empty: tuple, terms: Terms) -> tuple:
     return acc
 
 
-# ---------------------------------------------------------------------- free bound names
-def free_bound_names(node: object, model: Model) -> set[str]:
-    """Bound names (parameters, binders, inputs) that a process node reads."""
+# ---------------------------------------------------------------------- names read by a node
+def names_read(node: object) -> set[str]:
+    """Every name a node reads and does not bind itself (binders, inputs)."""
     out: set[str] = set()
-    _free(node, frozenset(), out, model)
+    _read(node, frozenset(), out)
     return out
 
 
-def _free(n: object, bound: frozenset[str], out: set[str], model: Model) -> None:
+def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
     if isinstance(n, A.Name):
-        if n.id not in bound and n.id not in model.consts and n.id not in model.members \
-                and n.id not in model.cells and n.id not in model.processes \
-                and n.id not in model.channels:
+        if n.id not in bound:
             out.add(n.id)
         return
-    if isinstance(n, A.Quant):
-        _free(n.domain, bound, out, model)
-        _free(n.body, bound | {n.var}, out, model)
-        return
-    if isinstance(n, A.Replicated):
-        _free(n.domain, bound, out, model)
-        for s in n.sync:
-            _free(s, bound, out, model)
-        _free(n.body, bound | {n.var}, out, model)
+    if isinstance(n, (A.Quant, A.Replicated)):
+        _read(n.domain, bound, out)
+        for s in getattr(n, "sync", ()):
+            _read(s, bound, out)
+        _read(n.body, bound | {n.var}, out)
         return
     if isinstance(n, A.Prefix):
         inner = bound
@@ -211,30 +213,29 @@ def _free(n: object, bound: frozenset[str], out: set[str], model: Model) -> None
             for f in n.event.fields:
                 if isinstance(f, A.InField):
                     if f.restriction is not None:
-                        _free(f.restriction, bound, out, model)
+                        _read(f.restriction, bound, out)
                     inner = inner | {f.var}
                 else:
-                    _free(f.value, inner, out, model)
+                    _read(f.value, inner, out)
         for a in n.assigns:
-            _free(a.target, inner, out, model)
-            _free(a.value, inner, out, model)
-        _free(n.body, inner, out, model)
+            _read(a.target, inner, out)
+            _read(a.value, inner, out)
+        _read(n.body, inner, out)
         return
     if isinstance(n, A.ProcRef):
         for a in n.args:
-            _free(a, bound, out, model)
+            _read(a, bound, out)
         return
     if isinstance(n, tuple):
         for x in n:
-            _free(x, bound, out, model)
+            _read(x, bound, out)
         return
-    slots = getattr(n, "__slots__", ())
-    for name in slots:
+    for name in getattr(n, "__slots__", ()):
         if name in ("span", "name_span", "name_spans"):
             continue
         child = getattr(n, name)
-        if isinstance(child, (tuple,)) or hasattr(child, "__slots__"):
-            _free(child, bound, out, model)
+        if isinstance(child, tuple) or hasattr(child, "__slots__"):
+            _read(child, bound, out)
 
 
 Deferred = Callable[[Sequence[int]], int]
