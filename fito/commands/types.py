@@ -1,0 +1,68 @@
+"""`fito types`: FITO type checking of pipelines only (no model checking)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by Z3)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                   help="Z3 time limit per epoch question (default 10); an undecided "
+                        "question is reported as FITO007, never accepted")
+    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+                   help="refuse files larger than N bytes (default 8 MiB)")
+    p.add_argument("--stats", action="store_true",
+                   help="print the Z3 question, check and cache counts on stderr")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from fito.deep import run_deep
+    from fito.report import render_json_report, render_sarif_report, render_text_report
+    from fito.source import DEFAULT_MAX_BYTES
+    from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
+    from fito.types.run import exit_status, summary, type_check_path
+
+    timeout_ms = DEFAULT_TIMEOUT_MS if args.timeout is None else max(1, int(args.timeout * 1000))
+    oracle = EpochOracle(timeout_ms=timeout_ms)
+    max_bytes = args.max_bytes or DEFAULT_MAX_BYTES
+    results = [run_deep(type_check_path, path, oracle, max_bytes) for path in args.files]
+    reports = [r.report for r in results]
+    if args.format == "json":
+        print(render_json_report(reports))
+    elif args.format == "sarif":
+        print(render_sarif_report(reports))
+    else:
+        text = render_text_report(reports)
+        if text:
+            print(text)
+        print(summary(results))
+    if args.stats:
+        s = oracle.stats
+        print(f"fito types: {s.questions} epoch questions, {s.checks} Z3 checks, "
+              f"{s.witness_searches} witness searches, {s.cache_hits} cache hits, "
+              f"{s.trivial} decided without Z3", file=sys.stderr)
+    return exit_status(results)
