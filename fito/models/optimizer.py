@@ -162,7 +162,7 @@ def adam_K(t_value: int) -> "sympy.Expr":
     import sympy
     bound = adam_bound()
     s = symbols()
-    return sympy.simplify(sum(bound.K_sum.function.subs({s["t"]: t_value, s["i"]: k})
+    return sympy.factor(sum(bound.K_sum.function.subs({s["t"]: t_value, s["i"]: k})
                               for k in range(1, t_value + 1)))
 
 
@@ -176,19 +176,21 @@ def adam_moments(t_value: int) -> tuple["sympy.Expr", "sympy.Expr", tuple["sympy
 
 
 def adam_lagrange_gap(t_value: int) -> tuple["sympy.Expr", list[tuple["sympy.Expr", "sympy.Expr"]]]:
-    """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, linear form)], weight * form^2 summed."""
+    """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, linear form)]: sum weight * form^2."""
     import sympy
     m, v, gs = adam_moments(t_value)
     s = symbols()
     bound = adam_bound()
-    coef = [(bound.a.subs({s["t"]: t_value, s["i"]: k}), bound.d.subs({s["t"]: t_value, s["i"]: k}))
+    # d_i = (1 - b2) e_i: the common factor cancels from each weight * base^2.
+    coef = [(bound.a.subs({s["t"]: t_value, s["i"]: k}),
+             sympy.simplify(bound.d.subs({s["t"]: t_value, s["i"]: k}) / (1 - s["beta2"])))
             for k in range(1, t_value + 1)]
     terms = []
     for x in range(t_value):
         for y in range(x + 1, t_value):
-            (ax, dx), (ay, dy) = coef[x], coef[y]
-            terms.append((1 / (dx * dy), ax * dy * gs[y] - ay * dx * gs[x]))
-    return sympy.expand(adam_K(t_value) * v - m ** 2), terms
+            (ax, ex), (ay, ey) = coef[x], coef[y]
+            terms.append((1 / (ex * ey), ax * ey * gs[y] - ay * ex * gs[x]))
+    return adam_K(t_value) * v - m ** 2, terms
 
 
 @dataclass(frozen=True, slots=True)
