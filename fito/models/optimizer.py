@@ -124,7 +124,6 @@ class AdamBound:
     maximizer: "sympy.Expr"   # g_i = a_i / d_i, the stationary direction of m^2 / v
     K_sum: "sympy.Expr"       # sum_(i=1..t) a_i^2 / d_i, unevaluated
     K_geometric: "sympy.Expr"  # (1-b1)^2/(1-b2) * sum_(j=0..t-1) (b1^2/b2)^j, re-indexed
-    K_closed: "sympy.Expr"    # SymPy's evaluation of the sum
     c: "sympy.Expr"           # K_t = c + q K_(t-1), K_0 = 0
     q: "sympy.Expr"
 
@@ -154,7 +153,13 @@ def adam_bound() -> AdamBound:
     geometric = sympy.Sum(sympy.powsimp(sympy.simplify(term.subs(i, t - j)), force=True), (j, 0, t - 1))
     c = sympy.simplify(term.subs(i, t))                           # the newest gradient's term
     q = sympy.simplify(term.subs(i, t - 1) / c)                   # each older term is q times
-    return AdamBound(a, d, g_star, K_sum, geometric, sympy.simplify(K_sum.doit()), c, q)
+    return AdamBound(a, d, g_star, K_sum, geometric, c, q)
+
+
+def adam_K_closed() -> "sympy.Expr":
+    """K_t in closed form: SymPy's evaluation of the geometric sum (a Piecewise on q = 1)."""
+    import sympy
+    return sympy.simplify(adam_bound().K_geometric.doit())
 
 
 def adam_K(t_value: int) -> "sympy.Expr":
