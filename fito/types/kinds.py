@@ -104,7 +104,7 @@ def show(t: FitoType) -> str:
 def describe(t: FitoType) -> str:
     """The type with what users need to know about it (epoch metadata, times)."""
     if isinstance(t, Snap):
-        meta = f" with epoch {t.epoch.text}" if t.epoch is not None else " (no epoch metadata)"
+        meta = f" of epoch {t.epoch.text}" if t.epoch is not None else " without epoch metadata"
         return f"a snapshot {show(t)}{meta}"
     if isinstance(t, Product):
         order = " < ".join(f"t{p.time}" for p in t.parts)

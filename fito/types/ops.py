@@ -176,12 +176,12 @@ def converge(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> Fit
     domains: list[str] = []
     for a in args[2:]:
         t = state(ctx, a, f"each input of {func}")
+        domains.extend(_domains(t))
         for piece in _pieces(t):
-            domains.extend(piece.domains if isinstance(piece, Conv) else (piece.domain,))
             if isinstance(piece, Snap) and piece.epoch is None:
                 bare.append((a, t))
-            elif isinstance(piece, (Snap, Conv)):
-                parts.append(Part(text(a), a.span, piece, piece.epoch))  # type: ignore[arg-type]
+            elif isinstance(piece, (Snap, Conv)) and piece.epoch is not None:
+                parts.append(Part(text(a), a.span, piece, piece.epoch))
     if bare:
         _snap_without_epoch(ctx, func, args, bare)
     if e is not None and parts:
@@ -214,10 +214,14 @@ def _snap_without_epoch(ctx: Context, func: str, args: Sequence[A.Expr],
     snap = t.parts[0] if isinstance(t, Product) else t
     dom = snap.domain if isinstance(snap, Snap) else "gpu"
     reading = f"snapshot({', '.join(p.domain for p in _pieces(t) if isinstance(p, Snap))})"
-    ctx.error("FITO006", f"{call_text(func, args)} cannot converge {names}: "
-              f"{describe(t)} carries no epoch, so nothing shows it belongs to epoch {target}",
-              first.span, notes=(f"'{text(first)}' was read from {dom} without `@ epoch`",),
-              hint=f"record the epoch when reading: `let {text(first)} = {reading} @ {target}`")
+    ctx.error("FITO006", f"{call_text(func, args)} cannot converge {names}: '{text(first)}' is "
+              f"{describe(t)}, so nothing shows that it belongs to epoch {target}", first.span,
+              notes=(f"'{text(first)}' was read from {dom} without `@ epoch`",),
+              hint=f"record the epoch when reading: `let {_binder(first)} = {reading} @ {target}`")
+
+
+def _binder(e: A.Expr) -> str:
+    return e.id if isinstance(e, A.Name) else "s"
 
 
 def assume(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> FitoType:
@@ -306,13 +310,17 @@ def consume(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> Fito
     t = infer(ctx, arg)
     if isinstance(t, Snap):
         arg_text = text(arg)
-        conv = f"converge(P, {t.epoch.text}, {arg_text})" if t.epoch is not None else \
-            f"converge(P, e, {arg_text}) (reading {arg_text} with `@ e`)"
+        if t.epoch is not None:
+            hint = (f"use converge(P, {t.epoch.text}, {arg_text}) or commit(P, {t.epoch.text}, "
+                    f"{t.domain}) to obtain a Conv(P, {t.epoch.text})")
+        else:
+            hint = (f"use commit(P, e, {t.domain}) to obtain a Conv, or read the snapshot with its "
+                    f"epoch (`let {_binder(arg)} = snapshot({t.domain}) @ e`) and converge it: "
+                    f"converge(P, e, {_binder(arg)})")
         ctx.error("FITO001", f"{func}({arg_text}) needs a converged state Conv(P, e), but "
                   f"'{arg_text}' is {describe(t)}", arg.span,
                   notes=("a snapshot is a reading at one time, not evidence that an epoch "
-                         "converged",),
-                  hint=f"use commit(P, e, {t.domain}) or {conv} to obtain a Conv")
+                         "converged",), hint=hint)
     elif isinstance(t, Product):
         doms = ", ".join(p.domain for p in t.parts)
         _product_as_atomic(ctx, f"{func}({text(arg)})", "restores" if func == "restore" else
