@@ -1,0 +1,114 @@
+"""PyTorch: state_dicts through the writer, and a CPU training run killed with SIGKILL that
+resumes bit-identically (same losses, same final parameters and optimizer state) as an
+uninterrupted run, RNG state and data-loader position included."""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fito.runtime import CheckpointError, CheckpointWriter, restore  # noqa: E402
+from runtime_train_child import train  # noqa: E402
+
+pytestmark = pytest.mark.torch
+CHILD = Path(__file__).with_name("runtime_train_child.py")
+STEPS, EVERY = 14, 3
+
+
+def test_state_dicts_round_trip_exactly(tmp_path: Path) -> None:
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(torch.randn(5, 4)).sum().backward()
+    opt.step()
+    with CheckpointWriter(tmp_path / "c") as w:
+        m = w.save(1, {"model": model.state_dict(), "optimizer": opt.state_dict()})
+    assert {s.codec for s in m.shards} == {"torch"}
+    r = restore(tmp_path / "c")
+    for k, v in model.state_dict().items():
+        assert torch.equal(r.states["model"][k], v) and r.states["model"][k].dtype == v.dtype
+    got, want = r.states["optimizer"], opt.state_dict()
+    assert got["param_groups"] == want["param_groups"]
+    for i, s in want["state"].items():
+        assert torch.equal(got["state"][i]["momentum_buffer"], s["momentum_buffer"])
+
+
+def test_states_torch_cannot_load_safely_are_refused(tmp_path: Path) -> None:
+    with CheckpointWriter(tmp_path / "c") as w, pytest.raises(CheckpointError, match="weights_only"):
+        w.save(1, {"model": {"w": torch.zeros(2), "f": object()}})
+
+
+@pytest.fixture()
+def deterministic():
+    """One thread and deterministic kernels, as the child script sets them; restored after."""
+    threads, det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    yield
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(det)
+
+
+def _exec_killed(root: Path, log: Path, kill_at: str) -> int:
+    """A fresh interpreter that the writer's fault hook SIGKILLs at point kill_at."""
+    env = {**os.environ, "FITO_RUNTIME_KILL_AT": kill_at}
+    args = [sys.executable, str(CHILD), str(root), str(log), str(STEPS), str(EVERY)]
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert proc.returncode in (0, -signal.SIGKILL), proc.stderr[-2000:]
+    return proc.returncode
+
+
+def _fork_killed(root: Path, log: Path, die_after: int) -> int:
+    """A forked child that trains and SIGKILLs itself right after step die_after."""
+    pid = os.fork()
+    if pid == 0:
+        code = 99
+        try:
+            code = train(str(root), str(log), STEPS, EVERY, die_after)
+        finally:
+            os._exit(code)
+    status = os.waitpid(pid, 0)[1]
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _parse(log: Path) -> list[tuple[str, str]]:
+    return [tuple(line.split(" ", 1)) for line in log.read_text().splitlines()]
+
+
+def _steps(rows: list[tuple[str, str]]) -> dict[int, str]:
+    return {int(s): loss for k, v in rows if k == "step" for s, loss in [v.split(" ")]}
+
+
+@pytest.mark.slow
+def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, deterministic) -> None:
+    assert train(str(tmp_path / "ref"), str(tmp_path / "ref.log"), STEPS, EVERY) == 0
+    ref = _parse(tmp_path / "ref.log")
+    losses, final, points = _steps(ref), dict(ref)["final"], int(dict(ref)["points"])
+    assert sorted(losses) == list(range(1, STEPS + 1))
+    rng = random.Random(11)
+    kill_at = f"{rng.randint(1, points)}:{rng.random()}"
+    cases = [("between checkpoints", lambda r, lg: _fork_killed(r, lg, 8)),
+             ("right after a commit", lambda r, lg: _fork_killed(r, lg, 9)),
+             (f"inside the writer at {kill_at}", lambda r, lg: _exec_killed(r, lg, kill_at))]
+    for name, kill in cases:
+        root, log = tmp_path / name.replace(" ", "_"), tmp_path / f"{name}.log"
+        assert kill(root, log) == -signal.SIGKILL, name
+        before = _parse(log)
+        assert all(losses[s] == loss for s, loss in _steps(before).items()), name
+        committed = max([int(v) for k, v in before if k == "commit"], default=0)
+        log.write_text("")
+        assert train(str(root), str(log), STEPS, EVERY) == 0
+        after = _parse(log)
+        resumed = int(after[0][1])
+        assert committed <= resumed <= STEPS, (name, committed, resumed)
+        got = _steps(after)
+        assert sorted(got) == list(range(resumed + 1, STEPS + 1)), name
+        assert all(got[s] == losses[s] for s in got), name
+        assert dict(after)["final"] == final, name
