@@ -115,6 +115,13 @@ class CheckpointScan:
     restore_epoch: int | None
     skipped: tuple[Skip, ...]
     temp_files: tuple[str, ...]
+    durable_kind: str | None          # the guardrail's verdict on the durable vector
+    best_recovery_point: int | None   # (min x, ..., min x) of the epoch lattice
+
+    @property
+    def durable_vector(self) -> tuple[tuple[str, int], ...]:
+        """x: the newest epoch each domain holds a shard for."""
+        return tuple((d, es[-1]) for d, es in self.holdings if es)
 
     @property
     def newest(self) -> EpochVerdict | None:
@@ -134,7 +141,20 @@ def scan(root: str | os.PathLike[str]) -> CheckpointScan:
     skipped = tuple(p for v in verdicts if chosen is None or v.epoch > chosen
                     for p in v.problems)
     temps = tuple(str(p.relative_to(path)) for p in layout.temp_files(path))
-    return CheckpointScan(str(path), holdings, verdicts, chosen, skipped, temps)
+    kind, best = _classify_durable(holdings)
+    return CheckpointScan(str(path), holdings, verdicts, chosen, skipped, temps, kind, best)
+
+
+def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str | None,
+                                                                                   int | None]:
+    """The guardrail's classification of x (consistent or mixed) and its best recovery point."""
+    from fito.models.guardrail import classify
+
+    vector = {d: es[-1] for d, es in holdings if es}
+    if not vector:
+        return None, None
+    verdict = classify(vector)
+    return verdict.kind, verdict.rollback
 
 
 def _verdict(root: Path, epoch: int, committed: bool,

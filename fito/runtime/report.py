@@ -39,6 +39,10 @@ def to_text(scan: CheckpointScan) -> str:
     for v in scan.epochs:
         out.append(_epoch_line(v))
         out.extend(f"  {'':>10}  {'':6}  {'':11}  {p.describe()}" for p in v.problems)
+    if scan.durable_kind is not None:
+        x = " ".join(f"{d}={e}" for d, e in scan.durable_vector)
+        out.append(f"durable vector (newest shard per domain): {x}: {scan.durable_kind}; "
+                   f"lattice best recovery point {scan.best_recovery_point}")
     out.append("restore: " + restore_reason(scan))
     if scan.newest is not None and scan.newest.status != CONSISTENT:
         out.append(f"newest epoch {scan.newest.epoch} is {scan.newest.status}")
@@ -64,6 +68,8 @@ def to_json(scan: CheckpointScan) -> dict[str, Any]:
                     "skipped": [_skip(s) for s in scan.skipped]},
         "newest": None if scan.newest is None else {"epoch": scan.newest.epoch,
                                                     "status": scan.newest.status},
+        "durable": {"vector": dict(scan.durable_vector), "kind": scan.durable_kind,
+                    "best_recovery_point": scan.best_recovery_point},
         "temp_files": list(scan.temp_files),
     }
 

@@ -182,3 +182,15 @@ def test_parser_rejects_malformed_exposition() -> None:
                 '# TYPE a gauge\nb 1\n', '# TYPE a gauge\na one\n'):
         with pytest.raises((AssertionError, ValueError)):
             parse_exposition(bad)
+
+
+def test_durable_vector_and_its_lattice_point(tmp_path: Path, capsys) -> None:
+    root = make(tmp_path / "c")
+    shutil.copyfile(root / shard_relpath("model", 3), root / shard_relpath("model", 5))
+    (root / shard_relpath("optimizer", 3)).unlink()
+    status, out, _ = run(capsys, str(root), "--format", "json")
+    durable = json.loads(out)["durable"]
+    vector = {d: max(int(n[1:11]) for n in os.listdir(root / "shards" / d)) for d in DOMAINS}
+    assert durable["vector"] == vector == {"data": 3, "model": 5, "optimizer": 2}
+    assert durable["kind"] == "mixed" and durable["best_recovery_point"] == min(vector.values())
+    assert json.loads(out)["restore"]["epoch"] == 2
