@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from fito.models.fleet_cli import InputFailure, load_model
 
     try:
-        fleet, path, _ = load_model(args)
+        fleet, path, _ = load_model(args, uses_phases=False)
     except InputFailure as failure:
         return failure.status
     _check_usage(args, fleet, UsageError)

@@ -188,13 +188,37 @@ def random_crash_expanded(k: int) -> "sympy.Expr":
                               for i in range(k + 1)))
 
 
+def leading_term() -> "sympy.Expr":
+    """The claimed leading term of the random-crash P(atomic): Gamma(1+r) k^(-r)."""
+    import sympy
+    s = symbols()
+    return sympy.gamma(1 + s["r"]) * s["k"] ** (-s["r"])
+
+
 def asymptotic_random_crash() -> tuple["sympy.Expr", "sympy.Expr"]:
-    """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) computed by SymPy's limit (trusted)."""
+    """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) computed by SymPy's limit (trusted; seconds)."""
     import sympy
     s = symbols()
     k, r = s["k"], s["r"]
     atomic = derive_random_crash().atomic
-    return sympy.gamma(1 + r) * k ** (-r), sympy.limit(atomic * k ** r, k, sympy.oo)
+    return leading_term(), sympy.limit(atomic * k ** r, k, sympy.oo)
+
+
+def leading_term_value(k: int, r: Fraction) -> float:
+    """Gamma(1+r) k^(-r) at k and r, as a float (SymPy evalf: no overflow for large r)."""
+    import sympy
+    s = symbols()
+    value = leading_term().subs({s["k"]: k, s["r"]: sympy.Rational(r.numerator, r.denominator)})
+    return float(value.evalf(17))
+
+
+def random_crash_float(k: int, r: float) -> float:
+    """P(atomic) of the random-crash model as a float: the product of the by-parts ratios, in logs."""
+    import sympy
+    s = symbols()
+    step = random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"])
+    ratio = sympy.lambdify((s["k"], s["r"]), step, modules="math")
+    return math.exp(sum(math.log(ratio(j, r)) for j in range(1, k + 1)))
 
 
 # ---------------------------------------------------------------- exact numbers

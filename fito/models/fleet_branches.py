@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fito.models.fleet_linear import Constraint, Form
-from fito.models.fleet_solve import SAT, UNSAT, RegionSolver, Verdict
+from fito.models.fleet_solve import SAT, UNSAT, RegionSolver, Session, Verdict
 from fito.models.returnmap import COMPUTE, END, FIRE, WRITE, Branch, Event, Setting, Stepper
 
 
@@ -70,48 +70,62 @@ class Enumeration:
 
 
 def enumerate_branches(setting: Setting, cycles: int = 1, max_events: int | None = None,
-                       timeout_ms: int = 30000) -> Enumeration:
-    """Every full-dimensional event order over `cycles` cycles of job 0."""
+                       timeout_ms: int = 30000, certify: bool = True) -> Enumeration:
+    """Every full-dimensional event order over `cycles` cycles of job 0.
+
+    certify=True attaches a Farkas certificate to every pruned prefix (numeric settings)."""
     n = setting.jobs
     limit = max_events if max_events is not None else 3 * n * cycles + 2
-    solver = RegionSolver(setting, n - 1, timeout_ms)
-    leaves: list[Leaf] = []
-    pruned: list[Pruned] = []
-    counters = {"unknown": 0, "nodes": 0}
+    session = Session(RegionSolver(setting, n - 1, timeout_ms))
+    search = _Search(session, cycles, limit, certify)
     for rest in itertools.product((COMPUTE, WRITE), repeat=n - 1):
         modes = (WRITE,) + rest
         st = Stepper(setting, modes)
-        _search(st, modes, (), 0, cycles, limit, solver, leaves, pruned, counters)
-    return Enumeration(setting, cycles, tuple(leaves), tuple(pruned), counters["unknown"],
-                       counters["nodes"])
+        session.push(st.constraints)
+        search.run(st, modes, (), 0)
+        session.pop()
+    return Enumeration(setting, cycles, tuple(search.leaves), tuple(search.pruned),
+                       search.unknown, search.nodes)
 
 
-def _search(st: Stepper, modes: tuple[str, ...], events: tuple[Event, ...], fired: int,
-            cycles: int, limit: int, solver: RegionSolver, leaves: list, pruned: list,
-            counters: dict) -> None:
-    if len(events) >= limit:
-        counters["unknown"] += 1
-        return
-    for k in range(st.setting.jobs):
-        child = _child(st, k)
-        event = Event(k, FIRE if st.mode[k] == COMPUTE else END)
-        seq = events + (event,)
-        counters["nodes"] += 1
-        verdict = solver.check(child.constraints)
-        if verdict.status == UNSAT:
-            pruned.append(Pruned(modes, seq, tuple(child.constraints), verdict))
-            continue
-        if verdict.status != SAT:
-            counters["unknown"] += 1
-            continue
-        done = fired + (event == Event(0, FIRE))
-        if done == cycles:
-            leaves.append(Leaf(modes, seq, tuple(child.constraints), tuple(child.fires),
-                               tuple(child.mode),
-                               tuple(child.remaining(j) for j in range(1, st.setting.jobs)),
-                               verdict))
-        else:
-            _search(child, modes, seq, done, cycles, limit, solver, leaves, pruned, counters)
+class _Search:
+    """The depth-first search (a mutable builder): one Z3 scope per prefix."""
+
+    def __init__(self, session: Session, cycles: int, limit: int, certify: bool) -> None:
+        self.session, self.cycles, self.limit, self.certify = session, cycles, limit, certify
+        self.leaves: list[Leaf] = []
+        self.pruned: list[Pruned] = []
+        self.unknown = self.nodes = 0
+
+    def run(self, st: Stepper, modes: tuple[str, ...], events: tuple[Event, ...],
+            fired: int) -> None:
+        if len(events) >= self.limit:
+            self.unknown += 1
+            return
+        for k in range(st.setting.jobs):
+            child = _child(st, k)
+            event = Event(k, FIRE if st.mode[k] == COMPUTE else END)
+            seq = events + (event,)
+            self.nodes += 1
+            self.session.push(child.constraints[len(st.constraints):])
+            verdict = self.session.check(child.constraints, self.certify)
+            if verdict.status == SAT:
+                self._accept(child, modes, seq, fired + (event == Event(0, FIRE)), verdict)
+            elif verdict.status == UNSAT:
+                self.pruned.append(Pruned(modes, seq, tuple(child.constraints), verdict))
+            else:
+                self.unknown += 1
+            self.session.pop()
+
+    def _accept(self, child: Stepper, modes: tuple[str, ...], seq: tuple[Event, ...],
+                done: int, verdict: Verdict) -> None:
+        if done < self.cycles:
+            self.run(child, modes, seq, done)
+            return
+        n = child.setting.jobs
+        self.leaves.append(Leaf(modes, seq, tuple(child.constraints), tuple(child.fires),
+                                tuple(child.mode), tuple(child.remaining(j) for j in range(1, n)),
+                                verdict))
 
 
 def _child(st: Stepper, k: int) -> Stepper:

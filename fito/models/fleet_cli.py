@@ -60,14 +60,19 @@ def overrides(args: argparse.Namespace, raw_params: dict[str, Any]) -> dict[str,
     return out
 
 
-def load_model(args: argparse.Namespace) -> tuple[Fleet, str, str]:
-    """Read MODEL, apply the flags, resolve; print a diagnostic and raise InputFailure if bad."""
+def load_model(args: argparse.Namespace, uses_phases: bool = True) -> tuple[Fleet, str, str]:
+    """Read MODEL, apply the flags, resolve; print a diagnostic and raise InputFailure if bad.
+
+    A command that ignores the initial phases (`returnmap`) replaces them by `even`, so that
+    overriding --jobs or --work never trips over the file's explicit positions."""
     path = args.model
     text = _read(path, args.format)
     from fito.models.fleet import parse_toml
     try:
         raw = parse_toml(text)
         flags = overrides(args, raw.get("params", {}) if isinstance(raw.get("params"), dict) else {})
+        if not uses_phases and "phases" not in flags:
+            flags["phases"] = "even"
         fleet = load_fleet(text, Path(path).stem, flags)
     except ModelError as exc:
         from_flag = exc.key is not None and exc.key.split(".")[0] in _flag_keys(args)

@@ -117,21 +117,21 @@ def farkas(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction,
     """Multipliers y >= 0, sum y = 1, sum y_k a_k = 0, sum y_k b_k <= 0 (Motzkin), or None.
 
     They prove that no x satisfies every a_k . x + b_k > 0: the combination would be a
-    constant <= 0 that is also > 0.
+    constant <= 0 that is also > 0. Found by the proof kit's exact simplex (m + 2 rows).
     """
-    import z3
+    from fito.proof.lp import feasible_nonnegative
 
-    ys = [z3.Real(f"y{k}") for k in range(len(constraints))]
-    solver = z3.Solver()
-    solver.add(*(y >= 0 for y in ys), z3.Sum(ys) == 1 if ys else z3.BoolVal(False))
     rows = [f_row(con.form, m, K) for con in constraints]
-    for i in range(m):
-        solver.add(z3.Sum([_q(row[0][i], K) * y for row, y in zip(rows, ys)]) == 0)
-    solver.add(z3.Sum([_q(row[1], K) * y for row, y in zip(rows, ys)]) <= 0)
-    if solver.check() != z3.sat:
+    if not rows:
         return None
-    model = solver.model()
-    return tuple(_z3_value(model.eval(y, model_completion=True)) for y in ys)
+    coeffs = [[to_fraction(v, K) for v in r] for r, _ in rows]
+    consts = [to_fraction(c, K) for _, c in rows]
+    zero, one = Fraction(0), Fraction(1)
+    a = [[row[i] for row in coeffs] + [zero] for i in range(m)]
+    a.append([one] * len(rows) + [zero])
+    a.append(consts + [one])  # sum y_k b_k + s = 0 with slack s >= 0
+    y = feasible_nonnegative(a, [zero] * m + [one, zero])
+    return None if y is None else tuple(y[:-1])
 
 
 def _q(c: Any, K: Any):

@@ -75,7 +75,7 @@ def simulate(fleet: Fleet, cycles: int | None = None, exact: bool = False, *,
     num = Fraction if exact else float
     state = _State.start([num(w) for w in fleet.work], [num(v) for v in fleet.volume],
                          [num(p) for p in fleet.phases], num(0))
-    limit = max_events if max_events is not None else 4 * fleet.jobs * (cycles + 2) + 16
+    limit = max_events if max_events is not None else 1 << 62  # every job progresses: it ends
     return _loop(state, table, cycles, limit, record_writers, record_sections, exact)
 
 

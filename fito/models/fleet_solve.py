@@ -88,6 +88,55 @@ class RegionSolver:
         return all(bool(a.subs(env)) for a in self.setting.assumptions)
 
 
+class Session:
+    """An incremental Z3 session over one setting: push constraints, check, pop (DFS)."""
+
+    def __init__(self, region: RegionSolver) -> None:
+        import z3
+
+        self.region = region
+        self.solver = z3.Solver()
+        self.solver.set("timeout", region.timeout_ms)
+        self.xs = [z3.Real(f"x{i}") for i in range(region.m)]
+        self.params = [z3.Real(str(s)) for s in region.setting.symbols]
+        env = {str(s): p for s, p in zip(region.setting.symbols, self.params)}
+        self.solver.add(*(sympy_to_z3(a, env) for a in region.setting.assumptions))
+
+    def push(self, constraints: Sequence[Constraint]) -> None:
+        self.solver.push()
+        for c in constraints:
+            self.solver.add(self._term(c.form) > 0)
+
+    def pop(self) -> None:
+        self.solver.pop()
+
+    def _term(self, form: Form):
+        if self.region.symbolic:
+            return z3_form_cleared(form, self.xs, self.params)
+        from fito.models.fleet_linear import _z3_form
+
+        return _z3_form(form, self.xs, self.region.K)
+
+    def check(self, constraints: Sequence[Constraint], certify: bool) -> Verdict:
+        """The verdict of everything pushed; `constraints` (the same set) for certificates."""
+        import z3
+
+        verdict = self.solver.check()
+        if verdict == z3.unknown:
+            return Verdict(UNKNOWN)
+        if verdict == z3.unsat:
+            if self.region.symbolic or not certify:
+                return Verdict(UNSAT)
+            y = farkas(constraints, self.region.m, self.region.K)
+            return Verdict(UNSAT if y is not None else UNKNOWN, farkas=y)
+        model = self.solver.model()
+        if self.region.symbolic:
+            values = [_rational(model.eval(p, model_completion=True)) for p in self.params]
+            return self.region._rational_witness(constraints, values)
+        return Verdict(SAT, tuple(_rational(model.eval(x, model_completion=True))
+                                  for x in self.xs))
+
+
 def instantiate(form: Form, K: Any, values: Sequence[Fraction]) -> Form:
     """A form over QQ(params) evaluated at rational parameter values (a form over QQ)."""
     from sympy import QQ

@@ -130,19 +130,18 @@ def symbolic_setting(jobs: int, throughput: str = "general", cap_floor: int | No
 
     cap_floor=None: uncapped, g(n) = n. cap_floor=k (0 <= k < N): k <= C < k+1, so
     g(n) = n for n <= k and C beyond (k = 0 means 0 < C < 1: g(n) = C for all n).
-    volumes='per-job': V1..VN instead of one V.
+    volumes='per-job': V0..V(N-1) and W0..W(N-1) instead of one W and one V.
     """
     import sympy
 
     pos = dict(positive=True)
-    W, V = sympy.Symbol("W", **pos), sympy.Symbol("V", **pos)
-    symbols: list = [W]
     if volumes == "per-job":
-        vols = tuple(sympy.Symbol(f"V{i}", **pos) for i in range(1, jobs + 1))
-        symbols += list(vols)
+        works = tuple(sympy.Symbol(f"W{i}", **pos) for i in range(jobs))
+        vols = tuple(sympy.Symbol(f"V{i}", **pos) for i in range(jobs))
+        symbols: list = list(works) + list(vols)
     else:
-        vols = (V,) * jobs
-        symbols.append(V)
+        W, V = sympy.Symbol("W", **pos), sympy.Symbol("V", **pos)
+        works, vols, symbols = (W,) * jobs, (V,) * jobs, [W, V]
     f, fsyms = _throughput(jobs, throughput)
     symbols += fsyms
     g, assumptions = tuple(sympy.Integer(n) for n in range(1, jobs + 1)), []
@@ -155,7 +154,7 @@ def symbolic_setting(jobs: int, throughput: str = "general", cap_floor: int | No
     assumptions += [sympy.StrictGreaterThan(s, 0, evaluate=False) for s in symbols]
     label = f"{throughput} f, " + ("uncapped" if cap_floor is None else
                                    f"cap {cap_floor} <= C < {cap_floor + 1}")
-    return Setting((W,) * jobs, vols, f, g, tuple(symbols), tuple(assumptions), label)
+    return Setting(works, vols, f, g, tuple(symbols), tuple(assumptions), label)
 
 
 def _throughput(jobs: int, kind: str) -> tuple[tuple, list]:
