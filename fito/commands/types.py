@@ -15,6 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "question is reported as FITO007, never accepted")
     p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
                    help="refuse files larger than N bytes (default 8 MiB)")
+    p.add_argument("--reveal", action="store_true",
+                   help="also show the type of every epoch and let name (text format)")
     p.add_argument("--stats", action="store_true",
                    help="print the Z3 question, check and cache counts on stderr")
 
@@ -44,12 +46,13 @@ def run(args: argparse.Namespace) -> int:
     from fito.report import render_json_report, render_sarif_report, render_text_report
     from fito.source import DEFAULT_MAX_BYTES
     from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
-    from fito.types.run import exit_status, summary, type_check_path
+    from fito.types.run import exit_status, render_revealed, summary, type_check_path
 
     timeout_ms = DEFAULT_TIMEOUT_MS if args.timeout is None else max(1, int(args.timeout * 1000))
     oracle = EpochOracle(timeout_ms=timeout_ms)
     max_bytes = args.max_bytes or DEFAULT_MAX_BYTES
-    results = [run_deep(type_check_path, path, oracle, max_bytes) for path in args.files]
+    results = [run_deep(type_check_path, path, oracle, max_bytes, args.reveal)
+               for path in args.files]
     reports = [r.report for r in results]
     if args.format == "json":
         print(render_json_report(reports))
@@ -59,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         text = render_text_report(reports)
         if text:
             print(text)
+        if args.reveal and any(r.revealed for r in results):
+            print(render_revealed(results))
         print(summary(results))
     if args.stats:
         s = oracle.stats

@@ -4,6 +4,9 @@ Public entry point: `check_pipelines(model)`, called by `fito check` and `fito t
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterator
+
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import ast as A
 from fito.types.context import Context, Fact, text
@@ -11,7 +14,7 @@ from fito.types.decide import decide
 from fito.types.env import Binding, Scope, definitions, globals_of, kind_word
 from fito.types.epochs import Lin
 from fito.types.expr import fact, infer
-from fito.types.kinds import UNKNOWN, EpochRef, EpochT, FitoType, Snap
+from fito.types.kinds import UNKNOWN, EpochRef, EpochT, FitoType, Snap, reveal_text
 from fito.types.ops import call_statement, call_type
 from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
 
@@ -20,23 +23,53 @@ def check_pipelines(model: object, *, oracle: EpochOracle | None = None,
                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Diagnostic]:
     """The FITO type diagnostics of every pipeline of a resolved model."""
     oracle = oracle if oracle is not None else EpochOracle(timeout_ms=timeout_ms)
-    names = globals_of(model)
-    consts = getattr(model, "consts", {})
-    dims = {n: len(c.indices) for n, c in getattr(model, "cells", {}).items()}
     out: list[Diagnostic] = []
-    for p in getattr(model, "pipelines", ()):
-        scope = Scope(names, consts, dims, later=definitions(p.stmts))
+    for p, scope in _scopes(model):
         out.extend(check_pipeline(p, scope, oracle))
     return out
 
 
+def _scopes(model: object) -> Iterator[tuple[A.PipelineDecl, Scope]]:
+    names = globals_of(model)
+    consts = getattr(model, "consts", {})
+    dims = {n: len(c.indices) for n, c in getattr(model, "cells", {}).items()}
+    for p in getattr(model, "pipelines", ()):
+        yield p, Scope(names, consts, dims, later=definitions(p.stmts))
+
+
 def check_pipeline(p: A.PipelineDecl, scope: Scope, oracle: EpochOracle) -> list[Diagnostic]:
     """Every diagnostic of one pipeline."""
+    return run_pipeline(p, scope, oracle).diagnostics
+
+
+def run_pipeline(p: A.PipelineDecl, scope: Scope, oracle: EpochOracle) -> Context:
+    """Both passes over one pipeline; the context keeps the bindings and the diagnostics."""
     ctx = Context(p, scope)
     for stmt in p.stmts:
         check_statement(ctx, stmt)
     decide(ctx, oracle)
-    return ctx.diagnostics
+    return ctx
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """The type of one local name (as mypy's reveal_type shows it)."""
+
+    pipeline: str
+    name: str
+    span: Span
+    type: str
+
+
+def reveal_types(model: object, *, oracle: EpochOracle | None = None) -> list[Revealed]:
+    """The type of every epoch and `let` name of every pipeline, in source order."""
+    oracle = oracle if oracle is not None else EpochOracle()
+    out: list[Revealed] = []
+    for p, scope in _scopes(model):
+        ctx = run_pipeline(p, scope, oracle)
+        out.extend(Revealed(p.name, n, b.span, reveal_text(b.type))
+                   for n, b in ctx.scope.locals.items())
+    return out
 
 
 def check_statement(ctx: Context, stmt: A.Stmt) -> None:

@@ -124,6 +124,18 @@ def describe(t: FitoType) -> str:
     return "an erroneous value"
 
 
+def reveal_text(t: FitoType) -> str:
+    """The type with its epoch: `Snap(gpu, t1) @ e1`, `Conv(P, e)`, `Epoch (e1 + 1)`."""
+    if isinstance(t, Snap):
+        return show(t) + (f" @ {t.epoch.text}" if t.epoch is not None else "")
+    if isinstance(t, Product):
+        meta = t.parts[0].epoch
+        return show(t) + (f" @ {meta.text}" if meta is not None else "")
+    if isinstance(t, (EpochT, IntT)):
+        return f"{show(t)} ({t.epoch.text})"
+    return show(t)
+
+
 def is_state(t: FitoType) -> bool:
     return isinstance(t, STATE_TYPES)
 

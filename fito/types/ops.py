@@ -30,10 +30,8 @@ _CONV_HINT = "use commit(P, e, {doms}) or converge(P, e, {arg}) to obtain a Conv
 def call_type(ctx: Context, call: A.Call, at: A.Expr | None) -> FitoType:
     """The type of an operation used as a value (`let x = ...` or an argument)."""
     rule = _RULES.get(call.func)
-    if rule is None:
+    if rule is None:  # its arguments are not typed: nobody knows what they should be
         _unknown_operation(ctx, call.func, call.span)
-        for a in call.args:
-            infer(ctx, a)
         return UNKNOWN
     result = snapshot(ctx, call.func, call.args, call.span, at) if call.func == "snapshot" \
         else rule(ctx, call.func, call.args, call.span)
@@ -49,8 +47,6 @@ def call_statement(ctx: Context, stmt: A.CallStmt) -> None:
     rule = _RULES.get(stmt.func)
     if rule is None:
         _unknown_operation(ctx, stmt.func, stmt.span)
-        for a in stmt.args:
-            infer(ctx, a)
         return
     rule(ctx, stmt.func, stmt.args, stmt.span)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fito.diagnostics import Diagnostic, error, sort_key
 from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT, EXIT_OK, FileReport
 from fito.source import DEFAULT_MAX_BYTES, read_source
-from fito.types.checker import check_pipelines
+from fito.types.checker import Revealed, check_pipelines, reveal_types
 from fito.types.oracle import EpochOracle
 
 UNDECIDED = "FITO007"
@@ -20,10 +20,11 @@ UNDECIDED = "FITO007"
 class TypeReport:
     report: FileReport
     pipelines: int = 0
+    revealed: tuple[Revealed, ...] = ()
 
 
-def type_check_path(path: str, oracle: EpochOracle,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> TypeReport:
+def type_check_path(path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX_BYTES,
+                    reveal: bool = False) -> TypeReport:
     """Parse, resolve and type-check one file."""
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
@@ -40,7 +41,14 @@ def type_check_path(path: str, oracle: EpochOracle,
     model, resolve_diags = resolve(parsed.spec)
     diags = list(parsed.diagnostics) + list(resolve_diags) + check_pipelines(model, oracle=oracle)
     diags.sort(key=sort_key)
-    return TypeReport(FileReport(src.path, src.text, tuple(diags)), len(model.pipelines))
+    revealed = tuple(reveal_types(model, oracle=oracle)) if reveal else ()
+    return TypeReport(FileReport(src.path, src.text, tuple(diags)), len(model.pipelines), revealed)
+
+
+def render_revealed(results: list[TypeReport]) -> str:
+    """`file:line:col: note: pipeline.name: Type`, one line per local name."""
+    return "\n".join(f"{r.report.path}:{x.span.line}:{x.span.column}: note: {x.pipeline}.{x.name}: "
+                     f"{x.type}" for r in results for x in r.revealed)
 
 
 def file_status(r: TypeReport) -> int:
