@@ -92,6 +92,13 @@ class Progress:
             sys.stderr.flush()
 
 
+def _better(length: int, kind: str, best_len: int, best: Found | None) -> bool:
+    """Shorter wins; at equal length a model error beats a goal or a deadlock."""
+    if length != best_len:
+        return length < best_len
+    return kind == ERROR and best is not None and best.kind != ERROR
+
+
 def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object] | None,
            deadlock: bool, limits: Limits) -> tuple[Found, Graph]:
     """BFS from root until a goal state, a deadlock (if asked) or a model error."""
@@ -125,7 +132,7 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                     moves = succ(cells)
                 except StepFault as e:
                     length = depth if e.step is None else depth + 1
-                    if length < best_len:
+                    if _better(length, ERROR, best_len, best):
                         best, best_len = Found(ERROR, sid, e.step, e.fault), length
                     continue
                 if not moves:
@@ -143,13 +150,13 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                         continue
                     nid = add(key, sid, k)
                     nxt.append(nid)
-                    if goal is not None and best_len > depth + 1:
+                    if goal is not None and _better(depth + 1, ERROR, best_len, best):
                         try:
                             hit = goal(post)
                         except Fault as f:
                             best, best_len = Found(ERROR, nid, None, f), depth + 1
                             continue
-                        if hit:
+                        if hit and _better(depth + 1, GOAL, best_len, best):
                             best, best_len = Found(GOAL, nid), depth + 1
                 expanded += 1
                 if expanded & 1023 == 0:
