@@ -113,9 +113,8 @@ def fact(ctx: Context, e: A.Expr, what: str) -> Formula | None:
 
 
 def _number_type(ctx: Context, e: A.Expr, term: Lin, *operands: FitoType) -> FitoType:
-    if any(isinstance(o, EpochT) for o in operands):
-        return EpochT(EpochRef(term, text(e)))
-    return IntT(EpochRef(term, text(e)))
+    ref = EpochRef(term, expr=e)
+    return EpochT(ref) if any(isinstance(o, EpochT) for o in operands) else IntT(ref)
 
 
 def _unary(ctx: Context, e: A.Unary) -> FitoType:

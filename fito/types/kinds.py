@@ -8,18 +8,33 @@ and `Int` carry their linear term and `Bool` its formula, so Z3 can reason about
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
-from fito.types.epochs import TRUE, Formula, Lin
+from fito.lang import ast as A
+from fito.types.epochs import TRUE, Formula, Lin, show_lin
 
 
 @dataclass(frozen=True, slots=True)
 class EpochRef:
-    """An epoch value: its canonical term and the source text that wrote it."""
+    """An epoch value: its canonical term and how the source wrote it (a name or an expression).
+
+    The text is printed only when a message needs it, so deep expressions cost linear time.
+    """
 
     term: Lin
-    text: str
+    name: str | None = None
+    expr: A.Expr | None = field(default=None, compare=False)
+
+    @property
+    def text(self) -> str:
+        if self.name is not None:
+            return self.name
+        if self.expr is not None:
+            from fito.types.context import text
+
+            return text(self.expr)
+        return show_lin(self.term)
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,7 +293,7 @@ def extreme(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> Fito
         return UNKNOWN
     chosen = ite_int(compare("<=", a.term, b.term), *((a.term, b.term) if func == "min" else
                                                         (b.term, a.term)))
-    ref = EpochRef(chosen, call_text(func, args))
+    ref = EpochRef(chosen, expr=A.Call(func, tuple(args), span=span))
     return EpochT(ref) if chosen.variables() else IntT(ref)
 
 
