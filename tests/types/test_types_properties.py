@@ -1,0 +1,82 @@
+"""Properties of the checker on generated pipelines (Hypothesis)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fito.errorcodes import CODES
+from fito.types import EpochOracle
+
+from types_gen import EPOCHS, FIRST_LINE, committed_pipelines, independent, pipelines, render
+from types_helpers import type_check
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+ORACLE = EpochOracle()  # shared: the cache makes repeated questions free
+
+
+def verdict(text: str, index_of_line=None) -> Counter:
+    """The diagnostics as (statement, code); FITO005 counted without its statement, since
+    which require of a contradictory set gets the report is Z3's choice of core."""
+    out: Counter = Counter()
+    for d in type_check(text, oracle=ORACLE):
+        where = d.span.line if index_of_line is None else index_of_line(d.span.line)
+        out[(None if d.code == "FITO005" else where, d.code)] += 1
+    return out
+
+
+@SETTINGS
+@given(pipelines())
+def test_generated_pipelines_never_crash_and_every_diagnostic_is_well_formed(stmts):
+    text = render(stmts)
+    lines = text.splitlines()
+    for d in type_check(text, oracle=ORACLE):
+        assert d.code in CODES and d.severity in ("error", "warning")
+        assert FIRST_LINE <= d.span.line < FIRST_LINE + len(stmts)
+        assert 1 <= d.span.column <= len(lines[d.span.line - 1])
+        assert d.message
+
+
+@SETTINGS
+@given(st.text(alphabet="abcegnpstvmor(),@=+-*/%<>!01 ", max_size=60))
+def test_arbitrary_statement_text_never_crashes(junk):
+    from fito.lang.parser import parse
+
+    text = "type Dom = {gpu, host, nvme}\npipeline p {\n  epoch e\n  " + junk + "\n}\n"
+    parsed = parse(text)
+    if parsed.spec is not None:
+        from fito.lang.resolve import resolve
+        from fito.types import check_pipelines
+
+        model, _ = resolve(parsed.spec)
+        for d in check_pipelines(model, oracle=ORACLE):
+            assert d.code in CODES
+
+
+@SETTINGS
+@given(committed_pipelines())
+def test_converging_commits_of_the_same_epoch_is_accepted(stmts):
+    assert type_check(render(stmts), oracle=ORACLE) == []
+
+
+@SETTINGS
+@given(pipelines(), st.permutations(["z0", "z1", "z2", "z3"]))
+def test_renaming_epochs_consistently_keeps_the_verdict(stmts, fresh):
+    rename = dict(zip(EPOCHS, fresh))
+    assert verdict(render(stmts)) == verdict(render(stmts, rename))
+
+
+@SETTINGS
+@given(pipelines(), st.lists(st.integers(0, 20), max_size=12))
+def test_reordering_independent_statements_keeps_the_verdict(stmts, swaps):
+    order = list(range(len(stmts)))
+    for k in swaps:
+        i = k % max(1, len(order) - 1)
+        if i + 1 < len(order) and independent(stmts[order[i]], stmts[order[i + 1]]):
+            order[i], order[i + 1] = order[i + 1], order[i]
+    moved = [stmts[i] for i in order]
+    before = verdict(render(stmts), lambda line: line - FIRST_LINE)
+    after = verdict(render(moved), lambda line: order[line - FIRST_LINE])
+    assert before == after
