@@ -83,6 +83,15 @@ def _get(data: Any, path: Path) -> Any:
     return data
 
 
+def _replaced(data: Any, path: Path, new: Any) -> Any:
+    """A copy of data with the leaf at path replaced, sharing every untouched branch."""
+    if not path:
+        return new
+    out = copy.copy(data)
+    out[path[0]] = _replaced(data[path[0]], path[1:], new)
+    return out
+
+
 def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
     """Every single-leaf mutant of a certificate (the hash leaf only when not rehashing)."""
     for path, value in list(leaves(cert)):
@@ -92,10 +101,46 @@ def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
         new = mutate_value(path, value, parent)
         if new is None or new == value:
             continue
-        m = copy.deepcopy(cert)
-        _get(m, path[:-1])[path[-1]] = new
+        m = _replaced(cert, path, new)
         if rehash:
             m["sha256"] = certificate_hash(m)
         index = path[1] + 1 if len(path) > 1 and path[0] == "obligations" else None
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
         yield Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash)
+
+
+def summarize(cert: dict[str, Any]) -> dict[str, int]:
+    """Counts for one certificate: mutants, hash-rejected, and rehashed rejected/accepted."""
+    from fito.proof.kernel.certificate import check
+
+    plain = list(mutants(cert, rehash=False))
+    rehashed = list(mutants(cert, rehash=True))
+    verdicts = [check(m.certificate).accepted for m in rehashed]
+    return {"mutants": len(plain),
+            "hash_rejected": sum(not check(m.certificate).accepted for m in plain),
+            "rehashed": len(rehashed), "rehashed_rejected": verdicts.count(False),
+            "rehashed_accepted": verdicts.count(True)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m fito.proof.mutation CERT_OR_DIR...`: mutation counts per certificate."""
+    import json
+    import os
+    import sys
+
+    paths = []
+    for p in (sys.argv[1:] if argv is None else argv) or ["certificates"]:
+        paths += sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".json")) if os.path.isdir(p) else [p]
+    total: dict[str, int] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            counts = summarize(json.load(fh))
+        print(f"{path}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
+    print(f"{len(paths)} certificates: " + ", ".join(f"{k} {v}" for k, v in total.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.expr import (COMPARISONS, KernelError, compile_expr, is_symbol, parse,
+from fito.proof.kernel.expr import (COMPARISONS, KernelError, compile_expr, exact, is_symbol, parse,
                                     parse_rational, render, symbols, substitute, to_json)
 from fito.proof.kernel.normal import Normalizer
 
@@ -165,7 +165,7 @@ def _assignment(x: Any) -> dict[str, Fraction]:
     for name, value in x.items():
         if not is_symbol(name):
             raise KernelError(f"assignment: {name!r} is not a symbol")
-        out[name] = parse_rational(value, f"value of {name}")
+        out[name] = exact(parse_rational(value, f"value of {name}"))
     return out
 
 
@@ -226,14 +226,21 @@ def check_enumeration(ob: Obligation) -> None:
 def _domain(x: Any) -> list[tuple[str, Callable, Callable]]:
     if not isinstance(x, list) or not x:
         raise KernelError("domain must be a nonempty list of [symbol, lo, hi]")
-    out, names = [], set()
+    out, names, size = [], set(), 1
     for i, item in enumerate(x, 1):
         if not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0]):
             raise KernelError(f"domain entry {i} must be [symbol, lo, hi]")
         if item[0] in names:
             raise KernelError(f"domain entry {i} binds {item[0]} twice")
         names.add(item[0])
-        out.append((item[0], compile_expr(parse(item[1])), compile_expr(parse(item[2]))))
+        lo, hi = parse(item[1]), parse(item[2])
+        if size is not None and isinstance(lo, Fraction) and isinstance(hi, Fraction):
+            size *= max(0, int(hi) - int(lo) + 1)
+        else:
+            size = None
+        out.append((item[0], compile_expr(lo), compile_expr(hi)))
+    if size is not None and size > MAX_POINTS:
+        raise KernelError(f"the domain has {size} points, more than {MAX_POINTS}")
     return out
 
 
@@ -253,10 +260,10 @@ def _values(domain: list, expr: Callable, where: Callable):
             return
         name, lo, hi = domain[i]
         a, b = lo(env), hi(env)
-        if not all(isinstance(v, Fraction) and v.denominator == 1 for v in (a, b)):
+        if type(a) is not int or type(b) is not int:
             raise KernelError(f"bounds of {name} are not integers")
-        for v in range(int(a), int(b) + 1):
-            env[name] = Fraction(v)
+        for v in range(a, b + 1):
+            env[name] = v
             yield from walk(i + 1, env)
         env.pop(name, None)
     return walk(0, {})
@@ -273,7 +280,7 @@ def _aggregate(agg: str, values) -> Any:
     if any(isinstance(v, bool) for v in vals):
         raise KernelError(f"{agg} needs a numeric expr")
     if agg == "sum":
-        return sum(vals, Fraction(0))
+        return exact(sum(vals, Fraction(0)))
     if agg == "set":
         return sorted(set(vals))
     return (min if agg == "min" else max)(vals) if vals else None

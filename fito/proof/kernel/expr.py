@@ -6,6 +6,7 @@ string), true/false, or a list `[op, arg, ...]`. Parsed expressions are nested t
 """
 from __future__ import annotations
 
+import operator
 import re
 from fractions import Fraction
 from typing import Any, Callable
@@ -125,18 +126,34 @@ def _short(x: object) -> str:
 
 
 # ---------------------------------------------------------------- exact evaluation
+# Values are bool, int or Fraction (an integral value is kept as an int, which is exact and
+# fast); division always goes through Fraction, so no float ever appears.
 Env = dict[str, Any]
+Number = int | Fraction
 
 
-def evaluate(e: Any, env: Env) -> Fraction | bool:
+def is_number(v: object) -> bool:
+    """True for an exact number (int or Fraction), False for a truth value."""
+    t = type(v)
+    return t is int or t is Fraction
+
+
+def exact(v: Fraction | int) -> Number:
+    """A number with an integral Fraction turned into an int."""
+    return v.numerator if type(v) is Fraction and v.denominator == 1 else v
+
+
+def evaluate(e: Any, env: Env) -> Number | bool:
     """The exact value of a parsed expression under an assignment of its symbols."""
     return compile_expr(e)(env)
 
 
 def compile_expr(e: Any) -> Callable[[Env], Any]:
     """A closure computing the expression's value from an environment (fast repeated use)."""
-    if isinstance(e, (bool, Fraction)):
+    if isinstance(e, bool):
         return lambda env, v=e: v
+    if isinstance(e, Fraction):
+        return lambda env, v=exact(e): v
     if isinstance(e, str):
         return _lookup(e)
     op, parts = e[0], [compile_expr(a) for a in e[1:]]
@@ -152,77 +169,109 @@ def _lookup(name: str) -> Callable[[Env], Any]:
     return get
 
 
-def _num(v: Any, op: str) -> Fraction:
-    if isinstance(v, bool) or not isinstance(v, Fraction):
-        raise KernelError(f"{op} expects numbers, got {render(v) if isinstance(v, bool) else v!r}")
-    return v
+def _num(v: Any, op: str) -> Number:
+    if type(v) is int or type(v) is Fraction:
+        return v
+    raise KernelError(f"{op} expects numbers, got {render(v) if isinstance(v, bool) else repr(v)}")
 
 
 def _bool(v: Any, op: str) -> bool:
-    if not isinstance(v, bool):
+    if type(v) is not bool:
         raise KernelError(f"{op} expects truth values, got the number {v}")
     return v
 
 
 def _int(v: Any, op: str) -> int:
     v = _num(v, op)
-    if v.denominator != 1:
+    if type(v) is Fraction:
         raise KernelError(f"{op} expects integers, got {v}")
-    return v.numerator
+    return v
 
 
-def _power(base: Fraction, exp: int) -> Fraction:
-    bits = max(abs(base.numerator).bit_length(), base.denominator.bit_length())
+def _power(base: Number, exp: int) -> Number:
+    bits = max(abs(Fraction(base).numerator).bit_length(), Fraction(base).denominator.bit_length())
     if abs(exp) * bits > MAX_POWER_BITS:
         raise KernelError(f"power {base}^{exp} is too large for the kernel")
     if exp < 0 and base == 0:
         raise KernelError("division by zero: 0 raised to a negative power")
-    return base ** exp
+    return exact(Fraction(base) ** exp if exp < 0 else base ** exp)
 
 
-def _div(a: Fraction, b: Fraction) -> Fraction:
+def _div(a: Number, b: Number) -> Number:
     if b == 0:
         raise KernelError(f"division by zero ({a} / 0)")
-    return a / b
+    return exact(Fraction(a) / b)
 
 
-def _fold(parts: list, step: Callable[[Fraction, Fraction], Fraction], op: str) -> Callable[[Env], Any]:
-    def run(env: Env) -> Fraction:
-        acc = _num(parts[0](env), op)
-        for p in parts[1:]:
-            acc = step(acc, _num(p(env), op))
-        return acc
-    return run
+def _floor_div(a: Number, b: Number) -> Number:
+    if b == 0:
+        raise KernelError(f"division by zero ({a} div 0)")
+    return int(a // b)
+
+
+def _mod(a: Number, b: Number) -> Number:
+    if b == 0:
+        raise KernelError(f"division by zero ({a} mod 0)")
+    return exact(a % b)
+
+
+def _binary(step: Callable[[Number, Number], Number], op: str) -> Callable[[list], Callable[[Env], Number]]:
+    def build(parts: list) -> Callable[[Env], Number]:
+        if len(parts) == 2:
+            a, b = parts
+            return lambda env: exact(step(_num(a(env), op), _num(b(env), op)))
+
+        def run(env: Env) -> Number:
+            acc = _num(parts[0](env), op)
+            for p in parts[1:]:
+                acc = step(acc, _num(p(env), op))
+            return exact(acc)
+        return run
+    return build
+
+
+_TESTS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "=": operator.eq, "!=": operator.ne}
 
 
 def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
-    test = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-            ">=": lambda a, b: a >= b, "=": lambda a, b: a == b, "!=": lambda a, b: a != b}[op]
+    test = _TESTS[op]
 
     def build(parts: list) -> Callable[[Env], bool]:
         a, b = parts
 
         def run(env: Env) -> bool:
             x, y = a(env), b(env)
-            if op in ("=", "!=") and isinstance(x, bool) and isinstance(y, bool):
+            tx, ty = type(x), type(y)
+            if (tx is int or tx is Fraction) and (ty is int or ty is Fraction):
                 return test(x, y)
-            return test(_num(x, op), _num(y, op))
+            if op in ("=", "!=") and tx is bool and ty is bool:
+                return test(x, y)
+            raise KernelError(f"{op} expects two numbers{' or two truth values' if op in ('=', '!=') else ''}")
         return run
     return build
 
 
-def _minus(parts: list) -> Callable[[Env], Fraction]:
+def _minus(parts: list) -> Callable[[Env], Number]:
     if len(parts) == 1:
         return lambda env: -_num(parts[0](env), "-")
-    return lambda env: _num(parts[0](env), "-") - _num(parts[1](env), "-")
+    return lambda env: exact(_num(parts[0](env), "-") - _num(parts[1](env), "-"))
 
 
-def _and(parts: list) -> Callable[[Env], bool]:
-    return lambda env: all(_bool(p(env), "and") for p in parts)
-
-
-def _or(parts: list) -> Callable[[Env], bool]:
-    return lambda env: any(_bool(p(env), "or") for p in parts)
+def _connective(op: str, stop: bool) -> Callable[[list], Callable[[Env], bool]]:
+    """and (stops at the first false) / or (stops at the first true), left to right."""
+    def build(parts: list) -> Callable[[Env], bool]:
+        def run(env: Env) -> bool:
+            for p in parts:
+                v = p(env)
+                if v is stop:
+                    return stop
+                if v is not (not stop):
+                    raise KernelError(f"{op} expects truth values, got the number {v}")
+            return not stop
+        return run
+    return build
 
 
 def _ite(parts: list) -> Callable[[Env], Any]:
@@ -230,28 +279,24 @@ def _ite(parts: list) -> Callable[[Env], Any]:
     return lambda env: t(env) if _bool(c(env), "ite") else f(env)
 
 
-def _floor_div(a: Fraction, b: Fraction) -> Fraction:
-    return Fraction(_div(a, b).__floor__())
-
-
-def _mod(a: Fraction, b: Fraction) -> Fraction:
-    return a - b * _floor_div(a, b)
+def _floor(v: Number) -> int:
+    return int(v // 1)
 
 
 _OPS: dict[str, Callable[[list], Callable[[Env], Any]]] = {
-    "+": lambda ps: _fold(ps, lambda a, b: a + b, "+"),
-    "*": lambda ps: _fold(ps, lambda a, b: a * b, "*"),
+    "+": _binary(lambda a, b: a + b, "+"),
+    "*": _binary(lambda a, b: a * b, "*"),
     "-": _minus,
-    "/": lambda ps: _fold(ps, _div, "/"),
+    "/": _binary(_div, "/"),
     "^": lambda ps: lambda env: _power(_num(ps[0](env), "^"), _int(ps[1](env), "exponent")),
     "min": lambda ps: lambda env: min(_num(p(env), "min") for p in ps),
     "max": lambda ps: lambda env: max(_num(p(env), "max") for p in ps),
     "abs": lambda ps: lambda env: abs(_num(ps[0](env), "abs")),
-    "floor": lambda ps: lambda env: Fraction(_num(ps[0](env), "floor").__floor__()),
-    "div": lambda ps: _fold(ps, _floor_div, "div"),
-    "mod": lambda ps: _fold(ps, _mod, "mod"),
-    "and": _and,
-    "or": _or,
+    "floor": lambda ps: lambda env: _floor(_num(ps[0](env), "floor")),
+    "div": _binary(_floor_div, "div"),
+    "mod": _binary(_mod, "mod"),
+    "and": _connective("and", False),
+    "or": _connective("or", True),
     "not": lambda ps: lambda env: not _bool(ps[0](env), "not"),
     "implies": lambda ps: lambda env: (not _bool(ps[0](env), "implies")) or _bool(ps[1](env), "implies"),
     "ite": _ite,

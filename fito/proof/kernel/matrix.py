@@ -5,12 +5,11 @@ Entries are expressions; arithmetic is on rational forms. Standard library only.
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer
-from fito.proof.kernel.expr import KernelError, compile_expr, is_symbol, parse, symbols
+from fito.proof.kernel.expr import KernelError, compile_expr, is_number, is_symbol, parse, symbols
 
 MAX_DIM = 12
 T = "t"  # a name for the characteristic variable, made fresh when the matrix uses it
@@ -156,7 +155,7 @@ def _check_count(ob: Obligation) -> None:
     got = 0
     for i, e in enumerate(ob["eigenvalues"], 1):
         v = compile_expr(parse(e))({})
-        if not isinstance(v, Fraction):
+        if not is_number(v):
             raise KernelError(f"eigenvalue {i} is not a number")
         ok = where({cnt["bind"]: v})
         if not isinstance(ok, bool):

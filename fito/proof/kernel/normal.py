@@ -90,14 +90,15 @@ class Normalizer:
         k, a, c = _exponent(Normalizer().poly(exponent), exponent)
         if abs(c) > MAX_EXPONENT or a > MAX_EXPONENT:
             raise KernelError(f"exponent of {render(base)} is too large for the kernel")
-        num, den = self.rf(base)
+        bnum, bden = self.rf(base)
+        num, den = bnum, bden
         if c < 0:
             self.check_divisor(base)
-            num, den, c = den, num, -c
+            num, den, c = bden, bnum, -c
         out = P.power(num, c), P.power(den, c)
         if k is None:
             return P.rf_tidy(out)
-        atoms = self._atom(P.power(num, a), k), self._atom(P.power(den, a), k)
+        atoms = self._atom(P.power(bnum, a), k), self._atom(P.power(bden, a), k)
         return P.rf_tidy((P.mul(out[0], atoms[0]), P.mul(out[1], atoms[1])))
 
     def _atom(self, base: P.Poly, k: str) -> P.Poly:

@@ -1,0 +1,42 @@
+"""Shared helpers of the proof-kit tests."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from fito.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+KIT = ROOT / "proofs" / "kit_examples.py"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """Run `fito ARGV...` in-process: (exit status, stdout, stderr)."""
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="session")
+def kit_certificates(tmp_path_factory) -> Path:
+    """The certificates of proofs/kit_examples.py, produced once per session."""
+    from fito.proof import runner
+
+    directory = tmp_path_factory.mktemp("kit-certificates")
+    claims = runner.collect([str(KIT)])
+    for r in runner.run_claims(claims, jobs=2):
+        assert r.verdict == "proved", (r.claim.id, r.reason)
+        runner.write_certificate(str(directory), r)
+    return directory
+
+
+def load_all(directory: Path) -> dict[str, dict]:
+    """Every certificate in a directory, by file name."""
+    return {p.name: json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))}
+
+
+__all__ = ["run_cli", "ROOT", "DATA", "KIT", "load_all", "os"]

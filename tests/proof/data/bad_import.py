@@ -1,0 +1,3 @@
+"""A claims file that fails to import (line 4)."""
+from fito.proof import claim
+raise RuntimeError("broken claims file")

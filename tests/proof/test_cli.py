@@ -1,0 +1,114 @@
+"""`fito prove` and `fito recheck` on the command line: tables, JSON, exit statuses, diagnostics."""
+from __future__ import annotations
+
+import json
+import shutil
+
+from conftest import DATA, KIT, run_cli
+
+
+def test_prove_kit_all_proved_and_rechecked(capsys, tmp_path):
+    certs = tmp_path / "certs"
+    code, out, err = run_cli(capsys, "prove", str(KIT), "--certificates", str(certs))
+    assert code == 0, out + err
+    lines = out.splitlines()
+    assert lines[0].split() == ["claim", "method", "verdict", "seconds", "checked", "by"]
+    files = sorted(p.stem for p in certs.glob("*.json"))
+    ids = [ln.split()[0] for ln in lines[1:-1]]
+    assert files == sorted(ids) and len(ids) >= 10
+    assert f"{len(ids)} claims: {len(ids)} proved, 0 refuted, 0 unknown" in lines[-1]
+    assert "trusted: sympy" in out  # the limit claim shows its trust tag
+    code, out, err = run_cli(capsys, "recheck", str(certs))
+    assert code == 0, out
+    assert out.count(": accepted (") == len(ids)
+    code, out, _ = run_cli(capsys, "recheck", "--strict", str(certs))
+    assert code == 1
+    assert "kit.compound-interest-limit.json: rejected: obligation 1 (trusted): trusted: sympy" in out
+
+
+def test_prove_json_shape(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "prove", str(KIT), "--format", "json", "--only", "kit.square*",
+                           "--only", "kit.triangle-region-*", "--certificates", str(tmp_path))
+    assert code == 0
+    data = json.loads(out)
+    assert [c["id"] for c in data["claims"]] == [
+        "kit.square-of-sum", "kit.triangle-region-empty", "kit.triangle-region-nonempty"]
+    for c in data["claims"]:
+        assert {"id", "title", "verdict", "method", "seconds", "certificate"} <= set(c)
+        assert c["verdict"] == "proved" and c["certificate"].endswith(f"{c['id']}.json")
+        assert json.loads(open(c["certificate"]).read())["id"] == c["id"]
+
+
+def test_refuted_claims_exit_1_with_replayable_counterexamples(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_refuted.py"), "--certificates", str(tmp_path))
+    assert code == 1, out
+    assert "3 claims: 0 proved, 3 refuted, 0 unknown" in out
+    code, out, _ = run_cli(capsys, "recheck", str(tmp_path))
+    assert code == 0 and out.count(": accepted (") == 3
+    cert = json.loads((tmp_path / "demo.freshman-square.json").read_text())
+    assert cert["verdict"] == "refuted" and cert["obligations"][0]["kind"] == "counterexample"
+
+
+def test_unknown_claims_exit_3_never_proved(capsys, tmp_path):
+    (tmp_path / "demo.raises.json").write_text("stale")
+    code, out, err = run_cli(capsys, "prove", str(DATA / "demo_unknown.py"), "--certificates", str(tmp_path),
+                             "--format", "json")
+    assert code == 3
+    claims = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert all(c["verdict"] == "unknown" and c["certificate"] is None for c in claims.values())
+    assert claims["demo.raises"]["reason"].startswith("ZeroDivisionError")
+    assert claims["demo.sleeps"]["reason"] == "timeout after 0.5 s"
+    assert "not an Outcome" in claims["demo.wrong-type"]["reason"]
+    assert "kernel rejected" in claims["demo.bogus-proof"]["reason"]
+    assert claims["demo.solver-unknown"]["reason"] == "z3 unknown: timeout"
+    assert not list(tmp_path.glob("*.json"))  # the stale certificate was removed
+    assert "Traceback" not in err
+
+
+def test_refuted_wins_over_unknown(capsys, tmp_path):
+    code, _, _ = run_cli(capsys, "prove", str(DATA / "demo_unknown.py"), str(DATA / "demo_refuted.py"),
+                         "--no-certificates", "--only", "demo.raises", "--only", "demo.freshman-square")
+    assert code == 1
+
+
+def test_bad_claims_files_exit_2_with_diagnostic(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "prove", str(DATA / "bad_import.py"), "--certificates", str(tmp_path))
+    assert code == 2 and out == ""
+    assert "bad_import.py:3:1: error: import failed: RuntimeError: broken claims file [K003 claims-file-error]" in err
+    code, _, err = run_cli(capsys, "prove", str(DATA / "duplicate_ids.py"), "--no-certificates")
+    assert code == 2 and "duplicate claim id 'dup.same'" in err
+    code, _, err = run_cli(capsys, "prove", str(tmp_path / "missing.py"))
+    assert code == 2 and "no such file" in err
+    code, _, err = run_cli(capsys, "prove", str(KIT), "--only", "nothing.*")
+    assert code == 2 and "no claims matching" in err
+    code, _, err = run_cli(capsys, "prove", str(KIT), "--timeout", "0")
+    assert code == 2 and "C001" in err
+
+
+def test_recheck_reports_rejected_and_unreadable(capsys, tmp_path, kit_certificates):
+    shutil.copy(kit_certificates / "kit.square-of-sum.json", tmp_path / "good.json")
+    bad = json.loads((kit_certificates / "kit.square-of-sum.json").read_text())
+    bad["statement"] += "!"
+    (tmp_path / "edited.json").write_text(json.dumps(bad))
+    code, out, _ = run_cli(capsys, "recheck", str(tmp_path))
+    assert code == 1
+    assert "edited.json: rejected: sha256 mismatch" in out and "good.json: accepted" in out
+    (tmp_path / "garbage.json").write_text("{not json")
+    code, out, _ = run_cli(capsys, "recheck", str(tmp_path), "--format", "json")
+    assert code == 2
+    status = {row["path"].rsplit("/", 1)[-1]: row["status"] for row in json.loads(out)["certificates"]}
+    assert status == {"edited.json": "rejected", "garbage.json": "unreadable", "good.json": "accepted"}
+    code, out, _ = run_cli(capsys, "recheck", str(tmp_path / "nope.json"))
+    assert code == 2 and "unreadable: no such file" in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _ = run_cli(capsys, "recheck", str(empty))
+    assert code == 2 and "no certificate files" in out
+
+
+def test_certificates_are_deterministic(capsys, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        assert run_cli(capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", "1")[0] == 0
+    for p in sorted(a.glob("*.json")):
+        assert p.read_bytes() == (b / p.name).read_bytes()

@@ -1,0 +1,160 @@
+"""Mutation tests (issue 5, point 3): every single-leaf change of a certificate is caught.
+
+Without re-hashing, every mutant must be rejected for its hash. With the hash recomputed, a
+mutant may be accepted only if an independent judge (tests/proof/oracle.py: SymPy, Z3,
+Python source; no kernel code) says that what it asserts is still true, and every rejection
+of a mutated obligation must name that obligation.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, load_all
+from fito.proof.kernel import certificate_hash, check
+from fito.proof.mutation import mutants
+from oracle import holds
+
+SAMPLE = int(os.environ.get("FITO_MUTATION_SAMPLE", "40"))  # 0: every mutant
+
+
+def judge(name: str, cert: dict, sample: int | None = None) -> dict[str, int]:
+    """Apply both mutation regimes to one certificate; assert; return the counts."""
+    assert check(cert).accepted, name
+    assert holds(cert), name
+    plain = list(mutants(cert, rehash=False))
+    for m in plain:
+        r = check(m.certificate)
+        assert not r.accepted, (name, m.description)
+        expected = "format is" if m.path == ("format",) else "sha256 mismatch"
+        assert r.reason.startswith(expected), (name, m.description, r.reason)
+    rehashed = list(mutants(cert, rehash=True))
+    if sample is not None and len(rehashed) > sample:
+        rehashed = random.Random(name).sample(rehashed, sample)
+    rejected = 0
+    for m in rehashed:
+        r = check(m.certificate)
+        if r.accepted:
+            assert holds(m.certificate), f"{name}: kernel accepted a false mutant {m.description}"
+            continue
+        rejected += 1
+        if m.obligation is not None and m.path[-1] != "kind":
+            assert r.reason.startswith(f"obligation {m.obligation} ("), (name, m.description, r.reason)
+    return {"plain": len(plain), "rehashed": len(rehashed), "rejected": rejected}
+
+
+def test_kit_certificates_every_mutant(kit_certificates):
+    certs = load_all(kit_certificates)
+    totals = {"plain": 0, "rehashed": 0, "rejected": 0}
+    for name, cert in certs.items():
+        counts = judge(name, cert)
+        assert counts["rejected"] > 0, name  # each certificate has checkable content
+        for k in totals:
+            totals[k] += counts[k]
+    print(f"\nkit: {len(certs)} certificates, {totals['plain']} mutants rejected by hash, "
+          f"{totals['rejected']} of {totals['rehashed']} rehashed mutants rejected by the checks")
+    assert totals["plain"] >= 300 and totals["rejected"] >= 200
+
+
+def _mutated(cert: dict, path: tuple, value) -> dict:
+    c = copy.deepcopy(cert)
+    node = c
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+    c["sha256"] = certificate_hash(c)
+    return c
+
+
+def test_targeted_false_mutations_are_rejected(kit_certificates):
+    """The changes the issue names, each making the claim false, each rejected with its culprit."""
+    certs = load_all(kit_certificates)
+    sq = certs["kit.square-of-sum.json"]
+    rhs = sq["obligations"][0]["rhs"]
+    i = next(j for j, t in enumerate(rhs) if isinstance(t, list) and t[0] == "*" and 2 in t)
+    bumped = [3 if v == 2 else v for v in rhs[i]]
+    r = check(_mutated(sq, ("obligations", 0, "rhs", i), bumped))
+    assert r.reason == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left, 3 on the right"
+
+    wit = certs["kit.triangle-region-nonempty.json"]
+    r = check(_mutated(wit, ("obligations", 0, "assignment", "y"), 0))  # y > 0 now false
+    assert r.reason.startswith("obligation 1 (witness): formula is false under the assignment")
+
+    far = certs["kit.triangle-region-empty.json"]
+    mults = far["obligations"][0]["multipliers"]
+    for j in range(len(mults)):
+        broken = list(mults)
+        broken[j] = 0
+        r = check(_mutated(far, ("obligations", 0, "multipliers"), broken))
+        assert r.reason.startswith("obligation 1 (farkas): the combination"), r.reason
+
+    geo = certs["kit.geometric-sum.json"]
+    r = check(_mutated(geo, ("obligations", 0, "step"), ["+", "prev", ["^", "x", ["+", "k", 1]]]))
+    assert r.reason.startswith("obligation 1 (recurrence): step case: coefficient of")
+
+    enum = certs["kit.pairs-below-diagonal.json"]
+    value = enum["obligations"][0]["value"]
+    r = check(_mutated(enum, ("obligations", 0, "value"), value + 1))
+    assert r.reason == f"obligation 1 (enumeration): recomputed count is {value}, the certificate says {value + 1}"
+
+    spec = certs["kit.triangular-spectrum.json"]
+    eig = spec["obligations"][0]["eigenvalues"]
+    r = check(_mutated(spec, ("obligations", 0, "eigenvalues", 0), eig[1]))
+    assert r.reason.startswith("obligation 1 (matrix): characteristic polynomial vs prod")
+
+    r = check(dict(sq, sha256="0" * 64))
+    assert r.reason.startswith("sha256 mismatch: recorded 0000000000000000..., computed ")
+
+
+def test_positive_rescaling_of_farkas_multipliers_is_legitimate(kit_certificates):
+    far = load_all(kit_certificates)["kit.triangle-region-empty.json"]
+    mults = far["obligations"][0]["multipliers"]
+    scaled = [f"{7 * int(m)}/3" if isinstance(m, int) else m for m in mults]
+    assert check(_mutated(far, ("obligations", 0, "multipliers"), scaled)).accepted
+
+
+@pytest.fixture(scope="session")
+def proofs_certificates(tmp_path_factory):
+    """Every certificate `fito prove proofs/` produces (all areas' claims).
+
+    Set FITO_PROOF_CERTIFICATES to a directory CI already filled with `fito prove proofs/`
+    to reuse it instead of proving everything again.
+    """
+    from fito.proof import runner
+
+    given = os.environ.get("FITO_PROOF_CERTIFICATES")
+    if given:
+        return Path(given)
+    directory = tmp_path_factory.mktemp("proofs-certificates")
+    claims = runner.collect([str(ROOT / "proofs")])
+    for r in runner.run_claims(claims, jobs=2):
+        runner.write_certificate(str(directory), r)
+    return directory
+
+
+@pytest.mark.slow
+def test_every_proofs_certificate_resists_mutation(proofs_certificates):
+    certs = load_all(proofs_certificates)
+    assert certs, "fito prove proofs/ produced no certificate"
+    totals = {"plain": 0, "rehashed": 0, "rejected": 0}
+    for name, cert in certs.items():
+        for k, v in judge(name, cert, sample=SAMPLE or None).items():
+            totals[k] += v
+    print(f"\nproofs/: {len(certs)} certificates, {totals['plain']} mutants rejected by hash, "
+          f"{totals['rejected']} of {totals['rehashed']} sampled rehashed mutants rejected")
+
+
+def test_mutation_counts_cli(kit_certificates, capsys):
+    from fito.proof.mutation import main
+
+    assert main([str(kit_certificates)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    counts = dict(part.rsplit(" ", 1) for part in last.split(": ", 1)[1].split(", "))
+    assert counts["mutants"] == counts["hash_rejected"]
+    assert int(counts["rehashed_rejected"]) + int(counts["rehashed_accepted"]) == int(counts["rehashed"])
+    _ = json
