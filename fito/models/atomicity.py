@@ -243,20 +243,22 @@ def random_crash_values(k: int, r: Fraction) -> dict[str, Fraction]:
 
 
 def fixed_delay_values(mu_tau: Sequence[Fraction]) -> dict[str, float]:
-    """P(atomic), P(all old), P(mixed) for lags with mu_d * tau = mu_tau[d], as floats."""
+    """P(atomic), P(all old), P(mixed) for lags with mu_d * tau = mu_tau[d], as floats: the
+    derived products over domains of P(X_d <= tau) and P(X_d > tau) (tau = 1, rates mu_d tau)."""
     import sympy
-    d = derive_fixed_delay()
     s = symbols()
-    k = len(mu_tau)
-    values = {s["tau"]: 1}
-    subs = {s["mu_d"][i + 1]: sympy.Rational(v.numerator, v.denominator)
-            for i, v in enumerate(mu_tau)}
-    out = {}
-    for name in ("atomic", "all_old"):
-        expr = getattr(d, name).subs(s["k"], k).doit().subs(subs).subs(values)
-        out[name] = float(expr)
-    out["mixed"] = 1.0 - out["atomic"] - out["all_old"]
-    return out
+    m = sympy.Symbol("m", positive=True)
+    cdf = exp_cdf(m, s["tau"]).subs(s["tau"], 1)
+    factors = [sympy.lambdify(m, f, modules="math") for f in (cdf, sympy.simplify(1 - cdf))]
+    new, old = (_product([f(float(x)) for x in mu_tau]) for f in factors)
+    return {"atomic": new, "all_old": old, "mixed": 1.0 - new - old}
+
+
+def _product(values: Sequence[float]) -> float:
+    """A product of probabilities, summed in logs (no premature underflow)."""
+    if any(v <= 0 for v in values):
+        return 0.0
+    return math.exp(math.fsum(math.log(v) for v in values))
 
 
 def _exact(expr: "sympy.Expr", values: dict[str, Any]) -> Fraction:

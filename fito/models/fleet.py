@@ -76,7 +76,7 @@ class Fleet:
     def f(self, n: int) -> Number:
         """Aggregate write throughput f(n)."""
         env: dict[str, Number] = dict(self.params)
-        env["n"] = Fraction(n)
+        env["n"], env["N"] = Fraction(n), Fraction(self.jobs)
         return self.throughput.evaluate(env)
 
     def throughputs(self) -> tuple[Number, ...]:
@@ -123,29 +123,30 @@ def build_fleet(raw: Mapping[str, Any]) -> Fleet:
     if unknown:
         raise ModelError(BAD_MODEL, f"unknown key {unknown[0]!r}", unknown[0],
                          hint="known keys: " + ", ".join(TOP_KEYS))
-    params = _params(raw.get("params", {}))
     spec = _phase_spec(raw.get("phases", {"kind": "even"}))
     jobs = _jobs(raw, spec)
+    params = _params(raw.get("params", {}), jobs)  # every expression may use N, the fleet size
     work = _per_job(raw, "work", jobs, params)
     volume = _per_job(raw, "volume", jobs, params)
     fleet = Fleet(
         name=str(raw.get("name", "fleet")), work=work, volume=volume,
         throughput=_expr(raw.get("throughput", "1"), "throughput", params),
         capacity=_capacity(raw.get("capacity", "inf"), params),
-        phases=(), params=tuple(sorted(params.items())),
+        phases=(), params=tuple(sorted((k, v) for k, v in params.items() if k != "N")),
         cycles=_positive_int(raw.get("cycles", 10), "cycles"), phase_spec=spec)
     fleet.throughputs()
     return replace(fleet, phases=resolve_phases(spec, work, volume))
 
 
-def _params(table: Any) -> dict[str, Fraction]:
+def _params(table: Any, jobs: int) -> dict[str, Fraction]:
+    """The parameters in order; each may use N and the parameters above it."""
     if not isinstance(table, Mapping):
         raise ModelError(BAD_MODEL, "[params] must be a table of numbers", "params")
-    out: dict[str, Fraction] = {}
+    out: dict[str, Fraction] = {"N": Fraction(jobs)}
     for key, value in table.items():
-        if key == "n" or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", key):
+        if key in ("n", "N") or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", key):
             raise ModelError(BAD_MODEL, f"bad parameter name {key!r}", "params")
-        out[key] = _rational(value, f"params.{key}", {})
+        out[key] = _rational(value, f"params.{key}", out)
     return out
 
 

@@ -8,16 +8,18 @@ next event of the group is the smallest key in a heap. A rate change then touche
 
 Tie rule (simultaneous events, exact in Fraction mode): at one instant, every write
 completion is processed before any firing, and within a kind jobs go by ascending key,
-then ascending job index. Since W_i, V_i > 0 no event can cascade at the same instant,
+then ascending job index. (Rates are multiplied by their exact inverses, so Fraction mode
+is exact; float mode uses the same code and compares rounded values.) Since W_i, V_i > 0 no event can cascade at the same instant,
 and the state after the instant does not depend on the order; only the log order does.
 The recorded number of writers is the value after all events of an instant.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 from fito.models.fleet import Fleet
 from fito.models.fleet_expr import Number
@@ -66,22 +68,39 @@ def _exact_value(value: Number) -> Fraction:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What to record, and the optional extras of the numerics (jitter, early stop)."""
+
+    record_writers: bool = False
+    record_sections: bool = False
+    work_sampler: Callable[[int], Number] | None = None  # W of job i's next compute phase
+    stop_writers: int | None = None  # stop as soon as this many jobs write at once
+
+
 def simulate(fleet: Fleet, cycles: int | None = None, exact: bool = False, *,
              record_writers: bool = False, record_sections: bool = False,
-             max_events: int | None = None) -> Run:
-    """Run until every job has fired `cycles` times (or `max_events` events)."""
+             max_events: int | None = None, work_sampler: Callable[[int], Number] | None = None,
+             stop_writers: int | None = None) -> Run:
+    """Run until every job has fired `cycles` times (or `max_events` events, or until
+    `stop_writers` jobs write at once). `work_sampler(i)` draws the work of each new compute
+    phase of job i (per-cycle jitter); without it every phase has the model's W_i."""
     cycles = fleet.cycles if cycles is None else cycles
     table = rates(fleet, exact)
     num = Fraction if exact else float
     state = _State.start([num(w) for w in fleet.work], [num(v) for v in fleet.volume],
                          [num(p) for p in fleet.phases], num(0))
     limit = max_events if max_events is not None else 1 << 62  # every job progresses: it ends
-    return _loop(state, table, cycles, limit, record_writers, record_sections, exact)
+    options = Options(record_writers, record_sections, work_sampler, stop_writers)
+    return _loop(state, table, cycles, limit, options, exact)
 
 
 @dataclass(slots=True)
 class _State:
-    """The mutable simulation state (a named builder; never escapes this module)."""
+    """The mutable simulation state (a named builder; never escapes this module).
+
+    Each group's heap holds bare keys (cheap comparisons); `owner` maps a key to its job, or
+    to the sorted list of jobs sharing that key (exact ties: the lowest index goes first)."""
 
     work: list
     volume: list
@@ -89,30 +108,57 @@ class _State:
     writing: list
     computing_heap: list
     writing_heap: list
+    computing_owner: dict
+    writing_owner: dict
     zero: Number
 
     @staticmethod
     def start(work: Sequence[Number], volume: Sequence[Number], phases: Sequence[Number],
               zero: Number) -> "_State":
-        key, writing, ch, wh = [], [], [], []
+        key, writing, ch, wh, co, wo = [], [], [], [], {}, {}
         for i, (w, v, p) in enumerate(zip(work, volume, phases)):
             is_writing = p >= w
             k = (w + v - p) if is_writing else (w - p)
             key.append(k)
             writing.append(is_writing)
-            (wh if is_writing else ch).append((k, i))
+            (wh if is_writing else ch).append(k)
+            _own(wo if is_writing else co, k, i)
         heapq.heapify(ch)
         heapq.heapify(wh)
-        return _State(list(work), list(volume), key, writing, ch, wh, zero)
+        return _State(list(work), list(volume), key, writing, ch, wh, co, wo, zero)
 
 
-def _loop(st: _State, table: Rates, cycles: int, max_events: int, rec_w: bool, rec_s: bool,
+def _own(owner: dict, k: Number, i: int) -> None:
+    """Record that job i holds key k (a tie makes a sorted list)."""
+    j = owner.get(k)
+    if j is None:
+        owner[k] = i
+    elif type(j) is int:
+        owner[k] = [j, i] if j < i else [i, j]
+    else:
+        bisect.insort(j, i)
+
+
+def _untie(owner: dict, k: Number, tied: list) -> int:
+    """The lowest index among the jobs tied at key k (popped); the others keep the key."""
+    i = tied.pop(0)
+    owner[k] = tied[0] if len(tied) == 1 else tied
+    return i
+
+
+def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Options,
           exact: bool) -> Run:
     """The hot loop: one heap pop and one push per event."""
+    rec_w, rec_s = options.record_writers, options.record_sections
+    sampler = options.work_sampler
+    stop_at = options.stop_writers if options.stop_writers is not None else len(st.work) + 1
     heappop, heappush = heapq.heappop, heapq.heappush
     ch, wh, key, writing, W, V = (st.computing_heap, st.writing_heap, st.key, st.writing,
                                   st.work, st.volume)
+    cown, wown = st.computing_owner, st.writing_owner
     wrate, crate, zero = table.write, table.compute, st.zero
+    winv = [zero] + [1 / r for r in wrate[1:]]
+    cinv = [zero] + [1 / r for r in crate[1:]]
     jobs = len(W)
     fires: list[list] = [[] for _ in range(jobs)]
     writers: list[tuple[Number, int]] = [(zero, len(wh))] if rec_w else []
@@ -120,9 +166,12 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, rec_w: bool, r
     Pc = Pw = t = zero
     nc, nw, done, events = len(ch), len(wh), 0, 0
     while done < jobs and events < max_events:
-        if wh and (not ch or (wh[0][0] - Pw) / wrate[nw] <= (ch[0][0] - Pc) / crate[nc]):
-            k, i = heappop(wh)
-            dt = (k - Pw) / wrate[nw]
+        if wh and (not ch or (wh[0] - Pw) * winv[nw] <= (ch[0] - Pc) * cinv[nc]):
+            k = heappop(wh)
+            i = wown.pop(k)
+            if type(i) is not int:
+                i = _untie(wown, k, i)
+            dt = (k - Pw) * winv[nw]
             if dt < zero:
                 dt = zero
             Pw = k
@@ -130,14 +179,24 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, rec_w: bool, r
                 Pc += crate[nc] * dt
             nw -= 1
             nc += 1
+            if sampler is not None:
+                W[i] = sampler(i)
             k = Pc + W[i]
-            writing[i] = False
-            key[i] = k
-            heappush(ch, (k, i))
+            if rec_s:
+                writing[i] = False
+                key[i] = k
+            heappush(ch, k)
+            if k in cown:
+                _own(cown, k, i)
+            else:
+                cown[k] = i
             t += dt
         else:
-            k, i = heappop(ch)
-            dt = (k - Pc) / crate[nc]
+            k = heappop(ch)
+            i = cown.pop(k)
+            if type(i) is not int:
+                i = _untie(cown, k, i)
+            dt = (k - Pc) * cinv[nc]
             if dt < zero:
                 dt = zero
             Pc = k
@@ -146,9 +205,14 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, rec_w: bool, r
             nc -= 1
             nw += 1
             k = Pw + V[i]
-            writing[i] = True
-            key[i] = k
-            heappush(wh, (k, i))
+            if rec_s:
+                writing[i] = True
+                key[i] = k
+            heappush(wh, k)
+            if k in wown:
+                _own(wown, k, i)
+            else:
+                wown[k] = i
             t += dt
             record = fires[i]
             record.append(t)
@@ -162,6 +226,8 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, rec_w: bool, r
                 writers[-1] = (t, nw)
             else:
                 writers.append((t, nw))
+        if nw >= stop_at:
+            break
     return Run(exact, cycles, tuple(tuple(f[:cycles]) for f in fires), tuple(writers),
                tuple(sections), t, events, done == jobs)
 
