@@ -31,8 +31,9 @@ def prove_identity(lhs: Any, rhs: Any, *, nonzero: Iterable[Any] = (), note: str
         return unknown(f"identity not in the kernel's fragment: {exc}")
     if a == b:
         return proved(ob)
-    formula = ["implies", ["and", True, *(["!=", c, 0] for c in p.get("nonzero", []))],
-               ["=", p["lhs"], p["rhs"]]]
+    formula: Any = ["=", p["lhs"], p["rhs"]]
+    if p.get("nonzero"):
+        formula = ["implies", ["and", *(["!=", c, 0] for c in p["nonzero"])], formula]
     point = find_counterexample(formula)
     if point is None:
         return unknown("lhs and rhs differ as rational functions but no counterexample was found")
@@ -43,18 +44,27 @@ def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, F
     """A small integer point where a formula (JSON) is false, searched deterministically."""
     f = parse(formula)
     names = sorted(symbols(f))
+    naturals = _exponent_symbols(f)  # exponent symbols range over the natural numbers
     run = compile_expr(f)
     values = [0, 1, 2, -1, 3, -2, 5, 7, -3, 11]
-    for n, point in enumerate(itertools.product(values, repeat=len(names))):
+    domains = [[v for v in values if v >= 0] if n in naturals else values for n in names]
+    for n, point in enumerate(itertools.product(*domains)):
         if n >= tries:
             break
-        env = {k: Fraction(v) for k, v in zip(names, point)}
+        env = {k: v for k, v in zip(names, point)}
         try:
             if run(env) is False:
                 return env
         except KernelError:
             continue
     return None
+
+
+def _exponent_symbols(e: Any) -> set[str]:
+    if not isinstance(e, tuple):
+        return set()
+    out = symbols(e[2]) if e[0] == "^" else set()
+    return out.union(*(_exponent_symbols(a) for a in e[1:]))
 
 
 def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
