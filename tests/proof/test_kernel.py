@@ -247,3 +247,25 @@ def test_malformed_content_is_rejected_not_raised():
     c = cert({"kind": "identity", "lhs": 1, "rhs": 1})
     c["obligations"][0]["lhs"] = deep  # too deep even to hash: rejected, not raised
     assert not check(c).accepted
+
+
+def test_vacuous_assumptions_are_refused():
+    # (x y)^k - x^k y^k is zero for every natural k, though its normal form (in atoms) is not
+    sneaky = ["-", ["^", ["*", "x", "y"], "k"], ["*", ["^", "x", "k"], ["^", "y", "k"]]]
+    ob = {"kind": "identity", "lhs": ["/", 1, sneaky], "rhs": ["/", 2, ["*", 2, sneaky]], "nonzero": [sneaky]}
+    assert "may be unsatisfiable" in reason(ob)
+    # a condition on k alone disguised with a zero multiple of a parameter is still checked
+    rec = {"kind": "recurrence", "var": "k", "start": 0, "initial": 0, "step": ["+", "prev", 1], "closed": "k",
+           "nonzero": [["+", ["-", "k", 3], ["*", 0, "mu"]]]}
+    assert "is not shown nonzero for all k >= 0" in reason(rec)
+
+
+def test_symbolic_powers_of_different_bases_stay_apart_in_farkas():
+    # two bases that agree on their first terms: (1 + x + x^2 + x^3 + x^4)^k and (... + 2 x^4)^k
+    b1 = ["+", 1, "x", ["^", "x", 2], ["^", "x", 3], ["^", "x", 4]]
+    b2 = ["+", 1, "x", ["^", "x", 2], ["^", "x", 3], ["*", 2, ["^", "x", 4]]]
+    ob = {"kind": "farkas", "constraints": [[">=", ["^", b1, "k"], 1], ["<=", ["^", b2, "k"], 0]],
+          "multipliers": [1, 1]}
+    assert "the combination leaves coefficient" in reason(ob)
+    same = dict(ob, constraints=[[">=", ["^", b1, "k"], 1], ["<=", ["^", b1, "k"], 0]])
+    assert accepted(same)

@@ -6,7 +6,7 @@ or for a `trusted` obligation the trust tag it accepted.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.expr import (COMPARISONS, KernelError, compile_expr, exact, is_symbol, parse,
@@ -34,9 +34,41 @@ def expr_list(x: Any, what: str) -> list[Any]:
     return [parse(e) for e in x]
 
 
-def normalizer(ob: Obligation) -> Normalizer:
-    """A normalizer under the obligation's `nonzero` assumptions."""
-    return Normalizer(expr_list(ob.get("nonzero", []), "nonzero"))
+def normalizer(ob: Obligation, positive: Iterable[str] = ()) -> Normalizer:
+    """A normalizer under the obligation's `nonzero` assumptions, shown jointly satisfiable."""
+    conds = expr_list(ob.get("nonzero", []), "nonzero")
+    norm = Normalizer(conds)
+    satisfiable(conds, set(positive))
+    return norm
+
+
+def satisfiable(conds: list[Any], positive: set[str] = frozenset()) -> None:
+    """Refuse assumptions that no tried point satisfies together (they could make a claim vacuous)."""
+    if not conds:
+        return
+    names = sorted(set().union(*(symbols(c) for c in conds)))
+    naturals = set().union(*(_exponent_symbols(c) for c in conds))
+    runs = [compile_expr(c) for c in conds]
+    for j in range(24):
+        env = {n: (i + j) % 5 + j // 5 if n in naturals else
+               Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1) * (1 if n in positive or (i + j) % 2 else -1)
+               for i, n in enumerate(names)}
+        try:
+            if all(r(env) != 0 for r in runs):
+                return
+        except KernelError:
+            continue
+    raise KernelError("the nonzero assumptions hold at none of the points tried: they may be unsatisfiable")
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+
+
+def _exponent_symbols(e: Any) -> set[str]:
+    if not isinstance(e, tuple):
+        return set()
+    out = symbols(e[2]) if e[0] == "^" else set()
+    return out.union(*(_exponent_symbols(a) for a in e[1:]))
 
 
 def assert_equal(norm: Normalizer, lhs: Any, rhs: Any, what: str) -> None:
@@ -73,9 +105,11 @@ def check_recurrence(ob: Obligation) -> None:
         raise KernelError(f"{prev} may occur only in the step")
     nonzero = expr_list(ob.get("nonzero", []), "nonzero")
     for i, cond in enumerate(nonzero, 1):
-        if symbols(cond) == {k}:
+        if k in symbols(cond) and P.variables(Normalizer().poly(cond)) <= {k}:
             _nonzero_from(cond, k, start, i)
-    base = Normalizer([substitute(c, {k: start}) for c in nonzero])
+    at_start = [substitute(c, {k: start}) for c in nonzero]
+    satisfiable(at_start)
+    base = Normalizer(at_start)
     assert_equal(base, substitute(closed, {k: start}), initial, f"base case {k} = {start}")
     shifted = substitute(closed, {k: ("+", k, Fraction(1))})
     assert_equal(Normalizer(nonzero), shifted, substitute(step, {prev: closed}), "step case")
@@ -99,7 +133,7 @@ def check_sum_of_squares(ob: Obligation) -> None:
         raise KernelError("positive must be a list of symbols")
     if not isinstance(ob["terms"], list) or not ob["terms"]:
         raise KernelError("terms must be a nonempty list of [weight, base]")
-    norm, total = normalizer(ob), []
+    norm, total = normalizer(ob, positive), []
     for i, term in enumerate(ob["terms"], 1):
         if not isinstance(term, list) or len(term) != 2:
             raise KernelError(f"term {i} must be [weight, base]")
@@ -128,10 +162,10 @@ def check_farkas(ob: Obligation) -> None:
     mults = ob["multipliers"]
     if not isinstance(mults, list) or len(mults) != len(cons) or not cons:
         raise KernelError("multipliers must be a list as long as the (nonempty) constraints")
-    total, strict = {}, False
+    total, strict, norm = {}, False, Normalizer()
     for i, (c, m) in enumerate(zip(cons, mults), 1):
         y = parse_rational(m, f"multiplier {i}")
-        form, op = _linear_form(c, i)
+        form, op = _linear_form(norm, c, i)
         if op != "=" and y < 0:
             raise KernelError(f"multiplier {i} is negative ({y}) for an inequality")
         total = P.add(total, P.scale(form, y))
@@ -145,11 +179,10 @@ def check_farkas(ob: Obligation) -> None:
         raise KernelError(f"the combination reads 0 <= {c}{' (no strict inequality used)' if c == 0 else ''}: no contradiction")
 
 
-def _linear_form(c: Any, i: int) -> tuple[P.Poly, str]:
+def _linear_form(norm: Normalizer, c: Any, i: int) -> tuple[P.Poly, str]:
     """A comparison as (g, op) meaning g op 0 with op in >=, >, =."""
     if not isinstance(c, tuple) or c[0] not in COMPARISONS or c[0] == "!=":
         raise KernelError(f"constraint {i} is not a comparison <, <=, =, >=, >")
-    norm = Normalizer()
     lhs, rhs = norm.poly(c[1]), norm.poly(c[2])
     g = P.sub(lhs, rhs) if c[0] in (">", ">=", "=") else P.sub(rhs, lhs)
     if P.degree(g) > 1:

@@ -105,8 +105,8 @@ class Normalizer:
         if base == P.const(1):
             return P.const(1)
         key = (tuple(sorted(base.items())), k)
-        if key not in self._atoms:
-            self._atoms[key] = f"({P.poly_str(base, limit=4)})^{k}#{len(self._atoms)}"
+        if key not in self._atoms:  # the full text: equal names mean equal bases, in any normalizer
+            self._atoms[key] = f"({P.poly_str(base, limit=len(base))})^{k}"
         return P.var(self._atoms[key])
 
 
