@@ -6,7 +6,6 @@ mutant only if `holds` says its assertions are true.
 """
 from __future__ import annotations
 
-import itertools
 import random
 import re
 from fractions import Fraction
@@ -205,7 +204,7 @@ def _linear_valid(ob: dict, rng) -> bool:
 
 
 def _truth(ob: dict) -> bool:
-    env = {k: Fraction(v) if isinstance(v, int) else Fraction(v) for k, v in ob["assignment"].items()}
+    env = {k: Fraction(v) for k, v in ob["assignment"].items()}
     value = evaluator(ob["formula"])(env)
     if not isinstance(value, bool):
         raise Bad("not boolean")
@@ -270,7 +269,7 @@ def _matrix(ob: dict, rng) -> bool:
     if "equals" in ob:
         checks.append(sp.Matrix([[to_sympy(x) for x in r] for r in ob["equals"]]) - m)
     if "product" in ob:
-        prod = sp.eye(m.rows) if False else None
+        prod = None
         for f in ob["product"]:
             fm = sp.Matrix([[to_sympy(x) for x in r] for r in f])
             prod = fm if prod is None else prod * fm
@@ -325,4 +324,3 @@ def holds(cert: dict) -> bool:
         return False
 
 
-_ = itertools

@@ -8,7 +8,6 @@ of a mutated obligation must name that obligation.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import random
 from pathlib import Path
@@ -157,4 +156,3 @@ def test_mutation_counts_cli(kit_certificates, capsys):
     counts = dict(part.rsplit(" ", 1) for part in last.split(": ", 1)[1].split(", "))
     assert counts["mutants"] == counts["hash_rejected"]
     assert int(counts["rehashed_rejected"]) + int(counts["rehashed_accepted"]) == int(counts["rehashed"])
-    _ = json
