@@ -212,13 +212,26 @@ def leading_term_value(k: int, r: Fraction) -> float:
     return float(value.evalf(17))
 
 
-def random_crash_float(k: int, r: float) -> float:
-    """P(atomic) of the random-crash model as a float: the product of the by-parts ratios, in logs."""
+@functools.cache
+def random_crash_step() -> Any:
+    """I_k / I_(k-1) as a function of (k, r): the derived by-parts ratio with lambda = r mu."""
     import sympy
     s = symbols()
-    step = random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"])
-    ratio = sympy.lambdify((s["k"], s["r"]), step, modules="math")
-    return math.exp(sum(math.log(ratio(j, r)) for j in range(1, k + 1)))
+    step = sympy.simplify(random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"]))
+    if s["mu"] in step.free_symbols:
+        raise AssertionError(f"the ratio {step} should depend on k and r only")
+    return sympy.lambdify((s["k"], s["r"]), step, modules="math")
+
+
+def random_crash_log(k: int, r: float) -> float:
+    """log P(atomic) of the random-crash model: the sum of the logs of the by-parts ratios."""
+    ratio = random_crash_step()
+    return math.fsum(math.log(ratio(j, r)) for j in range(1, k + 1))
+
+
+def random_crash_float(k: int, r: float) -> float:
+    """P(atomic) of the random-crash model as a float."""
+    return math.exp(random_crash_log(k, r))
 
 
 # ---------------------------------------------------------------- exact numbers
@@ -231,10 +244,7 @@ def independent_values(k: int, p: Fraction) -> dict[str, Fraction]:
 
 def random_crash_values(k: int, r: Fraction) -> dict[str, Fraction]:
     """P(atomic), P(all old), P(mixed) of the random-crash model at k and rational r, exactly."""
-    import sympy
-    s = symbols()
-    step = random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"])
-    ratio = sympy.lambdify((s["k"], s["r"]), sympy.simplify(step))  # a rational function
+    ratio = random_crash_step()  # a rational function: exact on Fractions
     atomic = Fraction(1)
     for i in range(1, k + 1):
         atomic *= ratio(Fraction(i), r)
