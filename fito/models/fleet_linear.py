@@ -30,7 +30,15 @@ def f_add(a: Form, b: Form, K: Any) -> Form:
 
 def f_sub(a: Form, b: Form, K: Any) -> Form:
     """a - b."""
-    return f_add(a, f_scale(b, -K.one, K), K)
+    out = dict(a)
+    for i, c in b.items():
+        v = out.get(i)
+        v = -c if v is None else v - c
+        if v:
+            out[i] = v
+        else:
+            out.pop(i, None)
+    return out
 
 
 def f_scale(a: Form, c: Any, K: Any) -> Form:
@@ -39,6 +47,8 @@ def f_scale(a: Form, c: Any, K: Any) -> Form:
         return {}
     if c == K.one:
         return dict(a)
+    if c == -K.one:
+        return {i: -v for i, v in a.items()}
     return {i: v * c for i, v in a.items()}
 
 

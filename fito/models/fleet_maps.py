@@ -50,6 +50,20 @@ def _rows(matrix: Any) -> tuple[tuple, ...]:
     return tuple(tuple(r) for r in matrix.to_list())
 
 
+def gap_chart(der: Derivation) -> tuple[tuple[Form, ...], tuple[Form, ...]] | None:
+    """(the gaps a = T x + c, the inverse chart x = T^-1 (a - c)), or None without a chart."""
+    forms = der.gap_forms()
+    if forms is None:
+        return None
+    K, m = der.K, der.m
+    rows = [f_row(a, m, K) for a in forms]
+    T_rows, c = [r for r, _ in rows], [k for _, k in rows]
+    Tinv_rows = _inverse(T_rows, K)
+    if Tinv_rows is None:
+        return None
+    return forms, tuple(_affine_row(Tinv_rows[i], c, K) for i in range(m))
+
+
 def gap_map(der: Derivation) -> GapMap | None:
     """The gap map of a return-map branch, or None when the gaps do not chart the section."""
     forms = der.gap_forms()
@@ -57,26 +71,58 @@ def gap_map(der: Derivation) -> GapMap | None:
         return None
     K, m = der.K, der.m
     rows = [f_row(a, m, K) for a in forms]
-    T = _dm([r for r, _ in rows], K)
-    c = [k for _, k in rows]
+    T_rows, c = [r for r, _ in rows], [k for _, k in rows]
+    Tinv_rows = _inverse(T_rows, K)
+    if Tinv_rows is None:
+        return None
+    F_rows, e = der.state_matrix()
+    M = _sparse_product(_sparse_product(T_rows, F_rows, K), Tinv_rows, K)
+    # a' = T (F x + e) + c with x = Tinv (a - c):  d = T e + c - M c
+    Te, Mc = _apply(T_rows, e, K), _apply(M, c, K)
+    d = tuple(te + ci - mc for te, ci, mc in zip(Te, c, Mc))
+    x_of_a = tuple(_affine_row(Tinv_rows[i], c, K) for i in range(m))
+    return GapMap(der, tuple(map(tuple, T_rows)), tuple(c), tuple(map(tuple, M)), d, x_of_a)
+
+
+def _inverse(rows: list[list], K: Any) -> list[list] | None:
+    """T^-1, over QQ when every entry is a rational constant (the usual case), else over K."""
+    ground = getattr(K, "domain", None)
+    if ground is not None and all(_is_ground(v) for row in rows for v in row):
+        from sympy import QQ
+
+        q = [[QQ.convert(v.numer.LC) / QQ.convert(v.denom.LC) if v else QQ.zero for v in row]
+             for row in rows]
+        T = _dm(q, QQ)
+        if not T.det():
+            return None
+        return [[K.convert(v, QQ) for v in row] for row in _rows(T.inv())]
+    T = _dm(rows, K)
     if not T.det():
         return None
-    Tinv = T.inv()
-    F_rows, e = der.state_matrix()
-    F = _dm(F_rows, K)
-    M = T.matmul(F).matmul(Tinv)
-    # a' = T (F x + e) + c with x = Tinv (a - c):  d = T e + c - M c
-    Te = _apply(T, e, K)
-    Mc = _apply(M, c, K)
-    d = tuple(te + ci - mc for te, ci, mc in zip(Te, c, Mc))
-    Tinv_rows = _rows(Tinv)
-    x_of_a = tuple(_affine_row(Tinv_rows[i], c, K) for i in range(m))
-    return GapMap(der, _rows(T), tuple(c), _rows(M), d, x_of_a)
+    return [list(r) for r in _rows(T.inv())]
 
 
-def _apply(A: Any, v: Sequence[Any], K: Any) -> list:
-    rows = _rows(A)
-    return [sum((a * b for a, b in zip(row, v)), K.zero) for row in rows]
+def _is_ground(v: Any) -> bool:
+    return not v or (v.numer.is_ground and v.denom.is_ground)
+
+
+def _sparse_product(A: Sequence[Sequence[Any]], B: Sequence[Sequence[Any]], K: Any) -> list[list]:
+    """A B skipping zero entries (the maps are sparse: bidiagonal charts, triangular maps)."""
+    cols = len(B[0]) if B else 0
+    out = []
+    for row in A:
+        acc = [K.zero] * cols
+        for k, a in enumerate(row):
+            if a:
+                for j, b in enumerate(B[k]):
+                    if b:
+                        acc[j] += a * b
+        out.append(acc)
+    return out
+
+
+def _apply(A: Sequence[Sequence[Any]], v: Sequence[Any], K: Any) -> list:
+    return [sum((a * b for a, b in zip(row, v) if a and b), K.zero) for row in A]
 
 
 def _affine_row(row: Sequence[Any], c: Sequence[Any], K: Any) -> Form:

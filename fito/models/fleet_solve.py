@@ -143,22 +143,25 @@ def instantiate(form: Form, K: Any, values: Sequence[Fraction]) -> Form:
 
     out: Form = {}
     for i, c in form.items():
-        ring = c.numer.ring
-        point = [(g, QQ(v.numerator, v.denominator)) for g, v in zip(ring.gens, values)]
-        den = _eval_poly(c.denom, point)
+        den = _eval_poly(c.denom, values)
         if den == 0:
             raise ZeroDivisionError("a coefficient's denominator vanishes at the parameters")
-        value = _eval_poly(c.numer, point) / den
+        value = _eval_poly(c.numer, values) / den
         if value:
-            out[i] = value
+            out[i] = QQ(value.numerator, value.denominator)
     return out
 
 
-def _eval_poly(poly: Any, point: list) -> Any:
-    from sympy import QQ
-
-    value = poly.evaluate(point) if point else poly
-    return QQ.convert(value) if not hasattr(value, "ring") else QQ.convert(value.LC)
+def _eval_poly(poly: Any, values: Sequence[Fraction]) -> Fraction:
+    """A polynomial over QQ at a rational point (term by term, exact)."""
+    total = Fraction(0)
+    for monom, coef in poly.terms():
+        term = Fraction(int(coef.numerator), int(coef.denominator))
+        for v, e in zip(values, monom):
+            if e:
+                term *= v ** e
+        total += term
+    return total
 
 
 def _rational(value: Any) -> Fraction:
