@@ -9,6 +9,7 @@ import hashlib
 import mmap
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, BinaryIO
 
@@ -52,23 +53,50 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_durably(path: Path, produce: Callable[[Sink], None]) -> tuple[str, int]:
-    """Write path atomically via `path.tmp`; returns the SHA-256 (hex) and size of the file.
+@dataclass(slots=True)
+class Staged:
+    """A temporary file whose content is written (not yet durable) and its final name."""
 
-    produce writes the content to the sink. The file is fsynced before the rename and the
-    directory after it, so once this returns, the name and the content are both durable.
-    """
+    path: Path
+    tmp: Path
+    file: BinaryIO
+    size: int
+
+
+def stage(path: Path, produce: Callable[[Sink], None]) -> Staged:
+    """Write the content of path to `path.tmp` (produce writes it to the sink); not durable yet."""
     tmp = path.with_name(path.name + TMP_SUFFIX)
     faults.point("create", tmp)
-    with open(tmp, "w+b") as file:  # readable too: hashed through mmap
+    file = open(tmp, "w+b")  # readable too: hashed through mmap
+    try:
         sink = Sink(file, tmp)
         produce(sink)
         file.flush()
-        digest = _hash_and_sync(file, tmp, sink.size)
-    faults.point("rename", path)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
-    return digest, sink.size
+    except BaseException:
+        file.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return Staged(path, tmp, file, sink.size)
+
+
+def seal(staged: Staged) -> tuple[str, int]:
+    """Make a staged file durable under its name: fsync (while hashing), rename, fsync the
+    directory. Returns the SHA-256 (hex) and size of the file."""
+    with staged.file:
+        digest = _hash_and_sync(staged.file, staged.tmp, staged.size)
+    faults.point("rename", staged.path)
+    os.replace(staged.tmp, staged.path)
+    fsync_dir(staged.path.parent)
+    return digest, staged.size
+
+
+def write_durably(path: Path, produce: Callable[[Sink], None]) -> tuple[str, int]:
+    """Write path atomically via `path.tmp`; returns the SHA-256 (hex) and size of the file.
+
+    The file is fsynced before the rename and the directory after it, so once this returns,
+    the name and the content are both durable.
+    """
+    return seal(stage(path, produce))
 
 
 def _hash_and_sync(file: BinaryIO, path: Path, size: int) -> str:

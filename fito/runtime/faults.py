@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from typing import Callable
 
 ENV = "FITO_RUNTIME_KILL_AT"
@@ -32,6 +33,7 @@ def _parse(spec: str | None) -> tuple[int, float]:
 _TARGET, _FRACTION = _parse(os.environ.get(ENV))
 _passed = 0
 _observer: Observer | None = None
+_lock = threading.Lock()  # shards are sealed on worker threads: count points one at a time
 
 
 def arm(at: int, fraction: float = 0.0, observer: Observer | None = None) -> None:
@@ -66,10 +68,11 @@ def die_after_prefix() -> None:
 
 def _next(op: str, path: object) -> bool:
     global _passed
-    _passed += 1
-    if _observer is not None:
-        _observer(_passed, op, str(path))
-    return _passed == _TARGET
+    with _lock:
+        _passed += 1
+        if _observer is not None:
+            _observer(_passed, op, str(path))
+        return _passed == _TARGET
 
 
 def _die() -> None:

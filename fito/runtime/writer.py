@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from fito.runtime import codec as codecs
 from fito.runtime import layout
-from fito.runtime.durable import fsync_dir, make_dir, unlink, write_durably
+from fito.runtime.durable import Staged, fsync_dir, make_dir, seal, stage, unlink, write_durably
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest, ShardRecord, canonical, dump_manifest
 
@@ -66,9 +67,7 @@ class CheckpointWriter:
             canonical(meta)
         except (TypeError, ValueError) as exc:
             raise CheckpointError(f"metadata must be plain JSON: {exc}") from None
-        chosen = dict(codecs_by_domain or {})
-        records = tuple(self._write_shard(d, epoch, states[d], chosen.get(d))
-                        for d in sorted(states))
+        records = self._write_shards(epoch, states, dict(codecs_by_domain or {}))
         manifest = Manifest(epoch, records, MappingProxyType(meta))
         data = dump_manifest(manifest)
         write_durably(self.root / layout.manifest_relpath(epoch), lambda sink: sink.write(data))
@@ -89,7 +88,21 @@ class CheckpointWriter:
                 f"epoch {epoch} is not newer than the committed epoch {self._newest} in "
                 f"{self.root}; to go back, open the writer with resume_from=<epoch>")
 
-    def _write_shard(self, domain: str, epoch: int, state: Any, codec: str | None) -> ShardRecord:
+    def _write_shards(self, epoch: int, states: Mapping[str, Any],
+                      chosen: Mapping[str, str]) -> tuple[ShardRecord, ...]:
+        """Write every domain's shard; each is sealed (hashed while fsynced, renamed, its
+        directory fsynced) on a worker thread while the next one is being written."""
+        sealing = []
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fito-seal") as pool:
+            for domain in sorted(states):
+                codec, staged = self._stage_shard(domain, epoch, states[domain], chosen.get(domain))
+                sealing.append((domain, codec, pool.submit(seal, staged)))
+            sealed = [(d, codec, future.result()) for d, codec, future in sealing]
+        return tuple(ShardRecord(d, epoch, layout.shard_relpath(d, epoch), digest, size, codec)
+                     for d, codec, (digest, size) in sealed)
+
+    def _stage_shard(self, domain: str, epoch: int, state: Any,
+                     codec: str | None) -> tuple[str, Staged]:
         codec = codec or codecs.choose_codec(state)
         if codec not in codecs.CODECS:
             raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(codecs.CODECS)}")
@@ -102,9 +115,7 @@ class CheckpointWriter:
             sink.write(head)
             codecs.write_payload(sink, codec, state)
 
-        rel = layout.shard_relpath(domain, epoch)
-        digest, size = write_durably(self.root / rel, produce)
-        return ShardRecord(domain, epoch, rel, digest, size, codec)
+        return codec, stage(self.root / layout.shard_relpath(domain, epoch), produce)
 
     def _collect(self, committed: int) -> None:
         """Drop commits beyond the `keep` newest, then shards no kept commit names."""
@@ -115,7 +126,9 @@ class CheckpointWriter:
         if dropped:
             fsync_dir(self.root / layout.COMMITS)
         kept = set(epochs[-self.keep:])
-        self._remove_shards(lambda e: e <= committed and e not in kept)
+        # no directory fsync: should a deletion be undone by a power loss, the old shard is
+        # garbage again, named by no kept commit, and collected after the next one
+        self._remove_shards(lambda e: e <= committed and e not in kept, durably=False)
 
     def _supersede_after(self, epoch: int) -> None:
         """Remove commits newer than epoch (durably), then their shards: a new timeline."""
@@ -124,9 +137,9 @@ class CheckpointWriter:
             unlink(self.root / layout.manifest_relpath(e))
         if newer:
             fsync_dir(self.root / layout.COMMITS)
-        self._remove_shards(lambda e: e > epoch)
+        self._remove_shards(lambda e: e > epoch, durably=True)
 
-    def _remove_shards(self, is_garbage: Any) -> None:
+    def _remove_shards(self, is_garbage: Any, durably: bool) -> None:
         for tmp in layout.temp_files(self.root):
             unlink(tmp)
         touched = set()
@@ -135,7 +148,7 @@ class CheckpointWriter:
                 if is_garbage(e):
                     unlink(self.root / layout.shard_relpath(domain, e))
                     touched.add(domain)
-        for domain in sorted(touched):
+        for domain in sorted(touched) if durably else ():
             fsync_dir(self.root / layout.SHARDS / domain)
 
 
