@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- the report
 def _exact(value: Fraction) -> dict[str, Any]:
-    text = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    text = (str(value.numerator) if value.denominator == 1
+            else f"{value.numerator}/{value.denominator}")
     return {"exact": text, "float": _float(value)}
 
 
@@ -136,7 +137,8 @@ def _independent(k: int, p: Fraction) -> dict[str, Any]:
 def _fixed_delay(mu_tau: tuple[Fraction, ...]) -> dict[str, Any]:
     from fito.models import atomicity as at
     d, v = at.derive_fixed_delay(), at.fixed_delay_values(mu_tau)
-    total = " + ".join(_exact(x)["exact"] for x in mu_tau) if len(mu_tau) <= 16 else "sum_d mu_d tau"
+    total = (" + ".join(_exact(x)["exact"] for x in mu_tau) if len(mu_tau) <= 16
+             else "sum_d mu_d tau")
     same = len(set(mu_tau)) == 1
     logs = [math.log10(-math.expm1(-float(x))) for x in mu_tau]  # log10 of each 1 - exp(-mu_d tau)
     return {"model": "fixed-delay", "assumption": at.ASSUMPTIONS["fixed-delay"],
@@ -189,7 +191,8 @@ def _fixed_expr(mu_tau: tuple[Fraction, ...]) -> str:
         return "prod_(d=1..k) (1 - exp(-mu_d*tau))"
     s = at.symbols()
     expr = at.derive_fixed_delay().atomic.subs(s["k"], len(mu_tau)).doit()
-    return str(expr.subs({s["mu_d"][i + 1]: _sym(x) for i, x in enumerate(mu_tau)}).subs(s["tau"], 1))
+    rates = {s["mu_d"][i + 1]: _sym(x) for i, x in enumerate(mu_tau)}
+    return str(expr.subs(rates).subs(s["tau"], 1))
 
 
 def _decay_table(k: int, p: Fraction, r: Fraction) -> list[dict[str, Any]]:
@@ -205,7 +208,8 @@ def _decay_table(k: int, p: Fraction, r: Fraction) -> list[dict[str, Any]]:
     return rows
 
 
-def build_report(k: int, n: int, p: Fraction, r: Fraction, mu_tau: tuple[Fraction, ...]) -> dict[str, Any]:
+def build_report(k: int, n: int, p: Fraction, r: Fraction,
+                 mu_tau: tuple[Fraction, ...]) -> dict[str, Any]:
     """Everything `fito lattice` prints, as JSON-ready data."""
     return {"domains": k, "epochs": n, "lattice": _lattice_part(k, n),
             "models": [_independent(k, p), _fixed_delay(mu_tau), _random_crash(k, r)],
@@ -230,16 +234,17 @@ def _value(v: dict[str, Any]) -> str:
 def render_text(report: dict[str, Any]) -> str:
     """The human-readable form of the report."""
     k, n, lat = report["domains"], report["epochs"], report["lattice"]
-    forms = lat["closed_forms"]
+    forms, window = lat["closed_forms"], lat["crash_window"]
     lines = [f"epoch lattice L = E^k with k = {k} domains, E = {{0..{n}}}",
              f"  |L|             = {forms['size']} = {_value(lat['size'])}",
              f"  consistent      = {forms['consistent']} = {_value(lat['consistent'])}",
              f"  mixed           = {_value(lat['mixed'])}",
              f"  mixed fraction  = {forms['mixed_fraction']} = {_value(lat['mixed_fraction'])}",
-             f"  crash while epoch e is written: {{e-1, e}}^k = {_value(lat['crash_window']['vectors'])} "
-             f"vectors, {lat['crash_window']['closed_form']} = {_value(lat['crash_window']['mixed'])} mixed"]
+             f"  crash while epoch e is written: {{e-1, e}}^k = {_value(window['vectors'])} "
+             f"vectors, {window['closed_form']} = {_value(window['mixed'])} mixed"]
     if "enumerated" in lat:
-        lines.append(f"  enumeration agrees with the closed forms: {'yes' if lat['enumerated'] else 'NO'}")
+        agrees = "yes" if lat["enumerated"] else "NO"
+        lines.append(f"  enumeration agrees with the closed forms: {agrees}")
     lines.append("P(atomic) = P(every domain at the newest epoch), by model:")
     for m in report["models"]:
         params = ", ".join(f"{key} = {val if isinstance(val, str) else ','.join(val)}"
@@ -248,10 +253,12 @@ def render_text(report: dict[str, Any]) -> str:
             params += " for every domain"
         lines.append(f"  {m['model']} ({params}): {m['assumption']}")
         lines.append(f"    P(atomic) = {m['p_atomic']['expression']} = {_value(m['p_atomic'])}")
-        lines.append(f"    P(all old) = {_value(m['p_all_old'])}, P(mixed) = {_value(m['p_mixed'])}")
+        lines.append(f"    P(all old) = {_value(m['p_all_old'])}, "
+                     f"P(mixed) = {_value(m['p_mixed'])}")
         lines.append(f"    P(k+1)/P(k) = {m['ratio']['expression']}: {m['decay']} decay in k")
         if "asymptotic" in m:
-            lines.append(f"    P ~ {m['asymptotic']['expression']} = {m['asymptotic']['float']:.6g} "
+            asym = m["asymptotic"]
+            lines.append(f"    P ~ {asym['expression']} = {asym['float']:.6g} "
                          "as k grows: the ratio tends to 1, so the decay is only polynomial")
     lines.append("decay in k (independent: exponential; random crash: polynomial):")
     lines.append(f"  {'k':>6}  {'independent':>12}  {'random crash':>12}  {'Gamma(1+r)k^-r':>14}")

@@ -1,4 +1,4 @@
-"""P(atomic): the probability that a crash finds every domain at the newest epoch (paper A, claim 2).
+"""P(atomic): the probability that a crash finds every domain at the newest epoch (paper A).
 
 Three probability models, each stated as a definition and derived with SymPy from it:
 
@@ -158,7 +158,7 @@ def derive_random_crash() -> Derivation:
 
 
 def random_crash_beta() -> "sympy.Expr":
-    """P(atomic) by the substitution u = exp(-mu t): r * integral_0^1 u^(r-1) (1-u)^k du (slow: seconds)."""
+    """P(atomic) via u = exp(-mu t): r * integral_0^1 u^(r-1) (1-u)^k du (slow: seconds)."""
     import sympy
     s = symbols()
     k, t, u, mu, lam, r = s["k"], s["t"], s["u"], s["mu"], s["lam"], s["r"]
@@ -175,7 +175,8 @@ def random_crash_term(j_value: "sympy.Expr") -> "sympy.Expr":
     import sympy
     s = symbols()
     t, mu, lam, r = s["t"], s["mu"], s["lam"], s["r"]
-    term = sympy.integrate(lam * sympy.exp(-lam * t) * sympy.exp(-j_value * mu * t), (t, 0, sympy.oo))
+    density = lam * sympy.exp(-lam * t)
+    term = sympy.integrate(density * sympy.exp(-j_value * mu * t), (t, 0, sympy.oo))
     return sympy.simplify(term.subs(lam, r * mu))
 
 
@@ -196,7 +197,7 @@ def leading_term() -> "sympy.Expr":
 
 
 def asymptotic_random_crash() -> tuple["sympy.Expr", "sympy.Expr"]:
-    """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) computed by SymPy's limit (trusted; seconds)."""
+    """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) by SymPy's limit (trusted; seconds)."""
     import sympy
     s = symbols()
     k, r = s["k"], s["r"]

@@ -42,11 +42,12 @@ class Classification:
 
 
 def _pieces(domain: str, value: Any) -> tuple[int, ...] | None:
-    """The epochs of a domain's pieces; None when the metadata is missing; ValueError if malformed."""
+    """The epochs of a domain's pieces; None if the metadata is missing; ValueError if malformed."""
     if value is None:
         return None
     values = (value,) if isinstance(value, int) else tuple(value)
-    if not values or not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in values):
+    if not values or not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0
+                             for e in values):
         raise ValueError(f"domain {domain!r}: epochs must be integers >= 0, got {value!r}")
     return values
 
@@ -68,13 +69,14 @@ def classify(restored: Mapping[str, Any]) -> Classification:
         return Classification(TORN, epochs, rollback, torn, why)
     distinct = sorted({e for _, e in epochs if e is not None})
     if len(distinct) == 1:
-        return Classification(CONSISTENT, epochs, distinct[0], (), f"every domain at epoch {distinct[0]}")
+        return Classification(CONSISTENT, epochs, distinct[0], (),
+                              f"every domain at epoch {distinct[0]}")
     return Classification(MIXED, epochs, rollback, (),
                           f"domains at epochs {', '.join(map(str, distinct))}")
 
 
 def _best_recovery_epoch(pieces: Mapping[str, tuple[int, ...] | None]) -> int | None:
-    """Every piece is a coordinate of the durable vector; its best recovery point is (min, ..., min)."""
+    """Each piece is a coordinate of the durable vector; its best recovery point is (min, ...)."""
     if any(p is None for p in pieces.values()):
         return None
     vector = tuple(e for p in pieces.values() for e in p if p is not None)
@@ -83,7 +85,7 @@ def _best_recovery_epoch(pieces: Mapping[str, tuple[int, ...] | None]) -> int | 
 
 
 def common_epoch(available: Mapping[str, Iterable[int]]) -> int | None:
-    """The newest epoch that every domain still holds (per-epoch files), or None if there is none."""
+    """The newest epoch every domain still holds (per-epoch files), or None if there is none."""
     if not available:
         raise ValueError("no domains")
     sets = [set(_pieces(d, list(v)) or ()) for d, v in sorted(available.items())]
@@ -129,7 +131,7 @@ def _report(name: str, excess: Any, detail: str) -> InvariantCheck:
 
 def check_momentum(theta_prev: Any, theta: Any, m: Any, lr: float, *,
                    rtol: float = 1e-6, atol: float = 1e-12) -> InvariantCheck:
-    """theta - theta_prev == -lr * m elementwise (SGD with momentum, m' = beta m + g), within tolerance."""
+    """theta - theta_prev == -lr * m elementwise (momentum: m' = beta m + g), within tolerance."""
     if not lr > 0:
         raise ValueError(f"the learning rate must be positive, not {lr!r}")
     prev, cur, mom = _arrays(theta_prev, theta, m)
@@ -185,6 +187,6 @@ def check_adam(m: Any, v: Any, step: int, beta1: float = 0.9, beta2: float = 0.9
 
 
 def reliable_invariants() -> tuple[Any, ...]:
-    """Which checks on a restored optimizer state are sound (derived: see optimizer.invariant_advice)."""
+    """Which checks on a restored optimizer state are sound (see optimizer.invariant_advice)."""
     from fito.models.optimizer import invariant_advice
     return invariant_advice()

@@ -91,7 +91,7 @@ class EpochLattice:
         return itertools.product(*(range(v + 1) for v in self.check(x)))
 
     def best_recovery_point(self, x: Vector) -> Vector:
-        """The greatest consistent element below x, found as the join of the consistent ones below it."""
+        """The greatest consistent element below x: the join of the consistent ones below it."""
         below = [c for c in self.diagonal() if self.leq(c, self.check(x))]
         best = below[0]  # the bottom is consistent and below every x
         for c in below[1:]:
@@ -99,12 +99,12 @@ class EpochLattice:
         return best
 
     def glb(self, x: Vector, y: Vector) -> Vector:
-        """The greatest lower bound found from the order alone (by enumeration), for checking `meet`."""
+        """The greatest lower bound from the order alone (enumerated), to check `meet`."""
         common = [z for z in self.lower_bounds(x) if self.leq(z, y)]
         return _greatest(common, self.leq)
 
     def lub(self, x: Vector, y: Vector) -> Vector:
-        """The least upper bound found from the order alone (by enumeration), for checking `join`."""
+        """The least upper bound from the order alone (enumerated), to check `join`."""
         above = [z for z in self.elements() if self.leq(x, z) and self.leq(y, z)]
         return _greatest(above, lambda a, b: self.leq(b, a))
 

@@ -1,4 +1,4 @@
-"""Optimizer algebra (paper A, claim 3): step maps s' = U(s, g) and what a restored state must satisfy.
+"""Optimizer algebra (paper A, claim 3): step maps s' = U(s, g), what a restored state satisfies.
 
 Every map is elementwise, so one coordinate (a scalar SymPy symbol per state variable) is the
 whole story; a vector state satisfies an invariant when each coordinate does. Derived here:
@@ -94,7 +94,7 @@ def adam(step_counter: "sympy.Symbol | None" = None) -> StepMap:
 
 # ---------------------------------------------------------------- gradient descent
 def gd_trajectory() -> "sympy.Expr":
-    """theta_t in closed form, solved from theta_(t+1) = U(theta_t) with theta_0 = theta0 (rsolve)."""
+    """theta_t in closed form: rsolve of theta_(t+1) = U(theta_t), theta_0 = theta0."""
     import sympy
     s = symbols()
     n = sympy.Symbol("n", integer=True, nonnegative=True)
@@ -107,7 +107,7 @@ def gd_trajectory() -> "sympy.Expr":
 
 # ---------------------------------------------------------------- momentum
 def momentum_two_state_residual() -> "sympy.Expr":
-    """(theta_(t+1) - theta_t) + eta m_(t+1) after one momentum step, simplified (zero: the identity)."""
+    """(theta_(t+1) - theta_t) + eta m_(t+1) after one momentum step (zero: the identity)."""
     import sympy
     s = symbols()
     theta_new, m_new = momentum().update
@@ -150,7 +150,8 @@ def adam_bound() -> AdamBound:
     term = sympy.powsimp(sympy.simplify(a * g_star), force=True)
     K_sum = sympy.Sum(term, (i, 1, t))
     j = sympy.Symbol("j", integer=True, nonnegative=True)
-    geometric = sympy.Sum(sympy.powsimp(sympy.simplify(term.subs(i, t - j)), force=True), (j, 0, t - 1))
+    back = sympy.powsimp(sympy.simplify(term.subs(i, t - j)), force=True)  # j steps back
+    geometric = sympy.Sum(back, (j, 0, t - 1))
     c = sympy.simplify(term.subs(i, t))                           # the newest gradient's term
     q = sympy.simplify(term.subs(i, t - 1) / c)                   # each older term is q times
     return AdamBound(a, d, g_star, K_sum, geometric, c, q)
@@ -181,7 +182,7 @@ def adam_moments(t_value: int) -> tuple["sympy.Expr", "sympy.Expr", tuple["sympy
 
 
 def adam_lagrange_gap(t_value: int) -> tuple["sympy.Expr", list[tuple["sympy.Expr", "sympy.Expr"]]]:
-    """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, linear form)]: sum weight * form^2."""
+    """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, form)]: sum weight * form^2."""
     import sympy
     m, v, gs = adam_moments(t_value)
     s = symbols()
@@ -210,7 +211,7 @@ class InductionStep:
 
 
 def adam_induction_step() -> InductionStep:
-    """From m^2 <= K v (K > 0) one Adam step gives m'^2 <= K' v': the certificate, checked by SymPy."""
+    """From m^2 <= K v (K > 0) one Adam step gives m'^2 <= K' v': the certificate, SymPy-checked."""
     import sympy
     s = symbols()
     b1, b2, m, v, g = s["beta1"], s["beta2"], s["m"], s["v"], s["g"]
@@ -263,7 +264,8 @@ def reach(step_map: StepMap, steps: int) -> Reach:
         return Reach(step_map.name, steps, True, chosen, None)
     # Fewer gradients than state variables: eliminate them; what is left constrains the state.
     solved = sympy.solve(equations[-len(gs):], gs, dict=True) if gs else [{}]
-    rest = [sympy.simplify((e.lhs - e.rhs).xreplace(solved[0])) for e in equations[:len(equations) - len(gs)]]
+    rest = [sympy.simplify((e.lhs - e.rhs).xreplace(solved[0]))
+            for e in equations[:len(equations) - len(gs)]]
     return Reach(step_map.name, steps, False, (), rest[0] if rest else None)
 
 

@@ -33,7 +33,7 @@ class MixedState:
     def holds(self) -> bool:
         """The invariant evaluated exactly at the assignment (False for a genuine violation)."""
         import sympy
-        value = self.formula.xreplace({sympy.Symbol(n, real=True): sympy.Rational(v.numerator, v.denominator)
+        value = self.formula.xreplace({sympy.Symbol(n, real=True): _rat(v)
                                        for n, v in self.assignment})
         return bool(value)
 
@@ -64,7 +64,7 @@ def _z3_of(expr: Any, env: Mapping[Any, Any]) -> Any:
 
 
 def _solve(violation: Any, unknowns: Sequence[Any], box: int) -> dict[Any, Fraction] | None:
-    """Z3 values of the unknowns (within [-box, box]) satisfying `violation`, rounded to rationals."""
+    """Z3 values of the unknowns in [-box, box] satisfying `violation`, as rationals."""
     import sympy
     import z3
     env = {u: z3.Real(u.name) for u in unknowns}
@@ -77,7 +77,7 @@ def _solve(violation: Any, unknowns: Sequence[Any], box: int) -> dict[Any, Fract
         return None
     model = solver.model()
     values = {u: _fraction(model.eval(env[u], model_completion=True)) for u in unknowns}
-    exact = violation.xreplace({u: sympy.Rational(v.numerator, v.denominator) for u, v in values.items()})
+    exact = violation.xreplace({u: _rat(v) for u, v in values.items()})
     return values if bool(exact) else None
 
 
@@ -123,7 +123,8 @@ def momentum_violation(horizon: int = 3, beta: Fraction = Fraction(9, 10),
         if values is None:
             return None
         at = {u: sympy.Rational(v.numerator, v.denominator) for u, v in values.items()}
-        restored = {"theta_prev": prev.xreplace(at), "theta": theta.xreplace(at), "m": m.xreplace(at)}
+        restored = {"theta_prev": prev.xreplace(at), "theta": theta.xreplace(at),
+                    "m": m.xreplace(at)}
         return MixedState("momentum", "theta_t - theta_(t-1) == -eta m_t",
                           (("theta_prev", e - 1), ("theta", e), ("m", e2)),
                           _pairs({"beta": beta, "eta": eta}), _pairs(values), _pairs(restored),
@@ -161,8 +162,8 @@ def adam_violation(horizon: int = 3, beta1: Fraction = Fraction(9, 10),
 
 # ---------------------------------------------------------------- gradient descent
 def gd_violation(horizon: int = 3, a: Sequence[Fraction] = (Fraction(1), Fraction(2)),
-                 b: Sequence[Fraction] = (Fraction(0), Fraction(1)), eta: Fraction = Fraction(1, 10),
-                 box: int = 10) -> MixedState | None:
+                 b: Sequence[Fraction] = (Fraction(0), Fraction(1)),
+                 eta: Fraction = Fraction(1, 10), box: int = 10) -> MixedState | None:
     """Two shards on a known quadratic loss; shard 0 and the counter from e, shard 1 from e'."""
     import sympy
     s = opt.symbols()
@@ -171,7 +172,8 @@ def gd_violation(horizon: int = 3, a: Sequence[Fraction] = (Fraction(1), Fractio
     traj = []
     for c, start in enumerate(starts):
         fixed = {s["a"]: _rat(a[c]), s["b"]: _rat(b[c]), s["eta"]: _rat(eta)}
-        states = step_map.unroll({s["theta"]: start}, [0] * horizon)  # g is unused: the loss gives it
+        # g is unused: the known loss gives the gradient
+        states = step_map.unroll({s["theta"]: start}, [0] * horizon)
         traj.append([sympy.expand(st[s["theta"]].xreplace(fixed)) for st in states])
 
     def build(e: int, e2: int, box: int) -> MixedState | None:
