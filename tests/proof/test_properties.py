@@ -119,3 +119,21 @@ def test_linear_validity_agrees_with_z3(f):
     outcome = prove_linear(f)
     assert outcome.verdict == ("proved" if valid else "refuted")
     assert check(_cert(*outcome.obligations, verdict=outcome.verdict)).accepted
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 6).flatmap(lambda n: st.lists(st.lists(st.fractions(-3, 3, max_denominator=3),
+                                                           min_size=n, max_size=n), min_size=n, max_size=n)),
+       st.booleans())
+def test_matrix_det_and_charpoly_agree_with_sympy(rows, symbolic):
+    m = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in r] for r in rows])
+    if symbolic and m.rows <= 4:  # a symbol on the diagonal exercises the Laplace path (SymPy is slow beyond)
+        m[0, 0] = m[0, 0] + sp.Symbol("a")
+    t = sp.Symbol("t")
+    entries = [[to_expr(v) for v in m.row(i)] for i in range(m.rows)]
+    ob = {"kind": "matrix", "matrix": entries, "det": to_expr(sp.expand(m.det())),
+          "charpoly": {"var": "t", "poly": to_expr(m.charpoly(t).as_expr())}}
+    assert check(_cert(ob)).accepted
+    assert not check(_cert(dict(ob, det=to_expr(sp.expand(m.det()) + 1)))).accepted
+    bad = dict(ob, charpoly={"var": "t", "poly": to_expr(m.charpoly(t).as_expr() + t)})
+    assert not check(_cert(bad)).accepted

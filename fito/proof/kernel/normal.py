@@ -133,8 +133,8 @@ def _factors(e: Any) -> list[Any]:
             return [f for a in args for f in _factors(a)]
         if op == "-" and len(args) == 1:
             return _factors(args[0])
-        if op == "^":
-            return _factors(args[0])  # any power of a nonzero base is nonzero
+        if op == "^":  # b^0 = 1; any other power of a nonzero base is nonzero
+            return [] if isinstance(args[1], Fraction) and args[1] == 0 else _factors(args[0])
         if op == "/":
             return _factors(args[0])  # the denominator is itself a checked divisor
     return [e]
