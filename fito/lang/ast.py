@@ -361,3 +361,36 @@ class Spec:
 
     decls: tuple[Decl, ...]
     span: Span = _span()
+
+
+def same_tree(a: object, b: object) -> bool:
+    """`a == b` (spans aside) without recursion, for trees too deep for the generated `__eq__`."""
+    work: list[tuple[object, object]] = [(a, b)]
+    while work:
+        x, y = work.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, tuple):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            work.extend(zip(x, y))  # type: ignore[call-overload]
+            continue
+        names = _compared_fields(type(x))
+        if names is None:
+            if x != y:
+                return False
+            continue
+        work.extend((getattr(x, n), getattr(y, n)) for n in names)
+    return True
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _compared_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields that take part in equality, for a node class; None for other values."""
+    if cls not in _FIELDS:
+        from dataclasses import fields, is_dataclass
+
+        _FIELDS[cls] = tuple(f.name for f in fields(cls) if f.compare) if is_dataclass(cls) else None
+    return _FIELDS[cls]

@@ -1,36 +1,50 @@
-"""The scanner: text -> Lark tokens, with comments removed and limits enforced.
+"""The scanner: text -> tokens, with comments removed and limits enforced.
+
+A token is a plain tuple `(type, text, offset, line, column)`: `type` is the grammar's
+terminal name (`NAME`, `INT`, `ARROW`, the upper-cased keyword, ...), offsets are 0-based
+and lines and columns 1-based. Tokens never span lines, so the end is `offset + len(text)`
+on the same line. Plain tuples keep scanning cheap; `fito.lang.lalr` feeds them to the
+parse table without wrapping them.
 
 Comments are handled here rather than in the grammar because block comments `{- ... -}`
-nest. The scanner also bounds bracket nesting, so that no later (recursive) phase can be
+nest. `{-` always opens a comment (write `{ -1, 2}` for a set starting with a negative
+number); `--` starts a line comment outside block comments; inside a block comment only
+`{-` and `-}` count. The scanner also bounds bracket nesting, so that no later phase can be
 driven into the ground by a pathological file.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from lark import Token
+from typing import Mapping
 
 MAX_NESTING = 256
 MAX_INT_DIGITS = 18
 
+Tok = tuple[str, str, int, int, int]  # (type, text, offset, line, column)
+
 #: Words reserved by LANGUAGE.md that the grammar does not (yet) use.
 RESERVED_UNUSED = frozenset({"within", "Snap", "Conv"})
 
-_OPERATORS = (
+OPERATORS = (
     "|~|", "|||", "{|", "|}", "[|", "|]", "[]", "/\\", "->", "=>", "==", "!=", "<=", ">=",
     "..", ":=", ":[", "|=", "(", ")", "[", "]", "{", "}", "\\", ";", "&", "<", ">", "+",
     "-", "*", "/", "%", ".", "!", "?", ":", ",", "@", "=",
 )
-_MASTER = re.compile(
-    r"(?P<NL>\n)|(?P<WS>[ \t\r\f]+)|(?P<LC>--[^\n]*)|(?P<BC>\{-)"
-    r"|(?P<ID>[A-Za-z_][A-Za-z0-9_']*)|(?P<NUM>[0-9]+)"
-    r"|(?P<OP>\[T=(?!=)|" + "|".join(re.escape(o) for o in _OPERATORS) + r")"
-    r"|(?P<BAD>.)",
+_MULTI = sorted((o for o in OPERATORS if len(o) > 1), key=len, reverse=True)
+_SINGLE = "".join(re.escape(o) for o in OPERATORS if len(o) == 1)
+# One match per token: (whitespace and a line comment before it, the token). The token is a
+# newline, a word, a number, an operator, one stray character, or "" at the end of the text.
+_TOKEN = re.compile(
+    r"((?:[ \t\r\f]|--[^\n]*)*)"
+    r"(\n|[A-Za-z_][A-Za-z0-9_']*|[0-9]+|\[T=(?!=)|"
+    + "|".join(re.escape(o) for o in _MULTI) + "|[" + _SINGLE + r"]|.|\Z)",
     re.S,
 )
-_OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]"}
-_CLOSERS = frozenset(_OPENERS.values())
+_COMMENT_MARK = re.compile(r"--|\{-")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]"}
+CLOSERS = frozenset(OPENERS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,91 +60,113 @@ class ScanError(Exception):
 
 
 class Scanner:
-    """Turns text into Lark tokens; built once per grammar from its terminal names."""
+    """Turns text into tokens; built once per grammar from its terminal names."""
 
-    def __init__(self, terminal_of: dict[str, str]) -> None:
+    def __init__(self, terminal_of: Mapping[str, str]) -> None:
         # terminal_of maps a literal ("process", "->") to the grammar's terminal name
-        self._terminal_of = terminal_of
+        self._fixed = dict(terminal_of)  # keywords and operators
+        missing = [o for o in OPERATORS + ("[T=",) if o not in self._fixed]
+        if missing:
+            raise ValueError(f"the grammar names no terminal for {missing}")
+        self._opener_types = frozenset(terminal_of[o] for o in OPENERS)
+        self._closer_types = frozenset(terminal_of[c] for c in CLOSERS)
+        self._reserved = frozenset(w for w in terminal_of if w[:1].isalpha()) | RESERVED_UNUSED
 
-    def scan(self, text: str) -> list[Token]:
+    @property
+    def keywords(self) -> frozenset[str]:
+        """Every reserved word (the grammar's keywords and the unused reserved ones)."""
+        return self._reserved
+
+    def scan(self, text: str) -> list[Tok]:
         """All tokens of the text, or a ScanError at the first lexical problem."""
-        terminal_of = self._terminal_of
-        match = _MASTER.match
-        tokens: list[Token] = []
+        if "{-" in text:
+            text = blank_block_comments(text)
+        fixed, openers, closers = self._fixed, self._opener_types, self._closer_types
+        tokens: list[Tok] = []
         append = tokens.append
         pos, line, line_start, depth = 0, 1, 0, 0
-        n = len(text)
-        while pos < n:
-            m = match(text, pos)
-            kind = m.lastgroup
-            end = m.end()
-            if kind == "NL":
+        for space, value in _TOKEN.findall(text):
+            pos += len(space)
+            if value == "\n":
+                pos += 1
                 line += 1
-                line_start = end
-            elif kind == "ID":
-                value = m.group()
-                ttype = terminal_of.get(value, "NAME")
-                if value in RESERVED_UNUSED:
-                    raise ScanError("P007", f"'{value}' is a reserved word and cannot be a name",
-                                    line, pos - line_start + 1, pos, end - pos)
-                col = pos - line_start + 1
-                append(Token(ttype, value, pos, line, col, line, col + end - pos, end))
-            elif kind == "OP":
-                value = m.group()
-                col = pos - line_start + 1
-                if value in _OPENERS:
-                    depth += 1
-                    if depth > MAX_NESTING:
-                        raise ScanError("P005", f"brackets nest deeper than {MAX_NESTING} levels",
-                                        line, col, pos)
-                elif value in _CLOSERS:
-                    depth -= 1
-                append(Token(terminal_of[value], value, pos, line, col, line, col + end - pos, end))
-            elif kind == "NUM":
-                value = m.group()
-                col = pos - line_start + 1
-                if len(value) > MAX_INT_DIGITS:
-                    raise ScanError("P006", f"integer literal with {len(value)} digits is too large",
-                                    line, col, pos, end - pos)
-                append(Token("INT", value, pos, line, col, line, col + end - pos, end))
-            elif kind == "BC":
-                end, line, line_start = _skip_block_comment(text, pos, line, line_start)
-            elif kind == "BAD":
-                ch = m.group()
-                raise ScanError("P002", f"unexpected character {_show_char(ch)}",
-                                line, pos - line_start + 1, pos)
-            pos = end
+                line_start = pos
+                continue
+            ttype = fixed.get(value)
+            if ttype is None:
+                ttype = self._classify(value, pos, line, pos - line_start + 1)
+                if ttype == "":
+                    break  # the end of the text
+            elif ttype in openers:
+                depth += 1
+                if depth > MAX_NESTING:
+                    raise ScanError("P005", f"brackets nest deeper than {MAX_NESTING} levels",
+                                    line, pos - line_start + 1, pos, len(value))
+            elif ttype in closers:
+                depth -= 1
+            append((ttype, value, pos, line, pos - line_start + 1))
+            pos += len(value)
         return tokens
 
+    def _classify(self, value: str, pos: int, line: int, column: int) -> str:
+        """The type of a token that is not a keyword or an operator: NAME, INT, or an error."""
+        if not value:
+            return ""
+        first = value[0]
+        if first == "_" or "a" <= first.lower() <= "z":
+            if value in RESERVED_UNUSED:
+                raise ScanError("P007", f"'{value}' is a reserved word and cannot be a name",
+                                line, column, pos, len(value))
+            return "NAME"
+        if "0" <= first <= "9":
+            if len(value) > MAX_INT_DIGITS:
+                raise ScanError("P006", f"integer literal with {len(value)} digits is too large "
+                                f"(at most {MAX_INT_DIGITS})", line, column, pos, len(value))
+            return "INT"
+        raise ScanError("P002", f"unexpected character {show_char(value)}", line, column, pos)
 
-def _skip_block_comment(text: str, pos: int, line: int, line_start: int) -> tuple[int, int, int]:
-    """Skip a nested `{- ... -}` starting at pos; returns (end, line, line_start)."""
-    start_line, start_col = line, pos - line_start + 1
-    depth, i, n = 1, pos + 2, len(text)
+
+def blank_block_comments(text: str) -> str:
+    """The text with every block comment replaced by spaces (newlines kept, offsets kept)."""
+    out: list[str] = []
+    last = pos = 0
+    search = _COMMENT_MARK.search
+    while (m := search(text, pos)) is not None:
+        if m.group() == "--":  # a line comment: a `{-` inside it opens nothing
+            nl = text.find("\n", m.end())
+            pos = len(text) if nl < 0 else nl
+            continue
+        start = m.start()
+        end = _block_comment_end(text, start)
+        out.append(text[last:start])
+        out.append(_blank(text[start:end]))
+        last = pos = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _blank(s: str) -> str:
+    return _NOT_NEWLINE.sub(" ", s)
+
+
+def _block_comment_end(text: str, pos: int) -> int:
+    """The offset just after the `-}` that closes the `{-` at pos (comments nest)."""
+    depth, i = 1, pos + 2
     while depth:
-        j = _next_comment_mark(text, i)
-        if j < 0:
-            raise ScanError("P003", "block comment is never closed (missing '-}')",
-                            start_line, start_col, pos, 2)
-        depth += 1 if text.startswith("{-", j) else -1
-        i = j + 2
-    newlines = text.count("\n", pos, i)
-    if newlines:
-        line += newlines
-        line_start = text.rfind("\n", pos, i) + 1
-    return i, line, line_start
+        a, b = text.find("{-", i), text.find("-}", i)
+        if b < 0:
+            line = text.count("\n", 0, pos) + 1
+            col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+            raise ScanError("P003", "block comment is never closed (missing '-}')", line, col, pos, 2)
+        if 0 <= a < b:
+            depth, i = depth + 1, a + 2
+        else:
+            depth, i = depth - 1, b + 2
+    return i
 
 
-def _next_comment_mark(text: str, i: int) -> int:
-    a, b = text.find("{-", i), text.find("-}", i)
-    if a < 0:
-        return b
-    if b < 0:
-        return a
-    return min(a, b)
-
-
-def _show_char(ch: str) -> str:
+def show_char(ch: str) -> str:
+    """A character as a message shows it: quoted when printable, else its code point."""
     if ch.isprintable() and not ch.isspace():
         return f"'{ch}'"
     return f"U+{ord(ch):04X}"

@@ -42,20 +42,33 @@ COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
 LOGICAL = frozenset({"and", "or", "=>"})
 
+NONASSOC = frozenset(op for ops, assoc in _LEVELS if assoc == "none" for op in ops)
+
 T = TypeVar("T")
-O = TypeVar("O")
 
 
-def resolve_chain(operands: Sequence[T], operators: Sequence[O], op_name: Callable[[O], str],
-                  combine: Callable[[O, T, T], T]) -> T:
-    """Fold `u0 op1 u1 ... opn un` by precedence, iteratively (no recursion)."""
+def resolve_chain(operands: Sequence[T], operators: Sequence[str],
+                  combine: Callable[[str, T, T], T],
+                  chained: Callable[[str, str, T, T], None] | None = None) -> T:
+    """Fold `u0 op1 u1 ... opn un` by precedence, iteratively (no recursion).
+
+    `chained(first, second, left, right)` is told of `a < b < c`: two operators of one
+    non-associative level meeting in a chain (the fold still goes on, left to right).
+    """
+    if not operators:
+        return operands[0]
+    binding, level = BINDING, LEVEL
     values: list[T] = [operands[0]]
-    stack: list[O] = []
+    stack: list[str] = []
     for op, operand in zip(operators, operands[1:]):
-        lbp = BINDING[op_name(op)][0]
-        while stack and BINDING[op_name(stack[-1])][1] >= lbp:
+        lbp = binding[op][0]
+        while stack and binding[stack[-1]][1] >= lbp:
+            top = stack.pop()
             right = values.pop()
-            values.append(combine(stack.pop(), values.pop(), right))
+            left = values.pop()
+            if chained is not None and top in NONASSOC and level[top] == level[op]:
+                chained(top, op, left, right)
+            values.append(combine(top, left, right))
         stack.append(op)
         values.append(operand)
     while stack:

@@ -1,7 +1,9 @@
-"""Text -> AST: the scanner, Lark's LALR parser (strict) and the builder, with diagnostics.
+"""Text -> AST: the scanner, an LALR(1) driver over Lark's strict table, and the builder.
 
 Public surface: `parse(text) -> ParseResult`. Nothing here raises on bad input: syntax
-problems come back as diagnostics (codes P001-P007).
+problems come back as diagnostics (codes P001-P007), worded by `fito.lang.syntax`.
+`lark_parser()` gives a plain Lark parser of the same grammar for tools such as
+Hypothesis's `from_lark`.
 """
 from __future__ import annotations
 
@@ -12,13 +14,13 @@ from importlib import resources
 from typing import Any, Iterator
 
 from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import ast as A
+from fito.lang import lalr
 from fito.lang.build import Builder
-from fito.lang.lexer import ScanError, Scanner
+from fito.lang.lexer import ScanError, Scanner, Tok
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +30,7 @@ class ParseResult:
 
 
 class _TokenFeed(Lexer):
-    """Hands Lark the tokens our scanner produced."""
+    """Hands Lark the tokens our scanner produced (used to build the table, and by the peer)."""
 
     def __init__(self, lexer_conf: Any) -> None:
         pass
@@ -43,27 +45,33 @@ def grammar_text() -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Machinery:
+class Machinery:
+    """Everything built once per process: Lark's analysis, our tables, scanner and builder."""
+
     lark: Lark
+    tables: lalr.Tables
     builder: Builder
     scanner: Scanner
-    display: dict[str, str]  # terminal name -> how to show it in messages
+    display: dict[str, str]  # terminal name -> how messages show it
     lock: threading.Lock
 
 
 @lru_cache(maxsize=1)
-def _machinery() -> _Machinery:
-    builder = Builder()
+def machinery() -> Machinery:
+    """Build (or load from Lark's cache) the strict LALR analysis, once."""
     # strict: any LALR conflict or terminal collision is an error. The analysis is cached
     # (keyed by a hash of grammar and options) so that it runs once per grammar version.
     parser = Lark(grammar_text(), parser="lalr", lexer=_TokenFeed, strict=True,
-                  keep_all_tokens=True, maybe_placeholders=True, transformer=builder, cache=True)
+                  keep_all_tokens=True, maybe_placeholders=True, cache=True)
     literal = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     terminal_of = {value: name for name, value in literal.items()}
     terminal_of["[T="] = "REFINES"
     display = {name: f"'{value}'" for name, value in literal.items()}
-    display.update({"NAME": "a name", "INT": "an integer", "REFINES": "'[T='", "$END": "end of file"})
-    return _Machinery(parser, builder, Scanner(terminal_of), display, threading.Lock())
+    display.update({"NAME": "a name", "INT": "an integer", "REFINES": "'[T='",
+                    "$END": "end of file"})
+    builder = Builder()
+    return Machinery(parser, lalr.build_tables(parser, builder), builder, Scanner(terminal_of),
+                     display, threading.Lock())
 
 
 def lark_parser() -> Lark:
@@ -73,7 +81,7 @@ def lark_parser() -> Lark:
 
 def parse(text: str) -> ParseResult:
     """Parse a whole file; returns the AST (or None) and every diagnostic found."""
-    m = _machinery()
+    m = machinery()
     try:
         tokens = m.scanner.scan(text)
     except ScanError as exc:
@@ -83,47 +91,28 @@ def parse(text: str) -> ParseResult:
     with m.lock:
         m.builder.diagnostics = []
         try:
-            spec = m.lark.parse(tokens)
-        except UnexpectedInput as exc:
-            return ParseResult(None, (_syntax_diagnostic(exc, m.display, text),))
+            spec = lalr.run(m.tables, tokens, end_token(tokens))
+        except lalr.ParseFailure as exc:
+            from fito.lang.syntax import describe_failure
+
+            return ParseResult(None, (describe_failure(exc, m, text),))
         except RecursionError:
             return ParseResult(None, (error("P005", "the input nests too deeply to be parsed"),))
         return ParseResult(spec, tuple(m.builder.diagnostics))
 
 
-def _syntax_diagnostic(exc: UnexpectedInput, display: dict[str, str], text: str) -> Diagnostic:
-    expected = sorted({display.get(e, e) for e in getattr(exc, "expected", ()) or ()})
-    shown = _expected_phrase(expected)
-    if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
-        tok = exc.token
-        span = Span(tok.line, tok.column, tok.end_line, tok.end_column, tok.start_pos, tok.end_pos)
-        what = display.get(tok.type, repr(str(tok)))
-        if tok.type in ("NAME", "INT"):
-            what = f"'{tok}'"
-        return error("P001", f"unexpected {what}{shown}", span, hint=_hint(tok, expected))
-    if isinstance(exc, (UnexpectedEOF, UnexpectedToken)):
-        line = text.count("\n") + 1
-        col = len(text) - (text.rfind("\n") + 1) + 1
-        return error("P004", f"unexpected end of file{shown}",
-                     Span(line, col, line, col + 1, len(text), len(text)))
-    if isinstance(exc, UnexpectedCharacters):  # not produced with our scanner, kept for safety
-        return error("P002", "unexpected character", Span.point(exc.line, exc.column))
-    return error("P001", "syntax error")
+def end_token(tokens: list[Tok]) -> Tok:
+    """The `$END` token, placed just after the last token (or at 1:1 in an empty file)."""
+    if not tokens:
+        return ("$END", "", 0, 1, 1)
+    last = tokens[-1]
+    n = len(last[1])
+    return ("$END", "", last[2] + n, last[3], last[4] + n)
 
 
-def _expected_phrase(expected: list[str]) -> str:
-    if not expected:
-        return ""
-    if len(expected) > 8:
-        return ""
-    if len(expected) == 1:
-        return f"; expected {expected[0]}"
-    return "; expected one of " + ", ".join(expected)
-
-
-def _hint(tok: Token, expected: list[str]) -> str | None:
-    if str(tok) in ("->",) and "a name" in expected:
-        return "an event or a process is missing before this arrow"
-    if tok.type in {"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT", "PIPELINE"}:
-        return "the previous declaration is incomplete"
-    return None
+def lark_runtime_parse(text: str) -> Any:
+    """The peer of `bench/parse.py`: Lark's own LALR loop and tree builder on our tokens."""
+    m = machinery()
+    tokens = [Token(t[0], t[1], t[2], t[3], t[4], t[3], t[4] + len(t[1]), t[2] + len(t[1]))
+              for t in m.scanner.scan(text)]
+    return m.lark.parse(tokens)

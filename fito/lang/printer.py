@@ -3,8 +3,14 @@
 `parse(print_spec(spec)) == spec` (spans aside) is a tested property. Open forms
 (if, forall, exists, replicated operators) are parenthesized whenever they stand as an
 operand, which is always correct and keeps the printer simple.
+
+Each node is laid out as a list of pieces (text, or a child with the binding level it must
+have); an explicit stack turns pieces into text, so chains of any length and depth print
+without recursion. `{` is never followed directly by `-` (that would open a comment).
 """
 from __future__ import annotations
+
+from typing import Callable, Union
 
 from fito.lang import ast as A
 from fito.lang.operators import LEVEL
@@ -14,14 +20,49 @@ _UNARY = 16
 _ATOM = 100
 _INDENT = "  "
 
+Node = Union[A.Expr, A.Proc]
+Piece = Union[str, tuple[Node, int]]
+
 
 def print_spec(spec: A.Spec) -> str:
     """The whole file, one declaration per line (pipelines span several)."""
     return "".join(print_decl(d) + "\n" for d in spec.decls)
 
 
+def print_proc(p: A.Proc, min_level: int = 0) -> str:
+    """A process term; parenthesized when it binds more loosely than min_level."""
+    return _emit(p, min_level)
+
+
+def print_expr(e: A.Expr, min_level: int = 0) -> str:
+    """A value expression; parenthesized when it binds more loosely than min_level."""
+    return _emit(e, min_level)
+
+
+def _emit(root: Node, min_level: int) -> str:
+    out: list[str] = []
+    stack: list[Piece] = [(root, min_level)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node, need = item
+        pieces, level = _LAYOUT[type(node)](node)
+        if level < need:
+            out.append("(")
+            stack.append(")")
+        stack.extend(reversed(pieces))
+    return _no_comment_openers("".join(out))
+
+
+def _no_comment_openers(text: str) -> str:
+    return text.replace("{-", "{ -") if "{-" in text else text
+
+
 # ---------------------------------------------------------------------- declarations
 def print_decl(d: A.Decl) -> str:
+    """One declaration (a pipeline spans several lines)."""
     if isinstance(d, A.ConstDecl):
         typ = f": {print_type(d.type)}" if d.type is not None else ""
         return f"const {d.name}{typ} = {print_expr(d.value)}"
@@ -35,16 +76,20 @@ def print_decl(d: A.Decl) -> str:
         persistence = "durable" if d.durable else "volatile"
         return f"domain {d.name}{idx}: {print_type(d.type)} = {print_expr(d.init)} {persistence}"
     if isinstance(d, A.ProcessDecl):
-        params = "(" + ", ".join(f"{p.name}: {print_type(p.type)}" for p in d.params) + ")" \
-            if d.params else ""
-        return f"process {d.name}{params} = {print_proc(d.body)}"
+        return f"{process_head(d)} = {print_proc(d.body)}"
     if isinstance(d, A.SystemDecl):
         return f"system {print_proc(d.proc)}"
     if isinstance(d, A.AssertDecl):
         return "assert " + print_assertion(d)
-    assert isinstance(d, A.PipelineDecl)
     body = "".join(f"{_INDENT}{print_stmt(s)}\n" for s in d.stmts)
     return f"pipeline {d.name} {{\n{body}}}"
+
+
+def process_head(d: A.ProcessDecl) -> str:
+    """`process Name(x: T, ...)`, without the body."""
+    params = "(" + ", ".join(f"{p.name}: {print_type(p.type)}" for p in d.params) + ")" \
+        if d.params else ""
+    return f"process {d.name}{params}"
 
 
 def print_assertion(d: A.AssertDecl) -> str:
@@ -59,11 +104,12 @@ def print_assertion(d: A.AssertDecl) -> str:
     if d.kind == "reaches":
         assert d.expr is not None
         return f"{proc} reaches {print_expr(d.expr)}" if proc else f"reaches {print_expr(d.expr)}"
-    assert d.kind == "refines" and d.spec is not None
-    return f"{print_proc(d.spec, 1)} [T= {print_proc(d.proc)}"  # type: ignore[arg-type]
+    assert d.kind == "refines" and d.spec is not None and d.proc is not None
+    return f"{print_proc(d.spec, 1)} [T= {print_proc(d.proc)}"
 
 
 def print_stmt(s: A.Stmt) -> str:
+    """One pipeline statement."""
     if isinstance(s, A.EpochStmt):
         return "epoch " + ", ".join(s.names)
     if isinstance(s, A.RequireStmt):
@@ -85,50 +131,12 @@ def print_type(t: A.TypeExpr, context: str = "type") -> str:
         return "Int"
     if isinstance(t, A.RangeType):
         inner = f"{print_expr(t.lo, 1)}..{print_expr(t.hi, 1)}"
-        return {"type": inner, "chan": f"({inner})", "set": f"{{{inner}}}"}[context]
-    return "{" + ", ".join(print_expr(x) for x in t.items) + "}"
+        return {"type": inner, "chan": f"({inner})", "set": _braces(inner)}[context]
+    return _braces(", ".join(print_expr(x) for x in t.items))
 
 
-# ---------------------------------------------------------------------- processes
-def print_proc(p: A.Proc, min_level: int = 0) -> str:
-    text, level = _proc(p)
-    return f"({text})" if level < min_level else text
-
-
-def _proc(p: A.Proc) -> tuple[str, int]:
-    if isinstance(p, A.Stop):
-        return "STOP", _ATOM
-    if isinstance(p, A.Skip):
-        return "SKIP", _ATOM
-    if isinstance(p, A.ProcRef):
-        args = "(" + ", ".join(print_expr(a) for a in p.args) + ")" if p.args else ""
-        return p.name + args, _ATOM
-    if isinstance(p, A.Prefix):
-        lv = LEVEL["->"]
-        head = print_event(p.event) if p.event is not None else ""
-        if p.assigns:
-            block = "{" + ", ".join(print_assign(a) for a in p.assigns) + "}"
-            head = f"{head} {block}" if head else block
-        elif p.event is None:
-            head = "{}"
-        return f"{head} -> {print_proc(p.body, LEVEL['&'])}", lv
-    if isinstance(p, A.Guard):
-        lv = LEVEL["&"]
-        return f"{print_expr(p.cond, LEVEL['=>'])} & {print_proc(p.body, lv)}", lv
-    if isinstance(p, A.ProcBinary):
-        lv = LEVEL[p.op]
-        return f"{print_proc(p.left, lv)} {p.op} {print_proc(p.right, lv + 1)}", lv
-    if isinstance(p, A.Parallel):
-        lv = LEVEL["[||]"]
-        return (f"{print_proc(p.left, lv)} [| {_chanset(p.sync)} |] {print_proc(p.right, lv + 1)}", lv)
-    if isinstance(p, A.Hide):
-        lv = LEVEL["\\"]
-        return f"{print_proc(p.proc, lv)} \\ {_chanset(p.chans)}", lv
-    if isinstance(p, A.ProcIf):
-        return (f"if {print_expr(p.cond)} then {print_proc(p.then)} else {print_proc(p.orelse)}", _OPEN)
-    assert isinstance(p, A.Replicated)
-    op = f"[| {_chanset(p.sync)} |]" if p.op == "[||]" else p.op
-    return f"{op} {p.var}: {print_type(p.domain, 'set')} @ {print_proc(p.body)}", _OPEN
+def _braces(inner: str) -> str:
+    return f"{{ {inner}}}" if inner.startswith("-") else f"{{{inner}}}"
 
 
 def _chanset(items: tuple[A.Expr, ...]) -> str:
@@ -136,66 +144,142 @@ def _chanset(items: tuple[A.Expr, ...]) -> str:
 
 
 def print_event(e: A.Event) -> str:
-    out = [e.channel]
+    """`c.v!w?x:S` (fields that are not atoms are parenthesized)."""
+    return "".join(p if isinstance(p, str) else print_expr(*p) for p in _event(e))  # type: ignore[arg-type]
+
+
+def _event(e: A.Event) -> list[Piece]:
+    out: list[Piece] = [e.channel]
     for f in e.fields:
-        if isinstance(f, A.DotField):
-            out.append("." + _field(f.value))
-        elif isinstance(f, A.OutField):
-            out.append("!" + _field(f.value))
-        else:
+        if isinstance(f, A.InField):
             restriction = f":{print_type(f.restriction, 'set')}" if f.restriction is not None else ""
             out.append(f"?{f.var}{restriction}")
-    return "".join(out)
-
-
-def _field(v: A.Expr) -> str:
-    root = v
-    while isinstance(root, A.Index):
-        root = root.base
-    if isinstance(v, (A.Name, A.IntLit, A.BoolLit, A.Call)) or \
-            (isinstance(v, A.Index) and isinstance(root, A.Name)):
-        if not (isinstance(v, A.IntLit) and v.value < 0):
-            return print_expr(v)
-    return f"({print_expr(v)})"
+        else:
+            out.extend(("." if isinstance(f, A.DotField) else "!", (f.value, _ATOM)))
+    return out
 
 
 def print_assign(a: A.Assign) -> str:
+    """`target := value`."""
     return f"{print_expr(a.target, _ATOM)} := {print_expr(a.value)}"
 
 
-# ---------------------------------------------------------------------- expressions
-def print_expr(e: A.Expr, min_level: int = 0) -> str:
-    text, level = _expr(e)
-    return f"({text})" if level < min_level else text
+def _assigns(assigns: tuple[A.Assign, ...]) -> list[Piece]:
+    out: list[Piece] = ["{"]
+    for i, a in enumerate(assigns):
+        out.extend((", " if i else "", (a.target, _ATOM), " := ", (a.value, 0)))
+    out.append("}")
+    return out
 
 
-def _expr(e: A.Expr) -> tuple[str, int]:
-    if isinstance(e, A.IntLit):
-        return (str(e.value), _ATOM) if e.value >= 0 else (f"-{-e.value}", _UNARY)
-    if isinstance(e, A.BoolLit):
-        return ("true" if e.value else "false"), _ATOM
-    if isinstance(e, A.Name):
-        return e.id, _ATOM
-    if isinstance(e, A.Index):
-        return f"{print_expr(e.base, _ATOM)}[{print_expr(e.index)}]", _ATOM
-    if isinstance(e, A.Call):
-        return f"{e.func}({', '.join(print_expr(a) for a in e.args)})", _ATOM
-    if isinstance(e, A.Unary):
-        operand = print_expr(e.operand, _UNARY)
-        if e.op == "-":
-            sep = " " if operand.startswith("-") else ""
-            return f"-{sep}{operand}", _UNARY
-        return f"not {operand}", _UNARY
-    if isinstance(e, A.Binary):
-        lv = LEVEL[e.op]
-        if e.op == "=>":
-            left, right = print_expr(e.left, lv + 1), print_expr(e.right, lv)
-        elif e.op in ("==", "!=", "<", "<=", ">", ">="):
-            left, right = print_expr(e.left, lv + 1), print_expr(e.right, lv + 1)
-        else:
-            left, right = print_expr(e.left, lv), print_expr(e.right, lv + 1)
-        return f"{left} {e.op} {right}", lv
-    if isinstance(e, A.IfExpr):
-        return f"if {print_expr(e.cond)} then {print_expr(e.then)} else {print_expr(e.orelse)}", _OPEN
-    assert isinstance(e, A.Quant)
-    return f"{e.kind} {e.var}: {print_type(e.domain, 'set')} @ {print_expr(e.body)}", _OPEN
+# ---------------------------------------------------------------------- layouts
+Layout = tuple[list[Piece], int]
+
+
+def _stop(p: A.Stop) -> Layout:
+    return ["STOP"], _ATOM
+
+
+def _skip(p: A.Skip) -> Layout:
+    return ["SKIP"], _ATOM
+
+
+def _proc_ref(p: A.ProcRef) -> Layout:
+    return _call_pieces(p.name, p.args), _ATOM
+
+
+def _call_pieces(name: str, args: tuple[A.Expr, ...]) -> list[Piece]:
+    if not args:
+        return [name]
+    out: list[Piece] = [name, "("]
+    for i, a in enumerate(args):
+        out.extend((", " if i else "", (a, 0)))
+    out.append(")")
+    return out
+
+
+def _prefix(p: A.Prefix) -> Layout:
+    head: list[Piece] = _event(p.event) if p.event is not None else []
+    if p.assigns:
+        head.extend(([" "] if head else []) + _assigns(p.assigns))
+    elif p.event is None:
+        head.append("{}")
+    return head + [" -> ", (p.body, LEVEL["&"])], LEVEL["->"]
+
+
+def _guard(p: A.Guard) -> Layout:
+    return [(p.cond, LEVEL["=>"]), " & ", (p.body, LEVEL["&"])], LEVEL["&"]
+
+
+def _proc_binary(p: A.ProcBinary) -> Layout:
+    lv = LEVEL[p.op]
+    return [(p.left, lv), f" {p.op} ", (p.right, lv + 1)], lv
+
+
+def _parallel(p: A.Parallel) -> Layout:
+    lv = LEVEL["[||]"]
+    return [(p.left, lv), f" [| {_chanset(p.sync)} |] ", (p.right, lv + 1)], lv
+
+
+def _hide(p: A.Hide) -> Layout:
+    return [(p.proc, LEVEL["\\"]), f" \\ {_chanset(p.chans)}"], LEVEL["\\"]
+
+
+def _if(p: A.ProcIf | A.IfExpr) -> Layout:
+    return ["if ", (p.cond, 0), " then ", (p.then, 0), " else ", (p.orelse, 0)], _OPEN
+
+
+def _replicated(p: A.Replicated) -> Layout:
+    op = f"[| {_chanset(p.sync)} |]" if p.op == "[||]" else p.op
+    return [f"{op} {p.var}: {print_type(p.domain, 'set')} @ ", (p.body, 0)], _OPEN
+
+
+def _int(e: A.IntLit) -> Layout:
+    return ([str(e.value)], _ATOM) if e.value >= 0 else ([f"-{-e.value}"], _UNARY)
+
+
+def _bool(e: A.BoolLit) -> Layout:
+    return ["true" if e.value else "false"], _ATOM
+
+
+def _name(e: A.Name) -> Layout:
+    return [e.id], _ATOM
+
+
+def _index(e: A.Index) -> Layout:
+    return [(e.base, _ATOM), "[", (e.index, 0), "]"], _ATOM
+
+
+def _call(e: A.Call) -> Layout:
+    return _call_pieces(e.func, e.args) if e.args else [e.func, "()"], _ATOM
+
+
+def _unary(e: A.Unary) -> Layout:
+    if e.op == "not":
+        return ["not ", (e.operand, _UNARY)], _UNARY
+    starts_negative = isinstance(e.operand, A.Unary) and e.operand.op == "-" or \
+        isinstance(e.operand, A.IntLit) and e.operand.value < 0
+    return ["- " if starts_negative else "-", (e.operand, _UNARY)], _UNARY
+
+
+def _binary(e: A.Binary) -> Layout:
+    lv = LEVEL[e.op]
+    if e.op == "=>":
+        left, right = lv + 1, lv
+    elif e.op in ("==", "!=", "<", "<=", ">", ">="):
+        left, right = lv + 1, lv + 1
+    else:
+        left, right = lv, lv + 1
+    return [(e.left, left), f" {e.op} ", (e.right, right)], lv
+
+
+def _quant(e: A.Quant) -> Layout:
+    return [f"{e.kind} {e.var}: {print_type(e.domain, 'set')} @ ", (e.body, 0)], _OPEN
+
+
+_LAYOUT: dict[type, Callable[..., Layout]] = {
+    A.Stop: _stop, A.Skip: _skip, A.ProcRef: _proc_ref, A.Prefix: _prefix, A.Guard: _guard,
+    A.ProcBinary: _proc_binary, A.Parallel: _parallel, A.Hide: _hide, A.ProcIf: _if,
+    A.Replicated: _replicated, A.IntLit: _int, A.BoolLit: _bool, A.Name: _name, A.Index: _index,
+    A.Call: _call, A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant,
+}

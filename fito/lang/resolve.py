@@ -76,8 +76,17 @@ class Resolver:
         self._type_cache: dict[str, ValueType | None] = {}
 
     # ------------------------------------------------------------------ helpers
-    def err(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
-        self.diagnostics.append(error(code, message, span, hint=hint))
+    def err(self, code: str, message: str, span: Span, hint: str | None = None,
+            notes: tuple[str, ...] = ()) -> None:
+        self.diagnostics.append(error(code, message, span, hint=hint, notes=notes))
+
+    def suggest(self, name: str, kind: str | None = None) -> str | None:
+        """`did you mean 'x'?` for a misspelt name (of that kind, when given)."""
+        import difflib
+
+        pool = [n for n, entry in self.names.items() if kind is None or entry[0] == kind]
+        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+        return f"did you mean '{close[0]}'?" if close else None
 
     def _declare(self, name: str, kind: str, decl: object, span: Span) -> None:
         if name in self.names:
@@ -382,7 +391,13 @@ class Resolver:
 def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
     """Resolve names and run the static checks."""
     r = Resolver(spec)
-    model = r.run()
+    try:
+        model = r.run()
+    except RecursionError:  # a pathological nesting the iterative walkers do not cover
+        r.err("P005", "the spec nests too deeply to be checked", spec.span,
+              hint="split deeply nested terms into named constants or processes")
+        model = Model(spec, r.consts, r.types, r.members, r.channels, r.cells, r.processes,
+                      r.param_types, None, (), ())
     return model, tuple(r.diagnostics)
 
 

@@ -1,68 +1,86 @@
-"""Static checks of process terms: names, arity, events against channels, assignments."""
+"""Static checks of process terms: names, arity, events against channels, assignments.
+
+Process terms are walked with an explicit work list, so `a -> a -> ... -> STOP` and
+`P [] P [] ... [] P` of any length cost no recursion.
+
+A constant written into a cell or onto a channel outside its type is reported as a
+warning only: LANGUAGE.md makes it a model error of the transition that produces it (the
+assertion being checked fails with that transition at the end of its trace).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Mapping
 
-from fito.diagnostics import Span
+from fito.diagnostics import Span, warning
 from fito.lang import ast as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
-from fito.lang.values import BOOL, INT, SetT, ValueType, is_finite
+from fito.lang.values import INT, SetT, ValueType, is_finite
 
 if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
 
+Scope = Mapping[str, ValueType]
 
-def check_proc(r: "Resolver", p: A.Proc, scope: Mapping[str, ValueType]) -> None:
-    """Report every static problem in p (recursively)."""
-    if isinstance(p, (A.Stop, A.Skip)):
-        return
-    if isinstance(p, A.ProcRef):
-        _check_call(r, p, scope)
-    elif isinstance(p, A.Prefix):
-        inner = dict(scope)
-        if p.event is not None:
-            _check_event(r, p.event, scope, inner)
+
+def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
+    """Report every static problem in p."""
+    work: list[tuple[A.Proc, Scope]] = [(p, scope)]
+    while work:
+        p, scope = work.pop()
+        if isinstance(p, A.Prefix):
+            work.append((p.body, _check_prefix(r, p, scope)))
+        elif isinstance(p, A.Guard):
+            _expect_bool(r, p.cond, scope, "a guard")
+            work.append((p.body, scope))
+        elif isinstance(p, A.ProcRef):
+            _check_call(r, p, scope)
+        elif isinstance(p, (A.ProcBinary, A.Parallel)):
+            if isinstance(p, A.Parallel):
+                _check_channels(r, p.sync, scope)
+            work.append((p.right, scope))
+            work.append((p.left, scope))
+        elif isinstance(p, A.Hide):
+            _check_channels(r, p.chans, scope)
+            work.append((p.proc, scope))
+        elif isinstance(p, A.ProcIf):
+            _expect_bool(r, p.cond, scope, "an if condition")
+            work.append((p.orelse, scope))
+            work.append((p.then, scope))
+        elif isinstance(p, A.Replicated):
+            work.append((p.body, _replicated_scope(r, p, scope)))
+
+
+def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope) -> Scope:
+    """Check the event and the assignments; the scope of the body (with the inputs bound)."""
+    inner = scope if p.event is None else _check_event(r, p.event, scope)
+    if p.assigns:
         _check_assigns(r, p.assigns, inner)
-        check_proc(r, p.body, inner)
-    elif isinstance(p, A.Guard):
-        _expect_bool(r, p.cond, scope, "a guard")
-        check_proc(r, p.body, scope)
-    elif isinstance(p, A.ProcBinary):
-        check_proc(r, p.left, scope)
-        check_proc(r, p.right, scope)
-    elif isinstance(p, A.Parallel):
-        _check_channels(r, p.sync, scope)
-        check_proc(r, p.left, scope)
-        check_proc(r, p.right, scope)
-    elif isinstance(p, A.Hide):
-        _check_channels(r, p.chans, scope)
-        check_proc(r, p.proc, scope)
-    elif isinstance(p, A.ProcIf):
-        _expect_bool(r, p.cond, scope, "an if condition")
-        check_proc(r, p.then, scope)
-        check_proc(r, p.orelse, scope)
-    elif isinstance(p, A.Replicated):
-        _check_channels(r, p.sync, scope)
-        dom = r.resolve_type(p.domain)
-        if dom is not None and not is_finite(dom):
-            r.err("T006", "a replicated operator needs a finite set", p.domain.span)
-            dom = None
-        inner = dict(scope)
-        inner[p.var] = dom or INT
-        check_proc(r, p.body, inner)
+    return inner
 
 
-def _expect_bool(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType], what: str) -> None:
+def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope) -> Scope:
+    _check_channels(r, p.sync, scope)
+    dom = r.resolve_type(p.domain)
+    if dom is not None and not is_finite(dom):
+        r.err("T006", "a replicated operator needs a finite set", p.domain.span)
+        dom = None
+    inner = dict(scope)
+    inner[p.var] = dom or INT
+    return inner
+
+
+def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
     t = r.infer(e, scope)
     if t is not None and t.kind() != "Bool":
         r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
 
 
-def _check_call(r: "Resolver", p: A.ProcRef, scope: Mapping[str, ValueType]) -> None:
+def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
     entry = r.names.get(p.name)
     if p.name in scope or entry is None or entry[0] != "process":
         if entry is None and p.name not in scope:
-            r.err("R001", f"process '{p.name}' is not defined", p.span)
+            r.err("R001", f"process '{p.name}' is not defined", p.span,
+                  hint=r.suggest(p.name, "process"))
         else:
             from fito.lang.resolve import kind_word
 
@@ -78,7 +96,7 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Mapping[str, ValueType]) -> 
         if got is not None and got.kind() != want.kind():
             r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}", arg.span)
             continue
-        value = _try_const(r, arg, scope)
+        value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
             from fito.lang.resolve import show_type
 
@@ -86,7 +104,13 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Mapping[str, ValueType]) -> 
                   arg.span)
 
 
-def _try_const(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType]) -> int | None:
+def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
+    """The value of e if it is a constant expression (no cells, no bound names), else None."""
+    if isinstance(e, A.IntLit):
+        return e.value
+    if isinstance(e, A.Name) and (e.id in scope or r.names.get(e.id, ("",))[0] not in ("const", "member")):
+        return None
+
     def lookup(name: str, span: Span) -> int:
         if name in scope:
             raise NotConstant(span)
@@ -110,31 +134,25 @@ def _show(t: ValueType, v: int) -> str:
     return t.show(v) if t.contains(v) else str(v)
 
 
-def _check_event(r: "Resolver", ev: A.Event, scope: Mapping[str, ValueType],
-                 inner: dict[str, ValueType]) -> None:
+def _check_event(r: "Resolver", ev: A.Event, scope: Scope) -> Scope:
+    """Check the event against its channel; the scope with the event's inputs bound."""
     entry = r.names.get(ev.channel)
     chan = r.channels.get(ev.channel)
     if ev.channel in scope or chan is None:
         if entry is None and ev.channel not in scope:
             r.err("R001", f"channel '{ev.channel}' is not defined", ev.span,
-                  hint=f"declare it: channel {ev.channel}")
+                  hint=r.suggest(ev.channel, "channel") or f"declare it: channel {ev.channel}")
         else:
             r.err("R004", f"'{ev.channel}' is not a channel", ev.span)
-        return
+        return _bind_inputs(ev, scope)
     if len(ev.fields) != len(chan.fields):
         r.err("T002", f"channel '{ev.channel}' carries {len(chan.fields)} field(s), "
               f"this event has {len(ev.fields)}", ev.span)
-        return
+        return _bind_inputs(ev, scope)
+    inner: Scope = scope
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
-            got = want
-            if f.restriction is not None:
-                got = r.resolve_type(f.restriction) or want
-                if got.kind() != want.kind() or not all(want.contains(v) for v in got.values()):
-                    r.err("T003", f"input set of '{f.var}' is not within the field type of "
-                          f"'{ev.channel}'", f.span)
-                    got = want
-            inner[f.var] = got if not isinstance(got, SetT) else got
+            inner = {**inner, f.var: _input_type(r, ev, f, want)}
             continue
         got_t = r.infer(f.value, inner)
         if got_t is None:
@@ -143,30 +161,44 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Mapping[str, ValueType],
             r.err("T003", f"field of '{ev.channel}' must be {want.kind()}, not {got_t.kind()}",
                   f.value.span)
             continue
-        value = _try_const(r, f.value, inner)
+        value = try_const(r, f.value, inner)
         if value is not None and not want.contains(value):
-            r.err("T003", f"value {value} is outside the field type of '{ev.channel}'", f.value.span)
+            from fito.lang.resolve import show_type
+
+            r.diagnostics.append(warning(
+                "T003", f"value {value} is outside the field type {show_type(want)} of "
+                f"'{ev.channel}'", f.value.span,
+                hint="this event is a model error wherever it is enabled"))
+    return inner
 
 
-def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Mapping[str, ValueType]) -> None:
-    seen: dict[tuple, A.Assign] = {}
+def _bind_inputs(ev: A.Event, scope: Scope) -> Scope:
+    """After an error in the event: its inputs bound to Int, so the body reports no more."""
+    names = [f.var for f in ev.fields if isinstance(f, A.InField)]
+    return {**scope, **{n: INT for n in names}} if names else scope
+
+
+def _input_type(r: "Resolver", ev: A.Event, f: A.InField, want: ValueType) -> ValueType:
+    if f.restriction is None:
+        return want
+    got = r.resolve_type(f.restriction)
+    if got is None:
+        return want
+    if got.kind() != want.kind() or not all(want.contains(v) for v in got.values()):
+        r.err("T003", f"input set of '{f.var}' is not within the field type of '{ev.channel}'",
+              f.span)
+        return want
+    return got if not isinstance(got, SetT) else got
+
+
+def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Scope) -> None:
+    seen: dict[tuple[object, ...], A.Assign] = {}
     for a in assigns:
         root: A.Expr = a.target
         while isinstance(root, A.Index):
             root = root.base
         assert isinstance(root, A.Name)
-        entry = r.names.get(root.id)
-        if root.id in scope:
-            r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned", a.target.span)
-            continue
-        if entry is None:
-            r.err("T004", f"assignment to '{root.id}', which is not a declared cell", a.target.span,
-                  hint=f"declare it: domain {root.id}: <type> = <init> volatile")
-            continue
-        if entry[0] != "cell":
-            from fito.lang.resolve import kind_word
-
-            r.err("T004", f"assignment to '{root.id}', a {kind_word(entry[0])}, not a cell", a.target.span)
+        if not _assignable(r, root, a, scope):
             continue
         target_t = r.infer(a.target, scope)
         value_t = r.infer(a.value, scope)
@@ -174,26 +206,47 @@ def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Mapping[
             r.err("T001", f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
                   a.value.span)
         elif target_t is not None:
-            value = _try_const(r, a.value, scope)
+            value = try_const(r, a.value, scope)
             if value is not None and not target_t.contains(value):
                 from fito.lang.resolve import show_type
 
-                r.err("T008", f"value {value} is outside the type {show_type(target_t)} of '{root.id}'",
-                      a.value.span)
+                r.diagnostics.append(warning(
+                    "T008", f"value {value} is outside the type {show_type(target_t)} of "
+                    f"'{root.id}'", a.value.span,
+                    hint="this assignment is a model error wherever it is enabled"))
         key = _target_key(r, a.target, scope)
         if key in seen:
+            first = seen[key].target.span
             r.err("T005", f"'{_show_target(a.target)}' is written twice in one assignment block",
-                  a.target.span, hint="assignments in a block happen at once; combine them")
+                  a.target.span, hint="assignments in a block happen at once; combine them",
+                  notes=(f"first written at line {first.line}, column {first.column}",))
         else:
             seen[key] = a
 
 
-def _target_key(r: "Resolver", target: A.Expr, scope: Mapping[str, ValueType]) -> tuple:
+def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
+    entry = r.names.get(root.id)
+    if root.id in scope:
+        r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned", a.target.span)
+        return False
+    if entry is None:
+        r.err("T004", f"assignment to '{root.id}', which is not a declared cell", a.target.span,
+              hint=r.suggest(root.id, "cell") or f"declare it: domain {root.id}: <type> = <init> volatile")
+        return False
+    if entry[0] != "cell":
+        from fito.lang.resolve import kind_word
+
+        r.err("T004", f"assignment to '{root.id}', a {kind_word(entry[0])}, not a cell", a.target.span)
+        return False
+    return True
+
+
+def _target_key(r: "Resolver", target: A.Expr, scope: Scope) -> tuple[object, ...]:
     """Two targets with the same key surely denote the same cell."""
     parts: list[object] = []
     node = target
     while isinstance(node, A.Index):
-        value = _try_const(r, node.index, scope)
+        value = try_const(r, node.index, scope)
         parts.append(("v", value) if value is not None else ("e", node.index))
         node = node.base
     assert isinstance(node, A.Name)
@@ -207,14 +260,15 @@ def _show_target(t: A.Expr) -> str:
     return print_expr(t)
 
 
-def _check_channels(r: "Resolver", items: tuple[A.Expr, ...], scope: Mapping[str, ValueType]) -> None:
+def _check_channels(r: "Resolver", items: tuple[A.Expr, ...], scope: Scope) -> None:
     for item in items:
         if not isinstance(item, A.Name):
             r.err("T001", "a channel set lists channel names", item.span)
             continue
         if item.id not in r.channels or item.id in scope:
             if item.id not in r.names and item.id not in scope:
-                r.err("R001", f"channel '{item.id}' is not defined", item.span)
+                r.err("R001", f"channel '{item.id}' is not defined", item.span,
+                      hint=r.suggest(item.id, "channel"))
             else:
                 r.err("R004", f"'{item.id}' is not a channel", item.span)
 
@@ -222,7 +276,7 @@ def _check_channels(r: "Resolver", items: tuple[A.Expr, ...], scope: Mapping[str
 # ---------------------------------------------------------------------- unguarded recursion
 def unguarded_cycles(processes: Mapping[str, A.ProcessDecl]) -> Iterator[tuple[str, Span]]:
     """Processes that can reach a call of themselves without an event or a tau in between."""
-    calls = {name: set(_unguarded_calls(d.body)) for name, d in processes.items()}
+    calls = {name: set(unguarded_calls(d.body)) for name, d in processes.items()}
     reported: set[str] = set()
     for start in sorted(calls):
         stack, seen = list(calls[start]), set()
@@ -239,25 +293,24 @@ def unguarded_cycles(processes: Mapping[str, A.ProcessDecl]) -> Iterator[tuple[s
             stack.extend(calls[n])
 
 
-def _unguarded_calls(p: A.Proc) -> Iterator[str]:
-    if isinstance(p, A.ProcRef):
-        yield p.name
-    elif isinstance(p, A.Guard):
-        yield from _unguarded_calls(p.body)
-    elif isinstance(p, A.ProcBinary):
-        yield from _unguarded_calls(p.left)
-        if p.op != ";":  # Q starts after a tau
-            yield from _unguarded_calls(p.right)
-    elif isinstance(p, A.Parallel):
-        yield from _unguarded_calls(p.left)
-        yield from _unguarded_calls(p.right)
-    elif isinstance(p, A.Hide):
-        yield from _unguarded_calls(p.proc)
-    elif isinstance(p, A.ProcIf):
-        yield from _unguarded_calls(p.then)
-        yield from _unguarded_calls(p.orelse)
-    elif isinstance(p, A.Replicated):
-        yield from _unguarded_calls(p.body)
-
-
-_ = BOOL
+def unguarded_calls(p: A.Proc) -> Iterator[str]:
+    """Names of the processes p may call before performing any event or tau."""
+    work = [p]
+    while work:
+        p = work.pop()
+        if isinstance(p, A.ProcRef):
+            yield p.name
+        elif isinstance(p, (A.Guard, A.Replicated)):
+            work.append(p.body)
+        elif isinstance(p, A.ProcBinary):
+            if p.op != ";":  # Q starts after a tau
+                work.append(p.right)
+            work.append(p.left)
+        elif isinstance(p, A.Parallel):
+            work.append(p.right)
+            work.append(p.left)
+        elif isinstance(p, A.Hide):
+            work.append(p.proc)
+        elif isinstance(p, A.ProcIf):
+            work.append(p.orelse)
+            work.append(p.then)

@@ -1,7 +1,11 @@
-"""Types of value expressions: Bool, Int (ranges), enumerations. Errors become diagnostics."""
+"""Types of value expressions: Bool, Int (ranges), enumerations. Errors become diagnostics.
+
+Chains of binary operators are checked in a loop down their spine (left-nested chains such
+as `1 + 1 + ... + 1`, and `a => b => ...` to the right), so long chains cost no recursion.
+"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from fito.lang import ast as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
@@ -11,44 +15,48 @@ if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
 
 BUILTIN_FUNCTIONS = {"min": 2, "max": 2}
+Scope = Mapping[str, ValueType]
 
 
-def infer(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
+def infer(r: "Resolver", e: A.Expr, scope: Scope) -> ValueType | None:
     """The type of e in scope, or None after reporting an error."""
-    if isinstance(e, A.IntLit):
-        return INT
-    if isinstance(e, A.BoolLit):
-        return BOOL
-    if isinstance(e, A.Name):
-        return _name(r, e, scope)
-    if isinstance(e, A.Index):
-        return index_type(r, e, scope)
-    if isinstance(e, A.Unary):
-        want = INT if e.op == "-" else BOOL
-        _expect(r, e.operand, scope, want, f"the operand of '{e.op}'")
-        return want
-    if isinstance(e, A.Binary):
-        return _binary(r, e, scope)
-    if isinstance(e, A.IfExpr):
-        _expect(r, e.cond, scope, BOOL, "an if condition")
-        a, b = infer(r, e.then, scope), infer(r, e.orelse, scope)
-        if a is not None and b is not None and a.kind() != b.kind():
-            r.err("T001", f"the branches of this if have different types ({a.kind()} and {b.kind()})",
-                  e.span)
-            return None
-        return _join(a, b)
-    if isinstance(e, A.Quant):
-        dom = r.resolve_type(e.domain)
-        if dom is not None and not is_finite(dom):
-            r.err("T006", f"'{e.kind}' needs a finite domain", e.domain.span)
-            dom = None
-        inner = dict(scope)
-        inner[e.var] = dom or INT
-        _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
-        return BOOL
-    if isinstance(e, A.Call):
-        return _call(r, e, scope)
-    return None
+    rule = _RULES.get(type(e))
+    return rule(r, e, scope) if rule is not None else None
+
+
+def _int_lit(r: "Resolver", e: A.IntLit, scope: Scope) -> ValueType:
+    return INT
+
+
+def _bool_lit(r: "Resolver", e: A.BoolLit, scope: Scope) -> ValueType:
+    return BOOL
+
+
+def _unary(r: "Resolver", e: A.Unary, scope: Scope) -> ValueType:
+    want = INT if e.op == "-" else BOOL
+    _expect(r, e.operand, scope, want, f"the operand of '{e.op}'")
+    return want
+
+
+def _if(r: "Resolver", e: A.IfExpr, scope: Scope) -> ValueType | None:
+    _expect(r, e.cond, scope, BOOL, "an if condition")
+    a, b = infer(r, e.then, scope), infer(r, e.orelse, scope)
+    if a is not None and b is not None and a.kind() != b.kind():
+        r.err("T001", f"the branches of this if have different types ({a.kind()} and {b.kind()})",
+              e.span)
+        return None
+    return _join(a, b)
+
+
+def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
+    dom = r.resolve_type(e.domain)
+    if dom is not None and not is_finite(dom):
+        r.err("T006", f"'{e.kind}' needs a finite domain", e.domain.span)
+        dom = None
+    inner = dict(scope)
+    inner[e.var] = dom or INT
+    _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
+    return BOOL
 
 
 def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
@@ -59,20 +67,23 @@ def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
     return a if a == b else (INT if a.kind() == "Int" else a)
 
 
-def _expect(r: "Resolver", e: A.Expr, scope: Mapping[str, ValueType], want: ValueType,
-            what: str) -> ValueType | None:
+def _expect(r: "Resolver", e: A.Expr, scope: Scope, want: ValueType, what: str) -> ValueType | None:
     got = infer(r, e, scope)
-    if got is not None and got.kind() != want.kind():
-        r.err("T001", f"{what} must be {want.kind()}, not {got.kind()}", e.span)
+    _check_kind(r, e, got, want, what)
     return got
 
 
-def _name(r: "Resolver", e: A.Name, scope: Mapping[str, ValueType]) -> ValueType | None:
+def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType, what: str) -> None:
+    if got is not None and got.kind() != want.kind():
+        r.err("T001", f"{what} must be {want.kind()}, not {got.kind()}", e.span)
+
+
+def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
     if e.id in scope:
         return scope[e.id]
     entry = r.names.get(e.id)
     if entry is None:
-        r.err("R001", f"'{e.id}' is not defined", e.span)
+        r.err("R001", f"'{e.id}' is not defined", e.span, hint=r.suggest(e.id))
         return None
     kind = entry[0]
     if kind == "const":
@@ -95,7 +106,7 @@ def _name(r: "Resolver", e: A.Name, scope: Mapping[str, ValueType]) -> ValueType
     return None
 
 
-def index_type(r: "Resolver", e: A.Index, scope: Mapping[str, ValueType]) -> ValueType | None:
+def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
     """Type of `a[i][j]`: a cell array read with one index per dimension."""
     indices: list[A.Expr] = []
     root: A.Expr = e
@@ -108,7 +119,7 @@ def index_type(r: "Resolver", e: A.Index, scope: Mapping[str, ValueType]) -> Val
         return None
     if root.id in scope or r.names.get(root.id, ("",))[0] != "cell":
         if root.id not in scope and root.id not in r.names:
-            r.err("R001", f"'{root.id}' is not defined", root.span)
+            r.err("R001", f"'{root.id}' is not defined", root.span, hint=r.suggest(root.id))
         else:
             r.err("T001", f"'{root.id}' is not an array cell and cannot be indexed", root.span)
         return None
@@ -125,32 +136,51 @@ def index_type(r: "Resolver", e: A.Index, scope: Mapping[str, ValueType]) -> Val
     return cell.type
 
 
-def _binary(r: "Resolver", e: A.Binary, scope: Mapping[str, ValueType]) -> ValueType | None:
+def _binary(r: "Resolver", e: A.Binary, scope: Scope) -> ValueType | None:
+    if e.op == "=>":
+        node: A.Expr = e
+        while type(node) is A.Binary and node.op == "=>":
+            _expect(r, node.left, scope, BOOL, "the left operand of '=>'")
+            node = node.right
+        _expect(r, node, scope, BOOL, "the right operand of '=>'")
+        return BOOL
+    spine: list[A.Binary] = []
+    node = e
+    while type(node) is A.Binary and node.op != "=>":
+        spine.append(node)
+        node = node.left
+    acc = infer(r, node, scope)
+    for b in reversed(spine):
+        acc = _operator(r, b, acc, infer(r, b.right, scope))
+    return acc
+
+
+def _operator(r: "Resolver", e: A.Binary, a: ValueType | None, b: ValueType | None) -> ValueType:
+    """The type of `left op right` given the operands' types (None: already reported)."""
     if e.op in ARITHMETIC:
-        _expect(r, e.left, scope, INT, f"the left operand of '{e.op}'")
-        _expect(r, e.right, scope, INT, f"the right operand of '{e.op}'")
+        _check_kind(r, e.left, a, INT, f"the left operand of '{e.op}'")
+        _check_kind(r, e.right, b, INT, f"the right operand of '{e.op}'")
         return INT
-    if e.op in ("and", "or", "=>"):
-        _expect(r, e.left, scope, BOOL, f"the left operand of '{e.op}'")
-        _expect(r, e.right, scope, BOOL, f"the right operand of '{e.op}'")
+    if e.op in ("and", "or"):
+        _check_kind(r, e.left, a, BOOL, f"the left operand of '{e.op}'")
+        _check_kind(r, e.right, b, BOOL, f"the right operand of '{e.op}'")
         return BOOL
     assert e.op in COMPARISONS
-    a, b = infer(r, e.left, scope), infer(r, e.right, scope)
     if a is None or b is None:
         return BOOL
     if e.op in ("==", "!="):
         if a.kind() != b.kind():
             r.err("T001", f"'{e.op}' compares {a.kind()} with {b.kind()}", e.span)
-    else:
-        for side, t in ((e.left, a), (e.right, b)):
-            if t.kind() != "Int":
-                what = "enumeration values compare with == and != only" if isinstance(t, EnumT) \
-                    else f"'{e.op}' needs Int operands, not {t.kind()}"
-                r.err("T001", what, side.span)
+        return BOOL
+    for side, t in ((e.left, a), (e.right, b)):
+        if t.kind() != "Int":
+            what = "enumeration values compare with == and != only" if isinstance(t, EnumT) \
+                else f"'{e.op}' needs Int operands, not {t.kind()}"
+            r.err("T001", what, side.span)
     return BOOL
 
 
-def _call(r: "Resolver", e: A.Call, scope: Mapping[str, ValueType]) -> ValueType | None:
+def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
     arity = BUILTIN_FUNCTIONS.get(e.func)
     if arity is None:
         entry = r.names.get(e.func)
@@ -159,7 +189,8 @@ def _call(r: "Resolver", e: A.Call, scope: Mapping[str, ValueType]) -> ValueType
         elif entry is not None and entry[0] == "cell":
             r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
         else:
-            r.err("R001", f"unknown function '{e.func}'", e.span, )
+            r.err("R001", f"unknown function '{e.func}'", e.span,
+                  hint="the functions are min(a, b) and max(a, b)")
         return None
     if len(e.args) != arity:
         r.err("R003", f"'{e.func}' takes {arity} arguments, got {len(e.args)}", e.span)
@@ -171,3 +202,9 @@ def _call(r: "Resolver", e: A.Call, scope: Mapping[str, ValueType]) -> ValueType
 
 def is_bool(t: ValueType | None) -> bool:
     return isinstance(t, BoolT)
+
+
+_RULES: dict[type, Callable[..., ValueType | None]] = {
+    A.IntLit: _int_lit, A.BoolLit: _bool_lit, A.Name: _name, A.Index: index_type,
+    A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant, A.Call: _call,
+}

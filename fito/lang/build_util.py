@@ -1,0 +1,70 @@
+"""The builder's intermediate values and span helpers (tokens are tuples, see fito.lang.lexer)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fito.diagnostics import Span
+from fito.lang import ast as A
+from fito.lang.fastnew import constructor
+
+new_span = constructor(Span)
+
+EXPR_TYPES = frozenset({A.IntLit, A.BoolLit, A.Name, A.Index, A.Call, A.Unary, A.Binary, A.IfExpr,
+                        A.Quant})
+PROC_TYPES = frozenset({A.Stop, A.Skip, A.ProcRef, A.Prefix, A.Guard, A.ProcBinary, A.Parallel,
+                        A.Hide, A.ProcIf, A.Replicated})
+
+
+@dataclass(slots=True)
+class Chain:
+    """`u0 op1 u1 ... opn un` as the parser reduces it, before precedence is applied."""
+
+    operands: list[Any]
+    operators: list[str]
+
+
+class SyncOp(str):
+    """The operator `[| A |]` in a chain: a str (so it looks up precedence) with its channels."""
+
+    sync: tuple[A.Expr, ...]
+
+    def __new__(cls, sync: tuple[A.Expr, ...]) -> "SyncOp":
+        op = super().__new__(cls, "[||]")
+        op.sync = sync
+        return op
+
+
+@dataclass(frozen=True, slots=True)
+class ChanSet:
+    items: tuple[A.Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    """An event (or nothing, for a tau step) with an assignment block, awaiting `->`."""
+
+    event: A.Event | None
+    assigns: tuple[A.Assign, ...]
+    span: Span
+
+
+def tok_span(t: tuple[str, str, int, int, int]) -> Span:
+    """The span of one token `(type, text, offset, line, column)`."""
+    n = len(t[1])
+    return new_span(t[3], t[4], t[3], t[4] + n, t[2], t[2] + n)  # type: ignore[no-any-return]
+
+
+def make_span(a: Span, b: Span) -> Span:
+    """From the start of a to the end of b."""
+    return new_span(a.line, a.column, b.end_line, b.end_column, a.start, b.end)  # type: ignore[no-any-return]
+
+
+def span_of(x: Any) -> Span:
+    """The span of a token, a chain or a node."""
+    if type(x) is tuple:
+        return tok_span(x)
+    if type(x) is Chain:
+        return make_span(span_of(x.operands[0]), span_of(x.operands[-1]))
+    return x.span  # type: ignore[no-any-return]

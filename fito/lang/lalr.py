@@ -1,0 +1,171 @@
+"""A small LALR(1) driver over Lark's own parse table, feeding plain token tuples.
+
+Lark stays the grammar analyser: the table comes from `Lark(..., parser="lalr",
+strict=True)`, so the grammar is checked conflict-free. Only the runtime loop is ours: it
+takes the scanner's tuples as they are (no `Token` objects), passes single-child `?rule`
+reductions through without a call, and applies Lark's tree-shaping rules itself
+(`_inlined` rules spliced into their parent, `None` for each missing `[optional]`, aliases
+naming the builder's callback), so the builder sees the same children Lark would give it.
+
+Errors raise `ParseFailure`, which keeps the state and the value stack so that the caller
+can say what was expected in words (`fito.lang.syntax`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, Callable, Iterable, Sequence
+
+from fito.lang.lexer import Tok
+
+#: Parse-stack depth beyond which the input is refused (nesting without brackets, such as
+#: `- - - ... 1` or `if .. then if .. then ...`, grows the stack; sequences do not).
+MAX_STACK = 20_000
+
+Reducer = Callable[[list[Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The parse table, with actions encoded as ints: `s >= 0` shift to s, `r < 0` reduce ~r."""
+
+    actions: tuple[dict[str, int], ...]
+    gotos: tuple[dict[str, int], ...]
+    rules: tuple[tuple[int, str, Reducer | None], ...]  # (size, origin, reducer or pass-through)
+    start: int
+    end: int
+
+
+class ParseFailure(Exception):
+    """The token that no action accepts, with the parser's state when it arrived."""
+
+    def __init__(self, token: Tok, state: int, values: list[Any], too_deep: bool = False) -> None:
+        super().__init__(token[0])
+        self.token = token
+        self.state = state
+        self.values = values
+        self.too_deep = too_deep
+
+
+def build_tables(lark: Any, builder: object) -> Tables:
+    """Encode Lark's LALR table; each rule's reducer calls the builder method Lark would."""
+    table = lark.parser.parser.parser.parse_table
+    n = len(table.states)
+    if sorted(table.states) != list(range(n)):
+        raise ValueError("expected states numbered 0..n-1")
+    rule_index: dict[Any, int] = {}
+    rules: list[tuple[int, str, Reducer | None]] = []
+    actions: list[dict[str, int]] = [{} for _ in range(n)]
+    gotos: list[dict[str, int]] = [{} for _ in range(n)]
+    for state, row in table.states.items():
+        for symbol, (action, arg) in row.items():
+            if action.name == "Shift":
+                (actions if symbol.isupper() or symbol == "$END" else gotos)[state][symbol] = arg
+                continue
+            if arg not in rule_index:
+                rule_index[arg] = len(rules)
+                rules.append((len(arg.expansion), arg.origin.name, make_reducer(arg, builder)))
+            actions[state][symbol] = ~rule_index[arg]
+    (start,) = table.start_states.values()
+    (end,) = table.end_states.values()
+    return Tables(tuple(actions), tuple(gotos), tuple(rules), start, end)
+
+
+def make_reducer(rule: Any, builder: object) -> Reducer | None:
+    """The callback of one rule: shape the children as Lark does, then call the builder."""
+    expansion = rule.expansion
+    size = len(expansion)
+    nones, nones_after = _placeholders(rule.options.empty_indices, size)
+    spliced = [not s.is_term and s.name.startswith("_") for s in expansion]
+    inline = rule.origin.name.startswith("_")
+    expand1 = bool(rule.options.expand1) and not rule.alias
+    method: Callable[[list[Any]], Any] | None = None
+    if not inline:
+        method = getattr(builder, rule.alias or rule.origin.name, None)
+        if method is None and not (expand1 and size == 1):
+            raise ValueError(f"the builder has no method for rule {rule}")
+    plain = not any(nones) and not nones_after and not any(spliced)
+    if plain and expand1 and size == 1:
+        return None  # pass the single child through
+    if plain and inline:
+        return list
+    if plain:
+        return method
+    return _shaping_reducer(nones, nones_after, spliced, inline, expand1, method)
+
+
+def _placeholders(empty_indices: Sequence[bool] | None, size: int) -> tuple[list[int], int]:
+    """How many `None`s go before each child, and after the last (maybe_placeholders)."""
+    if not empty_indices:
+        return [0] * size, 0
+    counts = [len(ones) for ones in "".join(str(int(b)) for b in empty_indices).split("0")]
+    return counts[:size], counts[size]
+
+
+def _shaping_reducer(nones: list[int], nones_after: int, spliced: list[bool], inline: bool,
+                     expand1: bool, method: Callable[[list[Any]], Any] | None) -> Reducer:
+    plan = tuple(zip(nones, spliced))
+
+    def reduce(children: list[Any]) -> Any:
+        shaped: list[Any] = []
+        for child, (none_count, splice) in zip(children, plan):
+            if none_count:
+                shaped.extend([None] * none_count)
+            if splice:
+                if shaped:
+                    shaped.extend(child)
+                else:  # left recursion: reuse the list, so sequences cost O(1) per item
+                    shaped = child
+            else:
+                shaped.append(child)
+        if nones_after:
+            shaped.extend([None] * nones_after)
+        if inline:
+            return shaped
+        if expand1 and len(shaped) == 1:
+            return shaped[0]
+        return method(shaped)  # type: ignore[misc]
+
+    return reduce
+
+
+def run(tables: Tables, tokens: Iterable[Tok], end_token: Tok) -> Any:
+    """Parse the tokens (then `end_token`, type `$END`); the value of the start rule."""
+    actions, gotos, rules, end = tables.actions, tables.gotos, tables.rules, tables.end
+    states = [tables.start]
+    values: list[Any] = []
+    state = tables.start
+    for tok in chain(tokens, (end_token,)):
+        ttype = tok[0]
+        while True:
+            code = actions[state].get(ttype)
+            if code is None:
+                raise ParseFailure(tok, state, values)
+            if code >= 0:
+                states.append(code)
+                values.append(tok)
+                state = code
+                if len(states) > MAX_STACK:
+                    raise ParseFailure(tok, state, values, too_deep=True)
+                break
+            size, origin, reducer = rules[~code]
+            if reducer is None:  # single child passed through: the value stays
+                state = states[-1] = gotos[states[-2]][origin]
+                continue
+            if size:
+                children = values[-size:]
+                del values[-size:]
+                del states[-size:]
+            else:
+                children = []
+            values.append(reducer(children))
+            state = gotos[states[-1]][origin]
+            states.append(state)
+            if state == end:
+                return values[-1]
+    raise AssertionError("the parse table accepted no input")  # unreachable with Lark's tables
+
+
+def expected_terminals(tables: Tables, state: int) -> frozenset[str]:
+    """The terminals the parser would accept in `state`."""
+    return frozenset(tables.actions[state])

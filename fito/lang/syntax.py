@@ -1,0 +1,169 @@
+"""Syntax errors in words: what was found, what the parser expected, where a bracket opened.
+
+Instead of listing every terminal the LALR state accepts, the expected set is summarised
+by kind (`an event or a process`, `a value`, `an operator`, `a new declaration`) using what
+stands on the parser's stack just before the error: after `->` a process is expected,
+after `+` a value, after `const N =` a value, after `process P =` a process.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from fito.diagnostics import Diagnostic, Span, error
+from fito.lang.lalr import MAX_STACK, ParseFailure
+
+if TYPE_CHECKING:
+    from fito.lang.parser import Machinery
+
+DECL_START = frozenset({"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT",
+                        "PIPELINE"})
+TERM_START = frozenset({"NAME", "INT", "TRUE", "FALSE", "STOP", "SKIP", "LPAR", "MINUS", "NOT",
+                        "LBRACE", "CHANSET_OPEN", "IF", "FORALL", "EXISTS", "EXTCHOICE",
+                        "INTCHOICE", "INTERLEAVE", "SYNC_OPEN"})
+BINOPS = frozenset({"BACKSLASH", "SYNC_OPEN", "INTERLEAVE", "INTERRUPT", "EXTCHOICE", "INTCHOICE",
+                    "SEMI", "AMP", "ARROW", "IMPLIES", "OR", "AND", "EQ", "NE", "LT", "LE", "GT",
+                    "GE", "PLUS", "MINUS", "STAR", "SLASH", "PERCENT"})
+POSTFIX = frozenset({"LSQB", "DOT", "BANG", "QMARK", "LBRACE"})
+OPENERS = {"LPAR": "')'", "LSQB": "']'", "LBRACE": "'}'", "CHANSET_OPEN": "'|}'",
+           "SYNC_OPEN": "'|]'", "DEADLOCK_OPEN": "']'"}
+CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE", "CHANSET_CLOSE", "SYNC_CLOSE"})
+
+_PROCESS = "a process"
+_EVENT_OR_PROCESS = "an event or a process"
+_VALUE = "a value"
+_CONDITION = "a condition (a Bool expression)"
+_EITHER = "a value or a process"
+
+#: What a term after this token (on top of the parser's stack) must be.
+_AFTER_TOKEN = {
+    "ARROW": _EVENT_OR_PROCESS, "AMP": _EVENT_OR_PROCESS, "EXTCHOICE": _EVENT_OR_PROCESS,
+    "INTCHOICE": _EVENT_OR_PROCESS, "INTERLEAVE": _EVENT_OR_PROCESS,
+    "INTERRUPT": _EVENT_OR_PROCESS, "SEMI": _EVENT_OR_PROCESS, "SYNC_CLOSE": _EVENT_OR_PROCESS,
+    "SYSTEM": _PROCESS, "REFINES": _PROCESS, "ASSERT": "a process or a property",
+    "IMPLIES": _CONDITION, "OR": _CONDITION, "AND": _CONDITION, "NOT": _CONDITION,
+    "IF": _CONDITION, "REQUIRE": _CONDITION, "ALWAYS": _CONDITION, "EVENTUALLY": _CONDITION,
+    "REACHES": _CONDITION,
+    "EQ": _VALUE, "NE": _VALUE, "LT": _VALUE, "LE": _VALUE, "GT": _VALUE, "GE": _VALUE,
+    "PLUS": _VALUE, "MINUS": _VALUE, "STAR": _VALUE, "SLASH": _VALUE, "PERCENT": _VALUE,
+    "ASSIGN": _VALUE, "DOTDOT": "a bound (a constant value)", "LSQB": "an index value",
+    "BANG": "a value (an atom: write c!(x + 1))", "DOT": "a field value",
+    "THEN": _EITHER, "ELSE": _EITHER, "LPAR": _EITHER, "COMMA": _EITHER,
+}
+_AFTER_DECL_EQUALS = {"CONST": _VALUE, "DOMAIN": "the initial value", "PROCESS": _PROCESS,
+                      "LET": _VALUE}
+_OP_CONTEXT = {"->": _EVENT_OR_PROCESS, "&": _EVENT_OR_PROCESS, "[]": _EVENT_OR_PROCESS,
+               "|~|": _EVENT_OR_PROCESS, "|||": _EVENT_OR_PROCESS, "/\\": _EVENT_OR_PROCESS,
+               ";": _EVENT_OR_PROCESS, "[||]": _EVENT_OR_PROCESS, "=>": _CONDITION,
+               "or": _CONDITION, "and": _CONDITION}
+
+
+def describe_failure(exc: ParseFailure, m: "Machinery", text: str) -> Diagnostic:
+    """The diagnostic for a parse that stopped at exc.token."""
+    tok = exc.token
+    span = _span(tok)
+    if exc.too_deep:
+        return error("P005", f"the input nests more than {MAX_STACK:,} levels deep", span,
+                     hint="split the expression, or name parts of it with `const` or `process`")
+    expected = frozenset(m.tables.actions[exc.state])
+    ttype = tok[0]
+    if _is_reserved_as_name(tok, expected):
+        return error("P007", f"'{tok[1]}' is a reserved word and cannot be used as a name", span,
+                     hint=f"choose another name, such as '{tok[1]}_'")
+    wanted = expected_phrase(expected, exc.values)
+    notes = _open_bracket_note(exc.values) if ttype in CLOSERS or ttype == "$END" \
+        or ttype in DECL_START else ()
+    if ttype == "$END":
+        return error("P004", f"unexpected end of file{wanted}", span, notes=notes)
+    found = m.display.get(ttype, "") if ttype not in ("NAME", "INT") else ""
+    found = found if found else f"'{tok[1]}'"
+    hint = None
+    if ttype in DECL_START and ttype not in expected:
+        hint = "the declaration before this one is incomplete"
+    return error("P001", f"unexpected {found}{wanted}", span, notes=notes, hint=hint)
+
+
+def expected_phrase(expected: frozenset[str], values: list[Any]) -> str:
+    """`; expected X, Y or Z` summarising the expected terminals, or '' when there are none."""
+    rest = set(expected)
+    parts: list[str] = []
+    if "NAME" in rest and "LPAR" in rest and "INT" in rest:
+        parts.append(term_context(values))
+        rest -= TERM_START
+    if len(rest & BINOPS) >= len(BINOPS) // 2:
+        parts.append("an operator")
+        rest -= BINOPS | POSTFIX
+    if DECL_START <= rest:
+        parts.append("a new declaration")
+        rest -= DECL_START | {"$END"}
+    if "NAME" in rest:
+        parts.append("a name")
+        rest.discard("NAME")
+    if len(rest) <= 4:
+        parts.extend(sorted(_show_terminal(t) for t in rest))
+    elif rest:
+        parts.append("one of " + ", ".join(sorted(_show_terminal(t) for t in rest)))
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return f"; expected {parts[0]}"
+    return f"; expected {', '.join(parts[:-1])} or {parts[-1]}"
+
+
+def term_context(values: list[Any]) -> str:
+    """What kind of term the parser wants next, judged from the top of its stack."""
+    if not values:
+        return "a declaration"
+    top = values[-1]
+    if isinstance(top, str):  # a reduced binary operator
+        return _OP_CONTEXT.get(str(top), _VALUE)
+    if type(top) is tuple:
+        ttype = top[0]
+        if ttype == "EQUALS":
+            return _AFTER_DECL_EQUALS.get(_declaration_keyword(values), _VALUE)
+        if ttype == "AT":
+            return _after_binders(values)
+        return _AFTER_TOKEN.get(ttype, _EITHER)
+    return _EITHER
+
+
+def _declaration_keyword(values: Iterable[Any]) -> str:
+    for v in reversed(list(values)):
+        if type(v) is tuple and (v[0] in DECL_START or v[0] == "LET"):
+            return v[0]  # type: ignore[no-any-return]
+    return ""
+
+
+def _after_binders(values: list[Any]) -> str:
+    for v in reversed(values):
+        if type(v) is tuple and v[0] in ("FORALL", "EXISTS"):
+            return _CONDITION
+        if type(v) is tuple and v[0] in ("EXTCHOICE", "INTCHOICE", "INTERLEAVE", "SYNC_CLOSE"):
+            return _EVENT_OR_PROCESS
+        if type(v) is tuple and v[0] == "LET":
+            return _VALUE  # `let x = snapshot(d) @ e`
+    return _EITHER
+
+
+def _is_reserved_as_name(tok: tuple[str, ...], expected: frozenset[str]) -> bool:
+    word = tok[1]
+    return (tok[0] not in ("NAME", "$END") and word[:1].isalpha() and "NAME" in expected
+            and tok[0] not in expected and not (expected & (TERM_START - {"NAME"})))
+
+
+def _open_bracket_note(values: list[Any]) -> tuple[str, ...]:
+    for v in reversed(values):
+        if type(v) is tuple and v[0] in OPENERS:
+            return (f"the '{v[1]}' at line {v[3]}, column {v[4]} is not closed "
+                    f"(expected {OPENERS[v[0]]})",)
+    return ()
+
+
+def _show_terminal(name: str) -> str:
+    from fito.lang.parser import machinery
+
+    return machinery().display.get(name, name)
+
+
+def _span(tok: tuple[str, str, int, int, int]) -> Span:
+    n = max(1, len(tok[1]))
+    return Span(tok[3], tok[4], tok[3], tok[4] + n, tok[2], tok[2] + n)
