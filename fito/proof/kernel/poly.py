@@ -135,7 +135,8 @@ def poly_str(a: Poly, limit: int = 8) -> str:
     """A polynomial as text for messages."""
     if not a:
         return "0"
-    terms = [f"{c}*{mono_str(m)}" if m else str(c) for m, c in sorted(a.items())]
+    terms = [str(c) if not m else mono_str(m) if c == 1 else f"-{mono_str(m)}" if c == -1
+             else f"{c}*{mono_str(m)}" for m, c in sorted(a.items())]
     more = f" + ... ({len(terms) - limit} more terms)" if len(terms) > limit else ""
     return " + ".join(terms[:limit]) + more
 
