@@ -56,11 +56,10 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
         found, g = search(c, root, None, True, limits)
         return _deadlock_verdict(c, a, text, found, g)
     assert a.expr is not None
-    pred = c.predicate(a.expr)
     if a.kind == "always":
-        found, g = search(c, root, lambda s: not pred(s), False, limits)
+        found, g = search(c, root, c.predicate(a.expr, negate=True), False, limits)
         return _always_verdict(c, a, text, found, g)
-    found, g = search(c, root, pred, False, limits)
+    found, g = search(c, root, c.predicate(a.expr), False, limits)
     return _reaches_verdict(c, a, text, found, g)
 
 

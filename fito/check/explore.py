@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -39,11 +40,11 @@ class Found:
 
 @dataclass(slots=True)
 class Graph:
-    """The visited states and the parent links of a search."""
+    """The visited states and the parent links of a search (4 bytes per link)."""
 
     states: list[tuple[int, tuple]] = field(default_factory=list)
-    parent: list[int] = field(default_factory=list)
-    via: list[int] = field(default_factory=list)
+    parent: array = field(default_factory=lambda: array("i"))
+    via: array = field(default_factory=lambda: array("i"))
     index: dict[tuple[int, tuple], int] = field(default_factory=dict)
     transitions: int = 0
     depth: int = 0
@@ -115,7 +116,9 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
     progress = Progress(limits.progress)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
-    states, index, add = g.states, g.index, g.add
+    states, index = g.states, g.index
+    parents, vias = g.parent, g.via
+    push_state, push_parent, push_via = states.append, parents.append, vias.append
     expanded = 0
     try:
         while frontier:
@@ -148,7 +151,11 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                     key = (t2, post)
                     if key in index:
                         continue
-                    nid = add(key, sid, k)
+                    nid = len(states)
+                    index[key] = nid
+                    push_state(key)
+                    push_parent(sid)
+                    push_via(k)
                     nxt.append(nid)
                     if goal is not None and _better(depth + 1, ERROR, best_len, best):
                         try:

@@ -46,11 +46,12 @@ class Compiled:
     def initial(self, p: A.Proc) -> tuple[int, tuple[int, ...]]:
         return self.semantics.initial(p), self.layout.init
 
-    def predicate(self, e: A.Expr) -> Callable[[tuple], object]:
-        """A compiled cell predicate (raises Fault on a model error)."""
+    def predicate(self, e: A.Expr, negate: bool = False) -> Callable[[tuple], object]:
+        """A compiled cell predicate, or its negation (raises Fault on a model error)."""
         ir = self.semantics.compiler.compile(e, {})
+        body = f"not ({to_python(ir)})" if negate else to_python(ir)
         ns = dict(self.codegen.namespace)
-        exec(compile(f"def pred(s):\n    return {to_python(ir)}\n", "<fito-predicate>", "exec"), ns)  # noqa: S102
+        exec(compile(f"def pred(s):\n    return {body}\n", "<fito-predicate>", "exec"), ns)  # noqa: S102
         return ns["pred"]
 
     # ------------------------------------------------------------------ showing steps

@@ -1,0 +1,67 @@
+"""The fast explorer agrees with the naive reference interpreter on random small specs:
+same verdicts, same state counts, same trace lengths (issue #3, point 6)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fito.check.api import check_assertions
+from fito.check.reference import RefLimit, check
+from fito.driver import CheckOptions
+from fito.lang.parser import parse
+from fito.lang.resolve import resolve
+
+sys.path.insert(0, str(Path(__file__).parent))
+from random_specs import Gen  # noqa: E402
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+def agree(text: str, limit: int, label: str) -> int:
+    """Check every assertion of text both ways; returns how many were compared."""
+    parsed = parse(text)
+    assert parsed.spec is not None, parsed.diagnostics
+    model, diags = resolve(parsed.spec)
+    if any(d.is_error for d in diags):
+        return 0  # the generator may write a constant out of range: a static error, fine
+    compared = 0
+    for a, v in zip(model.assertions, check_assertions(model, CheckOptions(max_states=limit))):
+        if v.limit_hit:
+            continue
+        try:
+            ref = check(model, a, limit)
+        except RefLimit:
+            continue
+        assert (v.verdict, v.states, len(v.trace)) == (ref.verdict, ref.states, ref.trace_length), \
+            f"{label}, {a.kind} on line {a.span.line}: {v.reason}\n{text}"
+        compared += 1
+    return compared
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_explorer_agrees_with_reference(seed: int) -> None:
+    agree(Gen(seed).spec(), 800, f"seed {seed}")
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_explorer_agrees_with_reference_at_length(seed: int) -> None:
+    agree(Gen(seed).spec(), 5000, f"seed {seed}")
+
+
+@pytest.mark.parametrize("name", ["checkpoint_naive.fito", "firmware_rollout.fito",
+                                  "checkpoint_commit_early.fito"])
+def test_reference_agrees_on_shipped_specs(name: str) -> None:
+    assert agree((SPECS / name).read_text(encoding="utf-8"), 2000, name) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["checkpoint_commit.fito", "runtime_commit.fito"])
+def test_reference_agrees_on_large_shipped_specs(name: str) -> None:
+    assert agree((SPECS / name).read_text(encoding="utf-8"), 50_000, name) >= 4
