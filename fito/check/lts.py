@@ -1,0 +1,90 @@
+"""The labelled transition system of a (small) process: every state and every transition."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fito.semantics.codegen import StepFault
+from fito.semantics.compiled import Compiled
+
+
+@dataclass(frozen=True, slots=True)
+class LTS:
+    states: tuple[tuple[int, tuple], ...]        # (term id, cells)
+    edges: tuple[tuple[int, str, int], ...]      # (source, label, target)
+    errors: tuple[tuple[int, str], ...]          # states whose successors raise a model error
+    terminated: frozenset[int]
+    deadlocked: frozenset[int]
+
+
+class TooLarge(Exception):
+    """More states than the export limit."""
+
+
+def build_lts(c: Compiled, root: tuple[int, tuple], limit: int) -> LTS:
+    """Breadth-first, all transitions; raises TooLarge past `limit` states."""
+    index = {root: 0}
+    states = [root]
+    edges: list[tuple[int, str, int]] = []
+    errors: list[tuple[int, str]] = []
+    deadlocked, terminated = set(), set()
+    i = 0
+    while i < len(states):
+        tid, cells = states[i]
+        try:
+            moves = c.successors(tid)(cells)
+        except StepFault as e:
+            errors.append((i, c.error_site(e.fault)[1]))
+            i += 1
+            continue
+        if not moves:
+            (terminated if tid == c.omega else deadlocked).add(i)
+        targets = c.targets(tid)
+        for k, post in moves:
+            t2 = targets[k]
+            if t2.__class__ is not int:
+                t2 = t2(post)  # type: ignore[operator]
+            key = (t2, post)
+            j = index.get(key)
+            if j is None:
+                if len(states) >= limit:
+                    raise TooLarge()
+                j = index[key] = len(states)
+                states.append(key)
+            edges.append((i, c.label(tid, k, cells), j))
+        i += 1
+    return LTS(tuple(states), tuple(edges), tuple(errors), frozenset(terminated), frozenset(deadlocked))
+
+
+def to_dot(c: Compiled, lts: LTS, name: str) -> str:
+    """Graphviz text: states show their cells; deadlocks red, termination double circles."""
+    out = [f"digraph {_quote(name)} {{", "  rankdir=LR;", '  node [shape=circle, fontsize=10];',
+           '  start [shape=point];', "  start -> s0;"]
+    errors = dict(lts.errors)
+    for i, (tid, cells) in enumerate(lts.states):
+        label = f"{i}\\n" + c.layout.show(cells).replace(", ", "\\n") if cells else str(i)
+        attrs = [f"label={_quote(label)}"]
+        if i in lts.deadlocked:
+            attrs.append("color=red")
+        if i in lts.terminated:
+            attrs.append("shape=doublecircle")
+        if i in errors:
+            attrs += ["color=orange", f"tooltip={_quote(errors[i])}"]
+        out.append(f"  s{i} [{', '.join(attrs)}];")
+    for a, label, b in lts.edges:
+        out.append(f"  s{a} -> s{b} [label={_quote(label)}];")
+    out.append("}")
+    return "\n".join(out)
+
+
+def to_json(c: Compiled, lts: LTS) -> dict[str, object]:
+    return {
+        "states": [{"id": i, "cells": {n: t.show(v) for n, t, v in zip(c.layout.names, c.layout.types, cells)},
+                    "deadlock": i in lts.deadlocked, "terminated": i in lts.terminated}
+                   for i, (_, cells) in enumerate(lts.states)],
+        "transitions": [{"from": a, "label": label, "to": b} for a, label, b in lts.edges],
+        "initial": 0,
+    }
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n") + '"'
