@@ -85,6 +85,8 @@ _TABLE = (
     ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
     # FITO type checker (issue #4): pipeline epoch facts
     ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
+    # names (front end, issue #2)
+    ("R007", "recursive-type", "a type whose definition depends on itself"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}
