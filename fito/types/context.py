@@ -28,18 +28,31 @@ class Fact:
 class Part:
     """One input of a `converge` whose epoch must be proved equal to the target epoch."""
 
-    text: str  # how the source wrote the argument (`o`, or `o[2]` for a product part)
-    span: Span
+    expr: A.Expr  # the argument as written (a name, or a product whose part this is)
     type: Snap | Conv
     epoch: EpochRef
+
+    @property
+    def text(self) -> str:
+        return text(self.expr)
+
+    @property
+    def span(self) -> Span:
+        return self.expr.span
 
 
 @dataclass(frozen=True, slots=True)
 class Obligation:
-    call: str  # `converge(Trained, e1, w, o)`
+    func: str
+    args: tuple[A.Expr, ...]
     span: Span
     target: EpochRef
     parts: tuple[Part, ...]
+
+    @property
+    def call(self) -> str:
+        """`converge(Trained, e1, w, o)` (printed only for messages)."""
+        return call_text(self.func, self.args)
 
 
 @dataclass(slots=True)

@@ -4,10 +4,11 @@ Facts are split into independent groups (facts that share no epoch variable); a 
 is asked under the groups its epochs touch, which keeps questions small and lets equal
 questions share one cached answer. If the facts are consistent, dropping the groups a
 question does not touch changes no answer (their variables are disjoint and satisfiable).
+In a large group a question is first asked under the facts that mention its epochs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fito.lang.printer import print_expr
 from fito.types.context import Context, Fact, Obligation, Part
@@ -27,6 +28,7 @@ class Answer:
 class Group:
     facts: tuple[Fact, ...]  # in source order
     key: tuple[Formula, ...]  # canonical: distinct formulas, sorted
+    rank: str  # orders groups the same way whatever the source order of the requires
 
 
 def decide(ctx: Context, oracle: EpochOracle) -> None:
@@ -37,15 +39,56 @@ def decide(ctx: Context, oracle: EpochOracle) -> None:
         consistent &= _check_group(ctx, g, oracle)
     if not consistent:
         return  # false facts prove every equality: the converge checks would say nothing
+    asker = _Asker(ctx, oracle, groups, by_var, _neighbours(groups))
     for ob in ctx.obligations:
-        answers = []
-        for part in ob.parts:
-            names = part.epoch.term.variables() | ob.target.term.variables()
-            ids = _groups_for(groups, by_var, names)
-            facts = tuple(f for i in ids for f in groups[i].key)
-            answer = oracle.equality(facts, part.epoch.term, ob.target.term, ctx.epochs)
-            answers.append(Answer(part, answer, tuple(f for i in ids for f in groups[i].facts)))
-        _report(ctx, ob, answers)
+        _report(ctx, ob, [asker.ask(ob, part) for part in ob.parts])
+
+
+NEAR_LIMIT = 24  # facts: above this, a question is first asked under its neighbourhood
+
+
+@dataclass(slots=True)
+class _Asker:
+    ctx: Context
+    oracle: EpochOracle
+    groups: list[Group]
+    by_var: dict[str, int]
+    near: dict[str, tuple[Fact, ...]]
+    models: dict[tuple[int, ...], dict[str, int]] = field(default_factory=dict)
+    rank: dict[str, int] = field(default_factory=dict)  # epoch -> declaration index
+
+    def ask(self, ob: Obligation, part: Part) -> Answer:
+        """Is the part's epoch the target epoch? Large fact groups are narrowed first.
+
+        More facts prove more and allow less, so an equality proved from the facts that
+        mention its epochs is proved, and one they rule out is ruled out (every model of all
+        the facts then differs, so any such model is a counterexample). Otherwise all the
+        facts of the groups it touches decide.
+        """
+        a, b = part.epoch.term, ob.target.term
+        names = a.variables() | b.variables()
+        ids = tuple(_groups_for(self.groups, self.by_var, names))
+        if not self.rank:
+            self.rank.update((n, i) for i, n in enumerate(self.ctx.epochs))
+        if sum(len(self.groups[i].key) for i in ids) > NEAR_LIMIT:
+            close = tuple(dict.fromkeys(f for n in sorted(names) for f in self.near.get(n, ())))
+            formulas = [f.formula for f in close]
+            answer = self.oracle.equality(formulas, a, b, self.rank, witness=False)
+            if answer.status == PROVED:
+                return Answer(part, answer, close)
+            if answer.status == NEVER:
+                return Answer(part, Equality(NEVER, self._model(ids, names)), close)
+        facts = tuple(f for i in ids for f in self.groups[i].key)
+        every = tuple(f for i in ids for f in self.groups[i].facts)
+        return Answer(part, self.oracle.equality(facts, a, b, self.rank), every)
+
+    def _model(self, ids: tuple[int, ...], names: frozenset[str]) -> tuple[tuple[str, int], ...]:
+        if ids not in self.models:
+            facts = tuple(f for i in ids for f in self.groups[i].key)
+            every = sorted(set().union(*(f.variables() for f in facts)))
+            self.models[ids] = dict(self.oracle.model(facts, every))
+        shown = sorted(names, key=lambda n: (self.rank.get(n, len(self.rank)), n))
+        return tuple((n, self.models[ids].get(n, 0)) for n in shown)
 
 
 # ---------------------------------------------------------------------------- fact groups
@@ -68,16 +111,28 @@ def _groups(facts: list[Fact]) -> tuple[list[Group], dict[str, int]]:
         vs = f.formula.variables()
         root = find(min(vs)) if vs else f"#{i}"  # a variable-free fact stands alone
         buckets.setdefault(root, []).append(f)
-    groups = [Group(tuple(fs), tuple(sorted(dict.fromkeys(x.formula for x in fs), key=repr)))
-              for fs in buckets.values()]
+    groups = []
+    for fs in buckets.values():
+        key = tuple(sorted(dict.fromkeys(x.formula for x in fs), key=repr))
+        groups.append(Group(tuple(fs), key, repr(key)))
     by_var = {v: i for i, g in enumerate(groups) for f in g.facts for v in f.formula.variables()}
     return groups, by_var
+
+
+def _neighbours(groups: list[Group]) -> dict[str, tuple[Fact, ...]]:
+    """Epoch name -> the facts that mention it."""
+    out: dict[str, list[Fact]] = {}
+    for g in groups:
+        for f in g.facts:
+            for v in sorted(f.formula.variables()):
+                out.setdefault(v, []).append(f)
+    return {v: tuple(fs) for v, fs in out.items()}
 
 
 def _groups_for(groups: list[Group], by_var: dict[str, int], names: frozenset[str]
                 ) -> list[int]:
     """The groups a question touches, in canonical order (so equal questions share a key)."""
-    return sorted({by_var[v] for v in names if v in by_var}, key=lambda i: repr(groups[i].key))
+    return sorted({by_var[v] for v in names if v in by_var}, key=lambda i: groups[i].rank)
 
 
 def _check_group(ctx: Context, g: Group, oracle: EpochOracle) -> bool:

@@ -192,6 +192,11 @@ def _le(d: Lin) -> Formula:
     return Cmp("le", Lin(tuple((a, c // g) for a, c in d.terms), -((-d.const) // g)))
 
 
+def normal_cmp(op: str, lin: Lin) -> Formula:
+    """The canonical `lin == 0` (op "eq") or `lin <= 0` (op "le")."""
+    return _eq(lin) if op == "eq" else _le(lin)
+
+
 def negate(f: Formula) -> Formula:
     if isinstance(f, Truth):
         return Truth(not f.value)

@@ -177,11 +177,11 @@ def converge(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> Fit
             if isinstance(piece, Snap) and piece.epoch is None:
                 bare.append((a, t))
             elif isinstance(piece, (Snap, Conv)) and piece.epoch is not None:
-                parts.append(Part(text(a), a.span, piece, piece.epoch))
+                parts.append(Part(a, piece, piece.epoch))
     if bare:
         _snap_without_epoch(ctx, func, args, bare)
     if e is not None and parts:
-        ctx.obligations.append(Obligation(call_text(func, args), span, e, tuple(_unique(parts))))
+        ctx.obligations.append(Obligation(func, tuple(args), span, e, tuple(_unique(parts))))
     if p is None or e is None:
         return UNKNOWN
     return Conv(p, e, tuple(dict.fromkeys(domains)))
@@ -192,10 +192,10 @@ def _pieces(t: FitoType) -> tuple[FitoType, ...]:
 
 
 def _unique(parts: list[Part]) -> list[Part]:
-    seen: set[tuple[str, object]] = set()
+    seen: set[tuple[int, object]] = set()
     out = []
     for part in parts:
-        key = (part.text, part.epoch.term)
+        key = (id(part.expr), part.epoch.term)
         if key not in seen:
             seen.add(key)
             out.append(part)

@@ -1,17 +1,18 @@
 """Z3 decides epoch facts: consistency of a pipeline's requires, and proved epoch equalities.
 
-Every question is asked once: answers are cached under a canonical key (the facts that can
-matter, i.e. those sharing variables with the question, and the canonical question itself).
-A fact set gets one incremental solver; each question is a push, a check and a pop. Z3's
-`unknown` (a timeout, a resource limit) is an answer of its own, never an acceptance.
+Every distinct question is sent to Z3 once. Questions are cached up to renaming of epochs
+(fito.types.canon): `b7 == a7 + 1 |- a7 == b7` reuses the answer to `e2 == e1 + 1 |- e1 ==
+e2`. A fact set gets one incremental solver; a question is a push, a check and a pop.
+Z3's `unknown` (a timeout, a resource limit) is an answer of its own, never an acceptance.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Mapping, Sequence
 
+from fito.types.canon import canonical, restore_names
 from fito.types.epochs import (
-    Cmp, Div, Formula, IteBool, IteInt, Junction, Lin, Mod, Not, Truth, negate,
+    TRUE, Cmp, Div, Formula, IteBool, IteInt, Junction, Lin, Mod, Not, Truth, negate,
 )
 from fito.types.epochs import equality as equals
 
@@ -27,6 +28,7 @@ class Consistency:
     status: str  # sat | unsat | unknown
     core: tuple[int, ...] = ()
     reason: str = ""
+    model: tuple[tuple[str, int], ...] = ()  # when sat: a value for every variable
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +42,7 @@ class Equality:
 
 @dataclass(slots=True)
 class Stats:
-    """How many Z3 checks were issued, and how many questions the cache answered."""
+    """Questions asked, Z3 checks issued, and how many the cache or normal forms answered."""
 
     checks: int = 0
     witness_searches: int = 0
@@ -61,42 +63,58 @@ class EpochOracle:
     _answers: dict[Any, Any] = field(default_factory=dict)
     _solvers: dict[Any, Any] = field(default_factory=dict)
 
+    @property
+    def distinct_questions(self) -> int:
+        """How many different questions reached Z3 (each exactly once, when caching)."""
+        return len(self._answers)
+
     # ------------------------------------------------------------------ public questions
     def consistency(self, facts: Sequence[Formula]) -> Consistency:
         """Are the facts satisfiable together? An unsat answer names a contradictory core."""
         self.stats.questions += 1
-        if all(f == Truth(True) for f in facts):
+        if all(f == TRUE for f in facts):
             self.stats.trivial += 1
             return Consistency(SAT)
-        key = ("consistent", tuple(facts))
-        if self.cache and key in self._answers:
-            self.stats.cache_hits += 1
-            return self._answers[key]
-        answer = self._consistency(facts)
-        if self.cache:
-            self._answers[key] = answer
-        return answer
+        canon = canonical(facts, TRUE)
+        answer = self._cached(("consistent", canon.facts),
+                              lambda: self._consistency(canon.facts))
+        core = tuple(sorted(canon.perm[i] for i in answer.core))
+        return Consistency(answer.status, core, answer.reason)  # (model in canonical names)
 
     def equality(self, facts: Sequence[Formula], a: Lin, b: Lin,
-                 order: Sequence[str] = ()) -> Equality:
+                 order: Sequence[str] | Mapping[str, int] = (), witness: bool = True) -> Equality:
         """Does `a == b` follow from the facts (assumed consistent)?
 
-        `order` lists epoch names as declared: the witness shows them in that order and
-        prefers small values for the first ones.
+        `order` lists epoch names as declared (or maps them to their rank): the witness (an assignment of the question's
+        epochs where a != b) shows them in that order. Without `witness`, only the status.
         """
         self.stats.questions += 1
         question = equals(a, b)
-        if question == Truth(True):
+        if question == TRUE:
             self.stats.trivial += 1
             return Equality(PROVED)
-        wanted = a.variables() | b.variables()
-        rank = {n: i for i, n in enumerate(order)}
-        names = tuple(sorted(wanted, key=lambda n: (rank.get(n, len(rank)), n)))
-        key = ("equal", tuple(facts), question, names)
+        canon = canonical(facts, question)
+        answer = self._cached(("equal", canon.facts, canon.question, witness),
+                              lambda: self._equality(canon.facts, canon.question, witness))
+        rank = order if isinstance(order, Mapping) else {n: i for i, n in enumerate(order)}
+        wanted = {n: rank.get(n, len(rank)) for n in sorted(a.variables() | b.variables())}
+        return Equality(answer.status, restore_names(answer.witness, canon.names, wanted),
+                        answer.reason)
+
+    def model(self, facts: Sequence[Formula], names: Sequence[str]) -> tuple[tuple[str, int], ...]:
+        """Values of `names` in some model of the (consistent) facts (0 where unconstrained)."""
+        self.stats.questions += 1
+        canon = canonical(facts, TRUE)
+        answer = self._cached(("consistent", canon.facts),
+                              lambda: self._consistency(canon.facts))
+        back = {canon.names[int(n[1:])]: v for n, v in answer.model}
+        return tuple((n, back.get(n, 0)) for n in names)
+
+    def _cached(self, key: Any, compute: Any) -> Any:
         if self.cache and key in self._answers:
             self.stats.cache_hits += 1
             return self._answers[key]
-        answer = self._equality(tuple(facts), question, names)
+        answer = compute()
         if self.cache:
             self._answers[key] = answer
         return answer
@@ -107,10 +125,9 @@ class EpochOracle:
         if solver is None:
             import z3
 
-            solver = z3.Solver()
+            solver = z3.SimpleSolver()  # measured: the quickest on many small questions
             self._limit(solver)
-            for f in facts:
-                solver.add(to_z3(f))
+            solver.add(parse(facts))
             if self.cache:
                 self._solvers[facts] = solver
         return solver
@@ -120,57 +137,59 @@ class EpochOracle:
         if self.rlimit is not None:
             solver.set("rlimit", int(self.rlimit))
 
-    def _consistency(self, facts: Sequence[Formula]) -> Consistency:
+    def _consistency(self, facts: tuple[Formula, ...]) -> Consistency:
         import z3
 
-        solver = z3.Solver()
+        solver = z3.SimpleSolver()
         self._limit(solver)
-        marks = [z3.Bool(f"__fact{i}") for i in range(len(facts))]
-        for mark, f in zip(marks, facts):
-            solver.add(z3.Implies(mark, to_z3(f)))
+        marks = [z3.Bool(f"mark{i}") for i in range(len(facts))]
+        solver.add(parse(facts, marked=True))
         self.stats.checks += 1
         result = solver.check(*marks)
         if result == z3.sat:
-            return Consistency(SAT)
+            return Consistency(SAT, model=_read(solver.model(), _variables(facts)))
         if result == z3.unsat:
             core = {str(m) for m in solver.unsat_core()}
             return Consistency(UNSAT, tuple(i for i, m in enumerate(marks) if str(m) in core))
         return Consistency(UNKNOWN, reason=solver.reason_unknown())
 
     def _equality(self, facts: tuple[Formula, ...], question: Formula,
-                  names: tuple[str, ...]) -> Equality:
+                  witness: bool) -> Equality:
         import z3
 
+        differ, model, reason = self._check(facts, negate(question), want_model=witness)
+        if differ == z3.unsat:
+            return Equality(PROVED)
+        if differ != z3.sat:
+            return Equality(UNKNOWN, reason=reason)
+        shown: tuple[tuple[str, int], ...] = ()
+        if witness:
+            names = sorted(question.variables(), key=_canonical_index)
+            shown = self._small_witness(facts, question, names) or _read(model, names)
+        meet, _, reason = self._check(facts, question, want_model=False)
+        if meet == z3.unsat:
+            return Equality(NEVER, shown)
+        if meet == z3.sat:
+            return Equality(POSSIBLE, shown)
+        return Equality(UNKNOWN, shown, reason=f"{reason} (the epochs are not provably "
+                        "equal; whether they can be equal is undecided)")
+
+    def _check(self, facts: tuple[Formula, ...], extra: Formula,
+               want_model: bool) -> tuple[Any, Any, str]:
         solver = self._solver(facts)
         solver.push()
         try:
-            solver.add(to_z3(negate(question)))
+            solver.add(to_z3(extra))
             self.stats.checks += 1
-            differ = solver.check()
-            if differ == z3.unsat:
-                return Equality(PROVED)
-            if differ != z3.sat:
-                return Equality(UNKNOWN, reason=solver.reason_unknown())
-            model = solver.model()
+            result = solver.check()
+            model = solver.model() if want_model and str(result) == "sat" else None
+            reason = solver.reason_unknown() if str(result) == "unknown" else ""
         finally:
             solver.pop()
-        witness = self._small_witness(facts, question, names) or _read(model, names)
-        solver.push()
-        try:
-            solver.add(to_z3(question))
-            self.stats.checks += 1
-            can_meet = solver.check()
-        finally:
-            solver.pop()
-        if can_meet == z3.unsat:
-            return Equality(NEVER, witness)
-        if can_meet == z3.sat:
-            return Equality(POSSIBLE, witness)
-        return Equality(UNKNOWN, witness, reason=f"{solver.reason_unknown()} (the epochs are "
-                        "not provably equal; whether they can be equal is undecided)")
+        return result, model, reason
 
     def _small_witness(self, facts: tuple[Formula, ...], question: Formula,
-                       names: tuple[str, ...]) -> tuple[tuple[str, int], ...] | None:
+                       names: list[str]) -> tuple[tuple[str, int], ...] | None:
         """A counterexample of least magnitude, non-negative where possible (for people)."""
         if not self.small_witness or not names:
             return None
@@ -186,21 +205,25 @@ class EpochOracle:
         vs = [z3.Int(n) for n in names]
         opt.minimize(z3.Sum([z3.If(v >= 0, v, -v) for v in vs]))
         opt.minimize(z3.Sum([z3.If(v < 0, 1, 0) for v in vs]))
-        opt.minimize(z3.If(vs[0] >= 0, vs[0], -vs[0]))  # ties: the first-declared epoch smallest
+        opt.minimize(z3.If(vs[0] >= 0, vs[0], -vs[0]))  # ties: the first epoch smallest
         self.stats.witness_searches += 1
         if opt.check() != z3.sat:
             return None
         return _read(opt.model(), names)
 
 
-def _read(model: Any, names: Iterable[str]) -> tuple[tuple[str, int], ...]:
+def _canonical_index(name: str) -> int:
+    return int(name[1:])
+
+
+def _variables(facts: Sequence[Formula]) -> list[str]:
+    return sorted(set().union(*(f.variables() for f in facts)), key=_canonical_index)
+
+
+def _read(model: Any, names: Sequence[str]) -> tuple[tuple[str, int], ...]:
     import z3
 
-    out = []
-    for n in names:
-        v = model.eval(z3.Int(n), model_completion=True)
-        out.append((n, v.as_long()))
-    return tuple(out)
+    return tuple((n, model.eval(z3.Int(n), model_completion=True).as_long()) for n in names)
 
 
 # ---------------------------------------------------------------------------- translation
@@ -220,6 +243,58 @@ def to_z3(f: Formula) -> Any:
         return z3.And(*args) if f.op == "and" else z3.Or(*args)
     assert isinstance(f, IteBool)
     return z3.If(to_z3(f.cond), to_z3(f.then), to_z3(f.orelse))
+
+
+def parse(facts: Sequence[Formula], marked: bool = False) -> Any:
+    """The facts as Z3 assertions, built through one SMT-LIB text (far quicker than the
+    Python API for large fact sets); `marked` guards fact i by the Boolean `mark{i}`."""
+    import z3
+
+    lines = [f"(declare-const {v} Int)" for v in _variables(facts)]
+    for i, f in enumerate(facts):
+        body = smt2(f)
+        if marked:
+            lines.append(f"(declare-const mark{i} Bool)")
+            body = f"(=> mark{i} {body})"
+        lines.append(f"(assert {body})")
+    return z3.parse_smt2_string("\n".join(lines))
+
+
+def smt2(f: Formula) -> str:
+    """A formula over canonical variables as an SMT-LIB term."""
+    if isinstance(f, Truth):
+        return "true" if f.value else "false"
+    if isinstance(f, Cmp):
+        return f"({'=' if f.op == 'eq' else '<='} {_smt2_lin(f.lin)} 0)"
+    if isinstance(f, Not):
+        return f"(not {smt2(f.arg)})"
+    if isinstance(f, Junction):
+        return f"({f.op} {' '.join(smt2(a) for a in f.args)})"
+    assert isinstance(f, IteBool)
+    return f"(ite {smt2(f.cond)} {smt2(f.then)} {smt2(f.orelse)})"
+
+
+def _smt2_int(n: int) -> str:
+    return str(n) if n >= 0 else f"(- {-n})"
+
+
+def _smt2_lin(t: Lin) -> str:
+    parts = [_smt2_atom(a) if c == 1 else f"(* {_smt2_int(c)} {_smt2_atom(a)})" for a, c in t.terms]
+    if t.const or not parts:
+        parts.append(_smt2_int(t.const))
+    return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
+
+
+def _smt2_atom(a: object) -> str:
+    if isinstance(a, str):
+        return a
+    if isinstance(a, (Div, Mod)):
+        num = _smt2_lin(a.num)
+        # floor division: Euclidean `div` by a positive divisor, after flipping both signs
+        q = f"(div {num} {a.k})" if a.k > 0 else f"(div (- {num}) {-a.k})"
+        return q if isinstance(a, Div) else f"(- {num} (* {_smt2_int(a.k)} {q}))"
+    assert isinstance(a, IteInt)
+    return f"(ite {smt2(a.cond)} {_smt2_lin(a.then)} {_smt2_lin(a.orelse)})"
 
 
 def lin_to_z3(t: Lin) -> Any:
