@@ -46,6 +46,7 @@ class Step:
     hidden: bool = False
     checks: tuple[tuple[IR, int, int], ...] = ()  # (field value, field number, error site)
     synced: bool = False            # writes of several processes: check for conflicts
+    movers: frozenset = frozenset({()})  # threads that move: paths of component indices
 
 
 class Semantics:
@@ -176,7 +177,8 @@ class Semantics:
                     continue
                 if s.kind == TICK:
                     s = replace(s, kind=TAU, target=self.omega)
-                out.append(replace(s, target=self._replace_part(parts, sync, {i: s.target})))
+                out.append(replace(s, target=self._replace_part(parts, sync, {i: s.target}),
+                                   movers=_prefixed(i, s.movers)))
             offers.append(mine)
         for chan in sorted(sync):
             if all(chan in o for o in offers):
@@ -198,12 +200,13 @@ class Semantics:
 
     def _synchronise(self, chan: str, offers: list[dict[str, list[Step]]], parts: tuple[int, ...],
                      sync: frozenset) -> list[Step]:
-        partial: list[tuple[Step, dict[int, object]]] = [(s, {0: s.target}) for s in offers[0][chan]]
+        partial: list[tuple[Step, dict[int, object]]] = [
+            (replace(s, movers=_prefixed(0, s.movers)), {0: s.target}) for s in offers[0][chan]]
         for i in range(1, len(parts)):
             nxt = []
             for acc, targets in partial:
                 for s in offers[i][chan]:
-                    merged = _merge(acc, s)
+                    merged = _merge(acc, replace(s, movers=_prefixed(i, s.movers)))
                     if merged is not None:
                         nxt.append((merged, {**targets, i: s.target}))
             partial = nxt
@@ -296,7 +299,10 @@ def _merge(a: Step, b: Step) -> Step | None:
             guard.append(("op", "==", fa, fb, -1))
             fields.append(fa if fa[0] == "k" else fb)
     return Step(EVENT, a.channel, tuple(fields), tuple(guard), a.writes + b.writes, a.crash or b.crash,
-                None, checks=a.checks + b.checks, synced=True)
+                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers)
 
 
-_ = SKIP
+def _prefixed(i: int, movers: frozenset) -> frozenset:
+    return frozenset((i,) + m for m in movers)
+
+
