@@ -76,9 +76,24 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
     verdicts: tuple[Verdict, ...] = ()
     if options.model_check:
         blocked = any(d.is_error and not d.code.startswith("FITO") for d in diags)
-        verdicts = _model_check(model, options, blocked)
+        verdicts = tuple(_with_source_text(v, a, src.text)
+                         for v, a in zip(_model_check(model, options, blocked), model.assertions))
     diags.sort(key=sort_key)
     return FileReport(src.path, src.text, tuple(diags), verdicts)
+
+
+def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:
+    """Label a verdict with the assertion as written (up to the end of its last line)."""
+    from dataclasses import replace
+
+    span = a.span  # type: ignore[attr-defined]
+    end = text.find("\n", span.end)
+    written = text[span.start:len(text) if end < 0 else end]
+    written = "\n".join(line.split("--", 1)[0].rstrip() for line in written.splitlines())
+    written = " ".join(written.split())
+    if written.startswith("assert"):
+        written = written[len("assert"):].strip()
+    return replace(v, text=written or v.text)
 
 
 def _type_check(model: object) -> list[Diagnostic]:
