@@ -17,8 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0: the newest epoch is consistent (or there is none); 1: it is mixed, torn or
     uncommitted; 2: DIR cannot be read or is not a checkpoint directory."""
-    from fito.runtime import CheckpointError, NotACheckpointDir, prometheus_text, scan
-    from fito.runtime import report
+    from fito.runtime import CheckpointError, NotACheckpointDir, prometheus_text, report, scan
 
     try:
         result = scan(args.dir)

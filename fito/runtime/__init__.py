@@ -17,12 +17,34 @@ from __future__ import annotations
 from fito.runtime.layout import CheckpointError, NotACheckpointDir
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.metrics import prometheus_text
-from fito.runtime.reader import (CheckpointScan, EpochVerdict, NoConsistentEpoch, Restored,
-                                 restore, scan)
+from fito.runtime.reader import (
+                                 CheckpointScan,
+                                 EpochVerdict,
+                                 NoConsistentEpoch,
+                                 Restored,
+                                 restore,
+                                 scan,
+)
 from fito.runtime.rng import capture_rng, restore_rng
 from fito.runtime.verify import REASONS, STATUSES, Skip
 from fito.runtime.writer import CheckpointWriter
 
-__all__ = ["CheckpointError", "CheckpointScan", "CheckpointWriter", "EpochVerdict", "Manifest",
-           "NoConsistentEpoch", "NotACheckpointDir", "REASONS", "Restored", "STATUSES", "ShardRecord", "Skip",
-           "capture_rng", "prometheus_text", "restore", "restore_rng", "scan"]
+__all__ = [
+                                 "REASONS",
+                                 "STATUSES",
+                                 "CheckpointError",
+                                 "CheckpointScan",
+                                 "CheckpointWriter",
+                                 "EpochVerdict",
+                                 "Manifest",
+                                 "NoConsistentEpoch",
+                                 "NotACheckpointDir",
+                                 "Restored",
+                                 "ShardRecord",
+                                 "Skip",
+                                 "capture_rng",
+                                 "prometheus_text",
+                                 "restore",
+                                 "restore_rng",
+                                 "scan",
+]

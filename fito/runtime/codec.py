@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,30 +54,28 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     return header, end + 1
 
 
-def choose_codec(state: Any) -> str:
-    """`torch` when the state holds torch tensors, else `npz` with numpy arrays, else `json`."""
-    if _holds_torch(state):
-        return "torch"
-    return "npz" if tree.encode(state)[1] else "json"
+def encoder(state: Any, codec: str | None = None) -> tuple[str, Callable[[Any], None]]:
+    """The codec for state (given, or chosen: `torch` when it holds torch tensors, else `npz`
+    with numpy arrays, else `json`) and a function writing its payload to a sink.
 
-
-def write_payload(sink: Any, codec: str, state: Any) -> None:
-    """Serialize state to sink with the codec."""
+    What the codec could not load back is refused here, before anything is written.
+    """
+    if codec is None and _holds_torch(state):
+        codec = "torch"
     if codec == "torch":
         import torch
 
         _check_torch_safe(state, "state")
-        torch.save(state, sink)
-        return
-    text, arrays = tree.encode(state)
-    if codec == "json" and not arrays:
-        sink.write(text.encode("utf-8"))
-    elif codec == "npz":
-        tree.write_npz(sink, text, arrays)
-    elif codec == "json":
-        raise CheckpointError("the json codec cannot hold numpy arrays; use npz")
-    else:
+        return codec, lambda sink: torch.save(state, sink)
+    if codec not in (None, *CODECS):
         raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(CODECS)}")
+    text, arrays = tree.encode(state)
+    if codec == "json" and arrays:
+        raise CheckpointError("the json codec cannot hold numpy arrays; use npz")
+    if codec == "npz" or arrays:
+        return "npz", lambda sink: tree.write_npz(sink, text, arrays)
+    data = text.encode("utf-8")
+    return "json", lambda sink: sink.write(data)
 
 
 def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
@@ -96,6 +95,8 @@ def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
 
 
 def _holds_torch(value: Any) -> bool:
+    if isinstance(value, _TORCH_LEAVES):
+        return False
     if type(value).__module__.startswith("torch"):
         return True
     if isinstance(value, dict):

@@ -9,9 +9,10 @@ import hashlib
 import mmap
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, BinaryIO
+from typing import BinaryIO
 
 from fito.runtime import faults
 from fito.runtime.layout import TMP_SUFFIX
@@ -63,11 +64,11 @@ class Staged:
     size: int
 
 
-def stage(path: Path, produce: Callable[[Sink], None]) -> Staged:
+def stage(path: Path, produce: Callable[[Sink], object]) -> Staged:
     """Write the content of path to `path.tmp` (produce writes it to the sink); not durable yet."""
     tmp = path.with_name(path.name + TMP_SUFFIX)
     faults.point("create", tmp)
-    file = open(tmp, "w+b")  # readable too: hashed through mmap
+    file = open(tmp, "w+b")  # noqa: SIM115 - closed by seal(); readable too, for the hash
     try:
         sink = Sink(file, tmp)
         produce(sink)
@@ -90,7 +91,7 @@ def seal(staged: Staged) -> tuple[str, int]:
     return digest, staged.size
 
 
-def write_durably(path: Path, produce: Callable[[Sink], None]) -> tuple[str, int]:
+def write_durably(path: Path, produce: Callable[[Sink], object]) -> tuple[str, int]:
     """Write path atomically via `path.tmp`; returns the SHA-256 (hex) and size of the file.
 
     The file is fsynced before the rename and the directory after it, so once this returns,

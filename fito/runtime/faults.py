@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 ENV = "FITO_RUNTIME_KILL_AT"
 Observer = Callable[[int, str, str], None]

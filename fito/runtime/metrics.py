@@ -7,7 +7,7 @@ domain runs ahead of what can be recovered.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from fito.runtime.reader import CheckpointScan
 from fito.runtime.verify import CONSISTENT, REASONS, STATUSES

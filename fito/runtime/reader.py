@@ -8,17 +8,25 @@ without decoding, for `fito inspect` and the metrics.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from fito.runtime import layout
 from fito.runtime.codec import decode_payload, parse_header
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest
-from fito.runtime.verify import (CONSISTENT, UNCOMMITTED, UNDECODABLE, Skip, check_epoch,
-                                 read_manifest, status_of)
+from fito.runtime.verify import (
+    CONSISTENT,
+    UNCOMMITTED,
+    UNDECODABLE,
+    Skip,
+    check_epoch,
+    read_manifest,
+    status_of,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +68,8 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
             wanted = required or manifest.domains
             states, problems = _decode(e, manifest, blobs, wanted, map_location)
             if not problems:
-                skipped = _with_uncommitted(path, skipped, e, epoch)
-                return Restored(e, MappingProxyType(states), manifest, skipped)
+                return Restored(e, MappingProxyType(states), manifest,
+                                _with_uncommitted(path, skipped, e, epoch))
         skipped.extend(problems)
     raise NoConsistentEpoch(path, _with_uncommitted(path, skipped, -1, epoch))
 

@@ -25,11 +25,15 @@ def encode(state: Any) -> tuple[str, list[Any]]:
     return json.dumps(skeleton, separators=(",", ":")), arrays
 
 
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+
 def _encode(value: Any, arrays: list[Any], where: str) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if type(value) in _PLAIN or isinstance(value, (int, float, str)):  # subclasses: as JSON does
         return value
     if isinstance(value, list):
-        return [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [v if type(v) in _PLAIN else _encode(v, arrays, f"{where}[{i}]")
+                for i, v in enumerate(value)]
     if isinstance(value, tuple):
         return {"tuple": [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(value)]}
     if isinstance(value, dict):
@@ -88,7 +92,7 @@ def decode_npz(payload: bytes) -> Any:
 
 def _decode(node: Any, arrays: list[Any]) -> Any:
     if isinstance(node, list):
-        return [_decode(v, arrays) for v in node]
+        return [v if type(v) in _PLAIN else _decode(v, arrays) for v in node]
     if not isinstance(node, dict):
         return node
     if len(node) != 1:

@@ -7,9 +7,9 @@ SHA-256. Every problem is a `Skip` with a reason from `REASONS`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from fito.runtime import layout
 from fito.runtime.codec import HEADER_LIMIT, BadShard, parse_header

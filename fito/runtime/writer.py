@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Self
 
 from fito.runtime import codec as codecs
 from fito.runtime import layout
@@ -32,7 +33,7 @@ class CheckpointWriter:
             raise CheckpointError(f"keep must be an integer >= 1, not {keep!r}")
         self.root = Path(root)
         self.keep = keep
-        self._lock_fd = _open_root(self.root)
+        self._lock_fd: int | None = _open_root(self.root)
         if resume_from is not None:
             self._supersede_after(layout.check_epoch(resume_from))
         epochs = layout.manifest_epochs(self.root)
@@ -40,7 +41,7 @@ class CheckpointWriter:
         if resume_from is not None and resume_from in epochs:
             self._collect(resume_from)  # finish a collection a crash interrupted
 
-    def __enter__(self) -> CheckpointWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -92,20 +93,19 @@ class CheckpointWriter:
                       chosen: Mapping[str, str]) -> tuple[ShardRecord, ...]:
         """Write every domain's shard; each is sealed (hashed while fsynced, renamed, its
         directory fsynced) on a worker thread while the next one is being written."""
+        # every domain is encoded (and refused if it cannot be stored) before any write
+        encoded = {d: codecs.encoder(states[d], chosen.get(d)) for d in sorted(states)}
         sealing = []
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fito-seal") as pool:
-            for domain in sorted(states):
-                codec, staged = self._stage_shard(domain, epoch, states[domain], chosen.get(domain))
+            for domain, (codec, payload) in encoded.items():
+                staged = self._stage_shard(domain, epoch, codec, payload)
                 sealing.append((domain, codec, pool.submit(seal, staged)))
             sealed = [(d, codec, future.result()) for d, codec, future in sealing]
         return tuple(ShardRecord(d, epoch, layout.shard_relpath(d, epoch), digest, size, codec)
                      for d, codec, (digest, size) in sealed)
 
-    def _stage_shard(self, domain: str, epoch: int, state: Any,
-                     codec: str | None) -> tuple[str, Staged]:
-        codec = codec or codecs.choose_codec(state)
-        if codec not in codecs.CODECS:
-            raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(codecs.CODECS)}")
+    def _stage_shard(self, domain: str, epoch: int, codec: str,
+                     write_payload: Callable[[Any], None]) -> Staged:
         folder = self.root / layout.SHARDS / domain
         if not folder.is_dir():
             make_dir(folder)
@@ -113,9 +113,9 @@ class CheckpointWriter:
 
         def produce(sink: Any) -> None:
             sink.write(head)
-            codecs.write_payload(sink, codec, state)
+            write_payload(sink)
 
-        return codec, stage(self.root / layout.shard_relpath(domain, epoch), produce)
+        return stage(self.root / layout.shard_relpath(domain, epoch), produce)
 
     def _collect(self, committed: int) -> None:
         """Drop commits beyond the `keep` newest, then shards no kept commit names."""

@@ -19,8 +19,14 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from fito.runtime import CheckpointWriter, NoConsistentEpoch, capture_rng, faults, restore
-from fito.runtime import restore_rng
+from fito.runtime import (
+    CheckpointWriter,
+    NoConsistentEpoch,
+    capture_rng,
+    faults,
+    restore,
+    restore_rng,
+)
 from fito.runtime.layout import CheckpointError
 
 

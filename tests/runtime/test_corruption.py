@@ -22,7 +22,7 @@ from fito.runtime.codec import parse_header
 from fito.runtime.layout import manifest_relpath, shard_relpath
 
 SEED = 8
-TRIALS = 240
+TRIALS = 200
 EPOCHS = (1, 2, 3, 4, 5)
 RECENT_FIRST = (1, 1, 2, 3, 4)  # damage weights: rollbacks past several epochs happen too
 DOMAINS = ("data", "model", "optimizer", "rng", "scheduler")
@@ -60,7 +60,7 @@ def damage(root: Path, pristine: Path, rng: random.Random,
            done: set[tuple[int, str | None]]) -> tuple[int, str | None, str, set[str]]:
     """Damage one file not damaged before; returns (epoch, domain or None for the manifest,
     kind, the reasons that may report it). Stale copies come from the pristine tree."""
-    pick = lambda: (rng.choices(EPOCHS, RECENT_FIRST)[0], rng.choice((None,) + DOMAINS))  # noqa: E731
+    pick = lambda: (rng.choices(EPOCHS, RECENT_FIRST)[0], rng.choice((None,) + DOMAINS))
     epoch, domain = pick()
     while (epoch, domain) in done:
         epoch, domain = pick()

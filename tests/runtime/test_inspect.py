@@ -95,7 +95,7 @@ def test_console_script(tmp_path: Path) -> None:
     root = make(tmp_path / "c")
     (root / manifest_relpath(3)).write_text("{")
     proc = subprocess.run([sys.executable, "-m", "fito", "inspect", str(root)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     assert proc.returncode == 1 and "torn-manifest" in proc.stdout
 
 
@@ -189,6 +189,7 @@ def test_durable_vector_and_its_lattice_point(tmp_path: Path, capsys) -> None:
     shutil.copyfile(root / shard_relpath("model", 3), root / shard_relpath("model", 5))
     (root / shard_relpath("optimizer", 3)).unlink()
     status, out, _ = run(capsys, str(root), "--format", "json")
+    assert status == 1
     durable = json.loads(out)["durable"]
     vector = {d: max(int(n[1:11]) for n in os.listdir(root / "shards" / d)) for d in DOMAINS}
     assert durable["vector"] == vector == {"data": 3, "model": 5, "optimizer": 2}

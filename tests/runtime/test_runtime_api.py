@@ -9,9 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fito.runtime import (CheckpointError, CheckpointWriter, NoConsistentEpoch, capture_rng,
-                          restore, restore_rng, scan)
-from fito.runtime import faults
+from fito.runtime import (
+    CheckpointError,
+    CheckpointWriter,
+    NoConsistentEpoch,
+    capture_rng,
+    faults,
+    restore,
+    restore_rng,
+    scan,
+)
 from fito.runtime.layout import manifest_epochs, manifest_relpath, shard_epochs, shard_relpath
 from fito.runtime.manifest import canonical
 
@@ -80,9 +87,8 @@ def test_epochs_must_grow_unless_resumed(tmp_path: Path) -> None:
 
 def test_one_writer_per_directory(tmp_path: Path) -> None:
     root = tmp_path / "c"
-    with CheckpointWriter(root):
-        with pytest.raises(CheckpointError, match="another writer"):
-            CheckpointWriter(root)
+    with CheckpointWriter(root), pytest.raises(CheckpointError, match="another writer"):
+        CheckpointWriter(root)
     CheckpointWriter(root).close()
 
 
@@ -94,11 +100,13 @@ def test_one_writer_per_directory(tmp_path: Path) -> None:
     lambda w: w.save(1, {"a": {1, 2}}),
     lambda w: w.save(1, {"a": 1}, metadata={"x": object()}),
     lambda w: w.save(1, {"a": 1}, codecs_by_domain={"a": "pickle"}),
+    lambda w: w.save(1, {"a": np.ones(2), "b": {1, 2}}),
 ])
-def test_bad_saves_are_refused(tmp_path: Path, bad) -> None:
+def test_bad_saves_are_refused_before_any_write(tmp_path: Path, bad) -> None:
     with CheckpointWriter(tmp_path / "c") as w, pytest.raises(CheckpointError):
         bad(w)
-    assert manifest_epochs(tmp_path / "c") == []
+    assert not list((tmp_path / "c" / "shards").iterdir())
+    assert not list((tmp_path / "c" / "commits").iterdir())
 
 
 def test_bad_roots_are_refused(tmp_path: Path) -> None:
