@@ -9,4 +9,4 @@ from __future__ import annotations
 from fito.types.checker import Revealed, check_pipelines, reveal_types
 from fito.types.oracle import EpochOracle
 
-__all__ = ["check_pipelines", "reveal_types", "Revealed", "EpochOracle"]
+__all__ = ["EpochOracle", "Revealed", "check_pipelines", "reveal_types"]

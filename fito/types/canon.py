@@ -8,12 +8,23 @@ keys: that costs a cache miss, never a wrong answer.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
 
 from fito.types.epochs import (
-    Atom, Cmp, Div, Formula, IteBool, IteInt, Junction, Lin, Mod, Not, Truth, normal_cmp,
+    Atom,
+    Cmp,
+    Div,
+    Formula,
+    IteBool,
+    IteInt,
+    Junction,
+    Lin,
+    Mod,
+    Not,
+    Truth,
+    normal_cmp,
 )
 
 

@@ -4,8 +4,9 @@ Public entry point: `check_pipelines(model)`, called by `fito check` and `fito t
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import ast as A
@@ -18,8 +19,11 @@ from fito.types.kinds import UNKNOWN, EpochRef, EpochT, FitoType, Snap, reveal_t
 from fito.types.ops import call_statement, call_type
 from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
 
+if TYPE_CHECKING:
+    from fito.lang.resolve import Model
 
-def check_pipelines(model: object, *, oracle: EpochOracle | None = None,
+
+def check_pipelines(model: Model, *, oracle: EpochOracle | None = None,
                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Diagnostic]:
     """The FITO type diagnostics of every pipeline of a resolved model."""
     oracle = oracle if oracle is not None else EpochOracle(timeout_ms=timeout_ms)
@@ -29,12 +33,11 @@ def check_pipelines(model: object, *, oracle: EpochOracle | None = None,
     return out
 
 
-def _scopes(model: object) -> Iterator[tuple[A.PipelineDecl, Scope]]:
+def _scopes(model: Model) -> Iterator[tuple[A.PipelineDecl, Scope]]:
     names = globals_of(model)
-    consts = getattr(model, "consts", {})
-    dims = {n: len(c.indices) for n, c in getattr(model, "cells", {}).items()}
-    for p in getattr(model, "pipelines", ()):
-        yield p, Scope(names, consts, dims, later=definitions(p.stmts))
+    dims = {n: len(c.indices) for n, c in model.cells.items()}
+    for p in model.pipelines:
+        yield p, Scope(names, model.consts, dims, later=definitions(p.stmts))
 
 
 def check_pipeline(p: A.PipelineDecl, scope: Scope, oracle: EpochOracle) -> list[Diagnostic]:
@@ -61,7 +64,7 @@ class Revealed:
     type: str
 
 
-def reveal_types(model: object, *, oracle: EpochOracle | None = None) -> list[Revealed]:
+def reveal_types(model: Model, *, oracle: EpochOracle | None = None) -> list[Revealed]:
     """The type of every epoch and `let` name of every pipeline, in source order."""
     oracle = oracle if oracle is not None else EpochOracle()
     out: list[Revealed] = []

@@ -7,8 +7,8 @@ states what is true of the pipeline's symbolic epochs, not of a program point.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from fito.diagnostics import Diagnostic, Span, error, warning
 from fito.lang import ast as A

@@ -108,8 +108,8 @@ def _groups(facts: list[Fact]) -> tuple[list[Group], dict[str, int]]:
             parent[find(v)] = find(vs[0])
     buckets: dict[str, list[Fact]] = {}
     for i, f in enumerate(useful):
-        vs = f.formula.variables()
-        root = find(min(vs)) if vs else f"#{i}"  # a variable-free fact stands alone
+        names = f.formula.variables()
+        root = find(min(names)) if names else f"#{i}"  # a variable-free fact stands alone
         buckets.setdefault(root, []).append(f)
     groups = []
     for fs in buckets.values():
@@ -155,9 +155,9 @@ def _check_group(ctx: Context, g: Group, oracle: EpochOracle) -> bool:
         lines = ", ".join(str(f.stmt.span.line) for f in involved)
         message = f"the requires at lines {lines} contradict each other: no epochs satisfy them all"
     ctx.error("FITO005", message, last.stmt.expr.span,
-              notes=tuple(_fact_line(f) for f in involved) + (
-                  "with contradictory facts every epoch equality would be provable, so the "
-                  f"converge checks of pipeline '{ctx.pipeline.name}' are skipped",),
+              notes=(*(_fact_line(f) for f in involved),
+                     ("with contradictory facts every epoch equality would be provable, so the "
+                      f"converge checks of pipeline '{ctx.pipeline.name}' are skipped")),
               hint="remove or correct one of these requires")
     return False
 
@@ -217,4 +217,4 @@ def _part_note(p: Part, a: Equality, target: str) -> str:
     return f"'{p.text}': {show(p.type)} at epoch {p.epoch.text} ({verdict})"
 
 
-__all__ = ["decide", "SAT", "UNSAT"]
+__all__ = ["SAT", "UNSAT", "decide"]

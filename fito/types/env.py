@@ -8,13 +8,17 @@ means one thing, so `snapshot(gpu)` can never silently read a variable called `g
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from fito.diagnostics import NO_SPAN, Span
 from fito.lang import ast as A
 from fito.lang.values import ValueType
 from fito.types.kinds import FitoType
+
+if TYPE_CHECKING:
+    from fito.lang.resolve import Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +34,10 @@ KIND_WORDS = {
 }
 
 
-def globals_of(model: object) -> dict[str, Global]:
+def globals_of(model: Model) -> dict[str, Global]:
     """Every global name of the model, with its kind and where it is declared."""
-    spec: A.Spec = getattr(model, "spec")
-    members = getattr(model, "members", {})
+    spec = model.spec
+    members = model.members
     out: dict[str, Global] = {}
 
     def add(name: str, kind: str, span: Span) -> None:

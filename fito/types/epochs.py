@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
 class Div:
     """`num / k`, rounding toward negative infinity (LANGUAGE.md), k != 0."""
 
-    num: "Lin"
+    num: Lin
     k: int
 
 
@@ -25,18 +24,18 @@ class Div:
 class Mod:
     """`num % k`, with the sign of k (Python), k != 0."""
 
-    num: "Lin"
+    num: Lin
     k: int
 
 
 @dataclass(frozen=True, slots=True)
 class IteInt:
-    cond: "Formula"
-    then: "Lin"
-    orelse: "Lin"
+    cond: Formula
+    then: Lin
+    orelse: Lin
 
 
-Atom = Union[str, Div, Mod, IteInt]
+Atom = str | Div | Mod | IteInt
 
 
 def _atom_key(a: Atom) -> tuple[int, str]:
@@ -51,29 +50,29 @@ class Lin:
     const: int = 0
 
     @staticmethod
-    def var(name: str) -> "Lin":
+    def var(name: str) -> Lin:
         return Lin(((name, 1),), 0)
 
     @staticmethod
-    def lit(value: int) -> "Lin":
+    def lit(value: int) -> Lin:
         return Lin((), value)
 
     @staticmethod
-    def atom(a: Atom) -> "Lin":
+    def atom(a: Atom) -> Lin:
         return Lin(((a, 1),), 0)
 
     @property
     def is_const(self) -> bool:
         return not self.terms
 
-    def plus(self, other: "Lin", sign: int = 1) -> "Lin":
+    def plus(self, other: Lin, sign: int = 1) -> Lin:
         coef: dict[Atom, int] = dict(self.terms)
         for a, c in other.terms:
             coef[a] = coef.get(a, 0) + sign * c
         terms = tuple(sorted(((a, c) for a, c in coef.items() if c), key=lambda t: _atom_key(t[0])))
         return Lin(terms, self.const + sign * other.const)
 
-    def scale(self, k: int) -> "Lin":
+    def scale(self, k: int) -> Lin:
         if k == 0:
             return Lin()
         return Lin(tuple((a, c * k) for a, c in self.terms), self.const * k)
@@ -115,7 +114,7 @@ class Cmp:
 
 @dataclass(frozen=True, slots=True)
 class Not:
-    arg: "Formula"
+    arg: Formula
 
     def variables(self) -> frozenset[str]:
         return self.arg.variables()
@@ -126,7 +125,7 @@ class Junction:
     """`and` (op "and") or `or` (op "or") of two or more formulas."""
 
     op: str
-    args: tuple["Formula", ...]
+    args: tuple[Formula, ...]
 
     def variables(self) -> frozenset[str]:
         out: frozenset[str] = frozenset()
@@ -137,15 +136,15 @@ class Junction:
 
 @dataclass(frozen=True, slots=True)
 class IteBool:
-    cond: "Formula"
-    then: "Formula"
-    orelse: "Formula"
+    cond: Formula
+    then: Formula
+    orelse: Formula
 
     def variables(self) -> frozenset[str]:
         return self.cond.variables() | self.then.variables() | self.orelse.variables()
 
 
-Formula = Union[Truth, Cmp, Not, Junction, IteBool]
+Formula = Truth | Cmp | Not | Junction | IteBool
 TRUE, FALSE = Truth(True), Truth(False)
 
 

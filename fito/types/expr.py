@@ -10,11 +10,29 @@ from fito.lang import ast as A
 from fito.types.context import Context, text
 from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import (
-    TRUE, FALSE, Formula, Lin, compare, floor_div, floor_mod, ite_formula, ite_int, junction,
+    FALSE,
+    TRUE,
+    Formula,
+    Lin,
+    compare,
+    floor_div,
+    floor_mod,
+    ite_formula,
+    ite_int,
+    junction,
     negate,
 )
 from fito.types.kinds import (
-    UNKNOWN, BoolT, EpochRef, EpochT, FitoType, IntT, NoValue, Unknown, describe, number_term,
+    UNKNOWN,
+    BoolT,
+    EpochRef,
+    EpochT,
+    FitoType,
+    IntT,
+    NoValue,
+    Unknown,
+    describe,
+    number_term,
 )
 
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
@@ -149,16 +167,16 @@ def _binary(ctx: Context, e: A.Binary) -> FitoType:
         same = junction("or", [junction("and", [left.formula, right.formula]),
                                junction("and", [negate(left.formula), negate(right.formula)])])
         return BoolT(same if e.op == "==" else negate(same))
-    a, b = number_term(left), number_term(right)
-    if a is None or b is None:
-        if a is None:
+    x, y = number_term(left), number_term(right)
+    if x is None or y is None:
+        if x is None:
             _not_a_number(ctx, e.left, left, f"the left operand of '{e.op}'")
-        if b is None:
+        if y is None:
             _not_a_number(ctx, e.right, right, f"the right operand of '{e.op}'")
         return UNKNOWN
     if e.op in _COMPARISONS:
-        return BoolT(compare(e.op, a.term, b.term))
-    term = _arithmetic(ctx, e, a.term, b.term)
+        return BoolT(compare(e.op, x.term, y.term))
+    term = _arithmetic(ctx, e, x.term, y.term)
     return UNKNOWN if term is None else _number_type(ctx, e, term, left, right)
 
 

@@ -9,7 +9,6 @@ and `Int` carry their linear term and `Bool` its formula, so Z3 can reason about
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from fito.lang import ast as A
 from fito.types.epochs import TRUE, Formula, Lin, show_lin
@@ -90,7 +89,7 @@ class Unknown:
     """The type of an expression whose error has already been reported (absorbs cascades)."""
 
 
-FitoType = Union[Snap, Product, Conv, EpochT, IntT, TimeT, BoolT, NoValue, Unknown]
+FitoType = Snap | Product | Conv | EpochT | IntT | TimeT | BoolT | NoValue | Unknown
 STATE_TYPES = (Snap, Product, Conv)
 UNKNOWN = Unknown()
 

@@ -7,7 +7,7 @@ The epoch equalities a `converge` needs are recorded as obligations for Z3 (fito
 from __future__ import annotations
 
 import difflib
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from fito.diagnostics import Span
 from fito.lang import ast as A
@@ -16,7 +16,17 @@ from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import compare, ite_int
 from fito.types.expr import infer, number
 from fito.types.kinds import (
-    UNKNOWN, Conv, EpochRef, EpochT, FitoType, IntT, NoValue, Product, Snap, TimeT, Unknown,
+    UNKNOWN,
+    Conv,
+    EpochRef,
+    EpochT,
+    FitoType,
+    IntT,
+    NoValue,
+    Product,
+    Snap,
+    TimeT,
+    Unknown,
     describe,
 )
 
@@ -94,7 +104,8 @@ def domain(ctx: Context, e: A.Expr) -> str | None:
 
 
 def _indexed_domain(ctx: Context, e: A.Index) -> str | None:
-    count, root = 0, e
+    count = 0
+    root: A.Expr = e
     while isinstance(root, A.Index):
         count, root = count + 1, root.base
     dims = ctx.scope.dims.get(root.id) if isinstance(root, A.Name) else None
@@ -205,7 +216,7 @@ def _unique(parts: list[Part]) -> list[Part]:
 def _snap_without_epoch(ctx: Context, func: str, args: Sequence[A.Expr],
                         bare: list[tuple[A.Expr, FitoType]]) -> None:
     first, t = bare[0]
-    names = ", ".join(f"'{text(a)}'" for a, _ in dict((id(a), (a, u)) for a, u in bare).values())
+    names = ", ".join(f"'{text(a)}'" for a, _ in {id(a): (a, u) for a, u in bare}.values())
     target = text(args[1])
     snap = t.parts[0] if isinstance(t, Product) else t
     dom = snap.domain if isinstance(snap, Snap) else "gpu"
@@ -261,9 +272,9 @@ def time(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> FitoTyp
     if isinstance(t, Conv):
         ctx.error("FITO003", f"time({text(arg)}) asks for the time of '{text(arg)}', "
                   f"{describe(t)}, which has none", arg.span,
-                  notes=(f"Conv({t.protocol}, {t.epoch.text}) is evidence that epoch "
-                         f"{t.epoch.text} was certified on a consistent cut, not a reading "
-                         "taken at one instant",),
+                  notes=((f"Conv({t.protocol}, {t.epoch.text}) is evidence that epoch "
+                          f"{t.epoch.text} was certified on a consistent cut, not a reading "
+                          "taken at one instant"),),
                   hint=f"identify the state by its epoch ({t.epoch.text}); time(...) applies to "
                        "a snapshot Snap(D, t)")
     elif isinstance(t, Product):
@@ -280,8 +291,8 @@ def _product_as_atomic(ctx: Context, call: str, verb: str, arg: A.Expr, t: Produ
     order = " < ".join(f"t{p.time}" for p in t.parts)
     ctx.error("FITO004", f"{call} {verb} '{text(arg)}' as if it were one atomic snapshot, but it "
               f"is {describe(t)}", arg.span,
-              notes=(f"the domains were read one after the other ({order}): no instant covers "
-                     "them all",), hint=hint)
+              notes=((f"the domains were read one after the other ({order}): no instant "
+                      "covers them all"),), hint=hint)
 
 
 def extreme(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> FitoType:
@@ -315,8 +326,8 @@ def consume(ctx: Context, func: str, args: Sequence[A.Expr], span: Span) -> Fito
                     f"converge(P, e, {_binder(arg)})")
         ctx.error("FITO001", f"{func}({arg_text}) needs a converged state Conv(P, e), but "
                   f"'{arg_text}' is {describe(t)}", arg.span,
-                  notes=("a snapshot is a reading at one time, not evidence that an epoch "
-                         "converged",), hint=hint)
+                  notes=(("a snapshot is a reading at one time, not evidence that an epoch "
+                          "converged"),), hint=hint)
     elif isinstance(t, Product):
         doms = ", ".join(p.domain for p in t.parts)
         _product_as_atomic(ctx, f"{func}({text(arg)})", "restores" if func == "restore" else
@@ -350,4 +361,4 @@ _RULES: dict[str, Rule] = {
     "time": time, "min": extreme, "max": extreme, "restore": consume, "resume": consume,
     "deploy": consume, "save": save, "log": log,
 }
-__all__ = ["call_type", "call_statement", "OPERATIONS", "STATEMENTS", "VALUES"]
+__all__ = ["OPERATIONS", "STATEMENTS", "VALUES", "call_statement", "call_type"]

@@ -7,12 +7,24 @@ Z3's `unknown` (a timeout, a resource limit) is an answer of its own, never an a
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fito.types.canon import canonical, restore_names
 from fito.types.epochs import (
-    TRUE, Cmp, Div, Formula, IteBool, IteInt, Junction, Lin, Mod, Not, Truth, negate,
+    TRUE,
+    Cmp,
+    Div,
+    Formula,
+    IteBool,
+    IteInt,
+    Junction,
+    Lin,
+    Mod,
+    Not,
+    Truth,
+    negate,
 )
 from fito.types.epochs import equality as equals
 

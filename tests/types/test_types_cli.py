@@ -4,10 +4,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from types_helpers import DATA, SHARED, pipeline
 
 from fito.cli import main
-
-from types_helpers import DATA, SHARED, pipeline
 
 EXAMPLE = str(SHARED / "examples" / "pipelines.fito")
 
@@ -63,14 +62,14 @@ def test_exit_statuses(capsys, tmp_path):
     assert run(capsys, "types", str(SHARED / "examples" / "bad_syntax.fito"))[0] == 2
     assert run(capsys, "types", str(tmp_path / "missing.fito"))[0] == 2
     assert run(capsys, "types", str(clean), EXAMPLE)[0] == 1
-    code, out, _ = run(capsys, "types", str(clean))
+    _, out, _ = run(capsys, "types", str(clean))
     assert "Success: no type errors; checked 1 pipeline in 1 file" in out
 
 
 def test_undecided_epochs_exit_3_from_fito_types(capsys, tmp_path):
-    from fito.types.run import TypeReport, exit_status, file_status
     from fito.diagnostics import error
     from fito.driver import FileReport
+    from fito.types.run import TypeReport, exit_status, file_status
 
     undecided = TypeReport(FileReport("a", "", (error("FITO007", "unknown"),)))
     failing = TypeReport(FileReport("b", "", (error("FITO007", "x"), error("FITO001", "y"))))

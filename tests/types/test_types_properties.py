@@ -5,12 +5,11 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from types_gen import EPOCHS, FIRST_LINE, committed_pipelines, independent, pipelines, render
+from types_helpers import type_check
 
 from fito.errorcodes import CODES
 from fito.types import EpochOracle
-
-from types_gen import EPOCHS, FIRST_LINE, committed_pipelines, independent, pipelines, render
-from types_helpers import type_check
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
 HEADER = DOMAINS + """domain weights: 0..3 = 0 durable

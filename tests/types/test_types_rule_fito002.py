@@ -8,9 +8,16 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
 from types_helpers import (
-    SHARED, codes, column_of, evaluate, line_of, only, pipeline, requires_of, type_check,
+    SHARED,
+    codes,
+    column_of,
+    evaluate,
+    line_of,
+    only,
+    pipeline,
+    requires_of,
+    type_check,
     witness_of,
 )
 

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
 from fito.lang.parser import parse
 from fito.lang.resolve import resolve
 from fito.types import reveal_types
-
-from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
 
 def test_snapshot_of_several_domains_is_a_product_at_increasing_times():

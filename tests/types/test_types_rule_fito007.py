@@ -1,9 +1,9 @@
 """FITO007: Z3 answers unknown (a timeout, a resource limit): reported, never accepted."""
 from __future__ import annotations
 
-from fito.types import EpochOracle
-
 from types_helpers import codes, only, pipeline, type_check
+
+from fito.types import EpochOracle
 
 HARD = pipeline("""
     epoch a, b, c, d, e

@@ -1,10 +1,10 @@
 """FITOW01: an unchecked convergence assumption (a warning; the cast is allowed)."""
 from __future__ import annotations
 
+from types_helpers import codes, line_of, only, pipeline, type_check
+
 from fito.driver import CheckOptions, check_source
 from fito.source import Source
-
-from types_helpers import codes, line_of, only, pipeline, type_check
 
 
 def test_assume_is_a_warning_spanning_the_call_and_gives_a_conv():

@@ -1,11 +1,11 @@
 """The typing rule of every pipeline statement (docs/types.md), observed through reveal_types."""
 from __future__ import annotations
 
+from types_helpers import codes, pipeline, type_check
+
 from fito.lang.parser import parse
 from fito.lang.resolve import resolve
 from fito.types import reveal_types
-
-from types_helpers import codes, pipeline, type_check
 
 
 def revealed(body: str) -> dict[str, str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from fito.diagnostics import Diagnostic
 from fito.lang.parser import parse
