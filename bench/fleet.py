@@ -13,7 +13,6 @@ and the events/s and their ratio are printed. Run twice: with the model's cap an
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from dataclasses import replace

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from fito.models.fleet import Fleet, load_fleet
 

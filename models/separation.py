@@ -4,7 +4,8 @@
 
 Two runs differ by moving one job's initial phase by eps. At each cycle k of job 0 the
 firing times of jobs 1..N-1 relative to job 0's (sums of the gaps a_k) of both runs are
-compared in the max norm; the finite-time rate over K cycles is (1/K) ln(|da_K| / |da_0|). From a fully overlapping
+compared in the max norm; the finite-time rate over K cycles is (1/K) ln(|da_K| / |da_0|).
+From a fully overlapping
 start (models/overlap.toml) a perturbation of a_1 grows by the largest multiplier of
 Theorem 8, lambda_1 = (N-1) f(1) / f(N-1), per cycle while the fleet stays in that branch.
 """

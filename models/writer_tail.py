@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, load  # noqa: E402
 
-from fito.models.fleet_sim import simulate, writer_histogram  # noqa: E402
+from fito.models.fleet_sim import simulate  # noqa: E402
 
 
 def fleet_tail(jobs: int, cycles: int, seeds: int, volume: str = "1/2") -> list[float]:
@@ -57,7 +57,8 @@ def main() -> int:
     parser.add_argument("--volume", default="1/2", help="V (W = 10, f = B = 2)")
     args = parser.parse_args()
     tail, indep, p = compute(args.jobs, args.cycles, args.seeds, args.volume)
-    print(f"N = {args.jobs}, {args.cycles} cycles x {args.seeds} seeds; writing fraction p = {p:.4f}")
+    print(f"N = {args.jobs}, {args.cycles} cycles x {args.seeds} seeds; "
+          f"writing fraction p = {p:.4f}")
     print(" k   P_fleet(n_w >= k)   P_independent(n_w >= k)   ratio")
     for k in range(1, args.jobs + 1):
         if tail[k] == 0 and indep[k] < 1e-12:

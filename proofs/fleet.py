@@ -22,15 +22,39 @@ import sympy as sp
 
 from fito.models.fleet_branches import enumerate_branches, firing_orders
 from fito.models.fleet_linear import f_sub
-from fito.models.fleet_maps import gap_chart, gap_map
-from fito.models.fleet_proofs import (assumptions_json, chart_identities, next_gap_identities,
-                                      region_formula, state_symbols, to_sympy,
-                                      witness_assignment)
-from fito.models.fleet_solve import SAT, RegionSolver, instantiate
-from fito.models.returnmap import (derive, overlapping, setting_from_fleet, staggered,
-                                   symbolic_setting)
-from fito.proof import (Claim, claim, conjunction, enumeration, identity, matrix_facts,
-                        prove_linear, proved, recurrence, register, trusted, unknown, witness)
+from fito.models.fleet_maps import gap_chart
+from fito.models.fleet_proofs import (
+    assumptions_json,
+    chart_identities,
+    next_gap_identities,
+    region_formula,
+    state_symbols,
+    to_sympy,
+    witness_assignment,
+)
+from fito.models.fleet_solve import SAT, instantiate
+from fito.models.returnmap import (
+    derive,
+    overlapping,
+    setting_from_fleet,
+    staggered,
+    symbolic_setting,
+)
+from fito.proof import (
+    Claim,
+    claim,
+    conjunction,
+    enumeration,
+    identity,
+    matrix_facts,
+    prove_linear,
+    proved,
+    recurrence,
+    register,
+    trusted,
+    unknown,
+    witness,
+)
 
 N_MAX = 32          # Theorem 8 by the engine for N = 2..N_MAX
 N_STAGGER = 12      # Proposition 16 by the engine for N = 2..N_STAGGER (symbolic f and C)
@@ -67,7 +91,8 @@ def _instance_witness(der, values: dict[str, Fraction], note: str):
     formula is the region with those values substituted (an LRA problem for the state)."""
     from sympy import QQ
 
-    from fito.models.fleet_linear import Constraint, witness as lra
+    from fito.models.fleet_linear import Constraint
+    from fito.models.fleet_linear import witness as lra
 
     ordered = [values[str(s)] for s in der.setting.symbols]
     numeric = [Constraint(instantiate(c.form, der.K, ordered), c.why) for c in der.constraints]
@@ -305,8 +330,9 @@ def prop14_step():
 
 def prop14_branches(capacity):
     """Engine evidence for N = 3: every two-cycle event order keeps the firing order."""
-    from fito.models.fleet import load_fleet
     from pathlib import Path
+
+    from fito.models.fleet import load_fleet
 
     text = (Path(__file__).resolve().parents[1] / "models" / "overlap.toml").read_text()
     overrides = {"jobs": "3"} | ({"capacity": capacity} if capacity else {})

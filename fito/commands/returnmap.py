@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_usage(args: argparse.Namespace, fleet: Any, UsageError: type) -> None:
     if args.branch == "pairwise" and fleet.jobs != 2:
-        raise UsageError(f"--branch pairwise needs 2 jobs, the model has {fleet.jobs} (use --jobs 2)")
+        raise UsageError(f"--branch pairwise needs 2 jobs, the model has {fleet.jobs} "
+                         "(use --jobs 2)")
     if args.branch == "all" and fleet.jobs > 4:
         raise UsageError("--branch all enumerates every event order: at most 4 jobs")
     if fleet.jobs > 64 or fleet.jobs < 2:
@@ -132,7 +133,8 @@ def _branch_text(r: dict[str, Any]) -> list[str]:
         lines.append("  (no gap chart: " + ("the section modes change" if not r["return_map"]
                                             else "the gaps do not determine the state") + ")")
     reg = r["region"]
-    lines.append(f"  region ({'non-empty' if reg.get('nonempty') else 'EMPTY' if reg.get('nonempty') is False else 'unknown'}):")
+    state = {True: "non-empty", False: "EMPTY", None: "unknown"}[reg.get("nonempty")]
+    lines.append(f"  region ({state}):")
     lines += [f"    {text}" for text in reg["inequalities"]]
     if "witness" in reg:
         lines.append("  witness: " + ", ".join(f"{k} = {v}" for k, v in reg["witness"].items()))

@@ -11,9 +11,10 @@ import math
 import random
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fito.models.fleet_expr import Expr, ExprError, Number, number, parse_expr
 
@@ -256,7 +257,7 @@ def _phase_spec(value: Any) -> PhaseSpec:
 
 
 def parse_phase_flag(text: str) -> dict[str, Any]:
-    """`--phases` syntax: "0,3,7/2" | "even" | "together[:P]" | "ramp:STEP[:START]" | "random:SEED"."""
+    """`--phases`: "0,3,7/2" | "even" | "together[:P]" | "ramp:STEP[:START]" | "random:SEED"."""
     head, _, rest = text.strip().partition(":")
     if head in ("even", "together", "ramp", "random"):
         parts = [p for p in rest.split(":") if p] if rest else []

@@ -162,5 +162,11 @@ def witness_fraction(verdict: Verdict) -> tuple[Fraction, ...]:
     return verdict.point or ()
 
 
-__all__ = ["Leaf", "Pruned", "Enumeration", "enumerate_branches", "firing_orders",
-           "gap_differences"]
+__all__ = [
+    "Enumeration",
+    "Leaf",
+    "Pruned",
+    "enumerate_branches",
+    "firing_orders",
+    "gap_differences",
+]

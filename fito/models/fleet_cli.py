@@ -1,4 +1,4 @@
-"""Shared command-line plumbing of `fito simulate` and `fito returnmap`: model flags, diagnostics."""
+"""Command-line plumbing shared by `fito simulate` and `fito returnmap`: flags, diagnostics."""
 from __future__ import annotations
 
 import argparse
@@ -29,7 +29,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", help="number of jobs N")
     parser.add_argument("--work", help="work W: one value or a comma-separated list")
     parser.add_argument("--volume", help="volume V: one value or a comma-separated list")
-    parser.add_argument("--throughput", metavar="EXPR", help="aggregate throughput f(n), e.g. 'B' or 'n*b'")
+    parser.add_argument("--throughput", metavar="EXPR",
+                        help="aggregate throughput f(n), e.g. 'B' or 'n*b'")
     parser.add_argument("--capacity", metavar="C", help="compute capacity C, or 'inf'")
     parser.add_argument("--phases", help="positions '0,3,7/2' or even | together[:P] | "
                                          "ramp:STEP[:START] | random:SEED")
@@ -70,7 +71,8 @@ def load_model(args: argparse.Namespace, uses_phases: bool = True) -> tuple[Flee
     from fito.models.fleet import parse_toml
     try:
         raw = parse_toml(text)
-        flags = overrides(args, raw.get("params", {}) if isinstance(raw.get("params"), dict) else {})
+        params = raw.get("params")
+        flags = overrides(args, params if isinstance(params, dict) else {})
         if not uses_phases and "phases" not in flags:
             flags["phases"] = "even"
         fleet = load_fleet(text, Path(path).stem, flags)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Union
+from typing import Union
 
 Number = Union[Fraction, float]
 
@@ -42,20 +43,20 @@ class Name:
 @dataclass(frozen=True, slots=True)
 class Unary:
     op: str
-    arg: "Node"
+    arg: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Binary:
     op: str
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     func: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
     offset: int
 
 

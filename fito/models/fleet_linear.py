@@ -7,9 +7,10 @@ QQ(W, V, f1, ...) for symbolic parameters). A region is a tuple of forms, each m
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 Form = dict  # {int: K element}; -1 is the constant term
 CONST = -1

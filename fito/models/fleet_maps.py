@@ -1,9 +1,10 @@
 """Linear algebra of derived return maps: the gap map M = T F T^-1, its spectrum, its region."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from fito.models.fleet_linear import CONST, Form, f_add, f_const, f_row, f_scale
 from fito.models.returnmap import Derivation
@@ -167,7 +168,8 @@ def eigenvalues(gm: GapMap) -> tuple[Any, ...]:
     poly = sympy.Poly([K.to_sympy(c) for c in coeffs], lam)
     out: list = []
     for factor, mult in sympy.factor_list(poly)[1]:
-        roots = sympy.roots(factor, lam) if factor.degree() <= 2 or not gm.derivation.setting.symbols else {}
+        symbolic = bool(gm.derivation.setting.symbols)
+        roots = sympy.roots(factor, lam) if factor.degree() <= 2 or not symbolic else {}
         if sum(roots.values()) != factor.degree():
             roots = {r: 1 for r in factor.nroots()} if not gm.derivation.setting.symbols else {}
         if not roots:

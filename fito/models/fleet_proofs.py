@@ -7,8 +7,9 @@ witnesses. Nothing here decides anything.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from fito.models.fleet_linear import CONST, Constraint, Form, f_add, f_scale, f_sub
 from fito.models.fleet_solve import Verdict
@@ -58,7 +59,8 @@ def next_gap_identities(der: Derivation, gaps: Sequence[Form], multipliers: Sequ
     return out
 
 
-def chart_identities(gaps: Sequence[Form], inverse: Sequence[Form], K: Any) -> list[tuple[Any, Any]]:
+def chart_identities(gaps: Sequence[Form], inverse: Sequence[Form],
+                     K: Any) -> list[tuple[Any, Any]]:
     """(T x(a) + c)_i = a_i: the engine's inverse chart x(a) is a right inverse of the gaps,
     so every gap vector is reached by some section state (T is invertible)."""
     import sympy
@@ -115,7 +117,10 @@ def numeric_instance(setting: Setting, values: dict[str, Fraction]) -> Setting:
 
     env = {s: sympy.Rational(values[str(s)].numerator, values[str(s)].denominator)
            for s in setting.symbols}
-    sub = lambda exprs: tuple(sympy.sympify(e).subs(env) for e in exprs)  # noqa: E731
+
+    def sub(exprs):
+        return tuple(sympy.sympify(e).subs(env) for e in exprs)
+
     return Setting(sub(setting.work), sub(setting.volume), sub(setting.f), sub(setting.g),
                    (), (), setting.label + " (instance)")
 
@@ -124,5 +129,14 @@ def difference(a: Form, b: Form, K: Any) -> Form:
     return f_sub(a, b, K)
 
 
-__all__ = ["state_symbols", "to_sympy", "compose", "next_gap_identities", "chart_identities",
-           "region_formula", "assumptions_json", "witness_assignment", "numeric_instance"]
+__all__ = [
+    "assumptions_json",
+    "chart_identities",
+    "compose",
+    "next_gap_identities",
+    "numeric_instance",
+    "region_formula",
+    "state_symbols",
+    "to_sympy",
+    "witness_assignment",
+]

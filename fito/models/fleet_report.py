@@ -6,13 +6,32 @@ from fractions import Fraction
 from typing import Any
 
 from fito.models.fleet import Fleet
-from fito.models.fleet_linear import (Constraint, inequality_text, irredundant, normalized,
-                                      to_fraction)
-from fito.models.fleet_maps import (determinant, eigenvalues, expanding_directions, gap_map,
-                                    gap_values, region_in_gaps)
+from fito.models.fleet_linear import (
+    Constraint,
+    inequality_text,
+    irredundant,
+    normalized,
+    to_fraction,
+)
+from fito.models.fleet_maps import (
+    determinant,
+    eigenvalues,
+    expanding_directions,
+    gap_map,
+    gap_values,
+    region_in_gaps,
+)
 from fito.models.fleet_solve import SAT, RegionSolver
-from fito.models.returnmap import (Branch, Derivation, derive, overlapping, parse_branch,
-                                   setting_from_fleet, staggered, symbolic_setting)
+from fito.models.returnmap import (
+    Branch,
+    Derivation,
+    derive,
+    overlapping,
+    parse_branch,
+    setting_from_fleet,
+    staggered,
+    symbolic_setting,
+)
 
 TEMPLATES = {"overlapping": overlapping, "staggered": staggered}
 
@@ -136,4 +155,4 @@ def fraction(v: Any, K: Any) -> Fraction:
     return to_fraction(v, K)
 
 
-__all__ = ["describe", "enumerate_report", "setting_for", "branches_for", "Constraint"]
+__all__ = ["Constraint", "branches_for", "describe", "enumerate_report", "setting_for"]

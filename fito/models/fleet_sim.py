@@ -9,7 +9,8 @@ next event of the group is the smallest key in a heap. A rate change then touche
 Tie rule (simultaneous events, exact in Fraction mode): at one instant, every write
 completion is processed before any firing, and within a kind jobs go by ascending key,
 then ascending job index. (Rates are multiplied by their exact inverses, so Fraction mode
-is exact; float mode uses the same code and compares rounded values.) Since W_i, V_i > 0 no event can cascade at the same instant,
+is exact; float mode uses the same code and compares rounded values.) Since W_i, V_i > 0
+no event can cascade at the same instant,
 and the state after the instant does not depend on the order; only the log order does.
 The recorded number of writers is the value after all events of an instant.
 """
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
 
 from fito.models.fleet import Fleet
 from fito.models.fleet_expr import Number
@@ -114,7 +115,7 @@ class _State:
 
     @staticmethod
     def start(work: Sequence[Number], volume: Sequence[Number], phases: Sequence[Number],
-              zero: Number) -> "_State":
+              zero: Number) -> _State:
         key, writing, ch, wh, co, wo = [], [], [], [], {}, {}
         for i, (w, v, p) in enumerate(zip(work, volume, phases)):
             is_writing = p >= w

@@ -8,12 +8,12 @@ every number in it is exact, and emptiness is Z3's word (a trusted verdict).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
-from fito.models.fleet_linear import (CONST, Constraint, Form, farkas, witness,
-                                      z3_form_cleared)
+from fito.models.fleet_linear import CONST, Constraint, Form, farkas, witness, z3_form_cleared
 from fito.models.returnmap import Setting
 
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"

@@ -14,11 +14,21 @@ each event costs O(1) form operations.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from fito.models.fleet_linear import (CONST, Constraint, Form, f_add, f_const, f_row,
-                                      f_scale, f_sub, f_var)
+from fito.models.fleet_linear import (
+    CONST,
+    Constraint,
+    Form,
+    f_add,
+    f_const,
+    f_row,
+    f_scale,
+    f_sub,
+    f_var,
+)
 
 COMPUTE, WRITE = "compute", "write"
 FIRE, END = "fire", "end"
@@ -118,7 +128,8 @@ def setting_from_fleet(fleet: Any) -> Setting:
     def rat(v: Any) -> Any:
         return sympy.Rational(v.numerator, v.denominator)
 
-    return Setting(work=tuple(rat(w) for w in fleet.work), volume=tuple(rat(v) for v in fleet.volume),
+    return Setting(work=tuple(rat(w) for w in fleet.work),
+                   volume=tuple(rat(v) for v in fleet.volume),
                    f=tuple(rat(v) for v in f),
                    g=tuple(rat(fleet.compute_throughput(n)) for n in range(1, fleet.jobs + 1)),
                    label=fleet.name)

@@ -5,9 +5,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fito.models.fleet import ModelError, load_fleet, parse_phase_flag, resolve_phases, PhaseSpec
+from fito.models.fleet import ModelError, PhaseSpec, load_fleet, parse_phase_flag, resolve_phases
 from fito.models.fleet_expr import ExprError, parse_expr
 
 MODELS = sorted((Path(__file__).parents[2] / "models").glob("*.toml"))
@@ -20,7 +21,8 @@ BASE = 'jobs = 2\nwork = 10\nvolume = 4\nthroughput = "B"\n[params]\nB = 2\n'
     ("max(1, n - 2) + abs(-1)", 5, Fraction(4)),
 ])
 def test_expressions_evaluate_exactly(text, n, value):
-    assert parse_expr(text).evaluate({"n": Fraction(n), "B": Fraction(2), "b": Fraction(1)}) == value
+    env = {"n": Fraction(n), "B": Fraction(2), "b": Fraction(1)}
+    assert parse_expr(text).evaluate(env) == value
 
 
 @pytest.mark.parametrize("text", ["1+", "a b", "__import__('os')", "foo(1)", "min(1)", "$",

@@ -10,7 +10,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fito.models.fleet import load_fleet
 from fito.models.fleet_sim import simulate, writer_histogram

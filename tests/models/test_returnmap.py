@@ -18,8 +18,14 @@ from fito.models.fleet_check import agrees
 from fito.models.fleet_linear import check_farkas, evaluate, f_row, to_fraction
 from fito.models.fleet_maps import determinant, eigenvalues, expanding_directions, gap_map
 from fito.models.fleet_solve import RegionSolver
-from fito.models.returnmap import (derive, overlapping, parse_branch, setting_from_fleet,
-                                   staggered, symbolic_setting)
+from fito.models.returnmap import (
+    derive,
+    overlapping,
+    parse_branch,
+    setting_from_fleet,
+    staggered,
+    symbolic_setting,
+)
 
 ROOT = Path(__file__).parents[2]
 
@@ -62,7 +68,8 @@ def test_staggered_map_is_identity(name, N):
     gm = gap_map(derive(setting_from_fleet(fleet), staggered(N)))
     K = gm.K
     assert gm.is_linear
-    assert all(gm.M[i][j] == (K.one if i == j else K.zero) for i in range(N - 1) for j in range(N - 1))
+    assert all(gm.M[i][j] == (K.one if i == j else K.zero)
+               for i in range(N - 1) for j in range(N - 1))
 
 
 @pytest.mark.parametrize("cap", [None, 1, 0])
