@@ -28,7 +28,7 @@ def same(a: object, b: object) -> bool:
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
     if isinstance(a, np.generic):
-        return a.dtype == b.dtype and (a == b or (a != a and b != b))
+        return a.dtype == b.dtype and bool(a == b or (np.isnan(a) and np.isnan(b)))
     if isinstance(a, float):
         return a == b or (math.isnan(a) and math.isnan(b))
     if isinstance(a, (list, tuple)):
