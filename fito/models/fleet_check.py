@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from fito.models.fleet import Fleet
+from fito.models.fleet_expr import Number
 from fito.models.fleet_linear import evaluate
 from fito.models.fleet_sim import simulate
 from fito.models.returnmap import COMPUTE, Derivation
@@ -16,9 +17,9 @@ from fito.models.returnmap import COMPUTE, Derivation
 class SectionRun:
     """What the simulator did from a section state: the next state and the firing times."""
 
-    next_state: tuple[Fraction, ...]
-    fire_times: tuple[tuple[int, Fraction], ...]
-    period: Fraction
+    next_state: tuple[Number, ...]
+    fire_times: tuple[tuple[int, Number], ...]
+    period: Number
 
 
 def section_phases(fleet: Fleet, modes: Sequence[str],

@@ -266,11 +266,11 @@ def _binary(op: str, a: Number, b: Number) -> Number:
 def _call(node: Call, args: list[Number]) -> Number:
     func = node.func
     if func == "min":
-        return min(args)
+        return min(args)  # type: ignore[type-var]
     if func == "max":
-        return max(args)
+        return max(args)  # type: ignore[type-var]
     if func == "abs":
-        return abs(args[0])
+        return abs(args[0])  # type: ignore[return-value]
     if func in ("floor", "ceil"):
         value = math.floor(args[0]) if func == "floor" else math.ceil(args[0])
         return Fraction(value)

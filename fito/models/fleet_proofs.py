@@ -82,7 +82,7 @@ def region_formula(constraints: Sequence[Constraint], K: Any, m: int,
     return ["and", *parts, *extra]
 
 
-def _qq_json(form: Form, K: Any) -> list:
+def _qq_json(form: Form, K: Any) -> Any:
     """sum c_i x_(i+1) + c as a JSON expression with exact "p/q" coefficients."""
     terms: list = []
     for i, c in sorted(form.items()):

@@ -40,7 +40,7 @@ def setting_for(fleet: Fleet, symbolic: bool):
     """The model's exact numbers, or symbols in the same cap regime (identical jobs)."""
     if not symbolic:
         return setting_from_fleet(fleet)
-    cap = None if not fleet.is_capped else int(fleet.capacity)
+    cap = int(fleet.capacity) if fleet.capacity is not None and fleet.is_capped else None
     return symbolic_setting(fleet.jobs, "general", cap_floor=cap,
                             volumes="identical" if fleet.is_identical else "per-job")
 

@@ -116,7 +116,12 @@ class _State:
     @staticmethod
     def start(work: Sequence[Number], volume: Sequence[Number], phases: Sequence[Number],
               zero: Number) -> _State:
-        key, writing, ch, wh, co, wo = [], [], [], [], {}, {}
+        key: list = []
+        writing: list = []
+        ch: list = []
+        wh: list = []
+        co: dict = {}
+        wo: dict = {}
         for i, (w, v, p) in enumerate(zip(work, volume, phases)):
             is_writing = p >= w
             k = (w + v - p) if is_writing else (w - p)

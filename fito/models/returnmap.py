@@ -236,7 +236,7 @@ class Stepper:
         self.inverse = {grp: [None] + [K.one / r for r in rs[1:]] for grp, rs in self.rate.items()}
         self.mode = list(modes)
         self.key: list[Form] = [f_const(self.volume[0])] + [f_var(j - 1, K) for j in range(1, n)]
-        self.progress = {COMPUTE: {}, WRITE: {}}
+        self.progress: dict[str, Form] = {COMPUTE: {}, WRITE: {}}
         self.count = {grp: sum(1 for m in modes if m == grp) for grp in (COMPUTE, WRITE)}
         self.t: Form = {}
         self.fires: list[tuple[int, Form]] = []

@@ -108,3 +108,26 @@ def test_phase_generators():
     a = resolve_phases(PhaseSpec(kind="random", seed=5), work, volume)
     assert a == resolve_phases(PhaseSpec(kind="random", seed=5), work, volume)
     assert a != resolve_phases(PhaseSpec(kind="random", seed=6), work, volume)
+
+
+scalars = st.one_of(st.integers(-3, 50), st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=8), st.booleans(), st.just("inf"), st.just("3/2"))
+values = st.one_of(scalars, st.lists(scalars, max_size=4),
+                   st.dictionaries(st.sampled_from(["kind", "values", "step", "seed", "x"]),
+                                   scalars, max_size=3))
+tables = st.dictionaries(st.sampled_from(["jobs", "work", "volume", "throughput", "capacity",
+                                          "cycles", "phases", "params", "name", "colour"]),
+                         values, max_size=7)
+
+
+@given(tables)
+@settings(max_examples=400, deadline=None)
+def test_any_table_builds_or_gives_a_model_error(raw):
+    from fito.models.fleet import build_fleet
+
+    try:
+        fleet = build_fleet(raw)
+    except ModelError as exc:
+        assert exc.status in (1, 2) and str(exc)
+    else:
+        assert fleet.jobs == len(fleet.phases)
