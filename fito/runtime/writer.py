@@ -139,7 +139,7 @@ class CheckpointWriter:
             fsync_dir(self.root / layout.COMMITS)
         self._remove_shards(lambda e: e > epoch, durably=True)
 
-    def _remove_shards(self, is_garbage: Any, durably: bool) -> None:
+    def _remove_shards(self, is_garbage: Callable[[int], bool], durably: bool) -> None:
         for tmp in layout.temp_files(self.root):
             unlink(tmp)
         touched = set()
