@@ -109,6 +109,7 @@ def _apply(path: Path, pristine: Path, kind: str, rng: random.Random, epoch: int
     return False
 
 
+@pytest.mark.slow
 def test_random_damage_rolls_back_to_the_newest_untouched_epoch(pristine: Path,
                                                                 tmp_path: Path) -> None:
     rng = random.Random(SEED)

@@ -130,6 +130,7 @@ def test_sigkill_at_200_random_points(ram_path: Path) -> None:
     assert set(at_op) >= {"write", "fsync", "rename", "fsync-dir", "unlink"}
 
 
+@pytest.mark.slow
 def test_external_sigkill_of_a_real_subprocess(ram_path: Path) -> None:
     """Separate interpreters killed from outside after a random delay (seeded), twice per
     directory, then left to finish; the log of completed commits is the oracle."""
