@@ -63,8 +63,10 @@ def main() -> int:
         for r, g in series[:3]:
             ax1.plot(r, lw=0.8, ls="-" if cap is None else "--")
             ax2.plot(g, lw=0.8, ls="-" if cap is None else "--")
-    ax1.set(xlabel="cycle", ylabel="order parameter R", ylim=(0, 1), title="no locking")
-    ax2.set(xlabel="cycle", ylabel="smallest gap (periods)", title="no clustering")
+    ax1.set(xlabel="cycle", ylabel="order parameter R", ylim=(0, 1),
+            title="no locking (solid: uncapped, dashed: capped)")
+    ax2.set(xlabel="cycle", ylabel="smallest gap (periods)",
+            title="no clustering (solid: uncapped, dashed: capped)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"figure: {path}")

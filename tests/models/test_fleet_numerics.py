@@ -51,6 +51,9 @@ def test_stagger_lifetime_n2_mean_and_exponent():
     assert margin == 4
     for r, mean in zip(ratios, means):
         assert 0.8 * r * r / 2 < mean < 1.35 * r * r / 2  # m^2 / (2 sigma^2)
+        # with Siegmund's overshoot -zeta(1/2)/sqrt(2 pi) of a Gaussian walk, s = sqrt(2) sigma
+        corrected = (r / math.sqrt(2) + 1.4603545088 / math.sqrt(2 * math.pi)) ** 2
+        assert abs(mean - corrected) < 0.2 * corrected
     assert 1.6 < mod.fit_exponent(ratios, means) < 2.4
 
 
