@@ -16,6 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rational arithmetic (Fraction); times printed as '27/2'")
     parser.add_argument("--writers", action="store_true",
                         help="also print the number of concurrent writers over time")
+    parser.add_argument("--sections", action="store_true",
+                        help="also print every job's phase (position) at each firing of job 0")
     parser.add_argument("--max-events", type=int, default=None, metavar="K",
                         help="stop after K events (exit 3 if the cycles are not reached)")
 
@@ -33,20 +35,20 @@ def run(args: argparse.Namespace) -> int:
         return failure.status
     try:
         result = simulate(fleet, exact=args.exact, record_writers=args.writers,
-                          max_events=args.max_events)
+                          record_sections=args.sections, max_events=args.max_events)
     except ValueError as exc:
         raise UsageError(f"{exc} (drop --exact)") from None
     if args.format == "json":
-        print(json.dumps(_json(fleet, path, result, args.writers), indent=1))
+        print(json.dumps(_json(fleet, path, result, args.writers, args.sections), indent=1))
     else:
-        print(_text(fleet, path, result, args.writers))
+        print(_text(fleet, path, result, args.writers, args.sections))
     if not result.complete:
         _limit_note(path, result, args.format)
         return 3
     return 0
 
 
-def _json(fleet, path: str, result, writers: bool) -> dict:
+def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
     from fito.models.fleet_sim import format_number as fmt
 
     out = {
@@ -59,6 +61,9 @@ def _json(fleet, path: str, result, writers: bool) -> dict:
     }
     if writers:
         out["writers"] = [[fmt(t), n] for t, n in result.writers]
+    if sections:
+        out["sections"] = [{"time": fmt(t), "phases": [fmt(p) for p in ps]}
+                           for t, ps in result.sections]
     return out
 
 
@@ -72,7 +77,7 @@ def _parameters(fleet) -> dict:
     }
 
 
-def _text(fleet, path: str, result, writers: bool) -> str:
+def _text(fleet, path: str, result, writers: bool, sections: bool) -> str:
     from fito.models.fleet_sim import format_number as fmt
 
     cap = "inf" if fleet.capacity is None else str(fleet.capacity)
@@ -84,6 +89,8 @@ def _text(fleet, path: str, result, writers: bool) -> str:
         lines.append(f"job {i:>{width}}: " + " ".join(str(fmt(t)) for t in times))
     if writers:
         lines.append("writers: " + " ".join(f"{fmt(t)}:{n}" for t, n in result.writers))
+    for t, ps in result.sections if sections else ():
+        lines.append(f"phases at {fmt(t)}: " + " ".join(str(fmt(p)) for p in ps))
     return "\n".join(lines)
 
 

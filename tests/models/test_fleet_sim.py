@@ -174,3 +174,14 @@ def test_cli_simulate_bad_input(args, status, fragment):
     out = _fito("simulate", *args)
     assert out.returncode == status, out.stderr
     assert fragment in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_simulate_sections_staggered_returns():
+    """Proposition 16 through the command line: a staggered fleet's phases come back."""
+    out = _fito("simulate", "models/staggered.toml", "--cycles", "4", "--exact", "--sections",
+                "--format", "json")
+    assert out.returncode == 0, out.stderr
+    sections = json.loads(out.stdout)["sections"]
+    fleet = load_fleet((ROOT / "models" / "staggered.toml").read_text())
+    assert len(sections) >= 3
+    assert all(s["phases"] == [str(p) for p in fleet.phases] for s in sections)
