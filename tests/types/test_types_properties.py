@@ -1,8 +1,10 @@
 """Properties of the checker on generated pipelines (Hypothesis)."""
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from types_gen import EPOCHS, FIRST_LINE, committed_pipelines, independent, pipelines, render
@@ -52,6 +54,38 @@ def test_arbitrary_statement_text_never_crashes(junk):
         model, _ = resolve(parsed.spec)
         for d in check_pipelines(model, oracle=ORACLE):
             assert d.code in CODES
+
+
+@functools.cache
+def _grammar_pipelines():
+    """Pipelines generated from the language's own grammar (hypothesis.extra.lark)."""
+    from hypothesis.extra.lark import from_lark
+    from lark import Lark
+
+    from fito.lang.parser import grammar_text
+
+    grammar = Lark(grammar_text(), parser="lalr", start="pipeline_decl")
+    words = [" e1 ", " e2 ", " gpu ", " nvme ", " s ", " c ", " P ", " snapshot ", " converge ",
+             " commit ", " assume ", " time ", " restore ", " save ", " log ", " min "]
+    return from_lark(grammar, start="pipeline_decl",
+                     explicit={"NAME": st.sampled_from(words),
+                               "INT": st.sampled_from([" 0 ", " 1 ", " 7 "])})
+
+
+@pytest.mark.slow  # generating from the grammar costs about 0.2 s per example
+@settings(SETTINGS, max_examples=30)
+@given(st.deferred(lambda: _grammar_pipelines()))
+def test_pipelines_from_the_grammar_never_crash_the_checker(generated):
+    from fito.lang.parser import parse
+    from fito.lang.resolve import resolve
+    from fito.types import check_pipelines
+
+    text = "type Dom = {gpu, host, nvme}\n" + generated
+    parsed = parse(text)
+    if parsed.spec is not None:
+        model, _ = resolve(parsed.spec)
+        for d in check_pipelines(model, oracle=ORACLE):
+            assert d.code in CODES and d.span.line >= 1
 
 
 @SETTINGS
