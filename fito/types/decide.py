@@ -76,17 +76,23 @@ class _Asker:
             answer = self.oracle.equality(formulas, a, b, self.rank, witness=False)
             if answer.status == PROVED:
                 return Answer(part, answer, close)
-            if answer.status == NEVER:
-                return Answer(part, Equality(NEVER, self._model(ids, names)), close)
+            witness = self._model(ids, names) if answer.status == NEVER else None
+            if witness is not None:
+                return Answer(part, Equality(NEVER, witness), close)
         facts = tuple(f for i in ids for f in self.groups[i].key)
         every = tuple(f for i in ids for f in self.groups[i].facts)
         return Answer(part, self.oracle.equality(facts, a, b, self.rank), every)
 
-    def _model(self, ids: tuple[int, ...], names: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    def _model(self, ids: tuple[int, ...],
+               names: frozenset[str]) -> tuple[tuple[str, int], ...] | None:
+        """The names' values in a model of the groups (None if Z3 gives no model)."""
         if ids not in self.models:
             facts = tuple(f for i in ids for f in self.groups[i].key)
             every = sorted(set().union(*(f.variables() for f in facts)))
-            self.models[ids] = dict(self.oracle.model(facts, every))
+            values = self.oracle.model(facts, every)
+            if values is None:
+                return None
+            self.models[ids] = dict(values)
         shown = sorted(names, key=lambda n: (self.rank.get(n, len(self.rank)), n))
         return tuple((n, self.models[ids].get(n, 0)) for n in shown)
 

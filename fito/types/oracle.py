@@ -113,12 +113,16 @@ class EpochOracle:
         return Equality(answer.status, restore_names(answer.witness, canon.names, wanted),
                         answer.reason)
 
-    def model(self, facts: Sequence[Formula], names: Sequence[str]) -> tuple[tuple[str, int], ...]:
-        """Values of `names` in some model of the (consistent) facts (0 where unconstrained)."""
+    def model(self, facts: Sequence[Formula],
+              names: Sequence[str]) -> tuple[tuple[str, int], ...] | None:
+        """Values of `names` in some model of the facts (0 where unconstrained); None when
+        Z3 finds no model (unsat, or unknown)."""
         self.stats.questions += 1
         canon = canonical(facts, TRUE)
         answer = self._cached(("consistent", canon.facts),
                               lambda: self._consistency(canon.facts))
+        if answer.status != SAT:
+            return None
         back = {canon.names[int(n[1:])]: v for n, v in answer.model}
         return tuple((n, back.get(n, 0)) for n in names)
 
@@ -157,7 +161,10 @@ class EpochOracle:
         marks = [z3.Bool(f"mark{i}") for i in range(len(facts))]
         solver.add(parse(facts, marked=True))
         self.stats.checks += 1
-        result = solver.check(*marks)
+        try:
+            result = solver.check(*marks)
+        except z3.Z3Exception as exc:
+            return Consistency(UNKNOWN, reason=f"Z3 error: {exc}")
         if result == z3.sat:
             return Consistency(SAT, model=_read(solver.model(), _variables(facts)))
         if result == z3.unsat:
@@ -189,13 +196,17 @@ class EpochOracle:
     def _check(self, facts: tuple[Formula, ...], extra: Formula,
                want_model: bool) -> tuple[Any, Any, str]:
         solver = self._solver(facts)
+        import z3
+
         solver.push()
         try:
             solver.add(to_z3(extra))
             self.stats.checks += 1
             result = solver.check()
-            model = solver.model() if want_model and str(result) == "sat" else None
-            reason = solver.reason_unknown() if str(result) == "unknown" else ""
+            model = solver.model() if want_model and result == z3.sat else None
+            reason = solver.reason_unknown() if result == z3.unknown else ""
+        except z3.Z3Exception as exc:  # Z3 gave up in a way check() did not report
+            result, model, reason = z3.unknown, None, f"Z3 error: {exc}"
         finally:
             solver.pop()
         return result, model, reason

@@ -165,3 +165,34 @@ def test_requires_hold_for_the_whole_pipeline_wherever_they_are_written():
         require e1 == e2
     """)
     assert codes(type_check(text)) == []
+
+
+def test_large_fact_groups_decide_like_small_ones():
+    """Above the narrowing threshold, proofs that need the whole chain still go through,
+    refutations by a neighbouring fact keep a counterexample that satisfies every fact."""
+    n = 30
+    chain = "\n".join(f"require e{i + 1} == e{i} + 1" for i in range(n))
+    text = pipeline(f"""
+        epoch {", ".join(f"e{i}" for i in range(n + 1))}, x
+        {chain}
+        require x >= e0
+        let far = snapshot(gpu) @ e{n} - {n}
+        let near = snapshot(host) @ e1
+        let loose = snapshot(nvme) @ x
+        let a = converge(Trained, e0, far)
+        let b = converge(Trained, e0, near)
+        let c = converge(Trained, e0, loose)
+    """)
+    diags = type_check(text)
+    assert [(d.span.line, d.code) for d in diags] == [
+        (line_of(text, "converge(Trained, e0, near)"), "FITO002"),
+        (line_of(text, "converge(Trained, e0, loose)"), "FITO002")]
+    never, possible = diags
+    assert "can never equal e0" in never.message and "not provably equal" in possible.message
+    requires = requires_of(text, "p")
+    for d in diags:
+        w = witness_of(d)
+        env = {f"e{i}": w.get("e0", 0) + i for i in range(n + 1)}
+        env.update(w)
+        env.setdefault("x", env["e0"] + 1)
+        assert all(evaluate(r, env) for r in requires), w
