@@ -54,19 +54,19 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     return header, end + 1
 
 
-def encoder(state: Any, codec: str | None = None) -> tuple[str, Callable[[Any], None]]:
+def encoder(state: Any, codec: str | None = None, *,
+            torch_crc32: bool = False) -> tuple[str, Callable[[Any], None]]:
     """The codec for state (given, or chosen: `torch` when it holds torch tensors, else `npz`
     with numpy arrays, else `json`) and a function writing its payload to a sink.
 
     What the codec could not load back is refused here, before anything is written.
+    torch_crc32: keep torch's per-record CRC32, which the shard's SHA-256 makes redundant.
     """
     if codec is None and _holds_torch(state):
         codec = "torch"
     if codec == "torch":
-        import torch
-
         _check_torch_safe(state, "state")
-        return codec, lambda sink: torch.save(state, sink)
+        return codec, lambda sink: _torch_save(state, sink, torch_crc32)
     if codec not in (None, *CODECS):
         raise CheckpointError(f"unknown codec {codec!r}; known: {', '.join(CODECS)}")
     text, arrays = tree.encode(state)
@@ -92,6 +92,23 @@ def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
                                   "(pip install torch)") from None
         return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
     raise ValueError(f"unknown codec {codec!r}")
+
+
+def _torch_save(state: Any, sink: Any, crc32: bool) -> None:
+    """torch.save, without its per-record CRC32 unless asked (torch >= 2.6 can skip it; the
+    switch is process-wide, so it is set for this call only)."""
+    import torch
+
+    ser = torch.serialization
+    get, put = getattr(ser, "get_crc32_options", None), getattr(ser, "set_crc32_options", None)
+    if crc32 or get is None or put is None or not get():
+        torch.save(state, sink)
+        return
+    put(False)
+    try:
+        torch.save(state, sink)
+    finally:
+        put(True)
 
 
 def _holds_torch(value: Any) -> bool:

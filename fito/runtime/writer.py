@@ -26,13 +26,16 @@ class CheckpointWriter:
     """Writes epochs of several persistence domains into one checkpoint directory."""
 
     def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
-                 resume_from: int | None = None) -> None:
+                 resume_from: int | None = None, torch_crc32: bool = False) -> None:
         """resume_from: the epoch training resumed from (as `restore` returned it): newer
-        commits are superseded and removed, and old epochs beyond `keep` collected."""
+        commits are superseded and removed, and old epochs beyond `keep` collected.
+        torch_crc32: keep torch.save's per-record CRC32 (redundant with each shard's SHA-256,
+        and costly: off by default, for the duration of each torch.save)."""
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise CheckpointError(f"keep must be an integer >= 1, not {keep!r}")
         self.root = Path(root)
         self.keep = keep
+        self.torch_crc32 = torch_crc32
         self._lock_fd: int | None = _open_root(self.root)
         if resume_from is not None:
             self._supersede_after(layout.check_epoch(resume_from))
@@ -94,7 +97,8 @@ class CheckpointWriter:
         """Write every domain's shard; each is sealed (hashed while fsynced, renamed, its
         directory fsynced) on a worker thread while the next one is being written."""
         # every domain is encoded (and refused if it cannot be stored) before any write
-        encoded = {d: codecs.encoder(states[d], chosen.get(d)) for d in sorted(states)}
+        encoded = {d: codecs.encoder(states[d], chosen.get(d), torch_crc32=self.torch_crc32)
+                   for d in sorted(states)}
         sealing = []
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fito-seal") as pool:
             for domain, (codec, payload) in encoded.items():

@@ -113,3 +113,23 @@ def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, determin
         assert sorted(got) == list(range(resumed + 1, STEPS + 1)), name
         assert all(got[s] == losses[s] for s in got), name
         assert dict(after)["final"] == final, name
+
+
+@pytest.mark.parametrize("keep_crc", [False, True])
+def test_torch_crc32_is_skipped_for_the_save_only(tmp_path: Path, keep_crc: bool) -> None:
+    import io
+    import zipfile
+
+    from fito.runtime.codec import parse_header
+    from fito.runtime.layout import shard_relpath
+
+    if not hasattr(torch.serialization, "get_crc32_options"):
+        pytest.skip("this torch always writes CRC32")
+    with CheckpointWriter(tmp_path / "c", torch_crc32=keep_crc) as w:
+        w.save(1, {"model": {"w": torch.arange(1000.0)}})
+    assert torch.serialization.get_crc32_options() is True
+    data = (tmp_path / "c" / shard_relpath("model", 1)).read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data[parse_header(data)[1]:])) as z:
+        crcs = [i.CRC for i in z.infolist() if i.file_size]
+    assert crcs and all((c != 0) == keep_crc for c in crcs)
+    assert torch.equal(restore(tmp_path / "c").states["model"]["w"], torch.arange(1000.0))
