@@ -22,6 +22,8 @@ from fito.lang.build_util import (
 from fito.lang.fastnew import constructor
 from fito.lang.operators import resolve_chain
 
+ERROR_NAME = ""  # placeholders for malformed terms; later phases stay silent about them
+
 _Name = constructor(A.Name)
 _IntLit = constructor(A.IntLit)
 _Binary = constructor(A.Binary)
@@ -52,6 +54,14 @@ class Builder(DeclRules):
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        self._chain_pending = False
+        self._chained_node: Any = None
+
+    def reset(self) -> None:
+        """Forget everything about the previous parse."""
+        self.diagnostics = []
+        self._chain_pending = False
+        self._chained_node = None
 
     # ---------------------------------------------------------------- sorting terms
     def err(self, message: str, span: Span, hint: str | None = None, code: str = "T001") -> None:
@@ -83,13 +93,15 @@ class Builder(DeclRules):
         if type(x) in EXPR_TYPES:
             return x  # type: ignore[no-any-return]
         if type(x) is A.Event:
+            out = bool(x.fields) and type(x.fields[-1]) in (A.OutField, A.DotField)
             self.err("an event stands where a value is expected", x.span,
-                     hint="events only appear before `->`")
+                     hint="an event field is one atom: write c!(x + 1)" if out
+                     else "events only appear before `->`")
         elif type(x) in (ChanSet, Assigned):
             self.err("this form stands where a value is expected", span_of(x))
         else:
             self.err("a process stands where a value is expected", span_of(x))
-        return A.IntLit(0, span=span_of(x))
+        return A.Name(ERROR_NAME, span=span_of(x))
 
     def _as_event(self, x: Any) -> A.Event:
         if type(x) is A.Event:
@@ -97,7 +109,7 @@ class Builder(DeclRules):
         if type(x) is A.Name:
             return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
         self.err("expected an event (a channel, optionally with fields) before `->`", span_of(x))
-        return A.Event("_", (), span=span_of(x))
+        return A.Event(ERROR_NAME, (), span=span_of(x))
 
     def _as_target(self, x: Any) -> A.Expr:
         root = x
@@ -105,7 +117,7 @@ class Builder(DeclRules):
             root = root.base
         if type(root) is not A.Name:
             self.err("only a cell or a cell of an array can be assigned", span_of(x), code="T004")
-            return A.Name("_", span=span_of(x))
+            return A.Name(ERROR_NAME, span=span_of(x))
         return x  # type: ignore[no-any-return]
 
     # ---------------------------------------------------------------- chains
@@ -138,7 +150,12 @@ class Builder(DeclRules):
 
     def _chained(self, first: str, second: str, left: Any, right: Any) -> None:
         self.err("comparisons do not chain", make_span(span_of(left), span_of(right)),
-                 hint="write `a < b and b < c`")
+                 hint=f"write `a {first} b and b {second} c`")
+        self._chain_pending = True
+
+    def _split_chained(self, op: str, left: A.Binary, right: Any, span: Span) -> A.Binary:
+        """`a < b < c`, reported already, read as `a < b and b < c` so no more errors follow."""
+        return _Binary("and", left, _Binary(op, left.right, self.as_expr(right), span), span)
 
     def _combine(self, op: str, left: Any, right: Any) -> Any:
         span = make_span(left.span, right.span)
@@ -157,7 +174,18 @@ class Builder(DeclRules):
             return A.Hide(self.as_proc(left), right.items, span=span)
         if type(op) is SyncOp:
             return A.Parallel(self.as_proc(left), op.sync, self.as_proc(right), span=span)
-        return _Binary(op, self.as_expr(left), self.as_expr(right), span)
+        if type(left) is A.Event or type(right) is A.Event:  # `c!x + 1 -> P`: keep the event
+            event = left if type(left) is A.Event else right
+            self.as_expr(event)
+            return event
+        if self._chained_node is not None and left is self._chained_node:
+            self._chained_node = None
+            return self._split_chained(op, left, right, span)
+        node = _Binary(op, self.as_expr(left), self.as_expr(right), span)
+        if self._chain_pending:
+            self._chain_pending = False
+            self._chained_node = node
+        return node
 
     # ---------------------------------------------------------------- units
     def neg(self, c: list[Any]) -> A.Unary:
@@ -253,7 +281,7 @@ class Builder(DeclRules):
         if type(base) is A.Name:
             return _Event(base.id, (field,), span)  # type: ignore[no-any-return]
         self.err("only a channel name can start an event", span_of(base))
-        return A.Event("_", (field,), span=span)
+        return A.Event(ERROR_NAME, (field,), span=span)
 
     def dot(self, c: list[Any]) -> A.Event:
         value = self.as_expr(c[2])

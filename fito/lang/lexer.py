@@ -137,7 +137,7 @@ def blank_block_comments(text: str) -> str:
             pos = len(text) if nl < 0 else nl
             continue
         start = m.start()
-        end = _block_comment_end(text, start)
+        end = block_comment_end(text, start)
         out.append(text[last:start])
         out.append(_blank(text[start:end]))
         last = pos = end
@@ -149,7 +149,7 @@ def _blank(s: str) -> str:
     return _NOT_NEWLINE.sub(" ", s)
 
 
-def _block_comment_end(text: str, pos: int) -> int:
+def block_comment_end(text: str, pos: int) -> int:
     """The offset just after the `-}` that closes the `{-` at pos (comments nest)."""
     depth, i = 1, pos + 2
     while depth:

@@ -89,7 +89,7 @@ def parse(text: str) -> ParseResult:
                     exc.offset + exc.length)
         return ParseResult(None, (error(exc.code, exc.message, span),))
     with m.lock:
-        m.builder.diagnostics = []
+        m.builder.reset()
         try:
             spec = lalr.run(m.tables, tokens, end_token(tokens))
         except lalr.ParseFailure as exc:

@@ -139,7 +139,8 @@ def _braces(inner: str) -> str:
     return f"{{ {inner}}}" if inner.startswith("-") else f"{{{inner}}}"
 
 
-def _chanset(items: tuple[A.Expr, ...]) -> str:
+def print_chanset(items: tuple[A.Expr, ...]) -> str:
+    """`{| a, b |}`."""
     return "{| " + ", ".join(print_expr(x) for x in items) + " |}" if items else "{||}"
 
 
@@ -208,7 +209,8 @@ def _prefix(p: A.Prefix) -> Layout:
 
 
 def _guard(p: A.Guard) -> Layout:
-    return [(p.cond, LEVEL["=>"]), " & ", (p.body, LEVEL["&"])], LEVEL["&"]
+    # `(a and b) & P`: a logical condition is parenthesized, for the reader's sake
+    return [(p.cond, LEVEL["=="]), " & ", (p.body, LEVEL["&"])], LEVEL["&"]
 
 
 def _proc_binary(p: A.ProcBinary) -> Layout:
@@ -218,11 +220,11 @@ def _proc_binary(p: A.ProcBinary) -> Layout:
 
 def _parallel(p: A.Parallel) -> Layout:
     lv = LEVEL["[||]"]
-    return [(p.left, lv), f" [| {_chanset(p.sync)} |] ", (p.right, lv + 1)], lv
+    return [(p.left, lv), f" [| {print_chanset(p.sync)} |] ", (p.right, lv + 1)], lv
 
 
 def _hide(p: A.Hide) -> Layout:
-    return [(p.proc, LEVEL["\\"]), f" \\ {_chanset(p.chans)}"], LEVEL["\\"]
+    return [(p.proc, LEVEL["\\"]), f" \\ {print_chanset(p.chans)}"], LEVEL["\\"]
 
 
 def _if(p: A.ProcIf | A.IfExpr) -> Layout:
@@ -230,7 +232,7 @@ def _if(p: A.ProcIf | A.IfExpr) -> Layout:
 
 
 def _replicated(p: A.Replicated) -> Layout:
-    op = f"[| {_chanset(p.sync)} |]" if p.op == "[||]" else p.op
+    op = f"[| {print_chanset(p.sync)} |]" if p.op == "[||]" else p.op
     return [f"{op} {p.var}: {print_type(p.domain, 'set')} @ ", (p.body, 0)], _OPEN
 
 

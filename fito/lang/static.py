@@ -82,9 +82,9 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
             r.err("R001", f"process '{p.name}' is not defined", p.span,
                   hint=r.suggest(p.name, "process"))
         else:
-            from fito.lang.resolve import kind_word
+            from fito.lang.resolve import a_kind
 
-            what = "a bound value" if p.name in scope else f"a {kind_word(entry[0])}"  # type: ignore[index]
+            what = "a bound value" if p.name in scope else a_kind(entry[0])  # type: ignore[index]
             r.err("R004", f"'{p.name}' is {what}, not a process", p.span)
         return
     params = r.param_types.get(p.name, ())
@@ -138,6 +138,8 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope) -> Scope:
     """Check the event against its channel; the scope with the event's inputs bound."""
     entry = r.names.get(ev.channel)
     chan = r.channels.get(ev.channel)
+    if ev.channel == "" or ev.channel in r.failed:  # a placeholder, or reported already
+        return _bind_inputs(ev, scope)
     if ev.channel in scope or chan is None:
         if entry is None and ev.channel not in scope:
             r.err("R001", f"channel '{ev.channel}' is not defined", ev.span,
@@ -198,7 +200,7 @@ def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Scope) -
         while isinstance(root, A.Index):
             root = root.base
         assert isinstance(root, A.Name)
-        if not _assignable(r, root, a, scope):
+        if root.id == "" or not _assignable(r, root, a, scope):
             continue
         target_t = r.infer(a.target, scope)
         value_t = r.infer(a.value, scope)
@@ -234,9 +236,9 @@ def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
               hint=r.suggest(root.id, "cell") or f"declare it: domain {root.id}: <type> = <init> volatile")
         return False
     if entry[0] != "cell":
-        from fito.lang.resolve import kind_word
+        from fito.lang.resolve import a_kind
 
-        r.err("T004", f"assignment to '{root.id}', a {kind_word(entry[0])}, not a cell", a.target.span)
+        r.err("T004", f"assignment to '{root.id}', {a_kind(entry[0])}, not a cell", a.target.span)
         return False
     return True
 

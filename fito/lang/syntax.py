@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from fito.diagnostics import Diagnostic, Span, error
+from fito.lang import lalr
 from fito.lang.lalr import MAX_STACK, ParseFailure
 
 if TYPE_CHECKING:
@@ -73,13 +74,83 @@ def describe_failure(exc: ParseFailure, m: "Machinery", text: str) -> Diagnostic
     notes = _open_bracket_note(exc.values) if ttype in CLOSERS or ttype == "$END" \
         or ttype in DECL_START else ()
     if ttype == "$END":
-        return error("P004", f"unexpected end of file{wanted}", span, notes=notes)
+        return error("P004", f"unexpected end of file{wanted}", span, notes=notes,
+                     hint=example_hints(m).get((exc.state, ttype)))
     found = m.display.get(ttype, "") if ttype not in ("NAME", "INT") else ""
     found = found if found else f"'{tok[1]}'"
-    hint = None
-    if ttype in DECL_START and ttype not in expected:
+    hint = example_hints(m).get((exc.state, ttype))
+    if hint is None and ttype in DECL_START and ttype not in expected:
         hint = "the declaration before this one is incomplete"
     return error("P001", f"unexpected {found}{wanted}", span, notes=notes, hint=hint)
+
+
+#: Syntax errors that people make, each with the hint that fixes it. At the first syntax
+#: error, every snippet is parsed once and the (state, token) where it fails is recorded
+#: (Lark's `match_examples` idea); an error in the same state on the same token gets the hint.
+EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("a range as a channel field type is written in parentheses: channel c: (0..3)",
+     ("channel c: 0..3", "channel c: Dom.0..3", "channel c: -1..3")),
+    ("a replicated operator after a binary operator needs parentheses: P [] ([] x: T @ Q)",
+     ("process P = a -> P [] x: T @ P", "process P = a -> P ||| x: T @ P",
+      "process P = a -> P |~| x: T @ P")),
+    ("`if` needs an `else` branch: if b then P else Q",
+     ("process P = if b then STOP\nprocess Q = STOP", "process P = if b then STOP",
+      "const N = if b then 1\nconst M = 1", "const N = if b then 1")),
+    ("a deadlock assertion is written `assert P :[deadlock free]`",
+     ("assert P deadlock free", "assert deadlock free")),
+    ("assignments use `:=`: a { x := 1 } -> P", ("process P = a { x = 1 } -> P",)),
+    ("a declaration uses `=`: const N = 3", ("const N == 3", "type T == 0..3")),
+    ("parameters need a type: process P(x: T) = ...", ("process P(x) = STOP",
+                                                          "process P(x, y: T) = STOP")),
+    ("tuple channel types are written with dots: channel c: Dom.Epoch",
+     ("channel c: Dom, Epoch",)),
+    ("an input restricted to a range is written c?x:{0..2}",
+     ("process P = c?x:0..2 -> P", "process P = c?x:(0..2) -> P")),
+    ("a domain cell is `durable` or `volatile`: domain x: T = 0 durable",
+     ("domain x: T = 0\nconst N = 1", "domain x: T = 0")),
+    ("an invariant is written `assert P |= always <expr>`", ("assert P |= x > 0",)),
+    ("synchronise on a channel set: P [| {| a, b |} |] Q", ("process P = Q [| a |] R",)),
+)
+
+
+_HINTS: dict[int, dict[tuple[int, str], str]] = {}
+
+
+def example_hints(m: "Machinery") -> dict[tuple[int, str], str]:
+    """(state, token type) -> hint, from the failures of the EXAMPLES snippets (cached)."""
+    if id(m.tables) not in _HINTS:
+        out: dict[tuple[int, str], str] = {}
+        for hint, snippets in EXAMPLES:
+            for snippet in snippets:
+                where = failure_point(m, snippet)
+                if where is not None:
+                    out.setdefault(where, hint)
+        _HINTS[id(m.tables)] = out
+    return _HINTS[id(m.tables)]
+
+
+def failure_point(m: "Machinery", snippet: str) -> tuple[int, str] | None:
+    """Where a snippet fails to parse, as (state, token type); None if it parses."""
+    recognizer = lalr.Tables(m.tables.actions, m.tables.gotos,
+                             tuple((size, origin, None if r is None else _ignore)
+                                   for size, origin, r in m.tables.rules),
+                             m.tables.start, m.tables.end)
+    tokens = m.scanner.scan(snippet)
+    try:
+        lalr.run(recognizer, tokens, end_of(tokens))
+    except lalr.ParseFailure as exc:
+        return exc.state, exc.token[0]
+    return None
+
+
+def _ignore(children: list[Any]) -> None:
+    return None
+
+
+def end_of(tokens: list[Any]) -> Any:
+    from fito.lang.parser import end_token
+
+    return end_token(tokens)
 
 
 def expected_phrase(expected: frozenset[str], values: list[Any]) -> str:
@@ -95,13 +166,13 @@ def expected_phrase(expected: frozenset[str], values: list[Any]) -> str:
     if DECL_START <= rest:
         parts.append("a new declaration")
         rest -= DECL_START | {"$END"}
+    if parts and len(rest) > 2:
+        rest = set()  # LALR look-aheads merged from other contexts: noise, not help
     if "NAME" in rest:
         parts.append("a name")
         rest.discard("NAME")
-    if len(rest) <= 4:
+    if len(rest) <= 6:
         parts.extend(sorted(_show_terminal(t) for t in rest))
-    elif rest:
-        parts.append("one of " + ", ".join(sorted(_show_terminal(t) for t in rest)))
     if not parts:
         return ""
     if len(parts) == 1:

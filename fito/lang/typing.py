@@ -81,6 +81,8 @@ def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType
 def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
     if e.id in scope:
         return scope[e.id]
+    if e.id in r.failed or e.id == "":  # reported where it is defined, or a placeholder
+        return None
     entry = r.names.get(e.id)
     if entry is None:
         r.err("R001", f"'{e.id}' is not defined", e.span, hint=r.suggest(e.id))
@@ -100,9 +102,9 @@ def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
                   "index it like " + e.id + "[...]" * len(cell.indices), e.span)
             return None
         return cell.type
-    from fito.lang.resolve import kind_word
+    from fito.lang.resolve import a_kind
 
-    r.err("R004", f"'{e.id}' is a {kind_word(kind)}, not a value", e.span)
+    r.err("R004", f"'{e.id}' is {a_kind(kind)}, not a value", e.span)
     return None
 
 
@@ -124,7 +126,7 @@ def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
             r.err("T001", f"'{root.id}' is not an array cell and cannot be indexed", root.span)
         return None
     cell = r.cells.get(root.id)
-    if cell is None:
+    if cell is None or root.id in r.failed:
         return None
     if len(indices) != len(cell.indices):
         r.err("R003", f"'{root.id}' takes {len(cell.indices)} index(es), got {len(indices)}", e.span)

@@ -116,3 +116,28 @@ def bit_width(t: ValueType) -> int:
     vals = t.values()
     span = max(vals) - min(vals) if vals else 0
     return max(1, span.bit_length())
+
+
+def size(t: ValueType) -> int | None:
+    """How many values t admits, without listing them (None for unbounded Int)."""
+    if isinstance(t, IntRange):
+        return t.hi - t.lo + 1
+    if isinstance(t, IntT):
+        return None
+    if isinstance(t, BoolT):
+        return 2
+    if isinstance(t, EnumT):
+        return len(t.members)
+    return len(t.members)
+
+
+def within(inner: ValueType, outer: ValueType) -> bool:
+    """Every value of inner is a value of outer (both finite, of one kind)."""
+    if isinstance(inner, IntRange):
+        if isinstance(outer, IntRange):
+            return outer.lo <= inner.lo and inner.hi <= outer.hi
+        if isinstance(outer, IntT):
+            return True
+        n = size(inner)
+        return n is not None and n <= len(outer.values()) and all(outer.contains(v) for v in inner.values())
+    return all(outer.contains(v) for v in inner.values())
