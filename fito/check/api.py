@@ -65,15 +65,15 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
 
 def trace_of(c: Compiled, g: Graph, found: Found) -> tuple[str, ...]:
     steps = g.path(found.state) if found.state >= 0 else []
-    labels = [c.label(g.states[s][0], k, g.states[s][1]) for s, k in steps]
+    labels = [c.label(g.terms[s], k, g.cells[s]) for s, k in steps]
     if found.step is not None:
-        tid, cells = g.states[found.state]
+        tid, cells = g.state(found.state)
         labels.append(c.label(tid, found.step, cells))
     return tuple(labels)
 
 
 def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
-    return Verdict(text, a.span.line, states=len(g.states), transitions=g.transitions,
+    return Verdict(text, a.span.line, states=len(g), transitions=g.transitions,
                    depth=g.depth, engine="scalar", **kw)  # type: ignore[arg-type]
 
 
@@ -103,7 +103,7 @@ def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Gr
     if common is not None:
         return common
     if found.kind == GOAL:
-        cells = g.states[found.state][1]
+        cells = g.cells[found.state]
         return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
                      reason="violated in the last state: " + c.layout.show(cells))
     return _base(c, a, text, g, verdict=HOLDS)

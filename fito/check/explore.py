@@ -40,22 +40,31 @@ class Found:
 
 @dataclass(slots=True)
 class Graph:
-    """The visited states and the parent links of a search (4 bytes per link)."""
+    """The visited states of a search: per term, a dict from cell tuples to state numbers;
+    per state its term, cells and parent link (the term and links in 4-byte arrays)."""
 
-    states: list[tuple[int, tuple]] = field(default_factory=list)
+    terms: array = field(default_factory=lambda: array("i"))
+    cells: list[tuple] = field(default_factory=list)
     parent: array = field(default_factory=lambda: array("i"))
     via: array = field(default_factory=lambda: array("i"))
-    index: dict[tuple[int, tuple], int] = field(default_factory=dict)
+    index: dict[int, dict[tuple, int]] = field(default_factory=dict)
     transitions: int = 0
     depth: int = 0
 
     def add(self, key: tuple[int, tuple], parent: int, step: int) -> int:
-        n = len(self.states)
-        self.index[key] = n
-        self.states.append(key)
+        n = len(self.cells)
+        self.index.setdefault(key[0], {})[key[1]] = n
+        self.terms.append(key[0])
+        self.cells.append(key[1])
         self.parent.append(parent)
         self.via.append(step)
         return n
+
+    def state(self, sid: int) -> tuple[int, tuple]:
+        return self.terms[sid], self.cells[sid]
+
+    def __len__(self) -> int:
+        return len(self.cells)
 
     def path(self, sid: int) -> list[tuple[int, int]]:
         """The (state, step) pairs from the initial state to sid."""
@@ -105,6 +114,7 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
     """BFS from root until a goal state, a deadlock (if asked) or a model error."""
     g = Graph()
     g.add(root, -1, -1)
+    expanded = 0
     if goal is not None:
         try:
             if goal(root[1]):
@@ -116,9 +126,9 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
     progress = Progress(limits.progress)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
-    states, index = g.states, g.index
+    terms, all_cells, index = g.terms, g.cells, g.index
     parents, vias = g.parent, g.via
-    push_state, push_parent, push_via = states.append, parents.append, vias.append
+    push_term, push_cells, push_parent, push_via = terms.append, all_cells.append, parents.append, vias.append
     expanded = 0
     try:
         while frontier:
@@ -129,10 +139,10 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
             nxt: list[int] = []
             depth = g.depth
             for sid in frontier:
-                tid, cells = states[sid]
+                tid = terms[sid]
                 succ = c.successors(tid)
                 try:
-                    moves = succ(cells)
+                    moves = succ(all_cells[sid])
                 except StepFault as e:
                     length = depth if e.step is None else depth + 1
                     if _better(length, ERROR, best_len, best):
@@ -148,12 +158,15 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                     t2 = targets[k]
                     if t2.__class__ is not int:
                         t2 = t2(post)  # type: ignore[operator]
-                    key = (t2, post)
-                    if key in index:
+                    seen = index.get(t2)
+                    if seen is None:
+                        seen = index[t2] = {}
+                    elif post in seen:
                         continue
-                    nid = len(states)
-                    index[key] = nid
-                    push_state(key)
+                    nid = len(all_cells)
+                    seen[post] = nid
+                    push_term(t2)
+                    push_cells(post)
                     push_parent(sid)
                     push_via(k)
                     nxt.append(nid)
@@ -167,10 +180,10 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                             best, best_len = Found(GOAL, nid), depth + 1
                 expanded += 1
                 if expanded & 1023 == 0:
-                    progress.tick(len(states), depth)
+                    progress.tick(len(all_cells), depth)
                     if deadline is not None and time.monotonic() > deadline:
                         return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
-                if max_states is not None and len(states) > max_states:
+                if max_states is not None and len(all_cells) > max_states:
                     return Found(LIMIT, reason=f"more than {max_states:,} states"), g
             g.depth += 1
             if best is not None:

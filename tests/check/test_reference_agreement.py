@@ -49,10 +49,10 @@ def test_explorer_agrees_with_reference(seed: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_explorer_agrees_with_reference_at_length(seed: int) -> None:
-    agree(Gen(seed).spec(), 5000, f"seed {seed}")
+    agree(Gen(seed).spec(), 2000, f"seed {seed}")
 
 
 @pytest.mark.parametrize("name", ["checkpoint_naive.fito", "firmware_rollout.fito",
@@ -64,4 +64,6 @@ def test_reference_agrees_on_shipped_specs(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["checkpoint_commit.fito", "runtime_commit.fito"])
 def test_reference_agrees_on_large_shipped_specs(name: str) -> None:
-    assert agree((SPECS / name).read_text(encoding="utf-8"), 50_000, name) >= 4
+    # the naive reference runs about 2,000 states/s: the assertions past 2,000 states are
+    # left to the oracle-family and semantics tests
+    assert agree((SPECS / name).read_text(encoding="utf-8"), 2_000, name) >= 1
