@@ -10,8 +10,9 @@ links it to the previous block, so all epochs form one group of facts and every 
 asked under all of them (the worst case for the solver).
 
 Printed: statements/s, the number of epoch questions, how many distinct questions reached
-Z3 (each exactly once: the cache answers repeats), Z3 checks and witness searches. Peers in
-the same run: the same check with the cache off (every question to Z3), and the front end
+Z3 (each exactly once: the cache answers repeats, and questions are compared up to renaming
+of epochs, so every block asks the same few), Z3 checks and witness searches. Peers in the
+same run: the same check with the cache off (every question to Z3), and the front end
 (parse + resolve) on the same text. Wall-clock figures are printed, never asserted.
 """
 from __future__ import annotations
