@@ -1,13 +1,16 @@
 """The writer that the crash tests kill: epochs 1..T of four domains whose content encodes
 the epoch, resumed from whatever `restore` finds, each completed commit appended to a log
 that is fsynced. Run as a script (`python runtime_crash_child.py DIR LOG T KEEP`, honouring
-FITO_RUNTIME_KILL_AT) or called in a forked child with `run_child`."""
+FITO_RUNTIME_KILL_AT), or as a fork server (`--serve`): for each request line
+`DIR LOG T KEEP KILL_AT FRACTION TRACE` (tab-separated) on stdin it forks a child that
+runs `run_child`, waits for it and answers with its raw wait status on stdout."""
 from __future__ import annotations
 
 import os
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 from fito.runtime import CheckpointWriter, NoConsistentEpoch, faults, restore
 from fito.runtime.layout import CheckpointError
@@ -43,7 +46,7 @@ def write_epochs(root: Path, log: Path, target: int, keep: int) -> int:
 
 
 def run_child(root: Path, log: Path, target: int, keep: int, kill_at: int, fraction: float,
-              trace: Path) -> None:
+              trace: Path) -> NoReturn:
     """Body of a forked child: arm the kill point, record every point, write; never returns."""
     code = 0
     try:
@@ -61,7 +64,21 @@ def run_child(root: Path, log: Path, target: int, keep: int, kill_at: int, fract
         os._exit(code)
 
 
+def serve() -> int:
+    """The fork server: one child per request, so that forks stay cheap and clean."""
+    for line in sys.stdin:
+        root, log, target, keep, kill_at, fraction, trace = line.rstrip("\n").split("\t")
+        pid = os.fork()
+        if pid == 0:
+            run_child(Path(root), Path(log), int(target), int(keep), int(kill_at),
+                      float(fraction), Path(trace))
+        print(os.waitpid(pid, 0)[1], flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--serve"]:
+        sys.exit(serve())
     d, lg, t, k = sys.argv[1:5]
     print("ready", flush=True)  # imports done: the parent's kill delay starts now
     sys.exit(write_epochs(Path(d), Path(lg), int(t), int(k)))

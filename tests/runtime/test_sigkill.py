@@ -10,10 +10,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runtime_crash_child import DOMAINS, expected_state, run_child
+from runtime_crash_child import DOMAINS, expected_state
 
 from fito.runtime import NoConsistentEpoch, restore, scan
 from fito.runtime.layout import CheckpointError, manifest_epochs, shard_domains, shard_epochs
@@ -24,11 +25,28 @@ TARGET, KEEP = 4, 2
 CHILD = Path(__file__).with_name("runtime_crash_child.py")
 
 
-def _fork(root: Path, log: Path, kill_at: int, fraction: float, trace: Path) -> int:
-    pid = os.fork()
-    if pid == 0:
-        run_child(root, log, TARGET, KEEP, kill_at, fraction, trace)  # never returns
-    return os.waitpid(pid, 0)[1]
+@pytest.fixture(scope="module")
+def fork_server() -> Iterator[subprocess.Popen[str]]:
+    """A separate interpreter that forks one writer per request (see runtime_crash_child)."""
+    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    proc = subprocess.Popen([sys.executable, str(CHILD), "--serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    yield proc
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def _fork(server: subprocess.Popen[str], root: Path, log: Path, kill_at: int,
+          fraction: float, trace: Path) -> int:
+    """Run one writer in a child of the fork server; its raw wait status."""
+    assert server.stdin is not None and server.stdout is not None
+    fields = (root, log, TARGET, KEEP, kill_at, fraction, trace)
+    server.stdin.write("\t".join(map(str, fields)) + "\n")
+    server.stdin.flush()
+    answer = server.stdout.readline()
+    assert answer, "the fork server died"
+    return int(answer)
 
 
 def _trace(path: Path) -> list[tuple[int, str, Path]]:
@@ -83,17 +101,17 @@ def check_clean_finish(root: Path) -> None:
     assert s.temp_files == ()
 
 
-def _count_points(tmp: Path) -> int:
+def _count_points(server: subprocess.Popen[str], tmp: Path) -> int:
     trace = tmp / "count.trace"
-    status = _fork(tmp / "count", tmp / "count.log", 0, 0.0, trace)
+    status = _fork(server, tmp / "count", tmp / "count.log", 0, 0.0, trace)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     check_clean_finish(tmp / "count")
     return len(_trace(trace))
 
 
 @pytest.mark.slow
-def test_sigkill_at_200_random_points(ram_path: Path) -> None:
-    total = _count_points(ram_path)
+def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
+    total = _count_points(fork_server, ram_path)
     rng = random.Random(SEED)
     kills, finishes, trial = 0, 0, 0
     at_op: collections.Counter[str] = collections.Counter()
@@ -105,7 +123,7 @@ def test_sigkill_at_200_random_points(ram_path: Path) -> None:
         while kills < KILLS:
             kill_at, fraction = rng.randint(1, total), rng.random()
             trace.unlink(missing_ok=True)
-            status = _fork(root, log, kill_at, fraction, trace)
+            status = _fork(fork_server, root, log, kill_at, fraction, trace)
             ops = _trace(trace)
             killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
             assert killed or (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0), status
