@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from fito.diagnostics import Diagnostic, Span, error
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
-_CONTROL = frozenset(range(0, 32)) - {9, 10, 12, 13}
+_CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,22 +39,28 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
 
 
 def decode(path: str, data: bytes) -> Source | Diagnostic:
-    """UTF-8 text without NUL or other control bytes (a BOM is allowed)."""
+    """UTF-8 text without NUL or other control bytes (a BOM is allowed).
+
+    Whichever problem comes first in the file is reported: a control byte (binary content,
+    C004) or a byte sequence that is not UTF-8 (C003).
+    """
+    control = _CONTROL_BYTE.search(data)
     try:
         text = data.decode("utf-8")
+        bad_utf8 = None
     except UnicodeDecodeError as exc:
-        line, col = _position(data, exc.start)
-        return error("C003", f"invalid UTF-8 byte 0x{data[exc.start]:02x}", Span.point(line, col, exc.start))
+        bad_utf8 = exc.start
+    if control is not None and (bad_utf8 is None or control.start() <= bad_utf8):
+        at = control.start()
+        line, col = _position(data, at)
+        return error("C004", f"binary content: control byte 0x{data[at]:02x}", Span.point(line, col, at),
+                     hint="a spec is UTF-8 text")
+    if bad_utf8 is not None:
+        line, col = _position(data, bad_utf8)
+        return error("C003", f"invalid UTF-8 byte 0x{data[bad_utf8]:02x}",
+                     Span.point(line, col, bad_utf8), hint="save the file as UTF-8")
     if text.startswith("\ufeff"):
         text = text[1:]
-    for i, ch in enumerate(text):
-        if ord(ch) in _CONTROL or ch == "\x7f":
-            line = text.count("\n", 0, i) + 1
-            col = i - (text.rfind("\n", 0, i) + 1) + 1
-            return error("C004", f"binary content: control character U+{ord(ch):04X}",
-                         Span.point(line, col, i))
-        if i > 4096:  # binary files show themselves early; the scanner rejects stray bytes later
-            break
     return Source(path, text)
 
 
