@@ -6,7 +6,7 @@ consistent epoch in DIR (if any), trains up to STEPS steps, saving the model, op
 scheduler, RNG and data-loader position every EVERY steps (epoch = step), and appends
 `step S <loss as float.hex>`, `commit S`, and at the end `final <sha256 of the parameters
 and optimizer state>` to LOG. DIE_AFTER_STEP: SIGKILL itself right after that step.
-FITO_RUNTIME_KILL_AT kills it inside the writer instead.
+FITO_RUNTIME_KILL_AT kills it inside the writer instead. `--serve`: a fork server (below).
 """
 from __future__ import annotations
 
@@ -111,8 +111,31 @@ def train(root: str, log: str, steps: int, every: int, die_after: int | None = N
     return 0
 
 
+def serve() -> int:
+    """Fork server: per request line `DIR LOG STEPS EVERY DIE_AFTER KILL_AT` (tab-separated,
+    `-` for none; KILL_AT as `N:F`), fork a child that trains, answer its wait status. torch
+    is imported once, and no parallel region ever ran in this parent before a fork."""
+    for line in sys.stdin:
+        root, log, steps, every, die_after, kill_at = line.rstrip("\n").split("\t")
+        pid = os.fork()
+        if pid == 0:
+            code = 99
+            try:
+                if kill_at != "-":
+                    at, _, frac = kill_at.partition(":")
+                    faults.arm(int(at), float(frac or 0))
+                code = train(root, log, int(steps), int(every),
+                             None if die_after == "-" else int(die_after))
+            finally:
+                os._exit(code)
+        print(os.waitpid(pid, 0)[1], flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
+    if a == ["--serve"]:
+        sys.exit(serve())
     sys.exit(train(a[0], a[1], int(a[2]), int(a[3]), int(a[4]) if len(a) > 4 else None))

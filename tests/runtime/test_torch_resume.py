@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ torch = pytest.importorskip("torch")
 
 from runtime_train_child import train
 
-from fito.runtime import CheckpointError, CheckpointWriter, restore
+from fito.runtime import CheckpointError, CheckpointWriter, faults, restore
 
 pytestmark = pytest.mark.torch
 CHILD = Path(__file__).with_name("runtime_train_child.py")
@@ -57,26 +58,29 @@ def deterministic():
     torch.use_deterministic_algorithms(det)
 
 
-def _exec_killed(root: Path, log: Path, kill_at: str) -> int:
-    """A fresh interpreter that the writer's fault hook SIGKILLs at point kill_at."""
-    env = {**os.environ, "FITO_RUNTIME_KILL_AT": kill_at}
-    args = [sys.executable, str(CHILD), str(root), str(log), str(STEPS), str(EVERY)]
-    proc = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode in (0, -signal.SIGKILL), proc.stderr[-2000:]
-    return proc.returncode
+@pytest.fixture(scope="module")
+def train_server() -> Iterator[subprocess.Popen[str]]:
+    """A separate interpreter that imports torch once and forks one training run per request."""
+    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    proc = subprocess.Popen([sys.executable, str(CHILD), "--serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    yield proc
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=60)
 
 
-def _fork_killed(root: Path, log: Path, die_after: int) -> int:
-    """A forked child that trains and SIGKILLs itself right after step die_after."""
-    pid = os.fork()
-    if pid == 0:
-        code = 99
-        try:
-            code = train(str(root), str(log), STEPS, EVERY, die_after)
-        finally:
-            os._exit(code)
-    status = os.waitpid(pid, 0)[1]
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+def _killed_run(server: subprocess.Popen[str], root: Path, log: Path, die_after: int | None,
+                kill_at: str | None) -> int:
+    """Train in a child of the server that SIGKILLs itself right after step die_after, or
+    that the writer's fault hook kills at point kill_at; the child's raw wait status."""
+    assert server.stdin is not None and server.stdout is not None
+    fields = (root, log, STEPS, EVERY, die_after or "-", kill_at or "-")
+    server.stdin.write("\t".join(map(str, fields)) + "\n")
+    server.stdin.flush()
+    answer = server.stdout.readline()
+    assert answer, "the training server died"
+    return int(answer)
 
 
 def _parse(log: Path) -> list[tuple[str, str]]:
@@ -88,19 +92,21 @@ def _steps(rows: list[tuple[str, str]]) -> dict[int, str]:
 
 
 @pytest.mark.slow
-def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, deterministic) -> None:
+def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, deterministic,
+                                                       train_server) -> None:
+    faults.arm(0)  # count the reference run's durability points from zero
     assert train(str(tmp_path / "ref"), str(tmp_path / "ref.log"), STEPS, EVERY) == 0
     ref = _parse(tmp_path / "ref.log")
     losses, final, points = _steps(ref), dict(ref)["final"], int(dict(ref)["points"])
     assert sorted(losses) == list(range(1, STEPS + 1))
     rng = random.Random(11)
     kill_at = f"{rng.randint(1, points)}:{rng.random()}"
-    cases = [("between checkpoints", lambda r, lg: _fork_killed(r, lg, 8)),
-             ("right after a commit", lambda r, lg: _fork_killed(r, lg, 9)),
-             (f"inside the writer at {kill_at}", lambda r, lg: _exec_killed(r, lg, kill_at))]
-    for name, kill in cases:
+    cases = [("between checkpoints", 8, None), ("right after a commit", 9, None),
+             (f"inside the writer at {kill_at}", None, kill_at)]
+    for name, die_after, at in cases:
         root, log = tmp_path / name.replace(" ", "_"), tmp_path / f"{name}.log"
-        assert kill(root, log) == -signal.SIGKILL, name
+        status = _killed_run(train_server, root, log, die_after, at)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, (name, status)
         before = _parse(log)
         assert all(losses[s] == loss for s, loss in _steps(before).items()), name
         committed = max([int(v) for k, v in before if k == "commit"], default=0)
