@@ -38,9 +38,12 @@ class FileReport:
     def status(self) -> int:
         if self.unreadable:
             return EXIT_INPUT
-        if any(d.is_error for d in self.diagnostics) or any(v.verdict == FAILS for v in self.verdicts):
+        undecided = {"FITO007"}  # Z3 unknown or timeout: a limit, not a type error
+        if any(d.is_error and d.code not in undecided for d in self.diagnostics) or \
+                any(v.verdict == FAILS for v in self.verdicts):
             return EXIT_FAIL
-        if any(v.verdict == UNKNOWN for v in self.verdicts):
+        if any(v.verdict == UNKNOWN for v in self.verdicts) or \
+                any(d.code in undecided for d in self.diagnostics):
             return EXIT_LIMIT
         return EXIT_OK
 
@@ -71,11 +74,13 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
         return FileReport(src.path, src.text, (diag,), unreadable=True)
     model, resolve_diags = resolve(parsed.spec)
     diags = list(parsed.diagnostics) + list(resolve_diags)
+    # the processes can be model-checked when parsing and resolving found no error; the
+    # pipelines' type errors (reported next) do not concern them
+    blocked = any(d.is_error for d in diags)
     if options.type_check:
-        diags.extend(_type_check(model))
+        diags.extend(_type_check(model, options.timeout))
     verdicts: tuple[Verdict, ...] = ()
     if options.model_check:
-        blocked = any(d.is_error and not d.code.startswith("FITO") for d in diags)
         verdicts = tuple(_with_source_text(v, a, src.text)
                          for v, a in zip(_model_check(model, options, blocked), model.assertions))
     diags.sort(key=sort_key)
@@ -96,12 +101,12 @@ def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:
     return replace(v, text=written or v.text)
 
 
-def _type_check(model: object) -> list[Diagnostic]:
-    try:
-        from fito.types import check_pipelines  # the FITO type checker (issue #4)
-    except ImportError:
-        return []
-    return list(check_pipelines(model))
+def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
+    from fito.types import check_pipelines  # the FITO type checker (issue #4)
+
+    if timeout is None:
+        return list(check_pipelines(model))
+    return list(check_pipelines(model, timeout_ms=max(1, int(timeout * 1000))))
 
 
 def _model_check(model: object, options: CheckOptions, blocked: bool) -> tuple[Verdict, ...]:
