@@ -4,17 +4,19 @@ from __future__ import annotations
 import argparse
 import sys
 
+from fito.commands.options import positive_int, positive_seconds
+
 HELP = "parse, type-check and model-check .fito specs"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--max-states", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-states", type=positive_int, default=None, metavar="N",
                    help="give up (verdict unknown, exit 3) after N states per assertion")
-    p.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
                    help="give up (verdict unknown, exit 3) after this many seconds per assertion")
-    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
                    help="refuse files larger than N bytes (default 8 MiB)")
     p.add_argument("--expect", action="store_true",
                    help="compare the results with the `-- expect:` comments of each file; "
@@ -22,26 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("auto", "scalar", "vector"), default="auto",
                    help="state-space explorer (default: auto)")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

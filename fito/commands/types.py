@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
+
+from fito.commands.options import positive_int, positive_seconds
 
 HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by Z3)"
 
@@ -11,35 +12,15 @@ HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
                    help="Z3 time limit per epoch question (default 10); an undecided "
                         "question is reported as FITO007, never accepted")
-    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
                    help="refuse files larger than N bytes (default 8 MiB)")
     p.add_argument("--reveal", action="store_true",
                    help="also show the type of every epoch and let name (text format)")
     p.add_argument("--stats", action="store_true",
                    help="print the Z3 question, check and cache counts on stderr")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
