@@ -21,8 +21,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--expect", action="store_true",
                    help="compare the results with the `-- expect:` comments of each file; "
                         "exit 0 when all match")
-    p.add_argument("--engine", choices=("auto", "scalar", "vector"), default="auto",
-                   help="state-space explorer (default: auto)")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
 
 
@@ -33,8 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
                            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-                           progress=not args.no_progress and sys.stderr.isatty(),
-                           engine=args.engine)
+                           progress=not args.no_progress and sys.stderr.isatty())
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
         return _expect(reports)
