@@ -92,21 +92,37 @@ def _replaced(data: Any, path: Path, new: Any) -> Any:
     return out
 
 
-def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
-    """Every single-leaf mutant of a certificate (the hash leaf only when not rehashing)."""
-    for path, value in list(leaves(cert)):
+Site = tuple[Path, Any, Any]
+
+
+def sites(cert: dict[str, Any], *, rehash: bool = False) -> list[Site]:
+    """Every (path, old value, new value) a single-leaf mutation can change (cheap to list)."""
+    out = []
+    for path, value in leaves(cert):
         if rehash and path == ("sha256",):
             continue
         parent = _get(cert, path[:-1]) if path else None
         new = mutate_value(path, value, parent)
-        if new is None or new == value:
-            continue
-        m = _replaced(cert, path, new)
-        if rehash:
-            m["sha256"] = certificate_hash(m)
-        index = path[1] + 1 if len(path) > 1 and path[0] == "obligations" else None
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
-        yield Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash)
+        if new is not None and new != value:
+            out.append((path, value, new))
+    return out
+
+
+def mutant(cert: dict[str, Any], site: Site, *, rehash: bool) -> Mutant:
+    """The certificate with one site changed (and its hash recomputed when asked)."""
+    path, value, new = site
+    m = _replaced(cert, path, new)
+    if rehash:
+        m["sha256"] = certificate_hash(m)
+    index = path[1] + 1 if len(path) > 1 and path[0] == "obligations" else None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash)
+
+
+def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
+    """Every single-leaf mutant of a certificate (the hash leaf only when not rehashing)."""
+    for site in sites(cert, rehash=rehash):
+        yield mutant(cert, site, rehash=rehash)
 
 
 def summarize(cert: dict[str, Any]) -> dict[str, int]:

@@ -30,7 +30,7 @@ def py_source(e: Any) -> str:
     if isinstance(e, bool):
         return repr(e)
     if isinstance(e, int):
-        return f"F({e})"
+        return f"({e})"  # ints stay ints (fast); division goes through Fraction below
     if isinstance(e, str):
         if _NUM.match(e):
             return f"F('{e}')"
@@ -40,13 +40,13 @@ def py_source(e: Any) -> str:
     if not isinstance(e, list) or not e:
         raise Bad(f"bad node {e!r}")
     op, args = e[0], [py_source(a) for a in e[1:]]
-    infix = {"+": "+", "*": "*", "/": "/", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+    infix = {"+": "+", "*": "*", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
              "=": "==", "!=": "!=", "and": " and ", "or": " or "}
     if op in infix and len(args) >= (1 if op in "+*andor" else 2):
-        if op in ("<", "<=", ">", ">=", "=", "!=", "/") and len(args) != 2:
+        if op in ("<", "<=", ">", ">=", "=", "!=") and len(args) != 2:
             raise Bad("arity")
         return "(" + infix[op].join(f"({a})" for a in args) + ")"
-    calls = {"-": "NEG" if len(args) == 1 else "SUB", "^": "POW", "min": "min", "max": "max",
+    calls = {"-": "NEG" if len(args) == 1 else "SUB", "^": "POW", "/": "DIVF", "min": "min", "max": "max",
              "abs": "abs", "floor": "FLOOR", "mod": "MOD", "div": "DIV", "not": "NOT",
              "implies": "IMP", "ite": "ITE"}
     if op not in calls:
@@ -54,15 +54,15 @@ def py_source(e: Any) -> str:
     return f"{calls[op]}({', '.join(args)})"
 
 
-def _pow(a: Fraction, b: Fraction) -> Fraction:
-    if b.denominator != 1:
+def _pow(a, b):
+    if Fraction(b).denominator != 1:
         raise Bad("fractional exponent")
-    return a ** int(b)
+    return Fraction(a) ** int(b) if b < 0 else a ** int(b)
 
 
-_ENV = {"F": Fraction, "NEG": lambda a: -a, "SUB": lambda a, b: a - b, "POW": _pow,
-        "FLOOR": lambda a: Fraction(a.__floor__()), "MOD": lambda a, b: a - b * (a / b).__floor__(),
-        "DIV": lambda a, b: Fraction((a / b).__floor__()), "NOT": lambda a: not a,
+_ENV = {"F": Fraction, "DIVF": lambda a, b: Fraction(a) / b, "NEG": lambda a: -a, "SUB": lambda a, b: a - b, "POW": _pow,
+        "FLOOR": lambda a: Fraction(a.__floor__()), "MOD": lambda a, b: a - b * (Fraction(a) / b).__floor__(),
+        "DIV": lambda a, b: (Fraction(a) / b).__floor__(), "NOT": lambda a: not a,
         "IMP": lambda a, b: (not a) or b, "ITE": lambda c, a, b: a if c else b}
 
 
@@ -225,7 +225,7 @@ def _enumeration(ob: dict, rng) -> bool:
         name, lo, hi = dom[i]
         a, b = evaluator(lo)(env), evaluator(hi)(env)
         for v in range(int(a), int(b) + 1):
-            walk(i + 1, {**env, name: Fraction(v)})
+            walk(i + 1, {**env, name: v})
     walk(0, {})
     agg, want = ob["aggregate"], ob["value"]
     if agg == "count":
