@@ -18,14 +18,24 @@ def assertion_text(model: Model, a: A.AssertDecl) -> str:
     return print_assertion(a)
 
 
+DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
+
+
 def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     """Check every assertion of the model in order."""
     compiled = compile_model(model)
-    limits = Limits(getattr(options, "max_states", None), getattr(options, "timeout", None),
-                    getattr(options, "progress", False))
+    limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
+                    getattr(options, "timeout", None), getattr(options, "progress", False))
     for a in model.assertions:
         start = time.perf_counter()
-        verdict = check_assertion(compiled, a, limits)
+        try:
+            verdict = check_assertion(compiled, a, limits)
+        except RecursionError:
+            verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
+                              reason="the process term grew too deep (recursion through an operator)")
+        except MemoryError:
+            verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
+                              reason="out of memory; bound the search with --max-states")
         yield _with_time(verdict, time.perf_counter() - start)
 
 
