@@ -46,7 +46,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"fito: error: no claims {what}in {' '.join(args.paths)} [K003 claims-file-error]", file=sys.stderr)
         return 2
     results = runner.run_claims(claims, timeout=args.timeout, jobs=args.jobs)
-    paths = [None if args.no_certificates else _write(args.certificates, r) for r in results]
+    try:
+        paths = [None if args.no_certificates else _write(args.certificates, r) for r in results]
+    except OSError as exc:
+        print(f"fito: error: cannot write certificates to {args.certificates}: {exc.strerror or exc} "
+              f"[C002 unreadable-input]", file=sys.stderr)
+        return 2
     show = _json if args.format == "json" else _text
     show(results, paths, args, time.perf_counter() - start)
     verdicts = {r.verdict for r in results}

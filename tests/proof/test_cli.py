@@ -112,3 +112,10 @@ def test_certificates_are_deterministic(capsys, tmp_path):
         assert run_cli(capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", "1")[0] == 0
     for p in sorted(a.glob("*.json")):
         assert p.read_bytes() == (b / p.name).read_bytes()
+
+
+def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, out, err = run_cli(capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker))
+    assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
