@@ -127,7 +127,8 @@ def _recurrence(ob: dict, rng) -> bool:
         raise Bad("start")
     closed, step, init = evaluator(ob["closed"]), evaluator(ob["step"]), evaluator(ob["initial"])
     conds = [evaluator(c) for c in ob.get("nonzero", [])]
-    names = (symbols_of(ob["closed"]) | symbols_of(ob["step"]) | symbols_of(ob["initial"])) - {k, prev}
+    names = (symbols_of(ob["closed"]) | symbols_of(ob["step"]) | symbols_of(ob["initial"])
+             | set().union(*(symbols_of(c) for c in ob.get("nonzero", [])))) - {k, prev}
     for env in _points(names, set(), rng, n=6):
         try:
             s = init(env)
@@ -146,7 +147,8 @@ def _recurrence(ob: dict, rng) -> bool:
 def _sum_of_squares(ob: dict, rng) -> bool:
     target, pos = ob["target"], set(ob.get("positive", []))
     f, conds = evaluator(target), [evaluator(c) for c in ob.get("nonzero", [])]
-    for env in _points(symbols_of(target), set(), rng, n=60, positive=pos):
+    names = symbols_of(target) | set().union(*(symbols_of(c) for c in ob.get("nonzero", [])))
+    for env in _points(names, set(), rng, n=60, positive=pos):
         try:
             if any(c(env) == 0 for c in conds):
                 continue
