@@ -79,14 +79,22 @@ def _text(results, paths, args, seconds: float) -> None:
         print(fmt.format(*row).rstrip())
         if r.reason and r.verdict != "proved":
             print(f"  {r.verdict}: {r.reason}")
+        trivial, checked = r.trivial
+        if checked and trivial == checked:
+            print(f"  note: all {checked} re-checked obligations are trivial (both sides identical)")
     counts = {v: sum(r.verdict == v for r in results) for v in ("proved", "refuted", "unknown")}
     where = "not written" if args.no_certificates else f"in {args.certificates}/"
     print(f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
           f"{counts['unknown']} unknown; certificates {where} ({seconds:.2f} s)")
+    trivial = [r.trivial for r in results]
+    if any(t for t, _ in trivial):
+        print(f"note: {sum(t for t, _ in trivial)} of {sum(c for _, c in trivial)} re-checked obligations "
+              f"are trivial (both sides identical), in {sum(1 for t, _ in trivial if t)} claims")
 
 
 def _json(results, paths, args, seconds: float) -> None:
     claims = [{"id": r.claim.id, "title": r.claim.title, "verdict": r.verdict, "method": r.claim.method,
                "seconds": round(r.seconds, 4), "certificate": p, "reason": r.reason or None,
-               "trusted": list(r.trusted)} for r, p in zip(results, paths)]
+               "trusted": list(r.trusted), "trivial_obligations": r.trivial[0]}
+              for r, p in zip(results, paths)]
     print(json.dumps({"claims": claims}, indent=2))

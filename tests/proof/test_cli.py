@@ -119,3 +119,12 @@ def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
     blocker.write_text("")
     code, out, err = run_cli(capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker))
     assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
+
+
+def test_trivial_certificates_are_pointed_out(capsys):
+    code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates")
+    assert code == 0
+    assert "note: all 1 re-checked obligations are trivial (both sides identical)" in out
+    assert out.rstrip().endswith("note: 1 of 1 re-checked obligations are trivial (both sides identical), in 1 claims")
+    code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates", "--format", "json")
+    assert json.loads(out)["claims"][0]["trivial_obligations"] == 1
