@@ -7,9 +7,20 @@ from __future__ import annotations
 import sympy as sp
 import z3
 
-from fito.proof import (claim, conjunction, enumeration, linear_feasible, linear_infeasible,
-                        matrix_facts, proved, prove_identity, recurrence, sum_of_squares,
-                        trusted, z3_prove)
+from fito.proof import (
+    claim,
+    conjunction,
+    enumeration,
+    linear_feasible,
+    linear_infeasible,
+    matrix_facts,
+    prove_identity,
+    proved,
+    recurrence,
+    sum_of_squares,
+    trusted,
+    z3_prove,
+)
 
 x, y, k, n = sp.symbols("x y k n")
 a1, a2, b1, b2 = sp.symbols("a1 a2 b1 b2")

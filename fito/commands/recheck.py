@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import Any
 
 HELP = "re-check proof certificates in the small kernel (no SymPy, no Z3)"
 
@@ -18,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
     """The certificate files named by paths (directories: every *.json below, sorted), and missing paths."""
-    files, missing = [], []
+    files: list[str] = []
+    missing: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, names in os.walk(p):
@@ -35,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from fito.proof import kernel
 
     files, missing = certificate_files(args.paths)
-    rows = [{"path": p, "status": "unreadable", "claim": None, "reason": "no such file or directory",
+    rows: list[dict[str, Any]] = [{"path": p, "status": "unreadable", "claim": None, "reason": "no such file or directory",
              "trusted": []} for p in missing]
     if not files and not missing:
         rows.append({"path": " ".join(args.paths), "status": "unreadable", "claim": None,

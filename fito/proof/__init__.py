@@ -29,18 +29,65 @@ Nothing here imports SymPy or Z3 until it is handed one of their objects or aske
 """
 from __future__ import annotations
 
-from fito.proof.claims import (Claim, Obligation, Outcome, claim, conjunction, proved, refuted,
-                               register, unknown)
+from fito.proof.claims import (
+    Claim,
+    Obligation,
+    Outcome,
+    claim,
+    conjunction,
+    proved,
+    refuted,
+    register,
+    unknown,
+)
 from fito.proof.convert import ConversionError, to_expr
-from fito.proof.decide import (find_counterexample, linear_feasible, linear_infeasible,
-                               prove_identity, prove_linear, z3_prove)
-from fito.proof.obligations import (counterexample, enumeration, farkas, identity, linear_valid,
-                                    matrix_facts, recurrence, sum_of_squares, trusted, witness)
+from fito.proof.decide import (
+    find_counterexample,
+    linear_feasible,
+    linear_infeasible,
+    prove_identity,
+    prove_linear,
+    z3_prove,
+)
+from fito.proof.obligations import (
+    counterexample,
+    enumeration,
+    farkas,
+    identity,
+    linear_valid,
+    matrix_facts,
+    recurrence,
+    sum_of_squares,
+    trusted,
+    witness,
+)
 
 __all__ = [
-    "Claim", "Obligation", "Outcome", "claim", "conjunction", "proved", "refuted", "register",
-    "unknown", "ConversionError", "to_expr", "find_counterexample", "linear_feasible",
-    "linear_infeasible", "prove_identity", "prove_linear", "z3_prove", "counterexample",
-    "enumeration", "farkas", "identity", "linear_valid", "matrix_facts", "recurrence",
-    "sum_of_squares", "trusted", "witness",
+    "Claim",
+    "ConversionError",
+    "Obligation",
+    "Outcome",
+    "claim",
+    "conjunction",
+    "counterexample",
+    "enumeration",
+    "farkas",
+    "find_counterexample",
+    "identity",
+    "linear_feasible",
+    "linear_infeasible",
+    "linear_valid",
+    "matrix_facts",
+    "prove_identity",
+    "prove_linear",
+    "proved",
+    "recurrence",
+    "refuted",
+    "register",
+    "sum_of_squares",
+    "to_expr",
+    "trusted",
+    "unknown",
+    "witness",
+    "z3_prove",
 ]

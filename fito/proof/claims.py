@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")

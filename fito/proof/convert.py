@@ -48,7 +48,7 @@ def to_expr(x: Any) -> Any:
 
 # ---------------------------------------------------------------- SymPy
 def _from_sympy(e: Any) -> Any:
-    import sympy
+    import sympy  # type: ignore[import-untyped]
 
     if e is sympy.true or e is sympy.false:
         return bool(e)
@@ -118,7 +118,7 @@ _Z3_OPS = {"+": "+", "*": "*", "-": "-", "/": "/", "<": "<", "<=": "<=", ">": ">
 
 
 def _from_z3(e: Any) -> Any:
-    import z3
+    import z3  # type: ignore[import-untyped]
 
     if z3.is_true(e) or z3.is_false(e):
         return z3.is_true(e)

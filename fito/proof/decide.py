@@ -5,8 +5,9 @@ Each returns `proved`, `refuted` (with a counterexample the kernel replays) or `
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from fito.proof import obligations as O
 from fito.proof.claims import Outcome, proved, refuted, unknown
@@ -40,7 +41,7 @@ def prove_identity(lhs: Any, rhs: Any, *, nonzero: Iterable[Any] = (), note: str
     return refuted(O.counterexample(formula, point, note=note), reason="identity fails at a point")
 
 
-def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, Fraction] | None:
+def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, int] | None:
     """A small integer point where a formula (JSON) is false, searched deterministically."""
     f = parse(formula)
     names = sorted(symbols(f))
@@ -92,7 +93,7 @@ def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
 
 
 def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
-    import z3
+    import z3  # type: ignore[import-untyped]
 
     names = sorted(set().union(*(symbols(parse(e)) for e in exprs)))
     env = {n: z3.Real(n) for n in names}
@@ -112,7 +113,7 @@ def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
 
 def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
     """A parsed expression as a Z3 term (arithmetic, comparisons, connectives)."""
-    import z3
+    import z3  # type: ignore[import-untyped]
 
     if isinstance(e, bool):
         return z3.BoolVal(e)
@@ -140,7 +141,7 @@ def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
 
 def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outcome:
     """Prove a quantifier-free formula valid with Z3; counterexample from a model, else trusted unsat."""
-    import z3
+    import z3  # type: ignore[import-untyped]
 
     solver = z3.Solver()
     solver.set("timeout", int(timeout_ms))
@@ -165,7 +166,7 @@ def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outco
 
 
 def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
-    import z3
+    import z3  # type: ignore[import-untyped]
 
     consts = sorted({str(d.name()) for d in model.decls()})
     point = {}

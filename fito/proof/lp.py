@@ -4,8 +4,8 @@ Producer side, not trusted: whatever it finds, the kernel re-checks.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.expr import KernelError

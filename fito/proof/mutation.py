@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 from fito.proof.kernel.certificate import certificate_hash
 from fito.proof.kernel.expr import ARITY, is_symbol

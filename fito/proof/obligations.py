@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from fito.proof.claims import Obligation
 from fito.proof.convert import to_expr

@@ -13,8 +13,9 @@ import platform
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from fito import __version__
 from fito.proof import kernel
@@ -103,7 +104,7 @@ def _import_claims(path: str) -> list[Claim]:
     sys.path.insert(0, os.path.dirname(real))
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # any failure of a user's file is a diagnostic, not a traceback
+    except Exception as exc:  # noqa: BLE001 -- any failure of a user's file is a diagnostic
         line = next((f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__))
                      if os.path.realpath(f.filename) == real), 1)
         raise CollectError(path, line or 1, f"import failed: {type(exc).__name__}: {exc}") from None
@@ -144,7 +145,7 @@ def discharge(c: Claim) -> dict[str, Any]:
         if not isinstance(outcome, Outcome):
             raise TypeError(f"the claim returned {type(outcome).__name__}, not an Outcome")
         result = _certify(c, outcome)
-    except Exception as exc:  # a failing claim is `unknown` with the reason, never a traceback
+    except Exception as exc:  # noqa: BLE001 -- a failing claim is `unknown` with the reason
         result = {"verdict": UNKNOWN, "reason": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
     result["seconds"] = time.perf_counter() - start
     return result
@@ -194,9 +195,10 @@ def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: i
             limit = timeout if timeout is not None else (c.timeout or DEFAULT_TIMEOUT)
             running[reader] = (i, proc, time.monotonic() + limit, limit)
         wait = max(0.0, min(d for _, _, d, _ in running.values()) - time.monotonic())
-        for reader in multiprocessing.connection.wait(list(running), timeout=wait):
-            i, proc, _, _ = running.pop(reader)
-            results[i] = _collect_child(claims[i], reader, proc)
+        ready: list[Any] = multiprocessing.connection.wait(list(running), timeout=wait)
+        for done in ready:
+            i, proc, _, _ = running.pop(done)
+            results[i] = _collect_child(claims[i], done, proc)
         now = time.monotonic()
         for reader, (i, proc, deadline, limit) in list(running.items()):
             if now >= deadline:

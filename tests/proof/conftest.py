@@ -39,4 +39,4 @@ def load_all(directory: Path) -> dict[str, dict]:
     return {p.name: json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))}
 
 
-__all__ = ["run_cli", "ROOT", "DATA", "KIT", "load_all", "os"]
+__all__ = ["DATA", "KIT", "ROOT", "load_all", "os", "run_cli"]

@@ -36,7 +36,8 @@ def test_prove_json_shape(capsys, tmp_path):
     for c in data["claims"]:
         assert {"id", "title", "verdict", "method", "seconds", "certificate"} <= set(c)
         assert c["verdict"] == "proved" and c["certificate"].endswith(f"{c['id']}.json")
-        assert json.loads(open(c["certificate"]).read())["id"] == c["id"]
+        with open(c["certificate"], encoding="utf-8") as fh:
+            assert json.load(fh)["id"] == c["id"]
 
 
 def test_refuted_claims_exit_1_with_replayable_counterexamples(capsys, tmp_path):
@@ -117,7 +118,7 @@ def test_certificates_are_deterministic(capsys, tmp_path):
 def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, out, err = run_cli(capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker))
+    code, _, err = run_cli(capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker))
     assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
 
 

@@ -13,11 +13,11 @@ import random
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, load_all
+from oracle import holds
+
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.mutation import mutant, sites
-from oracle import holds
 
 SAMPLE = int(os.environ.get("FITO_MUTATION_SAMPLE", "20"))  # 0: every mutant
 

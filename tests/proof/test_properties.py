@@ -7,12 +7,12 @@ import sympy as sp
 import z3
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracle import to_sympy, to_z3
 
 from fito.proof import linear_infeasible, prove_linear, to_expr
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.kernel.expr import KernelError, evaluate, parse
 from fito.proof.lp import farkas_multipliers
-from oracle import to_sympy, to_z3
 
 NAMES = ("x", "y", "z")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

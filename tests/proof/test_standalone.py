@@ -21,7 +21,7 @@ BLOCKER = textwrap.dedent("""
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], cwd=ROOT, check=False,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -10,9 +10,28 @@ Python's Fraction arithmetic and its JSON parser.
 """
 from __future__ import annotations
 
-from fito.proof.kernel.certificate import (FORMAT, KINDS, Result, Unreadable, canonical_json,
-                                           certificate_hash, check, ensure_certificate, load)
+from fito.proof.kernel.certificate import (
+    FORMAT,
+    KINDS,
+    Result,
+    Unreadable,
+    canonical_json,
+    certificate_hash,
+    check,
+    ensure_certificate,
+    load,
+)
 from fito.proof.kernel.expr import KernelError
 
-__all__ = ["FORMAT", "KINDS", "Result", "Unreadable", "KernelError", "canonical_json",
-           "certificate_hash", "check", "ensure_certificate", "load"]
+__all__ = [
+    "FORMAT",
+    "KINDS",
+    "KernelError",
+    "Result",
+    "Unreadable",
+    "canonical_json",
+    "certificate_hash",
+    "check",
+    "ensure_certificate",
+    "load",
+]

@@ -4,8 +4,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from fito.proof.kernel import checks
 from fito.proof.kernel.expr import KernelError
@@ -103,14 +104,15 @@ def ensure_certificate(data: Any) -> dict[str, Any]:
 
 def check(cert: dict[str, Any], *, strict: bool = False) -> Result:
     """Re-check a certificate: hash, shape, then every obligation in order."""
-    claim = cert.get("id") if isinstance(cert.get("id"), str) else "?"
+    raw = cert.get("id")
+    claim = raw if isinstance(raw, str) else "?"
     try:
         trusted = _check(cert, strict)
     except KernelError as exc:
         return Result(False, claim, str(exc))
     except RecursionError:
         return Result(False, claim, "certificate nests too deeply")
-    except Exception as exc:  # malformed content of an unforeseen shape: refuse, never accept
+    except Exception as exc:  # noqa: BLE001 -- malformed content of any shape: refuse, never accept
         return Result(False, claim, f"malformed certificate ({type(exc).__name__}: {exc})")
     return Result(True, claim, "", trusted, len(cert["obligations"]))
 

@@ -5,12 +5,24 @@ or for a `trusted` obligation the trust tag it accepted.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.expr import (COMPARISONS, KernelError, compile_expr, exact, is_symbol, parse,
-                                    parse_rational, render, symbols, substitute, to_json)
+from fito.proof.kernel.expr import (
+    COMPARISONS,
+    KernelError,
+    compile_expr,
+    exact,
+    is_symbol,
+    parse,
+    parse_rational,
+    render,
+    substitute,
+    symbols,
+    to_json,
+)
 from fito.proof.kernel.normal import Normalizer
 
 MAX_POINTS = 2_000_000
@@ -42,10 +54,11 @@ def normalizer(ob: Obligation, positive: Iterable[str] = ()) -> Normalizer:
     return norm
 
 
-def satisfiable(conds: list[Any], positive: set[str] = frozenset()) -> None:
+def satisfiable(conds: list[Any], positive: Iterable[str] = ()) -> None:
     """Refuse assumptions that no tried point satisfies together (they could make a claim vacuous)."""
     if not conds:
         return
+    positive = set(positive)
     names = sorted(set().union(*(symbols(c) for c in conds)))
     naturals = set().union(*(_exponent_symbols(c) for c in conds))
     runs = [compile_expr(c) for c in conds]
@@ -147,7 +160,7 @@ def _nonnegative_weight(w: P.RF, positive: set[str], index: int) -> None:
     for part, name in ((w[0], "numerator"), (w[1], "denominator")):
         bad = P.variables(part) - positive
         if bad:
-            raise KernelError(f"weight {index}: {name} uses {sorted(bad)[0]}, not declared positive")
+            raise KernelError(f"weight {index}: {name} uses {min(bad)}, not declared positive")
         if any(c < 0 for c in part.values()):
             raise KernelError(f"weight {index}: {name} has a negative coefficient")
     if not w[1]:
@@ -162,7 +175,8 @@ def check_farkas(ob: Obligation) -> None:
     mults = ob["multipliers"]
     if not isinstance(mults, list) or len(mults) != len(cons) or not cons:
         raise KernelError("multipliers must be a list as long as the (nonempty) constraints")
-    total, strict, norm = {}, False, Normalizer()
+    total: P.Poly = {}
+    strict, norm = False, Normalizer()
     for i, (c, m) in enumerate(zip(cons, mults), 1):
         y = parse_rational(m, f"multiplier {i}")
         form, op = _linear_form(norm, c, i)
@@ -191,7 +205,7 @@ def _linear_form(norm: Normalizer, c: Any, i: int) -> tuple[P.Poly, str]:
 
 
 # ---------------------------------------------------------------- evaluation
-def _assignment(x: Any) -> dict[str, Fraction]:
+def _assignment(x: Any) -> dict[str, Any]:
     if not isinstance(x, dict):
         raise KernelError("assignment must be an object symbol -> rational")
     out = {}
@@ -259,7 +273,8 @@ def check_enumeration(ob: Obligation) -> None:
 def _domain(x: Any) -> list[tuple[str, Callable, Callable]]:
     if not isinstance(x, list) or not x:
         raise KernelError("domain must be a nonempty list of [symbol, lo, hi]")
-    out, names, size = [], set(), 1
+    out, names = [], set()
+    size: int | None = 1
     for i, item in enumerate(x, 1):
         if not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0]):
             raise KernelError(f"domain entry {i} must be [symbol, lo, hi]")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 MAX_DEPTH = 100
 MAX_POWER_BITS = 4_000_000
@@ -76,7 +77,7 @@ def parse(x: object, depth: int = 0) -> Any:
 
 def to_json(e: Any) -> Any:
     """The canonical JSON form of a parsed expression."""
-    if isinstance(e, bool) or isinstance(e, str):
+    if isinstance(e, (bool, str)):
         return e
     if isinstance(e, Fraction):
         return e.numerator if e.denominator == 1 else f"{e.numerator}/{e.denominator}"
@@ -151,9 +152,11 @@ def evaluate(e: Any, env: Env) -> Number | bool:
 def compile_expr(e: Any) -> Callable[[Env], Any]:
     """A closure computing the expression's value from an environment (fast repeated use)."""
     if isinstance(e, bool):
-        return lambda env, v=e: v
+        truth: bool = e
+        return lambda env: truth
     if isinstance(e, Fraction):
-        return lambda env, v=exact(e): v
+        value = exact(e)
+        return lambda env: value
     if isinstance(e, str):
         return _lookup(e)
     op, parts = e[0], [compile_expr(a) for a in e[1:]]

@@ -5,9 +5,8 @@ Entries are expressions; arithmetic is on rational forms. Standard library only.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from fractions import Fraction
+from typing import Any
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer
@@ -32,7 +31,7 @@ def check_matrix(ob: Obligation) -> None:
         _check_product(norm, a, ob["product"])
     square = {"det", "charpoly", "eigenvalues", "count"} & set(ob)
     if square and len(a) != len(a[0]):
-        raise KernelError(f"{sorted(square)[0]} needs a square matrix")
+        raise KernelError(f"{min(square)} needs a square matrix")
     rows = [[norm.rf(x) for x in row] for row in a]
     if "det" in ob:
         _same(norm, _det(rows), parse(ob["det"]), "det")
@@ -109,9 +108,9 @@ def _charpoly_numeric(a: list[list[Fraction]], t: str) -> P.RF:
     n = len(a)
     coeffs, m = [Fraction(1)], [[Fraction(0)] * n for _ in range(n)]
     for k in range(1, n + 1):
-        m = [[sum(a[i][l] * m[l][j] for l in range(n)) + (coeffs[-1] if i == j else 0)
+        m = [[sum((a[i][l] * m[l][j] for l in range(n)), coeffs[-1] if i == j else Fraction(0))
               for j in range(n)] for i in range(n)]
-        am_trace = sum(sum(a[i][l] * m[l][i] for l in range(n)) for i in range(n))
+        am_trace = sum((a[i][l] * m[l][i] for i in range(n) for l in range(n)), Fraction(0))
         coeffs.append(-am_trace / k)
     poly: P.Poly = {}
     for power, c in zip(range(n, -1, -1), coeffs):

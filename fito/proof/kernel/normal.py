@@ -8,8 +8,9 @@ value of k. Standard library only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.expr import KernelError, render

@@ -6,8 +6,8 @@ polynomials, never reduced: two forms are equal when they cross-multiply to equa
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from fito.proof.kernel.expr import KernelError
 
