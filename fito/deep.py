@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 _STACK_BYTES = 512 * 1024 * 1024

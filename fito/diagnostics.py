@@ -4,8 +4,8 @@ Checkers never raise on bad input: they append `Diagnostic`s to a list and carry
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from fito import __version__
 from fito.errorcodes import CODES, lookup
@@ -25,10 +25,10 @@ class Span:
     end: int = 0
 
     @staticmethod
-    def point(line: int, column: int, offset: int = 0) -> "Span":
+    def point(line: int, column: int, offset: int = 0) -> Span:
         return Span(line, column, line, column + 1, offset, offset + 1)
 
-    def to(self, other: "Span") -> "Span":
+    def to(self, other: Span) -> Span:
         """The span from the start of self to the end of other."""
         return Span(self.line, self.column, other.end_line, other.end_column, self.start, other.end)
 
@@ -158,5 +158,17 @@ def to_sarif(per_file: Iterable[tuple[str, Sequence[Diagnostic]]],
     }
 
 
-__all__ = ["Span", "NO_SPAN", "Diagnostic", "error", "warning", "render_text", "to_json",
-           "to_sarif", "sort_key", "ERROR", "WARNING", "NOTE"]
+__all__ = [
+    "ERROR",
+    "NOTE",
+    "NO_SPAN",
+    "WARNING",
+    "Diagnostic",
+    "Span",
+    "error",
+    "render_text",
+    "sort_key",
+    "to_json",
+    "to_sarif",
+    "warning",
+]

@@ -111,7 +111,7 @@ def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
 def _model_check(model: object, options: CheckOptions, blocked: bool) -> tuple[Verdict, ...]:
     from fito.lang.printer import print_assertion
 
-    assertions = getattr(model, "assertions")
+    assertions = model.assertions
     if blocked:
         return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN,
                              reason="not checked: the spec has errors") for a in assertions)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from fito.check.result import FAILS, HOLDS, Verdict
 from fito.diagnostics import Diagnostic, render_text, to_json, to_sarif

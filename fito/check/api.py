@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from fito.semantics.codegen import StepFault
 from fito.semantics.compiled import Compiled

@@ -11,7 +11,7 @@ fairness is a generalised Büchi condition, decided per component).
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from fito.lang import ast as A
 from fito.lang.resolve import CRASH, Model

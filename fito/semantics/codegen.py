@@ -6,7 +6,8 @@ a step's effect failed, or None when evaluating a guard failed in state s itself
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from fito.lang.values import BoolT, EnumT, IntRange, SetT, ValueType
 from fito.semantics.ir import IR, Fault, to_python

@@ -1,8 +1,8 @@
 """A model ready to explore: layout, steps, generated successor functions, labels."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from fito.diagnostics import Span
 from fito.lang import ast as A
@@ -112,4 +112,4 @@ def compile_model(model: Model) -> Compiled:
     return Compiled(model, layout, sites, semantics, codegen)
 
 
-__all__ = ["Compiled", "compile_model", "TAU", "ExprCompiler"]
+__all__ = ["TAU", "Compiled", "ExprCompiler", "compile_model"]

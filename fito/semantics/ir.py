@@ -13,8 +13,8 @@ over their (finite) domain; constant subterms are folded.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from fito.diagnostics import Span
 from fito.lang import ast as A

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from fito.lang.resolve import Cell, Model
 from fito.lang.values import ValueType

@@ -8,14 +8,14 @@ Rules follow Roscoe's operational semantics of CSP, extended with cells (docs/se
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from fito.lang import ast as A
 from fito.lang.resolve import CRASH, Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, domain_values, negate
 from fito.semantics.layout import Layout
-from fito.semantics.terms import OMEGA, SKIP, Deferred, Terms
+from fito.semantics.terms import OMEGA, Deferred, Terms
 
 EVENT, TAU, TICK = 0, 1, 2
 

@@ -20,8 +20,8 @@ is made (the state after the transition that reaches it).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 from fito.lang import ast as A
 from fito.lang.resolve import Model
@@ -239,4 +239,4 @@ def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
 
 
 Deferred = Callable[[Sequence[int]], int]
-__all__ = ["Terms", "OMEGA", "STOP", "SKIP", "Deferred", "IR", "reads_cells"]
+__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Terms", "reads_cells"]

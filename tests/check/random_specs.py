@@ -98,7 +98,7 @@ class Gen:
             "channel c: Val",
             "channel d: Bit.(1..2)",
             f"domain x: 0..2 = {r.randrange(3)} durable",
-            f"domain y: 0..3 = 0 volatile",
+            "domain y: 0..3 = 0 volatile",
             f"domain f: Bool = {r.choice(['true', 'false'])} volatile",
             "domain arr[i: 0..1]: 0..2 = i durable",
         ]

@@ -16,7 +16,7 @@ from fito.lang.parser import parse
 from fito.lang.resolve import resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from random_specs import Gen  # noqa: E402
+from random_specs import Gen
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

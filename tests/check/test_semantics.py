@@ -3,7 +3,6 @@ trace lengths are worked out by hand from the rules."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_spec, verdicts
 
 HEAD = """
