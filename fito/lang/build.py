@@ -17,7 +17,8 @@ from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import ast as A
 from fito.lang.build_decl import DeclRules
 from fito.lang.build_util import (
-    EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, SyncOp, make_span, span_of, tok_span,
+    EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, SyncOp, make_span, new_span, span_of,
+    tok_span,
 )
 from fito.lang.fastnew import constructor
 from fito.lang.operators import resolve_chain
@@ -126,26 +127,28 @@ class Builder(DeclRules):
             only = c[0]
             return self._resolve(only) if type(only) is Chain else only
         head, op, last = c
+        op = op if type(op) is SyncOp else op[1]  # an operator token, or `[| A |]`
         if type(head) is not Chain:
-            head = Chain([head], [])
+            return self._resolve(Chain([head, last], [op]))
         head.operands.append(last)
         head.operators.append(op)
         return self._resolve(head)
 
     def chain(self, c: list[Any]) -> Chain:
         head, op, unit = c
+        op = op if type(op) is SyncOp else op[1]
         if type(head) is not Chain:
             return Chain([head, unit], [op])
         head.operands.append(unit)
         head.operators.append(op)
         return head
 
-    def binop(self, c: list[Any]) -> str:
-        if len(c) == 3:  # [| A |]
-            return SyncOp(c[1].items)
-        return c[0][1]  # type: ignore[no-any-return]
+    def sync_op(self, c: list[Any]) -> SyncOp:
+        return SyncOp(c[1].items)  # `[| A |]`
 
     def _resolve(self, chain: Chain) -> Any:
+        if len(chain.operators) == 1:  # the common case: nothing to weigh
+            return self._combine(chain.operators[0], chain.operands[0], chain.operands[1])
         return resolve_chain(chain.operands, chain.operators, self._combine, self._chained)
 
     def _chained(self, first: str, second: str, left: Any, right: Any) -> None:
@@ -158,11 +161,15 @@ class Builder(DeclRules):
         return _Binary("and", left, _Binary(op, left.right, self.as_expr(right), span), span)
 
     def _combine(self, op: str, left: Any, right: Any) -> Any:
-        span = make_span(left.span, right.span)
+        a, b = left.span, right.span  # make_span inlined
+        span = new_span(a.line, a.column, b.end_line, b.end_column, a.start, b.end)
         if op == "->":
+            body = right if type(right) in PROC_TYPES else self.as_proc(right)
             if type(left) is Assigned:
-                return _Prefix(left.event, left.assigns, self.as_proc(right), span)
-            return _Prefix(self._as_event(left), (), self.as_proc(right), span)
+                return _Prefix(left.event, left.assigns, body, span)
+            if type(left) is A.Event:
+                return _Prefix(left, (), body, span)
+            return _Prefix(self._as_event(left), (), body, span)
         if op == "&":
             return _Guard(self.as_expr(left), self.as_proc(right), span)
         if op in _PROCESS_BINOPS:
@@ -181,7 +188,8 @@ class Builder(DeclRules):
         if self._chained_node is not None and left is self._chained_node:
             self._chained_node = None
             return self._split_chained(op, left, right, span)
-        node = _Binary(op, self.as_expr(left), self.as_expr(right), span)
+        node = _Binary(op, left if type(left) in EXPR_TYPES else self.as_expr(left),
+                       right if type(right) in EXPR_TYPES else self.as_expr(right), span)
         if self._chain_pending:
             self._chain_pending = False
             self._chained_node = node
@@ -300,10 +308,14 @@ class Builder(DeclRules):
         return self._extend_event(c[0], field, make_span(span_of(c[0]), end))
 
     def name(self, c: list[Any]) -> A.Name:
-        return _Name(c[0][1], tok_span(c[0]))  # type: ignore[no-any-return]
+        _, text, offset, line, column = c[0]  # tok_span inlined: the hottest rule
+        n = len(text)
+        return _Name(text, new_span(line, column, line, column + n, offset, offset + n))  # type: ignore[no-any-return]
 
     def int(self, c: list[Any]) -> A.IntLit:
-        return _IntLit(int(c[0][1]), tok_span(c[0]))  # type: ignore[no-any-return]
+        _, text, offset, line, column = c[0]
+        n = len(text)
+        return _IntLit(int(text), new_span(line, column, line, column + n, offset, offset + n))  # type: ignore[no-any-return]
 
     def true(self, c: list[Any]) -> A.BoolLit:
         return A.BoolLit(True, span=tok_span(c[0]))

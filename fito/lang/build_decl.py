@@ -5,6 +5,9 @@ from typing import Any
 
 from fito.lang import ast as A
 from fito.lang.build_util import Chain, make_span, tok_span
+from fito.lang.fastnew import constructor
+
+_TypeName = constructor(A.TypeName)
 
 
 class DeclRules:
@@ -24,7 +27,7 @@ class DeclRules:
 
     # ---------------------------------------------------------------- types
     def type_name(self, c: list[Any]) -> A.TypeName:
-        return A.TypeName(c[0][1], span=tok_span(c[0]))
+        return _TypeName(c[0][1], tok_span(c[0]))  # type: ignore[no-any-return]
 
     def bool_type(self, c: list[Any]) -> A.BoolType:
         return A.BoolType(span=tok_span(c[0]))

@@ -34,6 +34,14 @@ class Tables:
     rules: tuple[tuple[int, str, Reducer | None], ...]  # (size, origin, reducer or pass-through)
     start: int
     end: int
+    reductions: tuple[tuple[int, dict[int, int], Reducer | None], ...] = ()  # (size, goto, reducer)
+
+    def __post_init__(self) -> None:
+        if not self.reductions:  # per rule: the goto of its origin from every state
+            goto = [{s: row[origin] for s, row in enumerate(self.gotos) if origin in row}
+                    for _, origin, _ in self.rules]
+            object.__setattr__(self, "reductions", tuple(
+                (size, g, reducer) for (size, _, reducer), g in zip(self.rules, goto)))
 
 
 class ParseFailure(Exception):
@@ -131,38 +139,40 @@ def _shaping_reducer(nones: list[int], nones_after: int, spliced: list[bool], in
 
 def run(tables: Tables, tokens: Iterable[Tok], end_token: Tok) -> Any:
     """Parse the tokens (then `end_token`, type `$END`); the value of the start rule."""
-    actions, gotos, rules, end = tables.actions, tables.gotos, tables.rules, tables.end
+    action_of = [row.get for row in tables.actions]  # bound methods: one lookup less per step
+    rules, end = tables.reductions, tables.end
     states = [tables.start]
     values: list[Any] = []
     state = tables.start
     for tok in chain(tokens, (end_token,)):
         ttype = tok[0]
-        while True:
-            code = actions[state].get(ttype)
-            if code is None:
-                raise ParseFailure(tok, state, values)
-            if code >= 0:
-                states.append(code)
-                values.append(tok)
-                state = code
-                if len(states) > MAX_STACK:
-                    raise ParseFailure(tok, state, values, too_deep=True)
-                break
-            size, origin, reducer = rules[~code]
-            if reducer is None:  # single child passed through: the value stays
-                state = states[-1] = gotos[states[-2]][origin]
-                continue
-            if size:
-                children = values[-size:]
-                del values[-size:]
-                del states[-size:]
+        code = action_of[state](ttype)
+        while code is not None and code < 0:  # reduce, as often as the look-ahead says
+            size, goto, reducer = rules[~code]
+            if size == 1:  # replace the top in place: the commonest reduction
+                if reducer is not None:
+                    values[-1] = reducer(values[-1:])
+                state = states[-1] = goto[states[-2]]
             else:
-                children = []
-            values.append(reducer(children))
-            state = gotos[states[-1]][origin]
-            states.append(state)
+                if size:
+                    children = values[-size:]
+                    del values[-size:]
+                    del states[-size:]
+                else:
+                    children = []
+                values.append(reducer(children))  # type: ignore[misc]
+                state = goto[states[-1]]
+                states.append(state)
             if state == end:
                 return values[-1]
+            code = action_of[state](ttype)
+        if code is None:
+            raise ParseFailure(tok, state, values)
+        states.append(code)
+        values.append(tok)
+        state = code
+        if len(states) > MAX_STACK:
+            raise ParseFailure(tok, state, values, too_deep=True)
     raise AssertionError("the parse table accepted no input")  # unreachable with Lark's tables
 
 

@@ -41,6 +41,7 @@ _TOKEN = re.compile(
     + "|".join(re.escape(o) for o in _MULTI) + "|[" + _SINGLE + r"]|.|\Z)",
     re.S,
 )
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _COMMENT_MARK = re.compile(r"--|\{-")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]"}
@@ -94,9 +95,12 @@ class Scanner:
                 continue
             ttype = fixed.get(value)
             if ttype is None:
-                ttype = self._classify(value, pos, line, pos - line_start + 1)
-                if ttype == "":
-                    break  # the end of the text
+                if value[:1] in _NAME_START and value not in RESERVED_UNUSED:
+                    ttype = "NAME"
+                else:
+                    ttype = self._classify(value, pos, line, pos - line_start + 1)
+                    if ttype == "":
+                        break  # the end of the text
             elif ttype in openers:
                 depth += 1
                 if depth > MAX_NESTING:

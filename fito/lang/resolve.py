@@ -17,6 +17,7 @@ from typing import Mapping
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import ast as A
+from fito.lang import static, typing
 from fito.lang.resolve_types import TypeRules, show_type
 from fito.lang.values import BoolT, EnumT, ValueType
 
@@ -161,9 +162,7 @@ class Resolver(TypeRules):
     # ------------------------------------------------------------------ expressions
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
         """The type of e (None after an error, which has been reported)."""
-        from fito.lang.typing import infer
-
-        return infer(self, e, scope)
+        return typing.infer(self, e, scope)
 
     # ------------------------------------------------------------------ processes
     def _check_process_decl(self, d: A.ProcessDecl) -> None:
@@ -177,9 +176,7 @@ class Resolver(TypeRules):
         self.check_proc(d.body, scope)
 
     def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType]) -> None:
-        from fito.lang.static import check_proc
-
-        check_proc(self, p, scope)
+        static.check_proc(self, p, scope)
 
     def _check_assertion(self, d: A.AssertDecl, systems: list[A.SystemDecl]) -> None:
         if d.proc is None and not systems:
@@ -204,9 +201,12 @@ class Resolver(TypeRules):
 
 def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
     """Resolve names and run the static checks."""
+    from fito.lang.parser import no_gc
+
     r = Resolver(spec)
     try:
-        model = r.run()
+        with no_gc():
+            model = r.run()
     except RecursionError:  # a pathological nesting the iterative walkers do not cover
         r.err("P005", "the spec nests too deeply to be checked", spec.span,
               hint="split deeply nested terms into named constants or processes")

@@ -284,6 +284,10 @@ class TypeRules:
         self.cells[d.name] = Cell(d.name, tuple(known), vtype, d.durable, init, d)
 
     def _cell_init(self, d: A.DomainDecl, index_types: list[ValueType], vtype: ValueType) -> tuple[int, ...]:
+        if d.indices and not _mentions(d.init, {p.name for p in d.indices}):
+            one = self._cell_init(A.DomainDecl(d.name, (), d.type, d.init, d.durable, span=d.span),
+                                  [], vtype)  # the same value in every cell: evaluate it once
+            return one * _count(index_types) if len(one) == 1 else one
         values: list[int] = []
         for combo in itertools.product(*(t.values() for t in index_types)):
             bound = {p.name: v for p, v in zip(d.indices, combo)}
@@ -296,6 +300,21 @@ class TypeRules:
                 return tuple(0 for _ in range(_count(index_types)))
             values.append(v)
         return tuple(values)
+
+
+def _mentions(e: A.Expr, names: set[str]) -> bool:
+    """Whether e reads any of the names (without recursion)."""
+    work: list[object] = [e]
+    while work:
+        x = work.pop()
+        if isinstance(x, A.Name):
+            if x.id in names:
+                return True
+        elif isinstance(x, tuple):
+            work.extend(x)
+        elif hasattr(x, "__dataclass_fields__"):
+            work.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return False
 
 
 def _show_combo(d: A.DomainDecl, combo: tuple[int, ...], types: list[ValueType]) -> str:
