@@ -103,6 +103,7 @@ class Resolver(TypeRules):
 
     # ------------------------------------------------------------------ entry point
     def run(self) -> Model:
+        self.enum_decls = enumeration_decls(self.spec.decls)
         for d in self.spec.decls:
             self._collect(d)
         if CRASH not in self.names:
@@ -134,8 +135,7 @@ class Resolver(TypeRules):
             self._declare(d.name, "const", d, d.name_span)
         elif isinstance(d, A.TypeDecl):
             self._declare(d.name, "type", d, d.name_span)
-            if self._declares_enum(d):
-                self.enum_decls.add(id(d))
+            if id(d) in self.enum_decls:
                 for item in d.rhs.items:  # type: ignore[union-attr]
                     self._declare(item.id, "member", d, item.span)  # type: ignore[union-attr]
         elif isinstance(d, A.ChannelDecl):
@@ -148,16 +148,6 @@ class Resolver(TypeRules):
             self.processes.setdefault(d.name, d)
         elif isinstance(d, A.PipelineDecl):
             self._declare(d.name, "pipeline", d, d.name_span)
-
-    def _declares_enum(self, d: A.TypeDecl) -> bool:
-        """`{a, b}` of plain names declares an enumeration unless every name is already a member
-        (then it is a subset of existing values, like the set literal of an input)."""
-        t = d.rhs
-        if not isinstance(t, A.SetType) or not t.items:
-            return False
-        if not all(isinstance(item, A.Name) for item in t.items):
-            return False
-        return not all(self.names.get(item.id, ("",))[0] == "member" for item in t.items)  # type: ignore[union-attr]
 
     # ------------------------------------------------------------------ expressions
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
@@ -219,6 +209,49 @@ def a_kind(kind: str) -> str:
     """The kind with its article: `a constant`, `an enumeration member`."""
     word = kind_word(kind)
     return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
+def enumeration_decls(decls: tuple[A.Decl, ...]) -> set[int]:
+    """The ids of the `type T = {a, b}` declarations that declare enumerations.
+
+    Braces of plain names declare an enumeration, except when they only list members of
+    enumerations declared elsewhere (`type Fast = {gpu, host}`: a subset of Dom, in any
+    order) or name constants (`type S = {A, B}`: a set of values). A name in two
+    enumerations is an error (R002) at the second.
+    """
+    others = {n for d in decls if not isinstance(d, A.TypeDecl) for n in _declared_names(d)}
+    braces = [d for d in decls if isinstance(d, A.TypeDecl) and _plain_names(d.rhs) is not None]
+    uses: dict[str, int] = {}
+    for d in braces:
+        for n in set(_plain_names(d.rhs) or ()):
+            uses[n] = uses.get(n, 0) + 1
+    enums: set[int] = set()
+    members: set[str] = set()
+    for d in braces:  # a name of its own makes an enumeration
+        names = _plain_names(d.rhs) or ()
+        if not any(n in others for n in names) and any(uses[n] == 1 for n in names):
+            enums.add(id(d))
+            members.update(names)
+    for d in braces:  # the rest: subsets of those, or (in order) enumerations themselves
+        names = _plain_names(d.rhs) or ()
+        if id(d) in enums or any(n in others for n in names) or all(n in members for n in names):
+            continue
+        enums.add(id(d))
+        members.update(names)
+    return enums
+
+
+def _plain_names(t: A.TypeExpr) -> tuple[str, ...] | None:
+    if isinstance(t, A.SetType) and t.items and all(isinstance(i, A.Name) for i in t.items):
+        return tuple(i.id for i in t.items)  # type: ignore[union-attr]
+    return None
+
+
+def _declared_names(d: A.Decl) -> tuple[str, ...]:
+    if isinstance(d, A.ChannelDecl):
+        return d.names
+    name = getattr(d, "name", None)
+    return (name,) if isinstance(name, str) else ()
 
 
 def kind_word(kind: str) -> str:

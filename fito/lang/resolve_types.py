@@ -92,8 +92,10 @@ class TypeRules:
             return None
         self._evaluating.append(name)
         try:
+            reported = len(self.diagnostics)
             vtype = self.infer(decl.value, {})
-            value = self.const_eval(decl.value) if vtype is not None else None
+            clean = vtype is not None and len(self.diagnostics) == reported
+            value = self.const_eval(decl.value) if clean else None  # no second error
         finally:
             self._evaluating.pop()
         if value is None or name in self.failed:
@@ -227,8 +229,10 @@ class TypeRules:
         values: list[int] = []
         kinds: list[ValueType] = []
         for item in t.items:
+            reported = len(self.diagnostics)
             k = self.infer(item, {})
-            v = self.const_eval(item, what="a set element") if k is not None else None
+            clean = k is not None and len(self.diagnostics) == reported
+            v = self.const_eval(item, what="a set element") if clean else None
             if v is None or k is None:
                 return None
             values.append(v)
