@@ -129,6 +129,9 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
     terms, all_cells, index = g.terms, g.cells, g.index
     parents, vias = g.parent, g.via
     push_term, push_cells, push_parent, push_via = terms.append, all_cells.append, parents.append, vias.append
+    succ_of: dict[int, object] = {}
+    targets_of: dict[int, list[object]] = {}
+    n = len(all_cells)
     expanded = 0
     try:
         while frontier:
@@ -137,23 +140,31 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
             best: Found | None = None
             best_len = 1 << 60
             nxt: list[int] = []
+            push_next = nxt.append
             depth = g.depth
+            probe = goal is not None  # can a goal check still change the verdict of this level?
+            transitions = 0
             for sid in frontier:
                 tid = terms[sid]
-                succ = c.successors(tid)
+                succ = succ_of.get(tid)
+                if succ is None:
+                    succ = succ_of[tid] = c.successors(tid)
+                    targets_of[tid] = c.targets(tid)
                 try:
-                    moves = succ(all_cells[sid])
+                    moves = succ(all_cells[sid])  # type: ignore[operator]
                 except StepFault as e:
                     length = depth if e.step is None else depth + 1
                     if _better(length, ERROR, best_len, best):
                         best, best_len = Found(ERROR, sid, e.step, e.fault), length
+                        probe = goal is not None and length > depth
                     continue
                 if not moves:
                     if deadlock and tid != omega and depth < best_len:
                         best, best_len = Found(DEADLOCK, sid), depth
+                        probe = False
                     continue
-                g.transitions += len(moves)
-                targets = c.targets(tid)
+                transitions += len(moves)
+                targets = targets_of[tid]
                 for k, post in moves:
                     t2 = targets[k]
                     if t2.__class__ is not int:
@@ -163,28 +174,32 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                         seen = index[t2] = {}
                     elif post in seen:
                         continue
-                    nid = len(all_cells)
-                    seen[post] = nid
+                    seen[post] = n
                     push_term(t2)
                     push_cells(post)
                     push_parent(sid)
                     push_via(k)
-                    nxt.append(nid)
-                    if goal is not None and _better(depth + 1, ERROR, best_len, best):
+                    push_next(n)
+                    n += 1
+                    if probe:
                         try:
-                            hit = goal(post)
+                            hit = goal(post)  # type: ignore[misc]
                         except Fault as f:
-                            best, best_len = Found(ERROR, nid, None, f), depth + 1
+                            best, best_len = Found(ERROR, n - 1, None, f), depth + 1
+                            probe = False  # nothing of this length beats an error
                             continue
-                        if hit and _better(depth + 1, GOAL, best_len, best):
-                            best, best_len = Found(GOAL, nid), depth + 1
+                        if hit and best is None:
+                            best, best_len = Found(GOAL, n - 1), depth + 1
                 expanded += 1
                 if expanded & 1023 == 0:
-                    progress.tick(len(all_cells), depth)
+                    progress.tick(n, depth)
                     if deadline is not None and time.monotonic() > deadline:
+                        g.transitions += transitions
                         return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
-                if max_states is not None and len(all_cells) > max_states:
+                if max_states is not None and n > max_states:
+                    g.transitions += transitions
                     return Found(LIMIT, reason=f"more than {max_states:,} states"), g
+            g.transitions += transitions
             g.depth += 1
             if best is not None:
                 return best, g
