@@ -1,38 +1,49 @@
 """Paper B: phase-blind fleets. Theorems 4 and 8, Propositions 14 and 16, discharged.
 
 Every map below is derived by the return-map engine (`fito.models.returnmap`) from the
-event equations of a branch, never from the paper's formula; the paper's formula is
-written here, independently, and the kernel checks that the two agree:
-- gap maps as identities in the section state x (a'_i = lambda_i a_i), with the engine's
-  inverse chart checked as a right inverse (so the gaps chart the section);
-- determinants and spectra as identities and matrix facts (spectra re-checked as matrix
-  facts for small sizes; larger N rely on the identities, which make the map diagonal, and
-  on an enumeration count of the expanding multipliers);
-- regions as witness points (every branch occurs), Farkas/linear_valid for linear lemmas;
+event equations of a branch, never from the paper's formula. The paper's formula is built
+here, as an expression in fresh symbols (`paper_*`, never simplified and never from the
+engine's output), and each obligation puts the engine's quantity on one side and the
+paper's on the other, converted separately, so that the kernel does the algebra:
+- gap maps as identities in the section state x: the engine's gaps (differences of its
+  firing times) at its next state (the difference of its two virtual counters) against the
+  paper's multiplier times the gaps at x; the engine's inverse chart as a right inverse;
+- the engine's gap matrix M entry by entry against diag(lambda_j) of the paper, det M and
+  (small N) the spectrum recomputed by the kernel; the engine's eigenvalues against
+  lambda_j, their reciprocal pairs and product; the engine's expanding multipliers counted
+  by the kernel against ceil(N/2) - 1;
+- regions as witness points (every branch occurs), linear_valid for linear lemmas;
 - branch enumerations (Theorem 4) as one identity and one witness per two-cycle branch,
   with the pruning of empty prefixes (nonlinear in the parameters) as Z3's trusted word.
+The claims for symbolic N (no engine: it works for one N at a time) check the paper's
+algebra from the model's rates; the reindexing of a product with N - 1 factors, which the
+kernel cannot express, is SymPy's trusted word there.
 """
 from __future__ import annotations
 
 import functools
 import math
 from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 
 from fito.models.fleet_branches import enumerate_branches, firing_orders
-from fito.models.fleet_linear import f_sub
-from fito.models.fleet_maps import gap_chart
+from fito.models.fleet_maps import eigenvalues, gap_chart, gap_map
 from fito.models.fleet_proofs import (
     assumptions_json,
-    chart_identities,
-    next_gap_identities,
+    chart_sides,
+    diagonal,
+    diagonal_chain,
+    form_json,
+    gap_map_sides,
+    instance_witness,
+    matrix_json,
+    names,
+    next_state_json,
     region_formula,
-    state_symbols,
-    to_sympy,
     witness_assignment,
 )
-from fito.models.fleet_solve import SAT, instantiate
 from fito.models.returnmap import (
     derive,
     overlapping,
@@ -49,8 +60,9 @@ from fito.proof import (
     matrix_facts,
     prove_linear,
     proved,
-    recurrence,
     register,
+    sum_of_squares,
+    to_expr,
     trusted,
     unknown,
     witness,
@@ -59,8 +71,9 @@ from fito.proof import (
 N_MAX = 32          # Theorem 8 by the engine for N = 2..N_MAX
 N_STAGGER = 12      # Proposition 16 by the engine for N = 2..N_STAGGER (symbolic f and C)
 SPECTRUM_DIM = 12   # rational spectra re-checked as matrix facts up to this size (the kernel's
-                    # Faddeev-LeVerrier costs ~n^4; beyond it identities and counts suffice)
+                    # Faddeev-LeVerrier costs ~n^4; beyond it the diagonal entries are counted)
 SYMBOLIC_SPECTRUM_DIM = 6  # symbolic spectra: the kernel expands prod (t - lambda_j), 2^n terms
+Json = Any
 
 
 def claim_id(id: str, title: str, model: str, method: str = "sympy"):
@@ -68,98 +81,96 @@ def claim_id(id: str, title: str, model: str, method: str = "sympy"):
     return claim(id=id, title=title, model=model, method=method)
 
 
-def paper_lambda(N: int, j: int, f) -> sp.Expr:
-    """Theorem 8 as the paper states it: lambda_j = (N - j) f(j) / (j f(N - j))."""
-    return sp.Integer(N - j) * f(j) / (j * f(N - j))
+# ---------------------------------------------------------------- the paper's formulas
+def paper_lambda(N: Json, j: Json, fj: Json, fnj: Json) -> Json:
+    """Theorem 8 as PAPERS.md states it: lambda_j = (N - j) f(j) / (j f(N - j)), with
+    fj = f(j) and fnj = f(N - j); N and j numbers or symbols. An expression, not simplified."""
+    return ["/", ["*", ["-", N, j], fj], ["*", j, fnj]]
 
 
-def f_symbol(n: int) -> sp.Symbol:
-    return sp.Symbol(f"f{n}", positive=True)
+def paper_lambda_constant(N: int, j: int) -> Json:
+    """Theorem 8 for constant f: lambda_j = (N - j) / j."""
+    return ["/", ["-", N, j], j]
 
 
-def _params_nonzero(setting) -> list:
-    return list(setting.symbols)
+def f_name(n: int) -> str:
+    return f"f{n}"
 
 
 def _identities(pairs, nonzero, note: str) -> list:
-    return [identity(lhs, rhs, nonzero=nonzero, note=f"{note} {i}")
+    return [identity(lhs, rhs, nonzero=nonzero, note=note.format(i=i))
             for i, (lhs, rhs) in enumerate(pairs, start=1)]
 
 
-def _instance_witness(der, values: dict[str, Fraction], note: str):
-    """A witness of the branch region with the parameters fixed at rational values: the
-    formula is the region with those values substituted (an LRA problem for the state)."""
-    from sympy import QQ
-
-    from fito.models.fleet_linear import Constraint
-    from fito.models.fleet_linear import witness as lra
-
-    ordered = [values[str(s)] for s in der.setting.symbols]
-    numeric = [Constraint(instantiate(c.form, der.K, ordered), c.why) for c in der.constraints]
-    status, point = lra(numeric, der.m, QQ)
-    if status != SAT:
-        return None
-    assignment = {f"x{j}": v for j, v in enumerate(point, start=1)}
-    shown = ", ".join(f"{k} = {v}" for k, v in values.items())
-    return witness(region_formula(numeric, QQ, der.m), assignment, note=f"{note} ({shown})")
-
-
 # ---------------------------------------------------------------- Theorem 8, N = 2..32
-@functools.cache
-def _overlapping(N: int):
-    """The engine's derivation of the overlapping branch with general f, and its chart."""
-    der = derive(symbolic_setting(N, "general"), overlapping(N))
-    return der, gap_chart(der)
+def _theorem8_map(N: int, lam: list[Json], nz: list, gm, **spectrum) -> list:
+    """The engine's gap map against diag(lam): in x, entry by entry, det M = 1 (and the
+    spectrum facts given, recomputed from the same matrix)."""
+    der, K = gm.derivation, gm.K
+    obligations = _identities(gap_map_sides(der, lam), nz,
+                              "a'_{i} = lambda_{i} a_{i}: the engine's gap at its next state "
+                              "vs the paper's multiplier times the gap")
+    obligations += _identities(chart_sides(der, gm.x_of_a), nz,
+                               "chart row {i}: the engine's gaps at its inverse chart x(a) give a")
+    words = "; its spectrum recomputed (det(t I - M))" if spectrum else ""
+    obligations.append(matrix_facts(matrix_json(gm.M, K), equals=diagonal(lam), det=1,
+                                    nonzero=nz, **spectrum,
+                                    note=f"the engine's gap matrix M = diag(lambda_j) entry by "
+                                         f"entry; det M recomputed by the kernel = 1{words}"))
+    return obligations
 
 
 def _theorem8_general(N: int):
     """Obligations for general f: the engine's gap map is diag(lambda_j) with det 1."""
-    der, chart = _overlapping(N)
-    if chart is None or not der.is_return_map:
+    setting = symbolic_setting(N, "general")
+    der = derive(setting, overlapping(N))
+    gm = gap_map(der)
+    if gm is None:
         return None, "the overlapping branch has no gap chart"
-    gaps, inverse = chart
-    lam = [paper_lambda(N, j, f_symbol) for j in range(1, N)]
-    nz = list(der.setting.symbols)
-    obligations = _identities(next_gap_identities(der, gaps, lam), nz, "a'_j = lambda_j a_j, j =")
-    obligations += _identities(chart_identities(gaps, inverse, der.K), nz,
-                               "chart: T x(a) + c = a, row")
-    obligations.append(identity(sp.Mul(*lam), 1, nonzero=nz, note="det = prod lambda_j = 1"))
-    obligations += [identity(lam[j - 1] * lam[N - j - 1], 1, nonzero=nz,
-                             note=f"reciprocal pair lambda_{j} lambda_{N - j} = 1")
-                    for j in range(1, N // 2 + 1)]
-    if N - 1 <= SYMBOLIC_SPECTRUM_DIM:  # the kernel expands prod (t - lambda_j): 2^(N-1) terms
-        obligations.append(matrix_facts(sp.diag(*lam), det=1, eigenvalues=lam, nonzero=nz,
-                                        note="diag(lambda): det and spectrum recomputed"))
-    else:
-        obligations.append(matrix_facts(sp.diag(*lam), det=1, nonzero=nz,
-                                        note="diag(lambda): det recomputed"))
+    lam = [paper_lambda(N, j, f_name(j), f_name(N - j)) for j in range(1, N)]
+    nz = list(setting.symbols)
+    # the kernel expands prod (t - lambda_j): 2^(N-1) terms, so the spectrum for small N only
+    spectrum = {"eigenvalues": lam} if N - 1 <= SYMBOLIC_SPECTRUM_DIM else {}
+    obligations = _theorem8_map(N, lam, nz, gm, **spectrum)
+    eig = [to_expr(e) for e in eigenvalues(gm)]
+    obligations += [identity(e, lam[j], nonzero=nz, note=f"the engine's eigenvalue {j + 1} = "
+                             f"lambda_{j + 1}") for j, e in enumerate(eig)]
+    obligations += [identity(["*", eig[j - 1], eig[N - j - 1]], 1, nonzero=nz,
+                             note=f"reciprocal pair of the engine's eigenvalues {j}, {N - j}")
+                    for j in range(1, (N + 1) // 2)]
+    if N > 2:
+        obligations.append(identity(["*", *eig], 1, nonzero=nz,
+                                    note="the product of the engine's eigenvalues is 1"))
     values = {"W": Fraction(100), "V": Fraction(10)}
     values.update({f"f{n}": 1 + Fraction(1, n) for n in range(1, N + 1)})
-    wit = _instance_witness(der, values, "the branch occurs")
+    wit = instance_witness(der, values, "the branch occurs")
     if wit is None:
         return None, "no witness of the overlapping region"
     return obligations + [wit], ""
 
 
 def _theorem8_constant(N: int):
-    """Constant f = B: the identities above hold for all f, so at f(n) = B the multipliers are
-    lambda_j(B) = (N-j)/j; ceil(N/2) - 1 of them exceed 1, the largest is N - 1."""
-    B = sp.Symbol("B", positive=True)
-    lam_b = [paper_lambda(N, j, lambda n: B) for j in range(1, N)]
-    lam = [sp.Rational(N - j, j) for j in range(1, N)]
-    obligations = [identity(a, b, nonzero=[B], note=f"f = B: lambda_{j} = (N - j)/j")
-                   for j, (a, b) in enumerate(zip(lam_b, lam), start=1)]
-    expanding = math.ceil(N / 2) - 1
-    j = sp.Symbol("j")
-    if N - 1 <= SPECTRUM_DIM:
+    """Constant f = B, derived again by the engine: its multipliers are (N-j)/j; the kernel
+    counts ceil(N/2) - 1 of modulus > 1 among them, the largest N - 1."""
+    setting = symbolic_setting(N, "constant")
+    gm = gap_map(derive(setting, overlapping(N)))
+    if gm is None:
+        return None
+    lam = [paper_lambda_constant(N, j) for j in range(1, N)]
+    expanding = math.ceil(N / 2) - 1  # the paper's count
+    spectrum = {}
+    if N - 1 <= SPECTRUM_DIM:  # the engine's eigenvalues, and how many have modulus > 1
         x = sp.Symbol("x")
-        obligations.append(matrix_facts(sp.diag(*lam), det=1, eigenvalues=lam,
-                                        count=(x, sp.Abs(x) > 1, expanding),
-                                        note=f"{expanding} expanding directions"))
-    obligations.append(enumeration([(j, 1, N - 1)], "count", expanding, where=(N - j) / j > 1,
-                                   note="expanding directions: (N - j)/j > 1"))
-    obligations.append(enumeration([(j, 1, N - 1)], "max", N - 1, expr=(N - j) / j,
-                                   note="the largest multiplier"))
+        spectrum = {"eigenvalues": [to_expr(e) for e in eigenvalues(gm)],
+                    "count": (x, sp.Abs(x) > 1, expanding)}
+    obligations = _theorem8_map(N, lam, list(setting.symbols), gm, **spectrum)
+    diag = diagonal_chain([row[i] for i, row in enumerate(matrix_json(gm.M, gm.K))], "j")
+    obligations.append(enumeration([("j", 1, N - 1)], "count", expanding,
+                                   where=[">", ["abs", diag], 1],
+                                   note="f = B: entries of the engine's diagonal M of modulus "
+                                        "> 1 (expanding directions) = ceil(N/2) - 1"))
+    obligations.append(enumeration([("j", 1, N - 1)], "max", N - 1, expr=diag,
+                                   note="f = B: the largest entry of the engine's M is N - 1"))
     return obligations
 
 
@@ -167,7 +178,10 @@ def theorem8(N: int):
     general, reason = _theorem8_general(N)
     if general is None:
         return unknown(reason)
-    return proved(*general, *_theorem8_constant(N))
+    constant = _theorem8_constant(N)
+    if constant is None:
+        return unknown("the overlapping branch has no gap chart for constant f")
+    return proved(*general, *constant)
 
 
 for _N in range(2, N_MAX + 1):
@@ -185,57 +199,93 @@ for _N in range(2, N_MAX + 1):
 
 
 # ---------------------------------------------------------------- Theorem 8, symbolic N
-_NS, _j, _m, _k = sp.symbols("N j m k")  # _NS: the symbolic N (loops bind _NS to integers)
-_F, _G, _a, _prev = sp.symbols("F G a prev")  # F = f(j), G = f(N - j): free atoms
-
-
-def _lam(j, F, G):
-    """lambda_j with F = f(j) and G = f(N - j)."""
-    return (_NS - j) * F / (j * G)
-
-
 @claim_id("fleet.theorem8.symbolic-N.step", "Theorem 8 for every N: the tail step",
           "the write tail of the overlapping branch, symbolic N, m, a_m, f(m), f(N-m)")
 def theorem8_step():
-    """For every N >= 2 and 1 <= m <= N-1: when writer m finishes, writer m+1 has a_m f(m)/m
-    left (both drained at the same rate since t_(m+1)), and N - m writers remain, each at
-    f(N-m)/(N-m); so the next finish comes b_m = lambda_m a_m later, and (uncapped, every
-    job recomputes W at rate 1) the new gap is a'_m = b_m = (N-m) f(m)/(m f(N-m)) a_m."""
-    left = _a * _F / _m
-    b = left / (_G / (_NS - _m))
-    return proved(identity(b, _lam(_m, _F, _G) * _a, nonzero=[_m, _NS - _m, _F, _G],
+    """For all integers N >= 2 and 1 <= m <= N-1 (so m != 0 and N - m != 0) and positive f:
+    when writer m finishes, writer m+1 has a_m f(m)/m left (both drained at the same rate since
+    t_(m+1), and m writers drained at f(m)/m each during the gap a_m), and N - m writers
+    remain, each at f(N-m)/(N-m); so the next finish comes b_m = lambda_m a_m later and
+    (uncapped, every job recomputes W at rate 1) the new gap is a'_m = b_m with
+    lambda_m = (N-m) f(m)/(m f(N-m)). F = f(m) and G = f(N-m) are free atoms."""
+    left = ["/", ["*", "a", "F"], "m"]  # the model's rates, not the paper's formula
+    rate = ["/", "G", ["-", "N", "m"]]
+    return proved(identity(["/", left, rate], ["*", paper_lambda("N", "m", "F", "G"), "a"],
+                           nonzero=["m", ["-", "N", "m"], "F", "G"],
                            note="b_m = (a_m f(m)/m) / (f(N-m)/(N-m)) = lambda_m a_m"))
+
+
+def _pair_identity(note: str):
+    """lambda_j lambda_(N-j) = 1, each built from the paper's formula (lambda_(N-j) has
+    f(N-(N-j)) = f(j) = F where lambda_j has G = f(N-j))."""
+    pair = ["*", paper_lambda("N", "j", "F", "G"), paper_lambda("N", ["-", "N", "j"], "G", "F")]
+    return identity(pair, 1, nonzero=["j", ["-", "N", "j"], "F", "G"], note=note)
+
+
+def _involution():
+    """j -> N - j maps 1..N-1 into (hence onto) itself: linear_valid."""
+    N, j = sp.symbols("N j")
+    return prove_linear(sp.Implies(sp.And(j >= 1, j <= N - 1), sp.And(N - j >= 1, N - j <= N - 1)))
 
 
 @claim_id("fleet.theorem8.symbolic-N.reciprocal", "Theorem 8 for every N: reciprocal pairs",
           "lambda_j = (N-j) f(j) / (j f(N-j)), symbolic N, j, f")
 def theorem8_reciprocal():
-    """For every N, every 1 <= j <= N-1 and every positive f: lambda_j lambda_(N-j) = 1
-    (lambda_(N-j) has f(N-j) where lambda_j has f(j): anonymity, not fairness); the middle
-    multiplier lambda_(N/2) of an even N is 1; and j -> N - j maps 1..N-1 onto itself."""
-    pair = _lam(_j, _F, _G) * _lam(_NS - _j, _G, _F)
-    middle = _lam(_k, _F, _F).subs(_NS, 2 * _k)
-    involution = prove_linear(sp.Implies(sp.And(_j >= 1, _j <= _NS - 1),
-                                         sp.And(_NS - _j >= 1, _NS - _j <= _NS - 1)))
+    """For all integers N >= 2 and 1 <= j <= N-1 (so j != 0, N - j != 0) and positive f:
+    lambda_j lambda_(N-j) = 1 (lambda_(N-j) has f(N-j) where lambda_j has f(j): anonymity, not
+    fairness); for N = 2k (k >= 1) the middle multiplier lambda_k is 1; and j -> N - j maps
+    1..N-1 onto itself."""
+    middle = paper_lambda(["*", 2, "k"], "k", "F", "F")
     return conjunction(
-        proved(identity(pair, 1, nonzero=[_j, _NS - _j, _F, _G], note="lambda_j lambda_(N-j) = 1"),
-               identity(middle, 1, nonzero=[_k, _F], note="N = 2k: lambda_k = 1")),
-        involution)
+        proved(_pair_identity("lambda_j lambda_(N-j) = 1"),
+               identity(middle, 1, nonzero=["k", "F"], note="N = 2k: lambda_k = 1")),
+        _involution())
+
+
+def _reindexing():
+    """SymPy's reindexing of prod_(j=1..N-1) lambda_j by j -> N - j, and the factorwise
+    product of the two: a trusted obligation, or None when SymPy does not give it."""
+    from sympy.simplify.simplify import product_mul
+
+    N, j = sp.symbols("N j", integer=True, positive=True)
+    f = sp.Function("f")
+
+    def lam(i):
+        return (N - i) * f(i) / (i * f(N - i))
+
+    det = sp.Product(lam(j), (j, 1, N - 1))
+    mirrored = det.change_index(j, N - j)
+    if mirrored != sp.Product(lam(N - j), (j, 1, N - 1)):
+        return None
+    both = product_mul(det, mirrored)
+    if not isinstance(both, sp.Product) or both.limits != ((j, 1, N - 1),):
+        return None
+    return trusted("sympy", "Product(lambda(j), (j, 1, N-1)).change_index(j, N - j) is "
+                   "Product(lambda(N - j), (j, 1, N-1)): the substitution j -> N - j runs over "
+                   "the same factors; and product_mul of the two products is "
+                   "Product(lambda(j) lambda(N - j), (j, 1, N-1)). So det^2 = "
+                   "prod_(j=1..N-1) lambda_j lambda_(N-j) for every N >= 2 (a product of N - 1 "
+                   "factors, which the kernel cannot state)", detail=str(both))
 
 
 @claim_id("fleet.theorem8.symbolic-N.det-one", "Theorem 8 for every N: determinant 1",
-          "prod_(j=1..N-1) lambda_j, symbolic N, paired as (j, N - j)")
+          "det = prod_(j=1..N-1) lambda_j, symbolic N, positive f")
 def theorem8_det():
-    """For every N >= 2 and every positive f, det = prod_(j=1..N-1) lambda_j = 1: the
-    involution j -> N-j splits 1..N-1 into floor((N-1)/2) pairs (j, N-j) and, for even N,
-    the fixed point N/2; by induction over the pairs, P(0) = 1 and P(k+1) = P(k)
-    lambda_(k+1) lambda_(N-k-1) = P(k), and the fixed point contributes lambda_(N/2) = 1."""
-    step = _prev * _lam(_k + 1, _F, _G) * _lam(_NS - _k - 1, _G, _F)
-    return proved(recurrence(_k, 0, initial=1, step=step, closed=1, prev=_prev,
-                             nonzero=[_k + 1, _NS - _k - 1, _F, _G],
-                             note="P(k) = product over the first k pairs"),
-                  identity(_lam(_k, _F, _F).subs(_NS, 2 * _k), 1, nonzero=[_k, _F],
-                           note="fixed point of an even N"))
+    """For every integer N >= 2 and positive f: det = prod_(j=1..N-1) lambda_j = 1. Reindexing
+    the product by the involution j -> N - j (onto 1..N-1) and multiplying factorwise,
+    det^2 = prod_j lambda_j lambda_(N-j) (SymPy, trusted: a product of N - 1 factors); each
+    factor is 1 for 1 <= j <= N-1, where j and N - j are nonzero integers (kernel); each
+    lambda_j is positive, being (N-j) f(j)/(j f(N-j)) with N - j = v >= 1 (kernel: a
+    sum of squares with positive weights); so det > 0 and det^2 = 1, i.e. det = 1."""
+    positive = sum_of_squares(paper_lambda(["+", "j", "v"], "j", "F", "G"),
+                              [(["/", ["*", "v", "F"], ["*", "j", "G"]], 1)],
+                              positive=["j", "v", "F", "G"], nonzero=["j", "G"],
+                              note="lambda_j >= 0 with N = j + v, v = N - j >= 1")
+    step = _reindexing()
+    if step is None:
+        return unknown("SymPy did not reindex the product")
+    return conjunction(proved(_pair_identity("each factor: lambda_j lambda_(N-j) = 1"),
+                              positive, step), _involution())
 
 
 @claim_id("fleet.theorem8.symbolic-N.expanding", "Theorem 8 for every N: expanding directions",
@@ -244,9 +294,10 @@ def theorem8_expanding():
     """For constant f, lambda_j = (N-j)/j exceeds 1 exactly when 2j < N (for j >= 1), so the
     expanding directions are the integers 1 <= j < N/2: ceil(N/2) - 1 of them (checked by
     enumeration for every N up to 400), and lambda_1 = N - 1 is the largest."""
-    lin = prove_linear(sp.Implies(sp.And(_j >= 1, _NS - _j > _j), 2 * _j < _NS))
-    lin2 = prove_linear(sp.Implies(sp.And(_j >= 1, 2 * _j < _NS), _NS - _j > _j))
-    counts = [enumeration([(_j, 1, n - 1)], "count", math.ceil(n / 2) - 1, where=2 * _j < n,
+    N, j = sp.symbols("N j")
+    lin = prove_linear(sp.Implies(sp.And(j >= 1, N - j > j), 2 * j < N))
+    lin2 = prove_linear(sp.Implies(sp.And(j >= 1, 2 * j < N), N - j > j))
+    counts = [enumeration([(j, 1, n - 1)], "count", math.ceil(n / 2) - 1, where=2 * j < n,
                           note=f"N = {n}") for n in range(2, 401)]
     return conjunction(lin, lin2, proved(*counts))
 
@@ -261,6 +312,18 @@ THEOREM4 = {  # id suffix -> (throughput, cap floor, words)
 }
 
 
+def _pairwise_identity(leaf, K, nz: list, note: str):
+    """delta_(k+1) = 1 * delta_k: the engine's firing time of job 1 in the second cycle minus
+    its end of the first cycle (job 0 fires), against the paper's identity map applied to
+    the engine's first gap (job 1's firing time in the first cycle; job 0 fired at 0)."""
+    xs = names("x", 1)
+    first, second = leaf.cycles()[:2]
+    gap1 = next(t for j, t in first if j == 1)
+    gap2 = next(t for j, t in second if j == 1)
+    lhs = ["-", form_json(gap2, K, xs), form_json(first[-1][1], K, xs)]
+    return identity(lhs, ["*", 1, form_json(gap1, K, xs)], nonzero=nz, note=note)
+
+
 def theorem4(kind: str):
     throughput, cap, _ = THEOREM4[kind]
     setting = symbolic_setting(2, throughput, cap_floor=cap)
@@ -268,15 +331,11 @@ def theorem4(kind: str):
     if not result.complete:
         return unknown(f"{result.unknown} event prefixes undecided")
     K, nz = setting.domain(), list(setting.symbols)
-    x = state_symbols(1)
     obligations = []
     for i, leaf in enumerate(result.leaves, start=1):
         words = " ".join(str(e) for e in leaf.events)
-        first, second = leaf.cycles()[:2]
-        gap1 = next(t for j, t in first if j == 1)
-        gap2 = f_sub(next(t for j, t in second if j == 1), first[-1][1], K)
-        obligations.append(identity(to_sympy(gap2, K, x), to_sympy(gap1, K, x), nonzero=nz,
-                                    note=f"branch {i} ({words}): delta_(k+1) = delta_k"))
+        obligations.append(_pairwise_identity(leaf, K, nz,
+                                              f"branch {i} ({words}): delta_(k+1) = delta_k"))
         formula = region_formula(leaf.constraints, K, 1, assumptions_json(setting))
         obligations.append(witness(formula, witness_assignment(leaf.verdict, 1),
                                    note=f"branch {i} occurs"))
@@ -356,23 +415,28 @@ def prop14_branches(capacity):
     return proved(*obligations)
 
 
-for _cap, _label in ((None, "uncapped"), ("5/2", "capped")):
+for _capacity, _label in ((None, "uncapped"), ("5/2", "capped")):
     register(Claim(
         f"fleet.prop14.branches.N3.{_label}", f"Proposition 14 by enumeration (N = 3, {_label})",
         "Three identical jobs (models/overlap.toml: W = 20, V = 4, f = B = 1"
-        f"{', C = 5/2' if _cap else ''}): every two-cycle event order from a firing of job 0 "
-        "that occurs fires jobs 1 and 2 in the same order in both cycles.",
-        f"3 jobs, numeric, {_label}", "enumeration", functools.partial(prop14_branches, _cap),
+        f"{', C = 5/2' if _capacity else ''}): every two-cycle event order from a firing of "
+        "job 0 that occurs fires jobs 1 and 2 in the same order in both cycles.",
+        f"3 jobs, numeric, {_label}", "enumeration",
+        functools.partial(prop14_branches, _capacity),
         timeout=180))
 
 
 # ---------------------------------------------------------------- Proposition 16
-STAGGER_CAPS = {"uncapped": None, "cap-N-1": "N-1", "cap-1": 1}
+STAGGER_CAPS = ("uncapped", "cap-N-1", "cap-1")
+
+
+def stagger_floor(N: int, cap_key: str) -> int | None:
+    """The cap regime floor(C) of a Proposition 16 claim (None: uncapped)."""
+    return {"uncapped": None, "cap-N-1": N - 1, "cap-1": 1}[cap_key]
 
 
 def prop16(N: int, cap_key: str):
-    cap = STAGGER_CAPS[cap_key]
-    floor = N - 1 if cap == "N-1" else cap
+    floor = stagger_floor(N, cap_key)
     if floor is not None and floor >= N:
         return unknown("no such regime")
     setting = symbolic_setting(N, "general", cap_floor=floor)
@@ -380,19 +444,18 @@ def prop16(N: int, cap_key: str):
     chart = gap_chart(der)
     if chart is None or not der.is_return_map:
         return unknown("the staggered branch has no gap chart")
-    gaps, inverse = chart
-    nz, K = list(setting.symbols), der.K
-    xs = state_symbols(N - 1)
-    obligations = [identity(to_sympy(form, K, xs), xs[j], nonzero=nz,
-                            note=f"x'_{j + 1} = x_{j + 1}: the section state returns")
-                   for j, form in enumerate(der.next_state)]
-    obligations += _identities(next_gap_identities(der, gaps, [1] * (N - 1)), nz,
-                               "a'_j = a_j, j =")
-    obligations += _identities(chart_identities(gaps, inverse, K), nz, "chart row")
+    nz, m = list(setting.symbols), N - 1
+    obligations = _identities(zip(next_state_json(der), names("x", m)), nz,
+                              "x'_{i} = x_{i}: job {i}'s counter target minus its group's counter "
+                              "at the end (engine) is its remaining amount at the start")
+    obligations += _identities(gap_map_sides(der, [1] * m), nz,
+                               "a'_{i} = 1 * a_{i}: the engine's gap at its next state")
+    obligations += _identities(chart_sides(der, chart[1]), nz,
+                               "chart row {i}: the engine's gaps at its inverse chart x(a) give a")
     values = {"W": Fraction(10 * N), "V": Fraction(1),
               "C": Fraction(floor if floor else 1) + Fraction(1, 2)}
     values.update({f"f{n}": Fraction(1) for n in range(1, N + 1)})
-    wit = _instance_witness(der, {str(s): values[str(s)] for s in setting.symbols},
+    wit = instance_witness(der, {str(s): values[str(s)] for s in setting.symbols},
                             "the staggered branch occurs")
     if wit is None:
         return unknown("no witness of the staggered region")
@@ -401,7 +464,7 @@ def prop16(N: int, cap_key: str):
 
 for _N in range(2, N_STAGGER + 1):
     for _key in STAGGER_CAPS:
-        _floor = {"uncapped": None, "cap-N-1": _N - 1, "cap-1": 1}[_key]
+        _floor = stagger_floor(_N, _key)
         if _key == "cap-1" and _N == 2:
             continue  # the same regime as cap-N-1
         regime = ("uncapped" if _floor is None else
@@ -427,13 +490,11 @@ def unequal_volumes():
     Theorem 4 holds only for V_B = V_A and W_B = W_A; the branch occurs."""
     setting = symbolic_setting(2, "general", volumes="per-job")
     der = derive(setting, overlapping(2))
-    chart = gap_chart(der)
-    W0, W1, V0, V1, f1 = sp.symbols("W0 W1 V0 V1 f1", positive=True)
-    drift = (V1 - V0) / f1 + (W1 - W0)
-    nz = list(setting.symbols)
-    obligations = _identities(next_gap_identities(der, chart[0], [1], [drift]), nz,
-                              "delta' = delta + d, d = (V_B - V_A)/f(1) + (W_B - W_A):")
+    drift = ["+", ["/", ["-", "V1", "V0"], "f1"], ["-", "W1", "W0"]]  # the paper's, fresh
+    obligations = _identities(gap_map_sides(der, [1], [drift]), list(setting.symbols),
+                              "delta' = 1 * delta + d, d = (V_B - V_A)/f(1) + (W_B - W_A): the "
+                              "engine's gap at its next state")
     values = {"W0": Fraction(10), "W1": Fraction(10), "V0": Fraction(8), "V1": Fraction(9),
               "f1": Fraction(2), "f2": Fraction(2)}
-    wit = _instance_witness(der, values, "the branch occurs")
+    wit = instance_witness(der, values, "the branch occurs")
     return proved(*obligations, wit) if wit else unknown("no witness")

@@ -1,84 +1,118 @@
 """Certificate payloads for the fleet claims (proofs/fleet.py): engine output as JSON obligations.
 
 Everything here turns what the return-map engine derived (forms over QQ or QQ(params))
-into expressions of the proof kit, so that the kernel re-checks it: gap maps as identities
-in the section state, regions as witness formulas, branch enumerations as identities plus
-witnesses. Nothing here decides anything.
+into expressions of the proof kit, one side at a time and without simplifying, so that the
+kernel does the algebra: the next state is written as the engine's two virtual counters
+(x'_j = key_j - progress_j), the gaps as differences of the engine's firing times, a gap at
+the next section as the firing-time forms applied to the next-state expressions. The
+paper's side of every obligation is built by the claim code from fresh symbols (see
+`paper_*` in proofs/fleet.py); nothing here reads the paper and nothing here decides
+anything.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from fito.models.fleet_linear import CONST, Constraint, Form, f_add, f_scale, f_sub
+from fito.models.fleet_linear import CONST, Constraint, Form
 from fito.models.fleet_solve import Verdict
 from fito.models.returnmap import Derivation, Setting
 
-
-def state_symbols(m: int) -> list:
-    """x1..xm: the remaining amounts of jobs 1..N-1 on the section (plain SymPy symbols)."""
-    import sympy
-
-    return [sympy.Symbol(f"x{j}") for j in range(1, m + 1)]
+Json = Any
 
 
-def to_sympy(form: Form, K: Any, xs: Sequence[Any]):
-    """A form as a SymPy expression in xs and the setting's parameters."""
-    import sympy
+# ---------------------------------------------------------------- engine values as JSON
+def names(prefix: str, m: int) -> list[str]:
+    """prefix1..prefixm: the section state x1..x(N-1) or the gaps a1..a(N-1)."""
+    return [f"{prefix}{j}" for j in range(1, m + 1)]
 
-    terms = []
+
+def value_json(c: Any, K: Any) -> Json:
+    """One coefficient of K (a rational or a rational function of the parameters) as JSON."""
+    from fito.proof import to_expr
+
+    return to_expr(K.to_sympy(c))
+
+
+def form_json(form: Form, K: Any, xs: Sequence[Json]) -> Json:
+    """sum c_i * xs[i] + c, unexpanded: xs may be symbols or whole expressions (composition)."""
+    terms: list = []
     for i, c in sorted(form.items()):
-        value = K.to_sympy(c)
-        terms.append(value if i == CONST else value * xs[i])
-    return sympy.Add(*terms)
+        coef = value_json(c, K)
+        terms.append(coef if i == CONST else ["*", coef, xs[i]])
+    return ["+", *terms] if len(terms) > 1 else (terms[0] if terms else 0)
 
 
-def compose(form: Form, inner: Sequence[Form], K: Any) -> Form:
-    """form(x) with x_i replaced by the forms inner[i] (e.g. a gap at the next state)."""
-    out: Form = {CONST: form[CONST]} if CONST in form else {}
-    for i, c in form.items():
-        if i != CONST:
-            out = f_add(out, f_scale(inner[i], c, K), K)
+def matrix_json(rows: Sequence[Sequence[Any]], K: Any) -> list[list[Json]]:
+    """A matrix over K, entry by entry."""
+    return [[value_json(v, K) for v in row] for row in rows]
+
+
+def diagonal(entries: Sequence[Json]) -> list[list[Json]]:
+    """The diagonal matrix with these entries (zeros elsewhere)."""
+    return [[e if i == k else 0 for k in range(len(entries))] for i, e in enumerate(entries)]
+
+
+def diagonal_chain(entries: Sequence[Json], j: str) -> Json:
+    """entries[j - 1] for the symbol j = 1..len(entries), as an if-then-else chain (so that
+    an enumeration over j can count or maximise the entries of a diagonal)."""
+    out = entries[-1]
+    for i in range(len(entries) - 2, -1, -1):
+        out = ["ite", ["=", j, i + 1], entries[i], out]
     return out
 
 
-def next_gap_identities(der: Derivation, gaps: Sequence[Form], multipliers: Sequence[Any],
-                        offsets: Sequence[Any] | None = None) -> list[tuple[Any, Any]]:
-    """(lhs, rhs) with lhs = gap i at the next section, rhs = multiplier_i * gap i (+ d_i):
-    the identity a'_i = lambda_i a_i + d_i in the section state x, one per gap."""
+def next_state_json(der: Derivation, xs: Sequence[Json] | None = None) -> list[Json]:
+    """x'_j = key_j - progress_j: job j's counter target minus its group's counter at the end."""
     K = der.K
-    xs = state_symbols(der.m)
+    xs = names("x", der.m) if xs is None else xs
+    return [["-", form_json(key, K, xs), form_json(progress, K, xs)]
+            for key, progress in der.next_state_parts]
+
+
+def fire_times_json(der: Derivation, xs: Sequence[Json]) -> list[Json]:
+    """The firing times t_(s_1), t_(s_2), ... (firing order s) at the state xs."""
+    return [form_json(t, der.K, xs) for _, t in der.fire_times]
+
+
+def gaps_json(der: Derivation, xs: Sequence[Json]) -> list[Json]:
+    """a_1 = t_(s_1) - 0 (job 0 fires at the section), a_i = t_(s_i) - t_(s_(i-1)), at xs."""
+    times = fire_times_json(der, xs)
+    return [times[0]] + [["-", b, a] for a, b in itertools.pairwise(times)]
+
+
+def gap_map_sides(der: Derivation, multipliers: Sequence[Json],
+                  offsets: Sequence[Json] | None = None) -> list[tuple[Json, Json]]:
+    """(lhs, rhs) per gap: lhs = the engine's gap a_i at the engine's next state x' (the kernel
+    composes and expands), rhs = multiplier_i * a_i(x) (+ offset_i), the multipliers and
+    offsets given by the caller (the paper's formula)."""
+    after = gaps_json(der, next_state_json(der))
+    now = gaps_json(der, names("x", der.m))
     out = []
-    for i, gap in enumerate(gaps):
-        nxt = to_sympy(compose(gap, der.next_state, K), K, xs)
-        rhs = multipliers[i] * to_sympy(gap, K, xs)
+    for i, (lhs, gap) in enumerate(zip(after, now)):
+        rhs: Json = ["*", multipliers[i], gap]
         if offsets is not None:
-            rhs = rhs + offsets[i]
-        out.append((nxt, rhs))
+            rhs = ["+", rhs, offsets[i]]
+        out.append((lhs, rhs))
     return out
 
 
-def chart_identities(gaps: Sequence[Form], inverse: Sequence[Form],
-                     K: Any) -> list[tuple[Any, Any]]:
-    """(T x(a) + c)_i = a_i: the engine's inverse chart x(a) is a right inverse of the gaps,
-    so every gap vector is reached by some section state (T is invertible)."""
-    import sympy
-
-    a = [sympy.Symbol(f"a{i}") for i in range(1, len(gaps) + 1)]
-    return [(to_sympy(compose(g, inverse, K), K, a), a[i]) for i, g in enumerate(gaps)]
+def chart_sides(der: Derivation, inverse: Sequence[Form]) -> list[tuple[Json, Json]]:
+    """(a_i(x(a)), a_i): the engine's gaps at the engine's inverse chart x(a) give back a."""
+    a = names("a", der.m)
+    xa = [form_json(form, der.K, a) for form in inverse]
+    return list(zip(gaps_json(der, xa), a))
 
 
+# ---------------------------------------------------------------- regions and witnesses
 def region_formula(constraints: Sequence[Constraint], K: Any, m: int,
                    extra: Sequence[Any] = ()) -> list:
     """["and", [">", e_k, 0], ...] in the kit's JSON language (strict: the open region)."""
-    from fito.proof import to_expr
-
-    if K.is_Numerical:  # QQ forms: straight to JSON, no SymPy detour
-        parts = [[">", _qq_json(c.form, K), 0] for c in constraints]
-    else:
-        xs = state_symbols(m)
-        parts = [[">", to_expr(to_sympy(c.form, K, xs)), 0] for c in constraints]
+    xs = names("x", m)
+    parts = [[">", _qq_json(c.form, K) if K.is_Numerical else form_json(c.form, K, xs), 0]
+             for c in constraints]
     return ["and", *parts, *extra]
 
 
@@ -104,6 +138,25 @@ def assumptions_json(setting: Setting) -> list:
     return out
 
 
+def instance_witness(der: Derivation, values: dict[str, Fraction], note: str) -> Any:
+    """A witness of the branch region with the parameters fixed at rational values: the
+    formula is the region with those values substituted (an LRA problem for the state)."""
+    from sympy import QQ
+
+    from fito.models.fleet_linear import witness as lra
+    from fito.models.fleet_solve import SAT, instantiate
+    from fito.proof import witness
+
+    ordered = [values[str(s)] for s in der.setting.symbols]
+    numeric = [Constraint(instantiate(c.form, der.K, ordered), c.why) for c in der.constraints]
+    status, point = lra(numeric, der.m, QQ)
+    if status != SAT or point is None:
+        return None
+    assignment = {f"x{j}": v for j, v in enumerate(point, start=1)}
+    shown = ", ".join(f"{k} = {v}" for k, v in values.items())
+    return witness(region_formula(numeric, QQ, der.m), assignment, note=f"{note} ({shown})")
+
+
 def witness_assignment(verdict: Verdict, m: int) -> dict[str, Fraction]:
     """The witness point (state and, for symbolic settings, parameters) by name."""
     point = dict(verdict.params)
@@ -111,32 +164,38 @@ def witness_assignment(verdict: Verdict, m: int) -> dict[str, Fraction]:
     return point
 
 
-def numeric_instance(setting: Setting, values: dict[str, Fraction]) -> Setting:
-    """The setting with its parameters replaced by rational values (a numeric setting)."""
-    import sympy
-
-    env = {s: sympy.Rational(values[str(s)].numerator, values[str(s)].denominator)
-           for s in setting.symbols}
-
-    def sub(exprs):
-        return tuple(sympy.sympify(e).subs(env) for e in exprs)
-
-    return Setting(sub(setting.work), sub(setting.volume), sub(setting.f), sub(setting.g),
-                   (), (), setting.label + " (instance)")
-
-
-def difference(a: Form, b: Form, K: Any) -> Form:
-    return f_sub(a, b, K)
+# ---------------------------------------------------------------- certificate hygiene
+def trivial_obligations(certificate: dict[str, Any]) -> list[int]:
+    """1-based numbers of obligations true by their shape alone: an identity whose sides are
+    the same JSON, a recurrence with step = prev and closed = initial, a matrix equal to
+    itself entry by entry (the kernel would re-check nothing there)."""
+    out = []
+    for i, ob in enumerate(certificate.get("obligations", []), start=1):
+        kind = ob.get("kind")
+        same = ((kind == "identity" and ob.get("lhs") == ob.get("rhs"))
+                or (kind == "recurrence" and ob.get("step") == ob.get("prev", "prev")
+                    and ob.get("closed") == ob.get("initial"))
+                or (kind == "matrix" and ob.get("equals") == ob.get("matrix")))
+        if same:
+            out.append(i)
+    return out
 
 
 __all__ = [
     "assumptions_json",
-    "chart_identities",
-    "compose",
-    "next_gap_identities",
-    "numeric_instance",
+    "chart_sides",
+    "diagonal",
+    "diagonal_chain",
+    "fire_times_json",
+    "form_json",
+    "gap_map_sides",
+    "gaps_json",
+    "instance_witness",
+    "matrix_json",
+    "names",
+    "next_state_json",
     "region_formula",
-    "state_symbols",
-    "to_sympy",
+    "trivial_obligations",
+    "value_json",
     "witness_assignment",
 ]

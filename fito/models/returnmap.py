@@ -89,6 +89,9 @@ class Derivation:
     next_state: tuple[Form, ...]
     end_modes: tuple[str, ...]
     period: Form
+    # x'_j = key_j - progress_j unreduced: job j's virtual-counter target and its group's
+    # counter at the end (the certificates let the kernel do the subtraction)
+    next_state_parts: tuple[tuple[Form, Form], ...] = ()
 
     @property
     def m(self) -> int:
@@ -302,9 +305,10 @@ def derive(setting: Setting, branch: Branch) -> Derivation:
     for j in range(1, n):
         st.require(j, f"end: job {j} has not completed its {st.mode[j]} phase before fire0")
     next_state = tuple(st.remaining(j) for j in range(1, n))
+    parts = tuple((st.key[j], st.progress[st.mode[j]]) for j in range(1, n))
     fires = tuple(st.fires[:-1])
     return Derivation(branch, setting, st.K, tuple(_dedupe(st.constraints, st.K)), fires,
-                      next_state, tuple(st.mode), st.t)
+                      next_state, tuple(st.mode), st.t, parts)
 
 
 def _validate(branch: Branch, n: int) -> None:
