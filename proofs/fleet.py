@@ -138,7 +138,7 @@ def _theorem8_general(N: int):
     obligations += [identity(["*", eig[j - 1], eig[N - j - 1]], 1, nonzero=nz,
                              note=f"reciprocal pair of the engine's eigenvalues {j}, {N - j}")
                     for j in range(1, (N + 1) // 2)]
-    if N > 2:
+    if N > 3:  # N = 3: the one reciprocal pair above is the whole product
         obligations.append(identity(["*", *eig], 1, nonzero=nz,
                                     note="the product of the engine's eigenvalues is 1"))
     values = {"W": Fraction(100), "V": Fraction(10)}
