@@ -99,10 +99,14 @@ def _compare_line(report: FileReport, line: int, text: str, problems: list[Misma
     codes = [_Code(i.group(2), int(i.group(3)) if i.group(3) else None, bool(i.group(1)))
              for i in items if i is not None]
     _compare_codes(line, codes, at_line, problems)
-    return max((_status_of(c) for c in codes), key=(EXIT_OK, EXIT_LIMIT, EXIT_FAIL, EXIT_INPUT).index)
+    status = EXIT_OK
+    for c in codes:
+        status = _worse(status, _status_of(c))
+    return status
 
 
-def _compare_verdict(report: FileReport, line: int, m: re.Match[str], problems: list[Mismatch]) -> int:
+def _compare_verdict(report: FileReport, line: int, m: re.Match[str],
+                     problems: list[Mismatch]) -> int:
     verdicts = {v.line: v for v in report.verdicts}
     v = verdicts.get(line)
     if v is None:
@@ -112,7 +116,8 @@ def _compare_verdict(report: FileReport, line: int, m: re.Match[str], problems: 
         problems.append(Mismatch(line, f"verdict {v.verdict}, expected {m.group(1)}"
                                  + (f" ({v.reason})" if v.reason else "")))
     elif m.group(2) and len(v.trace) != int(m.group(2)):
-        problems.append(Mismatch(line, f"trace of {len(v.trace)} transitions, expected {m.group(2)}"))
+        problems.append(Mismatch(line, f"trace of {len(v.trace)} transitions, "
+                                 f"expected {m.group(2)}"))
     return {FAILS: EXIT_FAIL, UNKNOWN: EXIT_LIMIT}.get(m.group(1), EXIT_OK)
 
 

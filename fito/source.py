@@ -25,7 +25,8 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
     try:
         size = os.path.getsize(path)
         if size > max_bytes:
-            return error("C005", f"'{path}' has {size:,} bytes, more than the limit of {max_bytes:,}",
+            return error("C005", f"'{path}' has {size:,} bytes, more than the limit of "
+                         f"{max_bytes:,}",
                          hint="raise the limit with --max-bytes")
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
@@ -53,7 +54,8 @@ def decode(path: str, data: bytes) -> Source | Diagnostic:
     if control is not None and (bad_utf8 is None or control.start() <= bad_utf8):
         at = control.start()
         line, col = _position(data, at)
-        return error("C004", f"binary content: control byte 0x{data[at]:02x}", Span.point(line, col, at),
+        return error("C004", f"binary content: control byte 0x{data[at]:02x}",
+                     Span.point(line, col, at),
                      hint="a spec is UTF-8 text")
     if bad_utf8 is not None:
         line, col = _position(data, bad_utf8)

@@ -392,5 +392,6 @@ def _compared_fields(cls: type) -> tuple[str, ...] | None:
     if cls not in _FIELDS:
         from dataclasses import fields, is_dataclass
 
-        _FIELDS[cls] = tuple(f.name for f in fields(cls) if f.compare) if is_dataclass(cls) else None
+        compared = tuple(f.name for f in fields(cls) if f.compare) if is_dataclass(cls) else None
+        _FIELDS[cls] = compared
     return _FIELDS[cls]

@@ -274,11 +274,10 @@ class Builder(DeclRules):
         span = make_span(span_of(base), close)
         if type(base) is A.Event:  # `c!saved[d]`: the index belongs to the last field
             last = base.fields[-1] if base.fields else None
-            if type(last) in (A.DotField, A.OutField):
-                fspan = make_span(last.span, close)
+            if isinstance(last, (A.DotField, A.OutField)):
                 value = _Index(last.value, idx, make_span(last.value.span, close))
-                field = type(last)(value, span=fspan)
-                return _Event(base.channel, base.fields[:-1] + (field,), span)
+                field = type(last)(value, span=make_span(last.span, close))
+                return _Event(base.channel, base.fields[:-1] + (field,), span)  # type: ignore[no-any-return]
             self.err("an input field cannot be indexed", span)
             return base
         return _Index(self.as_expr(base), idx, span)

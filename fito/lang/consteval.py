@@ -61,63 +61,70 @@ def evaluate(e: A.Expr, lookup: Callable[[str, Span], int],
     `1 + 1 + ... + 1` down their left spine, `a => b => ...` down its right spine), so a
     long chain costs no recursion; `and`, `or` and `=>` short-circuit left to right.
     """
-    env = dict(bound) if bound else {}
+    return _Evaluator(lookup, domain_values, dict(bound) if bound else {}).ev(e)
 
-    def ev(x: A.Expr) -> int:
-        kind = type(x)
-        if kind is A.IntLit:
-            return x.value  # type: ignore[union-attr]
-        if kind is A.Name:
-            return env[x.id] if x.id in env else lookup(x.id, x.span)  # type: ignore[union-attr]
-        if kind is A.Binary:
-            return fold(x)  # type: ignore[arg-type]
-        if kind is A.BoolLit:
-            return int(x.value)  # type: ignore[union-attr]
-        if kind is A.Unary:
-            v = ev(x.operand)  # type: ignore[union-attr]
-            return -v if x.op == "-" else int(not v)  # type: ignore[union-attr]
-        if kind is A.IfExpr:
-            return ev(x.then) if ev(x.cond) else ev(x.orelse)  # type: ignore[union-attr]
-        if kind is A.Call and x.func in ("min", "max") and len(x.args) == 2:  # type: ignore[union-attr]
-            a, b = ev(x.args[0]), ev(x.args[1])  # type: ignore[union-attr]
-            return min(a, b) if x.func == "min" else max(a, b)  # type: ignore[union-attr]
-        if kind is A.Quant and domain_values is not None:
-            return quant(x)  # type: ignore[arg-type]
+
+class _Evaluator:
+    def __init__(self, lookup: Callable[[str, Span], int],
+                 domain_values: Callable[[A.TypeExpr], tuple[int, ...]] | None,
+                 env: dict[str, int]) -> None:
+        self.lookup, self.domain_values, self.env = lookup, domain_values, env
+
+    def ev(self, x: A.Expr) -> int:
+        if isinstance(x, A.IntLit):
+            return x.value
+        if isinstance(x, A.Name):
+            return self.env[x.id] if x.id in self.env else self.lookup(x.id, x.span)
+        if isinstance(x, A.Binary):
+            return self.fold(x)
+        if isinstance(x, A.BoolLit):
+            return int(x.value)
+        if isinstance(x, A.Unary):
+            v = self.ev(x.operand)
+            return -v if x.op == "-" else int(not v)
+        if isinstance(x, A.IfExpr):
+            return self.ev(x.then) if self.ev(x.cond) else self.ev(x.orelse)
+        if isinstance(x, A.Call) and x.func in ("min", "max") and len(x.args) == 2:
+            a, b = self.ev(x.args[0]), self.ev(x.args[1])
+            return min(a, b) if x.func == "min" else max(a, b)
+        if isinstance(x, A.Quant) and self.domain_values is not None:
+            return self.quant(x)
         raise NotConstant(x.span)
 
-    def fold(x: A.Binary) -> int:
+    def fold(self, x: A.Binary) -> int:
+        """A chain of binary operators, walked down its spine."""
+        node: A.Expr = x
         if x.op == "=>":
-            node: A.Expr = x
-            while type(node) is A.Binary and node.op == "=>":
-                if not ev(node.left):
+            while isinstance(node, A.Binary) and node.op == "=>":
+                if not self.ev(node.left):
                     return 1
                 node = node.right
-            return int(bool(ev(node)))
+            return int(bool(self.ev(node)))
         spine: list[A.Binary] = []
-        node = x
-        while type(node) is A.Binary and node.op != "=>":
+        while isinstance(node, A.Binary) and node.op != "=>":
             spine.append(node)
             node = node.left
-        acc = ev(node)
+        acc = self.ev(node)
         for b in reversed(spine):
             op = b.op
             if op == "and":
-                acc = int(bool(acc) and bool(ev(b.right)))
+                acc = int(bool(acc) and bool(self.ev(b.right)))
             elif op == "or":
-                acc = int(bool(acc) or bool(ev(b.right)))
+                acc = int(bool(acc) or bool(self.ev(b.right)))
             elif op in _ARITH:
-                acc = arith(op, acc, ev(b.right), b.span)
+                acc = arith(op, acc, self.ev(b.right), b.span)
             else:
-                acc = int(_COMPARE[op](acc, ev(b.right)))
+                acc = int(_COMPARE[op](acc, self.ev(b.right)))
         return acc
 
-    def quant(x: A.Quant) -> int:
-        assert domain_values is not None
+    def quant(self, x: A.Quant) -> int:
+        assert self.domain_values is not None
+        env = self.env
         had, saved = x.var in env, env.get(x.var)
         result = x.kind == "forall"
-        for v in domain_values(x.domain):
+        for v in self.domain_values(x.domain):
             env[x.var] = v
-            if bool(ev(x.body)) != result:
+            if bool(self.ev(x.body)) != result:
                 result = not result
                 break
         if had:
@@ -125,5 +132,3 @@ def evaluate(e: A.Expr, lookup: Callable[[str, Span], int],
         else:
             env.pop(x.var, None)
         return int(result)
-
-    return ev(e)

@@ -161,7 +161,8 @@ def block_comment_end(text: str, pos: int) -> int:
         if b < 0:
             line = text.count("\n", 0, pos) + 1
             col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-            raise ScanError("P003", "block comment is never closed (missing '-}')", line, col, pos, 2)
+            raise ScanError("P003", "block comment is never closed (missing '-}')",
+                            line, col, pos, 2)
         if 0 <= a < b:
             depth, i = depth + 1, a + 2
         else:

@@ -34,7 +34,8 @@ LEVEL: dict[str, int] = {}
 for _level, (_ops, _assoc) in enumerate(_LEVELS, start=1):
     for _op in _ops:
         LEVEL[_op] = _level
-        BINDING[_op] = (2 * _level + 1, 2 * _level) if _assoc == "right" else (2 * _level, 2 * _level + 1)
+        right = _assoc == "right"
+        BINDING[_op] = (2 * _level + 1, 2 * _level) if right else (2 * _level, 2 * _level + 1)
 BINDING["->"] = (BINDING["->"][0], BINDING["&"][1])
 
 PROCESS_OPS = frozenset({"\\", "[||]", "|||", "/\\", "[]", "|~|", ";"})

@@ -153,8 +153,8 @@ def _event(e: A.Event) -> list[Piece]:
     out: list[Piece] = [e.channel]
     for f in e.fields:
         if isinstance(f, A.InField):
-            restriction = f":{print_type(f.restriction, 'set')}" if f.restriction is not None else ""
-            out.append(f"?{f.var}{restriction}")
+            shown = "" if f.restriction is None else f":{print_type(f.restriction, 'set')}"
+            out.append(f"?{f.var}{shown}")
         else:
             out.extend(("." if isinstance(f, A.DotField) else "!", (f.value, _ATOM)))
     return out

@@ -256,7 +256,8 @@ def _declared_names(d: A.Decl) -> tuple[str, ...]:
 
 def kind_word(kind: str) -> str:
     """How a message names a kind of declaration."""
-    return {"const": "constant", "member": "enumeration member", "cell": "domain cell"}.get(kind, kind)
+    words = {"const": "constant", "member": "enumeration member", "cell": "domain cell"}
+    return words.get(kind, kind)
 
 
 __all__ = ["Cell", "Channel", "Model", "Resolver", "resolve", "kind_word", "show_type", "CRASH",

@@ -249,7 +249,8 @@ class TypeRules:
         """resolve_type, with an error when the type is the unbounded Int."""
         vt = self.resolve_type(t)
         if vt is not None and not is_finite(vt):
-            self.err("T006", f"{what} needs a finite type (a range, an enumeration or Bool)", t.span,
+            self.err("T006", f"{what} needs a finite type (a range, an enumeration or Bool)",
+                     t.span,
                      hint="write a range such as 0..10")
             return None
         return vt
@@ -287,7 +288,8 @@ class TypeRules:
         init = self._cell_init(d, known, vtype) if kind is not None else (0,) * count
         self.cells[d.name] = Cell(d.name, tuple(known), vtype, d.durable, init, d)
 
-    def _cell_init(self, d: A.DomainDecl, index_types: list[ValueType], vtype: ValueType) -> tuple[int, ...]:
+    def _cell_init(self, d: A.DomainDecl, index_types: list[ValueType],
+                   vtype: ValueType) -> tuple[int, ...]:
         if d.indices and not _mentions(d.init, {p.name for p in d.indices}):
             one = self._cell_init(A.DomainDecl(d.name, (), d.type, d.init, d.durable, span=d.span),
                                   [], vtype)  # the same value in every cell: evaluate it once
@@ -298,7 +300,8 @@ class TypeRules:
             v = self.const_eval(d.init, bound, what="an initial value")
             if v is None or not vtype.contains(v):
                 if v is not None:
-                    self.err("T008", f"initial value {v} of '{d.name}' is outside {show_type(vtype)}"
+                    self.err("T008", f"initial value {v} of '{d.name}' is outside "
+                             f"{show_type(vtype)}"
                              + (f" (at {_show_combo(d, combo, index_types)})" if combo else ""),
                              d.init.span)
                 return tuple(0 for _ in range(_count(index_types)))

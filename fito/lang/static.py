@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 from fito.diagnostics import Span, warning
 from fito.lang import ast as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
-from fito.lang.values import INT, SetT, ValueType, is_finite
+from fito.lang.values import INT, SetT, ValueType, is_finite, within
 
 if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
@@ -89,18 +89,21 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
         return
     params = r.param_types.get(p.name, ())
     if len(p.args) != len(params):
-        r.err("R003", f"process '{p.name}' takes {len(params)} argument(s), got {len(p.args)}", p.span)
+        r.err("R003", f"process '{p.name}' takes {len(params)} argument(s), got {len(p.args)}",
+              p.span)
         return
     for arg, want in zip(p.args, params):
         got = r.infer(arg, scope)
         if got is not None and got.kind() != want.kind():
-            r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}", arg.span)
+            r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}",
+                  arg.span)
             continue
         value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
             from fito.lang.resolve import show_type
 
-            r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside {show_type(want)}",
+            r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside "
+                  f"{show_type(want)}",
                   arg.span)
 
 
@@ -108,7 +111,8 @@ def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
     """The value of e if it is a constant expression (no cells, no bound names), else None."""
     if isinstance(e, A.IntLit):
         return e.value
-    if isinstance(e, A.Name) and (e.id in scope or r.names.get(e.id, ("",))[0] not in ("const", "member")):
+    if isinstance(e, A.Name) and (e.id in scope or
+                                  r.names.get(e.id, ("",))[0] not in ("const", "member")):
         return None
 
     def lookup(name: str, span: Span) -> int:
@@ -186,7 +190,7 @@ def _input_type(r: "Resolver", ev: A.Event, f: A.InField, want: ValueType) -> Va
     got = r.resolve_type(f.restriction)
     if got is None:
         return want
-    if got.kind() != want.kind() or not all(want.contains(v) for v in got.values()):
+    if got.kind() != want.kind() or not within(got, want):
         r.err("T003", f"input set of '{f.var}' is not within the field type of '{ev.channel}'",
               f.span)
         return want
@@ -229,11 +233,13 @@ def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Scope) -
 def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
     entry = r.names.get(root.id)
     if root.id in scope:
-        r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned", a.target.span)
+        r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned",
+              a.target.span)
         return False
     if entry is None:
         r.err("T004", f"assignment to '{root.id}', which is not a declared cell", a.target.span,
-              hint=r.suggest(root.id, "cell") or f"declare it: domain {root.id}: <type> = <init> volatile")
+              hint=r.suggest(root.id, "cell")
+              or f"declare it: domain {root.id}: <type> = <init> volatile")
         return False
     if entry[0] != "cell":
         from fito.lang.resolve import a_kind

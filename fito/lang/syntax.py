@@ -215,7 +215,7 @@ def _after_binders(values: list[Any]) -> str:
     return _EITHER
 
 
-def _is_reserved_as_name(tok: tuple[str, ...], expected: frozenset[str]) -> bool:
+def _is_reserved_as_name(tok: tuple[str, str, int, int, int], expected: frozenset[str]) -> bool:
     word = tok[1]
     return (tok[0] not in ("NAME", "$END") and word[:1].isalpha() and "NAME" in expected
             and tok[0] not in expected and not (expected & (TERM_START - {"NAME"})))

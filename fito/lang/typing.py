@@ -73,7 +73,8 @@ def _expect(r: "Resolver", e: A.Expr, scope: Scope, want: ValueType, what: str) 
     return got
 
 
-def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType, what: str) -> None:
+def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType,
+                what: str) -> None:
     if got is not None and got.kind() != want.kind():
         r.err("T001", f"{what} must be {want.kind()}, not {got.kind()}", e.span)
 
@@ -129,7 +130,8 @@ def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
     if cell is None or root.id in r.failed:
         return None
     if len(indices) != len(cell.indices):
-        r.err("R003", f"'{root.id}' takes {len(cell.indices)} index(es), got {len(indices)}", e.span)
+        r.err("R003", f"'{root.id}' takes {len(cell.indices)} index(es), got {len(indices)}",
+              e.span)
         return None
     for idx, want in zip(indices, cell.indices):
         got = infer(r, idx, scope)

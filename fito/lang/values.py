@@ -139,5 +139,6 @@ def within(inner: ValueType, outer: ValueType) -> bool:
         if isinstance(outer, IntT):
             return True
         n = size(inner)
-        return n is not None and n <= len(outer.values()) and all(outer.contains(v) for v in inner.values())
+        if n is None or n > len(outer.values()):
+            return False
     return all(outer.contains(v) for v in inner.values())

@@ -60,7 +60,8 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     return grammar, _terminal_strategies(parser, term_id)
 
 
-def _terminal_strategies(parser: Lark, term_id: dict[str, str]) -> dict[str, st.SearchStrategy[str]]:
+def _terminal_strategies(parser: Lark,
+                         term_id: dict[str, str]) -> dict[str, st.SearchStrategy[str]]:
     keywords = {t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_']{0,6}", fullmatch=True).filter(
         lambda n: n not in keywords and n not in RESERVED_UNUSED)

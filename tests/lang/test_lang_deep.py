@@ -53,7 +53,8 @@ SHAPES = {
     "and": "const B: Bool = " + " and ".join(["true"] * 20_000),
     "choice": "channel a\nprocess P = " + " [] ".join(["a -> P"] * 20_000),
     "interleave": "channel a\nprocess P = " + " ||| ".join(["STOP"] * 20_000),
-    "guards": "channel a\ndomain x: Bool = true volatile\nprocess P = " + "x & " * 20_000 + "a -> P",
+    "guards": "channel a\ndomain x: Bool = true volatile\nprocess P = "
+              + "x & " * 20_000 + "a -> P",
     "indices": "domain x[i: 0..1]: 0..1 = 0 volatile\nconst K = 0\nsystem STOP\n"
                "assert always x[" + "x[" * 200 + "K" + "]" * 200 + "] == 0",
     "nots": "const C: Bool = " + "not " * 5_000 + "true",

@@ -60,7 +60,8 @@ def test_round_trip_of_random_processes(p: A.Proc) -> None:
     ("process P = c!(x + 1)?y:{0..2}.(-1) -> STOP", "process P = c!(x + 1)?y:{0..2}.(-1) -> STOP"),
     ("process P = { } -> STOP", "process P = {} -> STOP"),
     ("channel c: (0..3).Bool.{a, b}", "channel c: (0..3).Bool.{a, b}"),
-    ("assert (if b then P else Q) :[deadlock free]", "assert (if b then P else Q) :[deadlock free]"),
+    ("assert (if b then P else Q) :[deadlock free]",
+     "assert (if b then P else Q) :[deadlock free]"),
 ])
 def test_canonical_form(text: str, printed: str) -> None:
     assert print_spec(spec_of(text)) == printed + "\n"
