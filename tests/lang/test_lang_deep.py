@@ -77,3 +77,22 @@ def test_a_huge_array_is_refused_not_enumerated() -> None:
 def test_a_huge_quantifier_in_a_constant_is_refused() -> None:
     _, diags = front_end("const B: Bool = forall i: {0..100000000} @ i >= 0\n")
     assert [d.code for d in diags] == ["T006"]
+
+
+def test_the_benchmark_spec_is_clean_and_realistic() -> None:
+    """bench/parse.py measures a spec that parses and resolves without a diagnostic."""
+    import importlib.util
+
+    from lang_helpers import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    text = bench.generate(400)
+    assert text.count("\n") >= 400
+    tree, diags = front_end(text)
+    assert tree is not None and diags == []
+    kinds = {type(d).__name__ for d in tree.decls}
+    assert kinds == {"ConstDecl", "TypeDecl", "ChannelDecl", "DomainDecl", "ProcessDecl",
+                     "AssertDecl", "SystemDecl"}
