@@ -17,8 +17,8 @@ from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import ast as A
 from fito.lang.build_decl import DeclRules
 from fito.lang.build_util import (
-    EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, SyncOp, make_span, new_span, span_of,
-    tok_span,
+    EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, EventParts, SyncOp, make_span, new_span,
+    span_of, tok_span,
 )
 from fito.lang.fastnew import constructor
 from fito.lang.operators import resolve_chain
@@ -40,7 +40,6 @@ _Call = constructor(A.Call)
 _Assign = constructor(A.Assign)
 
 _PROCESS_BINOPS = frozenset({"|||", "/\\", "[]", "|~|", ";"})
-_EVENT_START_TYPES = (A.Event, A.Name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +78,7 @@ class Builder(DeclRules):
             return _ProcRef(x.func, x.args, x.span)  # type: ignore[no-any-return]
         if kind is A.IfExpr:
             return A.ProcIf(x.cond, self.as_proc(x.then), self.as_proc(x.orelse), span=x.span)
-        if kind is A.Event:
+        if kind is EventParts:
             self.err("an event is not a process", x.span, hint="write `event -> P`")
         elif kind is Assigned:
             self.err("an assignment block must be followed by `->`", x.span)
@@ -93,7 +92,7 @@ class Builder(DeclRules):
         """x as a value expression; a process, event or block in its place is an error."""
         if type(x) in EXPR_TYPES:
             return x  # type: ignore[no-any-return]
-        if type(x) is A.Event:
+        if type(x) is EventParts:
             out = bool(x.fields) and type(x.fields[-1]) in (A.OutField, A.DotField)
             self.err("an event stands where a value is expected", x.span,
                      hint="an event field is one atom: write c!(x + 1)" if out
@@ -105,8 +104,8 @@ class Builder(DeclRules):
         return A.Name(ERROR_NAME, span=span_of(x))
 
     def _as_event(self, x: Any) -> A.Event:
-        if type(x) is A.Event:
-            return x  # type: ignore[no-any-return]
+        if type(x) is EventParts:
+            return x.finish()
         if type(x) is A.Name:
             return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
         self.err("expected an event (a channel, optionally with fields) before `->`", span_of(x))
@@ -167,8 +166,8 @@ class Builder(DeclRules):
             body = right if type(right) in PROC_TYPES else self.as_proc(right)
             if type(left) is Assigned:
                 return _Prefix(left.event, left.assigns, body, span)
-            if type(left) is A.Event:
-                return _Prefix(left, (), body, span)
+            if type(left) is EventParts:
+                return _Prefix(left.finish(), (), body, span)
             return _Prefix(self._as_event(left), (), body, span)
         if op == "&":
             return _Guard(self.as_expr(left), self.as_proc(right), span)
@@ -181,8 +180,8 @@ class Builder(DeclRules):
             return A.Hide(self.as_proc(left), right.items, span=span)
         if type(op) is SyncOp:
             return A.Parallel(self.as_proc(left), op.sync, self.as_proc(right), span=span)
-        if type(left) is A.Event or type(right) is A.Event:  # `c!x + 1 -> P`: keep the event
-            event = left if type(left) is A.Event else right
+        if type(left) is EventParts or type(right) is EventParts:  # `c!x + 1 -> P`: keep the event
+            event = left if type(left) is EventParts else right
             self.as_expr(event)
             return event
         if self._chained_node is not None and left is self._chained_node:
@@ -272,35 +271,38 @@ class Builder(DeclRules):
     def index(self, c: list[Any]) -> Any:
         base, idx, close = c[0], self.as_expr(c[2]), tok_span(c[3])
         span = make_span(span_of(base), close)
-        if type(base) is A.Event:  # `c!saved[d]`: the index belongs to the last field
-            last = base.fields[-1] if base.fields else None
+        if type(base) is EventParts:  # `c!saved[d]`: the index belongs to the last field
+            last = base.fields[-1]
             if isinstance(last, (A.DotField, A.OutField)):
                 value = _Index(last.value, idx, make_span(last.value.span, close))
-                field = type(last)(value, span=make_span(last.span, close))
-                return _Event(base.channel, base.fields[:-1] + (field,), span)  # type: ignore[no-any-return]
+                base.fields[-1] = type(last)(value, span=make_span(last.span, close))
+                base.span = span
+                return base
             self.err("an input field cannot be indexed", span)
             return base
         return _Index(self.as_expr(base), idx, span)
 
-    def _extend_event(self, base: Any, field: A.EventField, span: Span) -> A.Event:
-        if type(base) is A.Event:
-            return _Event(base.channel, base.fields + (field,), span)  # type: ignore[no-any-return]
+    def _extend_event(self, base: Any, field: A.EventField, span: Span) -> EventParts:
+        if type(base) is EventParts:
+            base.fields.append(field)
+            base.span = span
+            return base
         if type(base) is A.Name:
-            return _Event(base.id, (field,), span)  # type: ignore[no-any-return]
+            return EventParts(base.id, [field], span)
         self.err("only a channel name can start an event", span_of(base))
-        return A.Event(ERROR_NAME, (field,), span=span)
+        return EventParts(ERROR_NAME, [field], span)
 
-    def dot(self, c: list[Any]) -> A.Event:
+    def dot(self, c: list[Any]) -> EventParts:
         value = self.as_expr(c[2])
         return self._extend_event(c[0], _DotField(value, value.span),
                                   make_span(span_of(c[0]), value.span))
 
-    def out(self, c: list[Any]) -> A.Event:
+    def out(self, c: list[Any]) -> EventParts:
         value = self.as_expr(c[2])
         field = _OutField(value, make_span(tok_span(c[1]), value.span))
         return self._extend_event(c[0], field, make_span(span_of(c[0]), value.span))
 
-    def inp(self, c: list[Any]) -> A.Event:
+    def inp(self, c: list[Any]) -> EventParts:
         name, restriction = c[2], c[4]
         end = restriction.span if restriction is not None else tok_span(name)
         field = A.InField(name[1], restriction, span=make_span(tok_span(c[1]), end))

@@ -35,6 +35,19 @@ class SyncOp(str):
         return op
 
 
+@dataclass(slots=True)
+class EventParts:
+    """An event being read field by field (`c.a!b?x`): fields are appended in place, so an
+    event of n fields costs O(n); `finish` makes the AST node when the event is used."""
+
+    channel: str
+    fields: list[A.EventField]
+    span: Span
+
+    def finish(self) -> A.Event:
+        return A.Event(self.channel, tuple(self.fields), span=self.span)
+
+
 @dataclass(frozen=True, slots=True)
 class ChanSet:
     items: tuple[A.Expr, ...]

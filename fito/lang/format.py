@@ -87,14 +87,14 @@ def _blank_line(out: list[str], last_line: int, next_line: int) -> None:
 def find_comments(source: str) -> list[Comment]:
     """Every line comment and (outermost) block comment, in order, as the scanner sees them."""
     comments: list[Comment] = []
-    pos = 0
+    pos, line = 0, 1  # line: the line number at pos
     while (m := _COMMENT.search(source, pos)) is not None:
         start = m.start()
         end = m.end() if m.group() != "{-" else block_comment_end(source, start)
-        line = source.count("\n", 0, start) + 1
-        comments.append(Comment(start, end, line, line + source.count("\n", start, end),
-                                source[start:end].rstrip()))
-        pos = end
+        line += source.count("\n", pos, start)
+        end_line = line + source.count("\n", start, end)
+        comments.append(Comment(start, end, line, end_line, source[start:end].rstrip()))
+        pos, line = end, end_line
     return comments
 
 

@@ -23,6 +23,8 @@ from fito.lang.values import BoolT, EnumT, ValueType
 
 CRASH = "crash"
 ERROR_NAME = ""  # the name of placeholders the builder puts where a term was malformed
+MAX_SUGGESTIONS = 100  # misspellings that get a `did you mean` hint, per file
+MAX_POOL = 500  # candidates compared for one hint (same first letter, similar length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,7 @@ class Resolver(TypeRules):
         self.enum_decls: set[int] = set()  # ids of the type declarations that are enumerations
         self._evaluating: list[str] = []
         self._type_cache: dict[str, ValueType | None] = {}
+        self._suggestions: dict[tuple[str, str | None], str | None] = {}
 
     # ------------------------------------------------------------------ helpers
     def err(self, code: str, message: str, span: Span, hint: str | None = None,
@@ -85,12 +88,24 @@ class Resolver(TypeRules):
         self.diagnostics.append(error(code, message, span, hint=hint, notes=notes))
 
     def suggest(self, name: str, kind: str | None = None) -> str | None:
-        """`did you mean 'x'?` for a misspelt name (of that kind, when given)."""
-        import difflib
+        """`did you mean 'x'?` for a misspelt name (of that kind, when given).
 
-        pool = [n for n, entry in self.names.items() if kind is None or entry[0] == kind]
-        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
-        return f"did you mean '{close[0]}'?" if close else None
+        Answers are cached, and only the first `MAX_SUGGESTIONS` distinct misspellings get
+        one, so a file full of unknown names costs no quadratic search.
+        """
+        key = (name, kind)
+        if key not in self._suggestions:
+            if len(self._suggestions) >= MAX_SUGGESTIONS:
+                return None
+            import difflib
+
+            first = name[:1].lower()
+            pool = [n for n, entry in self.names.items()
+                    if (kind is None or entry[0] == kind) and abs(len(n) - len(name)) <= 2
+                    and n[:1].lower() == first][:MAX_POOL]
+            close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+            self._suggestions[key] = f"did you mean '{close[0]}'?" if close else None
+        return self._suggestions[key]
 
     def _declare(self, name: str, kind: str, decl: object, span: Span) -> None:
         if name in self.names:

@@ -23,50 +23,61 @@ Scope = Mapping[str, ValueType]
 
 
 def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
-    """Report every static problem in p."""
-    work: list[tuple[A.Proc, Scope]] = [(p, scope)]
+    """Report every static problem in p.
+
+    Each work item carries whether its scope is its own (no other item shares it): then
+    bindings (inputs, replicated variables) go into it in place, so a chain such as
+    `c?x1 -> c?x2 -> ...` costs linear time; a scope shared by two branches is copied first.
+    """
+    work: list[tuple[A.Proc, Scope, bool]] = [(p, scope, False)]
     while work:
-        p, scope = work.pop()
+        p, scope, own = work.pop()
         if isinstance(p, A.Prefix):
-            work.append((p.body, _check_prefix(r, p, scope)))
+            inner, own = _check_prefix(r, p, scope, own)
+            work.append((p.body, inner, own))
         elif isinstance(p, A.Guard):
             _expect_bool(r, p.cond, scope, "a guard")
-            work.append((p.body, scope))
+            work.append((p.body, scope, own))
         elif isinstance(p, A.ProcRef):
             _check_call(r, p, scope)
         elif isinstance(p, (A.ProcBinary, A.Parallel)):
             if isinstance(p, A.Parallel):
                 _check_channels(r, p.sync, scope)
-            work.append((p.right, scope))
-            work.append((p.left, scope))
+            work.append((p.right, scope, False))
+            work.append((p.left, scope, False))
         elif isinstance(p, A.Hide):
             _check_channels(r, p.chans, scope)
-            work.append((p.proc, scope))
+            work.append((p.proc, scope, own))
         elif isinstance(p, A.ProcIf):
             _expect_bool(r, p.cond, scope, "an if condition")
-            work.append((p.orelse, scope))
-            work.append((p.then, scope))
+            work.append((p.orelse, scope, False))
+            work.append((p.then, scope, False))
         elif isinstance(p, A.Replicated):
-            work.append((p.body, _replicated_scope(r, p, scope)))
+            work.append((p.body, _replicated_scope(r, p, scope, own), True))
 
 
-def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope) -> Scope:
-    """Check the event and the assignments; the scope of the body (with the inputs bound)."""
-    inner = scope if p.event is None else _check_event(r, p.event, scope)
-    if p.assigns:
-        _check_assigns(r, p.assigns, inner)
+def bind(scope: Scope, own: bool, name: str, t: ValueType) -> dict[str, ValueType]:
+    """scope with name bound to t: in place when the scope is owned, else in a copy."""
+    inner = scope if own and isinstance(scope, dict) else dict(scope)
+    inner[name] = t
     return inner
 
 
-def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope) -> Scope:
+def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope, own: bool) -> tuple[Scope, bool]:
+    """Check the event and the assignments; the scope of the body (with the inputs bound)."""
+    inner, own = (scope, own) if p.event is None else _check_event(r, p.event, scope, own)
+    if p.assigns:
+        _check_assigns(r, p.assigns, inner)
+    return inner, own
+
+
+def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -> Scope:
     _check_channels(r, p.sync, scope)
     dom = r.resolve_type(p.domain)
     if dom is not None and not is_finite(dom):
         r.err("T006", "a replicated operator needs a finite set", p.domain.span)
         dom = None
-    inner = dict(scope)
-    inner[p.var] = dom or INT
-    return inner
+    return bind(scope, own, p.var, dom or INT)
 
 
 def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
@@ -138,27 +149,27 @@ def _show(t: ValueType, v: int) -> str:
     return t.show(v) if t.contains(v) else str(v)
 
 
-def _check_event(r: "Resolver", ev: A.Event, scope: Scope) -> Scope:
+def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[Scope, bool]:
     """Check the event against its channel; the scope with the event's inputs bound."""
     entry = r.names.get(ev.channel)
     chan = r.channels.get(ev.channel)
     if ev.channel == "" or ev.channel in r.failed:  # a placeholder, or reported already
-        return _bind_inputs(ev, scope)
+        return _bind_inputs(ev, scope, own)
     if ev.channel in scope or chan is None:
         if entry is None and ev.channel not in scope:
             r.err("R001", f"channel '{ev.channel}' is not defined", ev.span,
                   hint=r.suggest(ev.channel, "channel") or f"declare it: channel {ev.channel}")
         else:
             r.err("R004", f"'{ev.channel}' is not a channel", ev.span)
-        return _bind_inputs(ev, scope)
+        return _bind_inputs(ev, scope, own)
     if len(ev.fields) != len(chan.fields):
         r.err("T002", f"channel '{ev.channel}' carries {len(chan.fields)} field(s), "
               f"this event has {len(ev.fields)}", ev.span)
-        return _bind_inputs(ev, scope)
+        return _bind_inputs(ev, scope, own)
     inner: Scope = scope
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
-            inner = {**inner, f.var: _input_type(r, ev, f, want)}
+            inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
             continue
         got_t = r.infer(f.value, inner)
         if got_t is None:
@@ -175,13 +186,15 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope) -> Scope:
                 "T003", f"value {value} is outside the field type {show_type(want)} of "
                 f"'{ev.channel}'", f.value.span,
                 hint="this event is a model error wherever it is enabled"))
-    return inner
+    return inner, own
 
 
-def _bind_inputs(ev: A.Event, scope: Scope) -> Scope:
+def _bind_inputs(ev: A.Event, scope: Scope, own: bool) -> tuple[Scope, bool]:
     """After an error in the event: its inputs bound to Int, so the body reports no more."""
-    names = [f.var for f in ev.fields if isinstance(f, A.InField)]
-    return {**scope, **{n: INT for n in names}} if names else scope
+    for f in ev.fields:
+        if isinstance(f, A.InField):
+            scope, own = bind(scope, own, f.var, INT), True
+    return scope, own
 
 
 def _input_type(r: "Resolver", ev: A.Event, f: A.InField, want: ValueType) -> ValueType:
