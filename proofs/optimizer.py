@@ -12,7 +12,7 @@ import sympy as sp
 
 from fito.models import optimizer as opt
 from fito.models import optimizer_search as search
-from fito.proof import (claim, identity, proved, recurrence, sum_of_squares,
+from fito.proof import (claim, identity, proved, recurrence, sum_of_squares, to_expr,
                         unknown, witness)
 
 prev = sp.Symbol("prev")
@@ -22,6 +22,21 @@ S = sp.Symbol("s", positive=True)   # s = beta2 / (1 - beta2) > 0, i.e. beta2 = 
 def _beta2_as_s(expr):
     """Reparametrize beta2 = s/(1+s): 0 < beta2 < 1 becomes s > 0, so weights are visibly >= 0."""
     return expr.subs(opt.symbols()["beta2"], S / (1 + S))
+
+
+def _substitute(expr, values: dict):
+    """A kernel expression with some symbols replaced by kernel expressions (no simplifying):
+    the kernel, not SymPy, then does the algebra that makes both sides equal."""
+    if isinstance(expr, str):
+        return values.get(expr, expr)
+    if isinstance(expr, list):
+        return [expr[0]] + [_substitute(x, values) for x in expr[1:]]
+    return expr
+
+
+def _unsimplified(update, gradients: dict):
+    """The step map's result with opaque gradient symbols, then the derived gradients put in."""
+    return _substitute(to_expr(update), {str(g): to_expr(v) for g, v in gradients.items()})
 
 
 def _mixed(found: search.MixedState | None, what: str):
@@ -66,7 +81,7 @@ def momentum_two_state():
     theta' - theta = -eta m'."""
     s = opt.symbols()
     theta_new, m_new = opt.momentum().update
-    return proved(identity(theta_new - s["theta"], -s["eta"] * m_new))
+    return proved(identity(["-", to_expr(theta_new), "theta"], ["*", -1, "eta", to_expr(m_new)]))
 
 
 @claim(id="optimizer.momentum.mixed", title="a mixed (theta, m) restore breaks the two-state identity",
@@ -85,8 +100,10 @@ def sgd_reach_all():
     s = opt.symbols()
     found = opt.reach(opt.sgd(), 1)
     theta0, target = sp.Symbol("theta_0", real=True), sp.Symbol("theta_target", real=True)
-    final = opt.sgd().step({s["theta"]: theta0}, found.gradients[0])[s["theta"]]
-    return proved(identity(final, target, nonzero=[s["eta"]], note=f"g = {found.gradients[0]}"))
+    g = sp.Symbol("g_opaque", real=True)
+    final = opt.sgd().step({s["theta"]: theta0}, g)[s["theta"]]
+    lhs = _unsimplified(final, {g: found.gradients[0]})
+    return proved(identity(lhs, to_expr(target), nonzero=[s["eta"]], note=f"g = {found.gradients[0]}"))
 
 
 @claim(id="optimizer.momentum.reach-all", title="momentum reaches every (theta, m) in two steps",
@@ -99,7 +116,10 @@ def momentum_reach_all():
     two, one = opt.reach(opt.momentum(), 2), opt.reach(opt.momentum(), 1)
     start = {s["theta"]: sp.Symbol("theta_0", real=True), s["m"]: sp.Symbol("m_0", real=True)}
     target = {x: sp.Symbol(f"{x.name}_target", real=True) for x in (s["theta"], s["m"])}
-    final = opt.momentum().unroll(start, two.gradients)[-1]
+    opaque = [sp.Symbol(f"g_opaque_{i}", real=True) for i in range(len(two.gradients))]
+    final_open = opt.momentum().unroll(start, opaque)[-1]
+    derived = dict(zip(opaque, two.gradients))
+    final = {x: _unsimplified(final_open[x], derived) for x in (s["theta"], s["m"])}
     if two.everything is False or one.everything or one.constraint is None:
         return unknown("reachability did not come out as two steps / one line")
     off_line = {**{v: 0 for v in one.constraint.free_symbols}, s["eta"]: 1,
@@ -107,8 +127,8 @@ def momentum_reach_all():
     g = sp.Symbol("g", real=True)
     after_one = opt.momentum().step(start, g)
     return proved(
-        identity(final[s["theta"]], target[s["theta"]], nonzero=[s["eta"]]),
-        identity(final[s["m"]], target[s["m"]], nonzero=[s["eta"]]),
+        identity(final[s["theta"]], to_expr(target[s["theta"]]), nonzero=[s["eta"]]),
+        identity(final[s["m"]], to_expr(target[s["m"]]), nonzero=[s["eta"]]),
         identity(one.constraint.xreplace({target[x]: after_one[x] for x in target}), 0,
                  note="every one-step state lies on the line"),
         witness(sp.Ne(one.constraint, 0), {str(k): v for k, v in off_line.items()},
