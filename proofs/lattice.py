@@ -281,7 +281,9 @@ def independent():
     for size in range(1, K_MAX + 1):
         joint = sum(sp.Mul(*(p if bit else 1 - p for bit in bits))
                     for bits in itertools.product((0, 1), repeat=size) if 0 < sum(bits) < size)
-        mixed_sums.append(identity(joint, d.mixed.subs(k, size), note=f"k = {size}"))
+        # the derived P(mixed) at k = size, substituted by the kernel (SymPy would fold k = 1 to 0)
+        mixed_sums.append(identity(joint, _replace_json(to_expr(d.mixed), str(k), size),
+                                   note=f"k = {size}"))
     return proved(recurrence(k, 0, initial=1, step=prev * new, closed=d.atomic, prev=prev),
                   recurrence(k, 0, initial=1, step=prev * old, closed=d.all_old, prev=prev),
                   identity(d.atomic.subs(k, k + 1), d.ratio * d.atomic, note="ratio = p"),
@@ -340,10 +342,15 @@ def random_crash_product():
     ratio = sp.simplify(parts.ratio.subs(s["lam"], r * s["mu"]))
     term = at.random_crash_term(j)
     checks = []
+    ratio_json, term_json = to_expr(ratio), to_expr(term)
     for size in range(1, 9):
-        product = sp.Mul(*(ratio.subs(s["k"], i) for i in range(1, size + 1)))
-        checks.append(identity(product, at.random_crash_expanded(size),
-                               nonzero=[r + i for i in range(size + 1)], note=f"k = {size}"))
+        # both sides built as kernel expressions, so the kernel (not SymPy) multiplies out
+        # the by-parts ratios and sums the binomial expansion of the integral
+        product = ["*", 1] + [_replace_json(ratio_json, str(s["k"]), i) for i in range(1, size + 1)]
+        expanded = ["+", 0] + [["*", int(sp.binomial(size, i)), (-1) ** i, _replace_json(term_json, str(j), i)]
+                               for i in range(size + 1)]
+        checks.append(identity(product, expanded, nonzero=[r + i for i in range(size + 1)],
+                               note=f"k = {size}"))
     return proved(trusted("sympy", f"E[exp(-j mu T)] = integral_0^oo lambda e^(-lambda t) "
                                    f"e^(-j mu t) dt = {term}"), *checks)
 
@@ -361,10 +368,16 @@ def random_crash_gamma():
     if sp.simplify(sp.gammasimp(beta / closed)) != 1:
         return unknown(f"the Beta route gives {beta}, the product route {closed}")
     ratio = sp.gammasimp(closed.subs(k, k + 1) / closed)
+    parts = at.random_crash_by_parts()
+    # the by-parts ratio I_(k+1)/I_k as derived (k mu/(k mu + lambda)), at k + 1 with
+    # lambda = r mu, substituted by the kernel: it cancels mu itself
+    by_parts = _replace_json(_replace_json(to_expr(parts.ratio), str(k), ["+", str(k), 1]),
+                             str(s["lam"]), ["*", str(r), str(s["mu"])])
     return proved(trusted("sympy", f"gammasimp(prod_(j=1..k) j/(j+r)) = {closed}"),
-                  trusted("sympy", f"r * integral_0^1 u^(r-1) (1-u)^k du = {beta}"),
-                  identity(ratio, (k + 1) / (k + 1 + r), nonzero=[k + 1 + r],
-                           note="gammasimp(P(k+1)/P(k)) against the by-parts ratio at k + 1"))
+                  trusted("sympy", f"r * integral_0^1 u^(r-1) (1-u)^k du = {beta}; "
+                                   f"gammasimp(P(k+1)/P(k)) = {ratio}"),
+                  identity(to_expr(ratio), by_parts, nonzero=[k + 1 + r, s["mu"], (k + 1 + r) * s["mu"]],
+                           note="the Gamma form's consecutive ratio against the by-parts ratio at k + 1"))
 
 
 @claim(id="atomicity.random-crash.ratio-to-one", title="random crash: P(k+1)/P(k) -> 1",
