@@ -96,13 +96,12 @@ def _interleaved(runs: dict[str, Callable[[], object]],
 
 
 def _fito_parse_resolve(text: str) -> None:
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
+    """What `fito check` runs before type and model checking (fito.driver.front_end)."""
+    from fito.driver import front_end
 
-    result = parse(text)
+    result, _, diags = front_end(text)
     if result.spec is None or result.diagnostics:
         raise SystemExit(f"bench spec does not parse: {result.diagnostics[:3]}")
-    _, diags = resolve(result.spec)
     if diags:
         raise SystemExit(f"bench spec has diagnostics: {diags[:3]}")
 

@@ -6,7 +6,8 @@ unparsable, 3 a limit was hit before a verdict.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from fito.check.result import FAILS, UNKNOWN, Verdict
 from fito.diagnostics import Diagnostic, error, sort_key
@@ -47,11 +48,6 @@ class FileReport:
         return EXIT_OK
 
 
-@dataclass(slots=True)
-class _Stages:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""
     src = read_source(path, options.max_bytes)
@@ -60,18 +56,39 @@ def check_path(path: str, options: CheckOptions) -> FileReport:
     return check_source(src, options)
 
 
-def check_source(src: Source, options: CheckOptions) -> FileReport:
-    """Parse, resolve, type-check and (optionally) model-check one source text."""
+def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
+    """Parse and resolve: (ParseResult, Model or None, resolve diagnostics).
+
+    The collector is paused meanwhile and the tree is frozen afterwards: the AST lives as
+    long as the check, and scanning its hundreds of thousands of nodes again and again (a
+    full collection costs about 0.4 s per 20,000 lines) buys nothing."""
+    import gc
+
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
 
-    parsed = parse(src.text)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        parsed = parse(text)
+        if parsed.spec is None or not parsed.spec.decls:
+            return parsed, None, ()
+        model, diags = resolve(parsed.spec)
+        return parsed, model, tuple(diags)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def check_source(src: Source, options: CheckOptions) -> FileReport:
+    """Parse, resolve, type-check and (optionally) model-check one source text."""
+    parsed, model, resolve_diags = front_end(src.text)
     if parsed.spec is None:
         return FileReport(src.path, src.text, parsed.diagnostics, unreadable=True)
-    if not parsed.spec.decls:
+    if model is None:
         diag = error("C006", "the file holds no declarations")
         return FileReport(src.path, src.text, (diag,), unreadable=True)
-    model, resolve_diags = resolve(parsed.spec)
     diags = list(parsed.diagnostics) + list(resolve_diags)
     # the processes can be model-checked when parsing and resolving found no error; the
     # pipelines' type errors (reported next) do not concern them
