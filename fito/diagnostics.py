@@ -72,7 +72,7 @@ def sort_key(d: Diagnostic) -> tuple[int, int, str]:
 def render_text(d: Diagnostic, path: str, source: str | None) -> str:
     """`file:line:col: severity: message [CODE name]`, the source line, a caret, notes, hint."""
     out = [f"{path}:{d.span.line}:{d.span.column}: {d.severity}: {d.message} [{d.code} {d.name}]"]
-    line_text = _source_line(source, d.span.line)
+    line_text = None if d.span == NO_SPAN else _source_line(source, d.span.line)
     if line_text is not None:
         shown = line_text.expandtabs(1)
         width = 1
