@@ -401,16 +401,24 @@ class RefLimit(Exception):
     """More states than the caller allowed."""
 
 
-def check(model: Model, a: A.AssertDecl, max_states: int | None = None) -> RefResult:
+def check(model: Model, a: A.AssertDecl, max_states: int | None = None,
+          max_seconds: float | None = None) -> RefResult:
     """Decide one assertion by plain BFS (the reference for the property tests).
 
-    Raises RefLimit when more than max_states states are reached."""
+    Raises RefLimit when more than max_states states are reached or max_seconds pass."""
+    import time
+
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+
+    def over() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
     _register(model.spec)
     ref = Reference(model)
     proc = a.proc if a.proc is not None else model.system
     assert proc is not None
     if a.kind == "refines":
-        return _refines(ref, a, proc, max_states)
+        return _refines(ref, a, proc, max_states, over)
     pred = None if a.expr is None else (lambda cells: ref.ev(a.expr, {}, cells))
     try:
         root = (ref.make(proc, {}, ref.init), ref.init)
@@ -452,7 +460,7 @@ def check(model: Model, a: A.AssertDecl, max_states: int | None = None) -> RefRe
                 if state in seen:
                     continue
                 seen[state] = depth + 1
-                if max_states is not None and len(seen) > max_states:
+                if (max_states is not None and len(seen) > max_states) or (len(seen) & 63 == 0 and over()):
                     raise RefLimit()
                 nxt.append(state)
                 if pred is not None:
@@ -471,7 +479,8 @@ def check(model: Model, a: A.AssertDecl, max_states: int | None = None) -> RefRe
     return RefResult("fails" if a.kind == "reaches" else "holds", len(seen), 0)
 
 
-def _refines(ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | None) -> RefResult:
+def _refines(ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | None,
+             over: Callable[[], bool]) -> RefResult:
     assert a.spec is not None
 
     def closure(states: set) -> frozenset:
@@ -524,7 +533,7 @@ def _refines(ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | No
                     continue
             if (s, nnode) not in seen:
                 seen.add((s, nnode))
-                if max_states is not None and len(seen) > max_states:
+                if (max_states is not None and len(seen) > max_states) or (len(seen) & 63 == 0 and over()):
                     raise RefLimit()
                 queue.append(((s, nnode), depth + 1))
     if best is not None:
