@@ -166,7 +166,7 @@ class Reference:
             if p.op == ";":
                 return ("seq", self.make(p.left, env, cells), id(p.right), self.env_for(p.right, env))
             left, right = self.make(p.left, env, cells), self.make(p.right, env, cells)
-            return {"[]": ("ext", left, right), "|~|": ("ichoice", (left, right)),
+            return {"[]": _ext(left, right), "|~|": ("ichoice", (left, right)),
                     "/\\": ("intr", left, right), "|||": ("par", frozenset(), (left, right))}[p.op]
         if isinstance(p, A.Parallel):
             return ("par", frozenset(n.id for n in p.sync),  # type: ignore[union-attr]
@@ -176,9 +176,9 @@ class Reference:
         assert isinstance(p, A.Replicated)
         parts = [self.make(p.body, {**env, p.var: v}, cells) for v in self.values(p.domain)]
         if p.op == "[]":
-            acc = parts[0]
+            acc = parts[0] if parts else STOP
             for t in parts[1:]:
-                acc = ("ext", acc, t)
+                acc = _ext(acc, t)
             return acc
         if p.op == "|~|":
             return ("ichoice", tuple(parts))
@@ -201,7 +201,7 @@ class Reference:
             for i in (1, 2):
                 for tr in self.trans(t[i], cells):
                     if tr.kind == TAU:
-                        tr = _retarget(tr, lambda x, i=i: ("ext", x, t[2]) if i == 1 else ("ext", t[1], x))
+                        tr = _retarget(tr, lambda x, i=i: _ext(x, t[2]) if i == 1 else _ext(t[1], x))
                     out.append(tr)
             return out
         if tag == "seq":
@@ -395,6 +395,46 @@ class RefResult:
     verdict: str          # holds | fails
     states: int
     trace_length: int
+
+
+def _ext(left: tuple, right: tuple) -> tuple:
+    """`P [] Q` with the same three laws as the fast engine (STOP a unit, flattened,
+    repeated stable operands dropped), restated here on plain nested tuples."""
+    if left == STOP:
+        return right
+    if right == STOP:
+        return left
+    kept: list[tuple] = []
+    for o in _operands(left) + _operands(right):
+        if o in kept and _stable(o):
+            continue
+        kept.append(o)
+    acc = kept[0]
+    for o in kept[1:]:
+        acc = ("ext", acc, o)
+    return acc
+
+
+def _operands(t: tuple) -> list[tuple]:
+    if t[0] != "ext":
+        return [t]
+    return _operands(t[1]) + _operands(t[2])
+
+
+def _stable(t: tuple) -> bool:
+    """Every initial step visible: SKIP, STOP, an event prefix, or guards, ifs and [] of those."""
+    tag = t[0]
+    if tag in ("skip", "stop"):
+        return True
+    if tag == "pre":
+        return _NODES[t[1]].event is not None  # type: ignore[attr-defined]
+    if tag == "guard":
+        return _stable(t[3])
+    if tag == "if":
+        return _stable(t[3]) and _stable(t[4])
+    if tag == "ext":
+        return _stable(t[1]) and _stable(t[2])
+    return False
 
 
 class RefLimit(Exception):

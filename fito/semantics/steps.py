@@ -118,12 +118,13 @@ class Semantics:
 
     def _ext(self, t: tuple) -> list[Step]:
         _, left, right = t
+        ext = self.terms.ext
         out = []
         for s in self.steps(left):
-            out.append(replace(s, target=self._wrap(s.target, lambda x: ("ext", x, right)))
+            out.append(replace(s, target=self._wrap(s.target, lambda x: ext(x, right)))
                        if s.kind == TAU else s)
         for s in self.steps(right):
-            out.append(replace(s, target=self._wrap(s.target, lambda x: ("ext", left, x)))
+            out.append(replace(s, target=self._wrap(s.target, lambda x: ext(left, x)))
                        if s.kind == TAU else s)
         return out
 

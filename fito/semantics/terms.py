@@ -48,6 +48,7 @@ class Terms:
     table: list[tuple] = field(default_factory=list)
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
+    _stable: dict[int, bool] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -138,7 +139,7 @@ class Terms:
         left = self.intern(self._make(p.left, env, state, depth + 1))
         right = self.intern(self._make(p.right, env, state, depth + 1))
         if p.op == "[]":
-            return ("ext", left, right)
+            return self.ext(left, right)
         if p.op == "|~|":
             return ("ichoice", (left, right))
         if p.op == "/\\":
@@ -158,9 +159,75 @@ class Terms:
             sync = frozenset(n.id for n in p.sync) if p.op == "[||]" else frozenset()  # type: ignore[union-attr]
             return ("par", sync, tuple(parts))
         if p.op == "[]":
-            return _fold("ext", parts, STOP, self)
+            if not parts:
+                return STOP
+            acc = self.table[parts[0]]
+            for t in parts[1:]:
+                acc = self.ext(self.intern(acc), t)
+            return acc
         assert p.op == "|~|"
         return ("ichoice", tuple(parts))
+
+    # ------------------------------------------------------------------ external choice
+    def ext(self, left: int, right: int) -> tuple:
+        """`P [] Q` in normal form (docs/semantics.md, structural congruence).
+
+        Three laws that hold up to strong bisimulation, so no verdict, trace or count of
+        distinct behaviours changes: STOP is a unit; [] is associative (operands are
+        flattened, in order, into a left-nested chain); and a repeated operand whose every
+        initial step is visible (stable) is dropped, since P [] P and P then have the same
+        steps to the same targets. Without them a recursion through a choice with an
+        internal step (`P = a -> P [] {x := 1} -> P`) makes a new, longer term at every
+        step, and the state space of a finite model never closes."""
+        table = self.table
+        if table[left] == STOP:
+            return table[right]
+        if table[right] == STOP:
+            return table[left]
+        kept: list[int] = []
+        seen: set[int] = set()
+        for o in self.operands(left) + self.operands(right):
+            if o in seen and self.stable(o):
+                continue
+            seen.add(o)
+            kept.append(o)
+        acc = table[kept[0]]
+        for o in kept[1:]:
+            acc = ("ext", self.intern(acc), o)
+        return acc
+
+    def operands(self, tid: int) -> list[int]:
+        """The operands of a chain of external choices, left to right (not themselves `[]`)."""
+        out: list[int] = []
+        t = self.table[tid]
+        while t[0] == "ext":
+            out.append(t[2])
+            tid = t[1]
+            t = self.table[tid]
+        out.append(tid)
+        out.reverse()
+        return out
+
+    def stable(self, tid: int) -> bool:
+        """Whether every initial step of the term is visible (an event or tick), by its form."""
+        got = self._stable.get(tid)
+        if got is None:
+            t = self.table[tid]
+            tag = t[0]
+            if tag in ("skip", "stop"):
+                got = True
+            elif tag == "pre":
+                got = self.node(t[1]).event is not None  # type: ignore[attr-defined]
+            elif tag == "guard":
+                got = self.stable(t[3])
+            elif tag == "if":
+                got = self.stable(t[3]) and self.stable(t[4])
+            elif tag == "ext":
+                got = all(self.stable(o) for o in self.operands(tid))
+            else:
+                got = False
+            self._stable[tid] = got
+        return got
 
     def _arg(self, a: A.Expr, env: Mapping[str, int], state: Sequence[int] | None) -> int:
         ir = self.compiler.compile(a, env)
@@ -177,15 +244,6 @@ class Terms:
         except NeedsState:
             return True
         return False
-
-
-def _fold(tag: str, parts: list[int], empty: tuple, terms: Terms) -> tuple:
-    if not parts:
-        return empty
-    acc = terms.table[parts[0]]
-    for t in parts[1:]:
-        acc = (tag, terms.intern(acc), t)
-    return acc
 
 
 # ---------------------------------------------------------------------- names read by a node

@@ -74,6 +74,30 @@ def test_a_tau_keeps_an_external_choice() -> None:
     assert (verdict, n, trace) == ("holds", 2, ("{x := 1}", "b"))
 
 
+def test_recursion_through_a_tau_under_a_choice_closes() -> None:
+    # P --tau--> a -> P [] P, which is P again by the laws of docs/semantics.md (flattened,
+    # the repeated stable `a -> P` dropped): one control state per value of x.
+    text = HEAD + """
+process P = a -> P [] {x := 1} -> P
+process Q = STOP [] (a -> Q [] ({x := (x + 1) % 4} -> Q [] STOP))
+assert P :[deadlock free]
+assert Q :[deadlock free]
+"""
+    report = run_spec(text)
+    p, q = report.verdicts
+    assert (p.verdict, p.states) == ("holds", len({0, 1}))
+    assert (q.verdict, q.states) == ("holds", len(range(4)))
+
+
+def test_a_repeated_unstable_operand_is_kept() -> None:
+    # R starts with a tau, so R [] R is not R: each copy can resolve its own internal
+    # choice, and both cells can be set (tau, tau, {x := 1}, {y := 1}); R alone sets one.
+    r = "process R = ({x := 1} -> STOP) |~| ({y := 1} -> STOP)\n"
+    both = "assert P reaches x == 1 and y == 1"
+    assert one(r + "process P = R [] R", both)[:2] == ("holds", 4)
+    assert one(r + "process P = R", both)[0] == "fails"
+
+
 def test_a_visible_event_resolves_an_external_choice() -> None:
     body = "process P = (a {x := 1} -> STOP) [] (b {y := 1} -> STOP)"
     assert one(body, "assert P reaches x == 1 and y == 1")[0] == "fails"
