@@ -8,7 +8,7 @@ from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, G
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.lang import ast as A
 from fito.lang.resolve import Model
-from fito.semantics.compiled import Compiled, compile_model
+from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
@@ -28,8 +28,13 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
                     getattr(options, "timeout", None), getattr(options, "progress", False))
     for a in model.assertions:
         start = time.perf_counter()
+        if limits.timeout is not None:
+            compiled.deadline = time.monotonic() + limits.timeout
         try:
             verdict = check_assertion(compiled, a, limits)
+        except TimeLimit:  # the engines report their figures themselves; this is the backstop
+            verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
+                              reason=f"timeout after {limits.timeout:g} s")
         except RecursionError:
             verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
                               reason="the process term grew too deep (recursion through an operator)")

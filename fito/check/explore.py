@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled
+from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
@@ -148,7 +148,11 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
                 tid = terms[sid]
                 succ = succ_of.get(tid)
                 if succ is None:
-                    succ = succ_of[tid] = c.successors(tid)
+                    try:
+                        succ = succ_of[tid] = c.successors(tid)
+                    except TimeLimit:
+                        g.transitions += transitions
+                        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
                     targets_of[tid] = c.targets(tid)
                 try:
                     moves = succ(all_cells[sid])  # type: ignore[operator]

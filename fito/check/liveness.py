@@ -10,6 +10,7 @@ fairness is a generalised Büchi condition, decided per component).
 """
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterable
 
@@ -17,7 +18,7 @@ from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.lang import ast as A
 from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled
+from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault
 
 
@@ -36,6 +37,9 @@ def check_eventually(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         return _check(c, a, text, limits, c.initial(proc), goal)
     except _Stop as stop:
         return stop.verdict
+    except TimeLimit:
+        return Verdict(text, a.span.line, UNKNOWN, reason=f"timeout after {limits.timeout:g} s",
+                       limit_hit=True, engine="liveness")
 
 
 def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:  # type: ignore[no-untyped-def]
@@ -76,6 +80,8 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
             moves = c.successors(tid)(cells)
         except StepFault as e:
             return error(e.fault, path(i) + ([(i, e.step)] if e.step is not None else []))
+        except TimeLimit:
+            return verdict(UNKNOWN, reason=f"timeout after {limits.timeout:g} s", limit_hit=True)
         transitions += len(moves)
         if not moves:
             what = "terminates" if tid == c.omega else "deadlocks"
@@ -104,6 +110,8 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                 via.append(k)
                 if limits.max_states is not None and len(states) > limits.max_states:
                     return verdict(UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True)
+                if len(states) & 1023 == 0 and c.deadline is not None and time.monotonic() > c.deadline:
+                    return verdict(UNKNOWN, reason=f"timeout after {limits.timeout:g} s", limit_hit=True)
             mine.append((k, j, movers))
         edges.append(mine)
         enabled.append(frozenset(threads))

@@ -422,19 +422,34 @@ def _operands(t: tuple) -> list[tuple]:
 
 
 def _stable(t: tuple) -> bool:
-    """Every initial step visible: SKIP, STOP, an event prefix, or guards, ifs and [] of those."""
+    """No initial tau, decided from the form of the term (see _kinds)."""
+    return _kinds(t)[0]
+
+
+def _kinds(t: tuple) -> tuple[bool, bool]:
+    """(no initial tau, no initial tick): SKIP ticks; an assignment prefix, |~| and hiding
+    may step silently; a sequence or parallel turns its parts' ticks into taus."""
     tag = t[0]
-    if tag in ("skip", "stop"):
-        return True
+    if tag in ("stop", "omega"):
+        return True, True
+    if tag == "skip":
+        return True, False
     if tag == "pre":
-        return _NODES[t[1]].event is not None  # type: ignore[attr-defined]
+        return _NODES[t[1]].event is not None, True  # type: ignore[attr-defined]
+    if tag == "ichoice":
+        return False, True
     if tag == "guard":
-        return _stable(t[3])
-    if tag == "if":
-        return _stable(t[3]) and _stable(t[4])
-    if tag == "ext":
-        return _stable(t[1]) and _stable(t[2])
-    return False
+        return _kinds(t[3])
+    if tag in ("if", "intr", "ext"):
+        a, b = _kinds(t[-2]), _kinds(t[-1])
+        return a[0] and b[0], a[1] and b[1]
+    if tag == "seq":
+        a = _kinds(t[1])
+        return a[0] and a[1], True
+    if tag == "par":
+        parts = [_kinds(p) for p in t[2]]
+        return all(x and y for x, y in parts), not all(p == OMEGA for p in t[2])
+    return False, _kinds(t[2])[1]
 
 
 class RefLimit(Exception):

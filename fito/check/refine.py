@@ -14,7 +14,7 @@ from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.lang import ast as A
 from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled
+from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault
 from fito.semantics.steps import TAU
 
@@ -177,6 +177,8 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
             frontier = nxt
     except SpecFault as e:
         return _error(c, a, text, e.fault, (), len(states), transitions, "in the specification")
+    except TimeLimit:
+        return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
     finally:
         progress.done()
     return Verdict(text, a.span.line, HOLDS, len(states), transitions, depth=depth, engine="refinement")

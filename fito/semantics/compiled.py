@@ -1,6 +1,7 @@
 """A model ready to explore: layout, steps, generated successor functions, labels."""
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -11,6 +12,10 @@ from fito.semantics.codegen import CodeGen, Successors
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate, to_python
 from fito.semantics.layout import Layout, build_layout
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step
+
+
+class TimeLimit(Exception):
+    """The deadline of the assertion being checked has passed (raised between compilations)."""
 
 
 @dataclass(slots=True)
@@ -24,6 +29,10 @@ class Compiled:
     codegen: CodeGen
     _succ: dict[int, Successors] = field(default_factory=dict)
     _targets: dict[int, list[object]] = field(default_factory=dict)
+    # Set per assertion by fito.check.api. Compiling the successors of a new term is the one
+    # step whose cost grows with the model rather than the state count, so the deadline is
+    # checked after each compilation as well as by the explorers' own periodic checks.
+    deadline: float | None = None
 
     @property
     def omega(self) -> int:
@@ -36,7 +45,12 @@ class Compiled:
             fn = self.codegen.successors(steps)
             self._succ[tid] = fn
             self._targets[tid] = [s.target for s in steps]
+            self.check_time()
         return fn
+
+    def check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimeLimit()
 
     def targets(self, tid: int) -> list[object]:
         if tid not in self._targets:

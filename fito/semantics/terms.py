@@ -48,7 +48,7 @@ class Terms:
     table: list[tuple] = field(default_factory=list)
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
-    _stable: dict[int, bool] = field(default_factory=dict)
+    _stable: dict[int, tuple[bool, bool]] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -210,22 +210,38 @@ class Terms:
 
     def stable(self, tid: int) -> bool:
         """Whether every initial step of the term is visible (an event or tick), by its form."""
+        return self.initial_kinds(tid)[0]
+
+    def initial_kinds(self, tid: int) -> tuple[bool, bool]:
+        """(no initial tau, no initial tick), decided from the term's form (conservatively)."""
         got = self._stable.get(tid)
         if got is None:
             t = self.table[tid]
             tag = t[0]
-            if tag in ("skip", "stop"):
-                got = True
+            if tag in ("stop", "omega"):
+                got = (True, True)
+            elif tag == "skip":
+                got = (True, False)
             elif tag == "pre":
-                got = self.node(t[1]).event is not None  # type: ignore[attr-defined]
+                got = (self.node(t[1]).event is not None, True)  # type: ignore[attr-defined]
+            elif tag == "ichoice":
+                got = (False, True)
             elif tag == "guard":
-                got = self.stable(t[3])
-            elif tag == "if":
-                got = self.stable(t[3]) and self.stable(t[4])
+                got = self.initial_kinds(t[3])
+            elif tag in ("if", "intr"):
+                a, b = self.initial_kinds(t[-2]), self.initial_kinds(t[-1])
+                got = (a[0] and b[0], a[1] and b[1])
             elif tag == "ext":
-                got = all(self.stable(o) for o in self.operands(tid))
-            else:
-                got = False
+                kinds = [self.initial_kinds(o) for o in self.operands(tid)]
+                got = (all(k[0] for k in kinds), all(k[1] for k in kinds))
+            elif tag == "seq":  # a tick of the first part is a tau of the sequence
+                first = self.initial_kinds(t[1])
+                got = (first[0] and first[1], True)
+            elif tag == "par":  # a part's tick is a tau; the whole ticks once all are Ω
+                parts = [self.initial_kinds(p) for p in t[2]]
+                got = (all(k[0] and k[1] for k in parts), not all(self.table[p] == OMEGA for p in t[2]))
+            else:  # hide: a hidden event is a tau, and which events are hidden is not decided here
+                got = (False, self.initial_kinds(t[2])[1])
             self._stable[tid] = got
         return got
 
