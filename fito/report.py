@@ -77,3 +77,12 @@ def render_sarif_report(reports: Sequence[FileReport]) -> str:
             })
     per_file: list[tuple[str, Sequence[Diagnostic]]] = [(r.path, r.diagnostics) for r in reports]
     return json.dumps(to_sarif(per_file, extra), indent=2)
+
+
+def render_report(reports: Sequence[FileReport], fmt: str) -> str:
+    """The reports in the format asked for on the command line: text, json or sarif."""
+    if fmt == "json":
+        return render_json_report(reports)
+    if fmt == "sarif":
+        return render_sarif_report(reports)
+    return render_text_report(reports)

@@ -35,16 +35,11 @@ def run(args: argparse.Namespace) -> int:
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
         return _expect(reports)
-    from fito.report import render_json_report, render_sarif_report, render_text_report
+    from fito.report import render_report
 
-    if args.format == "json":
-        print(render_json_report(reports))
-    elif args.format == "sarif":
-        print(render_sarif_report(reports))
-    else:
-        text = render_text_report(reports)
-        if text:
-            print(text)
+    text = render_report(reports, args.format)
+    if text:
+        print(text)
     return exit_status(reports)
 
 

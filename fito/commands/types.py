@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fito.deep import run_deep
-    from fito.report import render_json_report, render_sarif_report, render_text_report
+    from fito.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
     from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
     from fito.types.run import exit_status, render_revealed, summary, type_check_path
@@ -36,14 +36,10 @@ def run(args: argparse.Namespace) -> int:
     results = [run_deep(type_check_path, path, oracle, max_bytes, args.reveal)
                for path in args.files]
     reports = [r.report for r in results]
-    if args.format == "json":
-        print(render_json_report(reports))
-    elif args.format == "sarif":
-        print(render_sarif_report(reports))
-    else:
-        text = render_text_report(reports)
-        if text:
-            print(text)
+    text = render_report(reports, args.format)
+    if text:
+        print(text)
+    if args.format == "text":
         if args.reveal and any(r.revealed for r in results):
             print(render_revealed(results))
         print(summary(results))
