@@ -79,7 +79,6 @@ def gd_mixed():
 def momentum_two_state():
     """For every state (theta, m), gradient g and hyperparameters: one momentum step gives
     theta' - theta = -eta m'."""
-    s = opt.symbols()
     theta_new, m_new = opt.momentum().update
     return proved(identity(["-", to_expr(theta_new), "theta"], ["*", -1, "eta", to_expr(m_new)]))
 
@@ -176,7 +175,7 @@ def adam_bound():
     + K H b1^2 >= 0, with K' = c + q K and s = b2/(1-b2) (so b2 = s/(1+s)): m'^2 <= K' v'.
     Also c = (1-b1)^2 (1+s) > 0, so K_t > 0 for t >= 1."""
     s = opt.symbols()
-    b1, m, v, g = s["beta1"], s["m"], s["v"], s["g"]
+    b1, m, v = s["beta1"], s["m"], s["v"]
     K, H = sp.Symbol("K", positive=True), sp.Symbol("H", positive=True)
     step = opt.adam_induction_step()
     m1, v1, _ = opt.adam_moments(1)

@@ -149,7 +149,7 @@ def derive_random_crash() -> Derivation:
     all_old = sympy.simplify(sympy.integrate(
         lam * sympy.exp(-lam * t) * sympy.exp(-k * mu * t), (t, 0, sympy.oo)).subs(lam, r * mu))
     closed = sympy.gammasimp(atomic.doit().rewrite(sympy.gamma))
-    steps = (f"given T = t: P(atomic | t) = (1 - exp(-mu t))^k (fixed-delay model at tau = t)",
+    steps = ("given T = t: P(atomic | t) = (1 - exp(-mu t))^k (fixed-delay model at tau = t)",
              f"by parts: I_k / I_(k-1) = {parts.ratio}, I_0 = 1",
              f"P(atomic) = {atomic} = {closed}",
              f"P(all old) = E[exp(-k mu T)] = {all_old}")

@@ -65,7 +65,6 @@ def _z3_of(expr: Any, env: Mapping[Any, Any]) -> Any:
 
 def _solve(violation: Any, unknowns: Sequence[Any], box: int) -> dict[Any, Fraction] | None:
     """Z3 values of the unknowns in [-box, box] satisfying `violation`, as rationals."""
-    import sympy
     import z3
     env = {u: z3.Real(u.name) for u in unknowns}
     solver = z3.Solver()
