@@ -48,7 +48,7 @@ class Terms:
     table: list[tuple] = field(default_factory=list)
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
-    _stable: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -214,7 +214,7 @@ class Terms:
 
     def initial_kinds(self, tid: int) -> tuple[bool, bool]:
         """(no initial tau, no initial tick), decided from the term's form (conservatively)."""
-        got = self._stable.get(tid)
+        got = self._kinds.get(tid)
         if got is None:
             t = self.table[tid]
             tag = t[0]
@@ -242,7 +242,7 @@ class Terms:
                 got = (all(k[0] and k[1] for k in parts), not all(self.table[p] == OMEGA for p in t[2]))
             else:  # hide: a hidden event is a tau, and which events are hidden is not decided here
                 got = (False, self.initial_kinds(t[2])[1])
-            self._stable[tid] = got
+            self._kinds[tid] = got
         return got
 
     def _arg(self, a: A.Expr, env: Mapping[str, int], state: Sequence[int] | None) -> int:
