@@ -87,7 +87,6 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
             what = "terminates" if tid == c.omega else "deadlocks"
             return verdict(FAILS, trace=labels(path(i)),
                            reason=f"the run {what} before reaching a state where the expression holds")
-        targets = c.targets(tid)
         mine: list[tuple[int, int, frozenset]] = []
         threads: set = set()
         for k, post in moves:
@@ -98,10 +97,7 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                     continue
             except Fault as f:
                 return error(f, path(i) + [(i, k)])
-            t2 = targets[k]
-            if t2.__class__ is not int:
-                t2 = t2(post)  # type: ignore[operator]
-            key = (t2, post)
+            key = (c.target(tid, k, post), post)
             j = index.get(key)
             if j is None:
                 j = index[key] = len(states)

@@ -38,12 +38,8 @@ def build_lts(c: Compiled, root: tuple[int, tuple], limit: int) -> LTS:
             continue
         if not moves:
             (terminated if tid == c.omega else deadlocked).add(i)
-        targets = c.targets(tid)
         for k, post in moves:
-            t2 = targets[k]
-            if t2.__class__ is not int:
-                t2 = t2(post)  # type: ignore[operator]
-            key = (t2, post)
+            key = (c.target(tid, k, post), post)
             j = index.get(key)
             if j is None:
                 if len(states) >= limit:

@@ -51,14 +51,7 @@ class Normaliser:
             moves = self.c.successors(tid)(cells)
         except StepFault as e:
             raise SpecFault(e.fault) from None
-        targets = self.c.targets(tid)
-        out = []
-        for k, post in moves:
-            t2 = targets[k]
-            if t2.__class__ is not int:
-                t2 = t2(post)  # type: ignore[operator]
-            out.append((k, t2, post))
-        return out
+        return [(k, self.c.target(tid, k, post), post) for k, post in moves]
 
     def _closure(self, states: set[tuple[int, tuple]]) -> set[tuple[int, tuple]]:
         seen = set(states)
@@ -138,7 +131,6 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                                                       len(states), transitions), length
                     continue
                 transitions += len(moves)
-                targets = c.targets(tid)
                 for k, post in moves:
                     step = c.step(tid, k)
                     if step.kind == TAU:
@@ -154,10 +146,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                                                   reason=f"the specification cannot perform {event} here",
                                                   engine="refinement")
                             continue
-                    t2 = targets[k]
-                    if t2.__class__ is not int:
-                        t2 = t2(post)  # type: ignore[operator]
-                    key = ((t2, post), nnode)
+                    key = ((c.target(tid, k, post), post), nnode)
                     if key in index:
                         continue
                     index[key] = len(states)

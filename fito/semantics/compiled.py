@@ -52,6 +52,11 @@ class Compiled:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TimeLimit()
 
+    def target(self, tid: int, k: int, post: tuple) -> int:
+        """The term reached by step k of term tid, given the cells after it (the explorer's
+        hot loop inlines this)."""
+        return self.semantics.resolve_target(self._targets[tid][k], post)
+
     def targets(self, tid: int) -> list[object]:
         if tid not in self._targets:
             self.successors(tid)
