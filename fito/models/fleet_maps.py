@@ -51,31 +51,35 @@ def _rows(matrix: Any) -> tuple[tuple, ...]:
     return tuple(tuple(r) for r in matrix.to_list())
 
 
-def gap_chart(der: Derivation) -> tuple[tuple[Form, ...], tuple[Form, ...]] | None:
-    """(the gaps a = T x + c, the inverse chart x = T^-1 (a - c)), or None without a chart."""
+def _chart(der: Derivation) -> tuple[tuple[Form, ...], list[list], list, list[list]] | None:
+    """(gap forms, T, c, T^-1) with the gaps a = T x + c, or None when T is not invertible."""
     forms = der.gap_forms()
     if forms is None:
         return None
-    K, m = der.K, der.m
-    rows = [f_row(a, m, K) for a in forms]
+    rows = [f_row(a, der.m, der.K) for a in forms]
     T_rows, c = [r for r, _ in rows], [k for _, k in rows]
-    Tinv_rows = _inverse(T_rows, K)
+    Tinv_rows = _inverse(T_rows, der.K)
     if Tinv_rows is None:
         return None
-    return forms, tuple(_affine_row(Tinv_rows[i], c, K) for i in range(m))
+    return forms, T_rows, c, Tinv_rows
+
+
+def gap_chart(der: Derivation) -> tuple[tuple[Form, ...], tuple[Form, ...]] | None:
+    """(the gaps a = T x + c, the inverse chart x = T^-1 (a - c)), or None without a chart."""
+    chart = _chart(der)
+    if chart is None:
+        return None
+    forms, _, c, Tinv_rows = chart
+    return forms, tuple(_affine_row(Tinv_rows[i], c, der.K) for i in range(der.m))
 
 
 def gap_map(der: Derivation) -> GapMap | None:
     """The gap map of a return-map branch, or None when the gaps do not chart the section."""
-    forms = der.gap_forms()
-    if forms is None or not der.is_return_map:
+    chart = _chart(der) if der.is_return_map else None
+    if chart is None:
         return None
+    _, T_rows, c, Tinv_rows = chart
     K, m = der.K, der.m
-    rows = [f_row(a, m, K) for a in forms]
-    T_rows, c = [r for r, _ in rows], [k for _, k in rows]
-    Tinv_rows = _inverse(T_rows, K)
-    if Tinv_rows is None:
-        return None
     F_rows, e = der.state_matrix()
     M = _sparse_product(_sparse_product(T_rows, F_rows, K), Tinv_rows, K)
     # a' = T (F x + e) + c with x = Tinv (a - c):  d = T e + c - M c
