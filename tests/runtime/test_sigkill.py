@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from runtime_helpers import fork_server_of
 from runtime_crash_child import DOMAINS, expected_state
 
 from fito.runtime import NoConsistentEpoch, restore, scan
@@ -28,13 +29,8 @@ CHILD = Path(__file__).with_name("runtime_crash_child.py")
 @pytest.fixture(scope="module")
 def fork_server() -> Iterator[subprocess.Popen[str]]:
     """A separate interpreter that forks one writer per request (see runtime_crash_child)."""
-    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
-    proc = subprocess.Popen([sys.executable, str(CHILD), "--serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
-    yield proc
-    assert proc.stdin is not None
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    with fork_server_of(CHILD, timeout=30) as proc:
+        yield proc
 
 
 def _fork(server: subprocess.Popen[str], root: Path, log: Path, kill_at: int,

@@ -7,11 +7,11 @@ import os
 import random
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from runtime_helpers import fork_server_of
 
 torch = pytest.importorskip("torch", exc_type=ImportError)  # absent or broken: skip
 
@@ -61,13 +61,8 @@ def deterministic():
 @pytest.fixture(scope="module")
 def train_server() -> Iterator[subprocess.Popen[str]]:
     """A separate interpreter that imports torch once and forks one training run per request."""
-    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
-    proc = subprocess.Popen([sys.executable, str(CHILD), "--serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
-    yield proc
-    assert proc.stdin is not None
-    proc.stdin.close()
-    proc.wait(timeout=60)
+    with fork_server_of(CHILD, timeout=60) as proc:
+        yield proc
 
 
 def _killed_run(server: subprocess.Popen[str], root: Path, log: Path, die_after: int | None,
