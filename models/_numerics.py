@@ -61,3 +61,10 @@ def figure(name: str):
 
     OUT.mkdir(exist_ok=True)
     return plt, OUT / f"{name}.png"
+
+
+def save(fig, path) -> None:  # type: ignore[no-untyped-def]
+    """Lay the figure out, write it as PNG and say where."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"figure: {path}")

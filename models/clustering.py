@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load, order_parameter, phases_per_cycle, smallest_gap  # noqa: E402
+from _numerics import figure, load, order_parameter, phases_per_cycle, smallest_gap, save  # noqa: E402
 
 from fito.models.fleet_sim import simulate  # noqa: E402
 
@@ -67,9 +67,7 @@ def main() -> int:
             title="no locking (solid: uncapped, dashed: capped)")
     ax2.set(xlabel="cycle", ylabel="smallest gap (periods)",
             title="no clustering (solid: uncapped, dashed: capped)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save(fig, path)
     return 0
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load  # noqa: E402
+from _numerics import figure, load, save  # noqa: E402
 
 from fito.models.fleet_sim import simulate  # noqa: E402
 
@@ -85,9 +85,7 @@ def main() -> int:
         ax.semilogy(separation(fleet, 1 + seed % (args.jobs - 1), Fraction(1e-9), args.cycles),
                     lw=0.9)
     ax.set(xlabel="cycle", ylabel="|da_k| / |da_0|", title="separation of neighbouring runs")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save(fig, path)
     return 0
 
 

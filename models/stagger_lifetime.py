@@ -26,7 +26,7 @@ import mpmath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load  # noqa: E402
+from _numerics import figure, load, save  # noqa: E402
 
 from fito.models.fleet_sim import simulate  # noqa: E402
 
@@ -101,9 +101,7 @@ def main() -> int:
     ax.loglog(ratios, [r * r / 2 for r in ratios], "k--", label="m^2 / (2 sigma^2)")
     ax.set(xlabel="m / sigma", ylabel="mean lifetime (cycles)", title="stagger lifetime")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save(fig, path)
     return 0
 
 

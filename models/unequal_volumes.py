@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load  # noqa: E402
+from _numerics import figure, load, save  # noqa: E402
 
 from fito.models.fleet_sim import simulate  # noqa: E402
 
@@ -68,9 +68,7 @@ def main() -> int:
     ax.axhline(float(v_a / fleet.f(1)), color="grey", lw=0.8, label="end of overlap")
     ax.set(xlabel="cycle", ylabel="gap t_B - t_A", title="unequal volumes drift")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save(fig, path)
     return 0
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load  # noqa: E402
+from _numerics import figure, load, save  # noqa: E402
 
 from fito.models.fleet_sim import simulate  # noqa: E402
 
@@ -72,9 +72,7 @@ def main() -> int:
     ax.semilogy(ks, [max(indep[k], 1e-12) for k in ks], "s--", label="independent phases")
     ax.set(xlabel="k", ylabel="P(n_w >= k)", ylim=(1e-8, 1.5), title="concurrent writers")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save(fig, path)
     return 0
 
 
