@@ -1,6 +1,7 @@
 """The `fito` command line: argument parsing and dispatch only.
 
-Each subcommand lives in `fito/commands/<name>.py` and defines `HELP` (one line),
+Each subcommand lives in a module of `fito/commands/` (named in `MODULES` where the command's
+name would shadow a standard-library module) and defines `HELP` (one line),
 `add_arguments(parser)` and `run(args) -> int`. Command modules import their heavy
 dependencies (z3, sympy, numpy) inside `run`, so that parsing arguments stays cheap and
 `fito recheck` never loads a solver.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from fito import __version__
+from fito.diagnostics import UsageError
 
 COMMANDS: tuple[str, ...] = (
     "check",      # parse, type-check and model-check specs
@@ -31,11 +33,10 @@ COMMANDS: tuple[str, ...] = (
     "inspect",    # epoch-aware checkpoint directories
 )
 
+# commands whose module is not named after them (no module shadows the standard library)
+MODULES: dict[str, str] = {"types": "typecheck", "inspect": "inspect_dir"}
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_LIMIT = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Bad command-line usage: reported on one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _command_module(name: str):
-    return importlib.import_module(f"fito.commands.{name}")
+    return importlib.import_module(f"fito.commands.{MODULES.get(name, name)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = _command_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == f"fito.commands.{name}":
+            if exc.name == f"fito.commands.{MODULES.get(name, name)}":
                 continue  # not built yet
             raise
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)

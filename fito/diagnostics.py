@@ -13,6 +13,10 @@ from fito.errorcodes import CODES, lookup
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
+class UsageError(Exception):
+    """Bad command-line usage: reported on one line, exit status 2 [C001 bad-usage]."""
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """A source region: 1-based lines and columns, end exclusive; offsets into the text."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.semantics.codegen import StepFault
 from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault

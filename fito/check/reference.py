@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import CRASH, Model
 
 TAU, TICK, EVENT = "tau", "tick", "event"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.semantics.codegen import StepFault
 from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault

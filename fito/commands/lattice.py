@@ -7,6 +7,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from fito.diagnostics import UsageError
+
 HELP = "epoch lattice sizes, mixed fraction and P(atomic) under three probability models"
 MAX_DOMAINS = 10_000
 EXACT_UP_TO = 2_000         # exact probabilities up to this many domains; floats beyond
@@ -30,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fraction(text: str, option: str) -> Fraction:
-    from fito.cli import UsageError
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
@@ -39,7 +40,6 @@ def _fraction(text: str, option: str) -> Fraction:
 
 
 def _parameters(args: argparse.Namespace) -> tuple[Fraction, Fraction, tuple[Fraction, ...]]:
-    from fito.cli import UsageError
     if not 1 <= args.domains <= MAX_DOMAINS:
         raise UsageError(f"--domains must be in 1..{MAX_DOMAINS}, not {args.domains}")
     if args.epochs < 0:

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from fito.check.lts import TooLarge, build_lts, to_dot, to_json
     from fito.deep import run_deep
     from fito.diagnostics import error, render_text
-    from fito.lang import ast as A
+    from fito.lang import nodes as A
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
     from fito.semantics.compiled import compile_model

@@ -7,6 +7,8 @@ import os
 import sys
 import time
 
+from fito.diagnostics import UsageError
+
 HELP = "discharge the claims in proofs/*.py and write re-checkable certificates"
 DEFAULT_DIR = "certificates"
 
@@ -27,7 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.cli import UsageError
     from fito.diagnostics import error, render_text
     from fito.proof import runner
 

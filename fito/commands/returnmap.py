@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+from fito.diagnostics import UsageError
+
 HELP = "derive the return map of a fleet branch: matrix, eigenvalues, determinant, region"
 
 
@@ -23,7 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.cli import UsageError
     from fito.models.fleet_cli import InputFailure, load_model
 
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from fito.diagnostics import UsageError
+
 HELP = "simulate a fleet of checkpointing jobs event by event (exact or floating point)"
 
 
@@ -23,7 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.cli import UsageError
     from fito.models.fleet_cli import InputFailure, load_model
     from fito.models.fleet_sim import simulate
 

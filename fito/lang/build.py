@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.build_decl import DeclRules
 from fito.lang.build_util import (
     EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, EventParts, SyncOp, make_span, new_span,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.build_util import Chain, make_span, tok_span
 from fito.lang.fastnew import constructor
 

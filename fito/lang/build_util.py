@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito.diagnostics import Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.fastnew import constructor
 
 new_span = constructor(Span)

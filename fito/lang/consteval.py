@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from fito.diagnostics import Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 
 
 class NotConstant(Exception):

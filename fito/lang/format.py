@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from fito.diagnostics import Diagnostic
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.lexer import block_comment_end
 from fito.lang.operators import LEVEL
 from fito.lang.parser import parse

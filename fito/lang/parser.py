@@ -19,7 +19,7 @@ from lark import Lark, Token
 from lark.lexer import Lexer
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang import lalr
 from fito.lang.build import Builder
 from fito.lang.lexer import ScanError, Scanner, Tok

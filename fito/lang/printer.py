@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
 
 _OPEN = 0

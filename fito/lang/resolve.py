@@ -8,7 +8,7 @@ reported once, where it is, and checking goes on: a name whose definition failed
 known to have failed, so its uses add no further diagnostics.
 
 Constants, types and cells are defined by `fito.lang.resolve_types`; process terms are
-checked by `fito.lang.static`; expressions are typed by `fito.lang.typing`.
+checked by `fito.lang.static`; expressions are typed by `fito.lang.valuetypes`.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang import ast as A
-from fito.lang import static, typing
+from fito.lang import nodes as A
+from fito.lang import static, valuetypes
 from fito.lang.resolve_types import TypeRules, show_type
 from fito.lang.values import BoolT, EnumT, ValueType
 
@@ -167,7 +167,7 @@ class Resolver(TypeRules):
     # ------------------------------------------------------------------ expressions
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
         """The type of e (None after an error, which has been reported)."""
-        return typing.infer(self, e, scope)
+        return valuetypes.infer(self, e, scope)
 
     # ------------------------------------------------------------------ processes
     def _check_process_decl(self, d: A.ProcessDecl) -> None:

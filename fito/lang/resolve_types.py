@@ -10,7 +10,7 @@ import itertools
 from typing import TYPE_CHECKING, Mapping
 
 from fito.diagnostics import Diagnostic, Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
 from fito.lang.values import (
     BOOL, INT, BoolT, EnumT, IntRange, IntT, SetT, ValueType, is_finite, size,

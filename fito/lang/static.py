@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 from fito.diagnostics import Span, warning
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
 from fito.lang.values import INT, SetT, ValueType, is_finite, within
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fito.diagnostics import Span, error, render_text, to_json
+from fito.diagnostics import Span, UsageError, error, render_text, to_json
 from fito.models.fleet import Fleet, ModelError, load_fleet
 
 MAX_BYTES = 1 << 20
@@ -54,7 +54,6 @@ def overrides(args: argparse.Namespace, raw_params: dict[str, Any]) -> dict[str,
         for item in args.param:
             name, sep, value = item.partition("=")
             if not sep or not name.strip():
-                from fito.cli import UsageError
                 raise UsageError(f"--param expects NAME=VALUE, got {item!r}")
             params[name.strip()] = value.strip()
         out["params"] = params

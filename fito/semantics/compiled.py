@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from fito.diagnostics import Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.codegen import CodeGen, Successors
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate, to_python

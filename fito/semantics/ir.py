@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fito.diagnostics import Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.layout import Layout
 

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import CRASH, Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, domain_values, negate
 from fito.semantics.layout import Layout

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.ir import IR, ExprCompiler, domain_values, evaluate, reads_cells
 

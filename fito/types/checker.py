@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.types.context import Context, Fact, text
 from fito.types.decide import decide
 from fito.types.env import Binding, Scope, definitions, globals_of, kind_word

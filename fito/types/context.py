@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from fito.diagnostics import Diagnostic, Span, error, warning
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.printer import print_expr
 from fito.types.env import Scope
 from fito.types.epochs import Formula

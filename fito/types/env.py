@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fito.diagnostics import NO_SPAN, Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.values import ValueType
 from fito.types.kinds import FitoType
 

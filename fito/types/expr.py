@@ -6,7 +6,7 @@ terms, and division by a non-constant, are outside linear arithmetic (T013).
 """
 from __future__ import annotations
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.types.context import Context, text
 from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.types.epochs import TRUE, Formula, Lin, show_lin
 
 

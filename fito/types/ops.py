@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Callable, Sequence
 
 from fito.diagnostics import Span
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.types.context import Context, Obligation, Part, call_text, text
 from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import compare, ite_int

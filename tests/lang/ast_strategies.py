@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 
 NAMES = ("a", "b", "c", "x", "y", "P", "Q", "Dom", "gpu", "x'", "_t", "epoch2", "K9")
 names = st.sampled_from(NAMES)

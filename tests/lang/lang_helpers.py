@@ -5,7 +5,7 @@ from pathlib import Path
 
 from fito.deep import run_deep
 from fito.diagnostics import Diagnostic
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.parser import parse
 from fito.lang.printer import print_spec
 from fito.lang.resolve import resolve

@@ -6,7 +6,7 @@ import pytest
 from lang_helpers import front_end
 
 from fito.deep import run_deep
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.parser import parse
 from fito.lang.printer import print_spec
 from fito.lang.resolve import resolve

@@ -9,7 +9,7 @@ from ast_strategies import exprs, procs, specs
 from hypothesis import HealthCheck, given, settings
 from lang_helpers import round_trip, spec_of, well_formed
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.printer import print_expr, print_proc, print_spec
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,

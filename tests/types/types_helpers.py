@@ -63,7 +63,7 @@ def fito_cmd() -> list[str]:
 def evaluate(e: object, env: dict[str, int]) -> int | bool:
     """A require expression's value under an assignment: a plain evaluator of the AST,
     written independently of the checker's canonical forms (Python's // and %, as LANGUAGE.md)."""
-    from fito.lang import ast as A
+    from fito.lang import nodes as A
 
     if isinstance(e, A.IntLit):
         return e.value
@@ -90,7 +90,7 @@ def evaluate(e: object, env: dict[str, int]) -> int | bool:
 
 def requires_of(text: str, pipeline_name: str) -> list[object]:
     """The require expressions of one pipeline of a spec text."""
-    from fito.lang import ast as A
+    from fito.lang import nodes as A
 
     spec = parse(text).spec
     assert spec is not None

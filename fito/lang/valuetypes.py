@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from fito.lang import ast as A
+from fito.lang import nodes as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
 from fito.lang.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite
 
