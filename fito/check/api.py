@@ -80,10 +80,9 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
 
 def trace_of(c: Compiled, g: Graph, found: Found) -> tuple[str, ...]:
     steps = g.path(found.state) if found.state >= 0 else []
-    labels = [c.label(g.terms[s], k, g.cells[s]) for s, k in steps]
+    labels = [c.label(g.states[s], rank) for s, rank in steps]
     if found.step is not None:
-        tid, cells = g.state(found.state)
-        labels.append(c.label(tid, found.step, cells))
+        labels.append(c.label(g.states[found.state], found.step))
     return tuple(labels)
 
 
@@ -118,9 +117,8 @@ def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Gr
     if common is not None:
         return common
     if found.kind == GOAL:
-        cells = g.cells[found.state]
         return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
-                     reason="violated in the last state: " + c.layout.show(cells))
+                     reason="violated in the last state: " + c.show(g.states[found.state]))
     return _base(c, a, text, g, verdict=HOLDS)
 
 

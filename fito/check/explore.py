@@ -1,7 +1,7 @@
 """Breadth-first exploration, state by state: shortest counterexamples by construction.
 
-States are (term id, cell tuple) pairs; the visited set maps them to numbers, and parent
-links (number, step) rebuild traces. No AST objects are kept per state. Each level is
+States are flat tuples (cells, then control; fito/semantics/compiled.py); the visited set
+maps them to numbers, and parent links (number, rank) rebuild traces. No AST objects are kept per state. Each level is
 finished before a verdict is drawn, so the reported trace is the shortest among
 violations, deadlocks and model errors alike.
 """
@@ -13,8 +13,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled, TimeLimit
+from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
@@ -33,47 +32,50 @@ class Found:
 
     kind: str                    # goal, deadlock, error, exhausted or limit
     state: int = -1              # the state reached (or where the error happened)
-    step: int | None = None      # for an error in a step's effect: that step
+    step: Rank | None = None     # for an error in a transition's effect: its rank
     fault: Fault | None = None
     reason: str = ""
 
 
 @dataclass(slots=True)
 class Graph:
-    """The visited states of a search: per term, a dict from cell tuples to state numbers;
-    per state its term, cells and parent link (the term and links in 4-byte arrays)."""
+    """The visited states of a search: a dict from state tuples to numbers, and per state
+    its parent link (number, rank of the transition), the links in 8-byte arrays."""
 
-    terms: array = field(default_factory=lambda: array("i"))
-    cells: list[tuple] = field(default_factory=list)
-    parent: array = field(default_factory=lambda: array("i"))
-    via: array = field(default_factory=lambda: array("i"))
-    index: dict[int, dict[tuple, int]] = field(default_factory=dict)
+    states: list[tuple] = field(default_factory=list)
+    parent: array = field(default_factory=lambda: array("q"))
+    via: array = field(default_factory=lambda: array("q"))
+    index: dict[tuple, int] = field(default_factory=dict)
     transitions: int = 0
     depth: int = 0
 
-    def add(self, key: tuple[int, tuple], parent: int, step: int) -> int:
-        n = len(self.cells)
-        self.index.setdefault(key[0], {})[key[1]] = n
-        self.terms.append(key[0])
-        self.cells.append(key[1])
+    def add(self, state: tuple, parent: int, rank: int) -> int:
+        n = len(self.states)
+        self.index[state] = n
+        self.states.append(state)
         self.parent.append(parent)
-        self.via.append(step)
+        self.via.append(rank)
         return n
 
-    def state(self, sid: int) -> tuple[int, tuple]:
-        return self.terms[sid], self.cells[sid]
-
     def __len__(self) -> int:
-        return len(self.cells)
+        return len(self.states)
 
-    def path(self, sid: int) -> list[tuple[int, int]]:
-        """The (state, step) pairs from the initial state to sid."""
+    def path(self, sid: int) -> list[tuple[int, Rank]]:
+        """The (state, rank) pairs from the initial state to sid."""
         out = []
         while self.parent[sid] >= 0:
-            out.append((self.parent[sid], self.via[sid]))
+            out.append((self.parent[sid], unpack_rank(self.via[sid])))
             sid = self.parent[sid]
         out.reverse()
         return out
+
+
+def pack_rank(rank: Rank) -> int:
+    return (rank[0] << 32) | rank[1]
+
+
+def unpack_rank(code: int) -> Rank:
+    return (code >> 32, code & 0xFFFFFFFF)
 
 
 class Progress:
@@ -109,29 +111,25 @@ def _better(length: int, kind: str, best_len: int, best: Found | None) -> bool:
     return kind == ERROR and best is not None and best.kind != ERROR
 
 
-def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object] | None,
+def search(c: Compiled, root: tuple, goal: Callable[[tuple], object] | None,
            deadlock: bool, limits: Limits) -> tuple[Found, Graph]:
     """BFS from root until a goal state, a deadlock (if asked) or a model error."""
     g = Graph()
     g.add(root, -1, -1)
-    expanded = 0
     if goal is not None:
         try:
-            if goal(root[1]):
+            if goal(root):
                 return Found(GOAL, 0), g
         except Fault as f:
             return Found(ERROR, 0, None, f), g
     frontier = [0]
-    omega = c.omega
     progress = Progress(limits.progress)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
-    terms, all_cells, index = g.terms, g.cells, g.index
-    parents, vias = g.parent, g.via
-    push_term, push_cells, push_parent, push_via = terms.append, all_cells.append, parents.append, vias.append
-    succ_of: dict[int, object] = {}
-    targets_of: dict[int, list[object]] = {}
-    n = len(all_cells)
+    states, index, parents, vias = g.states, g.index, g.parent, g.via
+    push_state, push_parent, push_via = states.append, parents.append, vias.append
+    successors = c.successors
+    n = len(states)
     expanded = 0
     try:
         while frontier:
@@ -145,44 +143,31 @@ def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object]
             probe = goal is not None  # can a goal check still change the verdict of this level?
             transitions = 0
             for sid in frontier:
-                tid = terms[sid]
-                succ = succ_of.get(tid)
-                if succ is None:
-                    try:
-                        succ = succ_of[tid] = c.successors(tid)
-                    except TimeLimit:
-                        g.transitions += transitions
-                        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
-                    targets_of[tid] = c.targets(tid)
+                s = states[sid]
                 try:
-                    moves = succ(all_cells[sid])  # type: ignore[operator]
+                    moves = successors(s)
                 except StepFault as e:
                     length = depth if e.step is None else depth + 1
                     if _better(length, ERROR, best_len, best):
                         best, best_len = Found(ERROR, sid, e.step, e.fault), length
                         probe = goal is not None and length > depth
                     continue
+                except TimeLimit:
+                    g.transitions += transitions
+                    return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
                 if not moves:
-                    if deadlock and tid != omega and depth < best_len:
+                    if deadlock and depth < best_len and not c.is_terminated(s):
                         best, best_len = Found(DEADLOCK, sid), depth
                         probe = False
                     continue
                 transitions += len(moves)
-                targets = targets_of[tid]
-                for k, post in moves:
-                    t2 = targets[k]
-                    if t2.__class__ is not int:
-                        t2 = t2(post)  # type: ignore[operator]
-                    seen = index.get(t2)
-                    if seen is None:
-                        seen = index[t2] = {}
-                    elif post in seen:
+                for rank, post in moves:
+                    if post in index:
                         continue
-                    seen[post] = n
-                    push_term(t2)
-                    push_cells(post)
+                    index[post] = n
+                    push_state(post)
                     push_parent(sid)
-                    push_via(k)
+                    push_via(pack_rank(rank))
                     push_next(n)
                     n += 1
                     if probe:

@@ -17,8 +17,7 @@ from collections.abc import Iterable
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.lang import nodes as A
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled, TimeLimit
+from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
 
@@ -60,8 +59,8 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
             sid = parent[sid]
         return out[::-1]
 
-    def labels(steps: Iterable[tuple[int, int]]) -> tuple[str, ...]:
-        return tuple(c.label(states[s][0], k, states[s][1]) for s, k in steps)
+    def labels(steps: Iterable[tuple[int, object]]) -> tuple[str, ...]:
+        return tuple(c.label(states[s], k) for s, k in steps)
 
     def error(fault: Fault, steps: list[tuple[int, int]]) -> Verdict:
         code, message, span = c.error_site(fault)
@@ -69,39 +68,38 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                        error=ModelError(message, span))
 
     try:
-        if goal(root[1]):
+        if goal(root):
             return verdict(HOLDS)
     except Fault as f:
         return error(f, [])
     i = 0
     while i < len(states):
-        tid, cells = states[i]
+        here = states[i]
         try:
-            moves = c.successors(tid)(cells)
+            moves = c.successors(here)
         except StepFault as e:
             return error(e.fault, path(i) + ([(i, e.step)] if e.step is not None else []))
         except TimeLimit:
             return verdict(UNKNOWN, reason=f"timeout after {limits.timeout:g} s", limit_hit=True)
         transitions += len(moves)
         if not moves:
-            what = "terminates" if tid == c.omega else "deadlocks"
+            what = "terminates" if c.is_terminated(here) else "deadlocks"
             return verdict(FAILS, trace=labels(path(i)),
                            reason=f"the run {what} before reaching a state where the expression holds")
         mine: list[tuple[int, int, frozenset]] = []
         threads: set = set()
         for k, post in moves:
-            movers = c.step(tid, k).movers
+            movers = c.step(here, k).movers
             threads |= movers
             try:
                 if goal(post):
                     continue
             except Fault as f:
                 return error(f, path(i) + [(i, k)])
-            key = (c.target(tid, k, post), post)
-            j = index.get(key)
+            j = index.get(post)
             if j is None:
-                j = index[key] = len(states)
-                states.append(key)
+                j = index[post] = len(states)
+                states.append(post)
                 parent.append(i)
                 via.append(k)
                 if limits.max_states is not None and len(states) > limits.max_states:

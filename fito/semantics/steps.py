@@ -47,6 +47,7 @@ class Step:
     checks: tuple[tuple[IR, int, int], ...] = ()  # (field value, field number, error site)
     synced: bool = False            # writes of several processes: check for conflicts
     movers: frozenset = frozenset({()})  # threads that move: paths of component indices
+    parts: frozenset = frozenset()  # components of the configuration that take part (network.py)
 
 
 class Semantics:
@@ -78,8 +79,11 @@ class Semantics:
     # ------------------------------------------------------------------ rules
     def _compute(self, t: tuple) -> list[Step]:
         tag = t[0]
-        if tag in ("omega", "stop"):
+        if tag in ("omega", "stop", "hole"):
             return []
+        if tag == "mark":
+            mine = frozenset((t[1],))
+            return [replace(s, parts=mine) for s in self.steps(t[2])]
         if tag == "skip":
             return [Step(TICK, None, (), (), (), False, self.omega)]
         if tag == "pre":
@@ -184,9 +188,22 @@ class Semantics:
         for chan in sorted(sync):
             if all(chan in o for o in offers):
                 out.extend(self._synchronise(chan, offers, parts, sync))
-        if all(p == self.omega for p in parts):
-            out.append(Step(TICK, None, (), (), (), False, self.omega))
+        ended = self._terminated(parts)
+        if ended is not None:
+            out.append(Step(TICK, None, (), (), (), False, self.omega, parts=ended))
         return out
+
+    def _terminated(self, parts: tuple[int, ...]) -> frozenset | None:
+        """The components taking part when every part has terminated (None: not all have)."""
+        table, omega = self.terms.table, self.omega
+        marks: set[int] = set()
+        for p in parts:
+            t = table[p]
+            if t[0] == "mark" and t[2] == omega:
+                marks.add(t[1])
+            elif p != omega:
+                return None
+        return frozenset(marks)
 
     def _replace_part(self, parts: tuple[int, ...], sync: frozenset, new: dict[int, object]) -> object:
         intern = self.terms.intern
@@ -300,7 +317,8 @@ def _merge(a: Step, b: Step) -> Step | None:
             guard.append(("op", "==", fa, fb, -1))
             fields.append(fa if fa[0] == "k" else fb)
     return Step(EVENT, a.channel, tuple(fields), tuple(guard), a.writes + b.writes, a.crash or b.crash,
-                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers)
+                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers,
+                parts=a.parts | b.parts)
 
 
 def _prefixed(i: int, movers: frozenset) -> frozenset:

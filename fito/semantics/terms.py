@@ -12,6 +12,10 @@ A term is a tuple; its children are term ids. Forms (docs/semantics.md):
   ("hide", chans, t)                 `P \\ X`
   ("guard", node, env, t)            `b & P` with b reading cells (env: b's bound values)
   ("if", node, env, t1, t2)          `if b then P else Q` with b reading cells
+Two forms exist only while the compiled network (fito/semantics/network.py) computes the
+transitions of a few components of a configuration at a time:
+  ("hole", p)                        component p of the configuration, standing still
+  ("mark", p, t)                     component p, whose current term is t
 A closure's env holds the (name, value) pairs of the bound names its node reads, so two
 terms are the same exactly when they are the same node over the same values.
 Process calls are unfolded when a term is made; guards and conditions that do not read
@@ -49,6 +53,7 @@ class Terms:
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    _par: dict[int, bool] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -56,6 +61,32 @@ class Terms:
             got = len(self.table)
             self.ids[t] = got
             self.table.append(t)
+        return got
+
+    def has_par(self, tid: int) -> bool:
+        """Whether a parallel operator is active in the term (a continuation not yet started
+        does not count): such a term is split into a configuration of components."""
+        got = self._par.get(tid)
+        if got is None:
+            t = self.table[tid]
+            tag = t[0]
+            if tag == "par":
+                got = True
+            elif tag in ("ext", "intr"):
+                got = self.has_par(t[1]) or self.has_par(t[2])
+            elif tag == "ichoice":
+                got = any(self.has_par(x) for x in t[1])
+            elif tag in ("seq", "hide"):
+                got = self.has_par(t[1] if tag == "seq" else t[2])
+            elif tag == "guard":
+                got = self.has_par(t[3])
+            elif tag == "if":
+                got = self.has_par(t[3]) or self.has_par(t[4])
+            elif tag == "mark":
+                got = self.has_par(t[2])
+            else:
+                got = False
+            self._par[tid] = got
         return got
 
     def node(self, key: int) -> object:
@@ -218,8 +249,10 @@ class Terms:
         if got is None:
             t = self.table[tid]
             tag = t[0]
-            if tag in ("stop", "omega"):
+            if tag in ("stop", "omega", "hole"):
                 got = (True, True)
+            elif tag == "mark":
+                got = self.initial_kinds(t[2])
             elif tag == "skip":
                 got = (True, False)
             elif tag == "pre":
