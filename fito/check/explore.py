@@ -64,18 +64,10 @@ class Graph:
         """The (state, rank) pairs from the initial state to sid."""
         out = []
         while self.parent[sid] >= 0:
-            out.append((self.parent[sid], unpack_rank(self.via[sid])))
+            out.append((self.parent[sid], self.via[sid]))
             sid = self.parent[sid]
         out.reverse()
         return out
-
-
-def pack_rank(rank: Rank) -> int:
-    return (rank[0] << 32) | rank[1]
-
-
-def unpack_rank(code: int) -> Rank:
-    return (code >> 32, code & 0xFFFFFFFF)
 
 
 class Progress:
@@ -167,7 +159,7 @@ def search(c: Compiled, root: tuple, goal: Callable[[tuple], object] | None,
                     index[post] = n
                     push_state(post)
                     push_parent(sid)
-                    push_via(pack_rank(rank))
+                    push_via(rank)
                     push_next(n)
                     n += 1
                     if probe:

@@ -2,8 +2,8 @@
 
 A state is one flat tuple: the cells, then the control (the mode of the parallel structure
 and one location per component; fito/semantics/network.py). The transitions of a state are
-the cached groups of its candidates; a transition is named by its *rank* (candidate number,
-transition number), the order in which a state's successors are listed.
+the cached groups of its candidates; a transition is named by its *rank* (candidate number
+and transition number in one int), the order in which a state's successors are listed.
 """
 from __future__ import annotations
 
@@ -20,7 +20,12 @@ from fito.semantics.network import Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
-Rank = tuple  # (candidate number, transition number)
+Rank = int  # candidate number << RANK_BITS | transition number
+RANK_BITS = 32
+
+
+def rank_of(h: int, k: int) -> Rank:
+    return (h << RANK_BITS) | k
 
 
 class TimeLimit(Exception):
@@ -38,6 +43,7 @@ class Compiled:
     network: Network
     code: ScalarCode
     _groups: dict[tuple, Group] = field(default_factory=dict)
+    _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -77,19 +83,28 @@ class Compiled:
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
         step is None for an error of the state itself, else the failing transition's rank)."""
-        groups = self.groups(s)
-        verdicts = [None if g.guards is None else g.guards(s) for g in groups]
-        out = []
-        for h, g in enumerate(groups):
-            try:
-                moves = g.effects(s, verdicts[h])
-            except StepFault as e:
-                raise StepFault(e.fault, (h, e.step)) from None
-            out.extend(((h, k), post) for k, post in moves)
+        entries = self._by_control.get(s[self.cells:])
+        if entries is None:
+            entries = self._entries(s)
+        out: list[tuple[Rank, tuple]] = []
+        if len(entries) == 1:
+            guards, effects, base = entries[0]
+            effects(s, guards(s) if guards is not None else None, out, base)
+            return out
+        verdicts = [guards(s) if guards is not None else None for guards, _, _ in entries]
+        for (_, effects, base), v in zip(entries, verdicts):
+            effects(s, v, out, base)
         return out
 
+    def _entries(self, s: tuple) -> list[tuple]:
+        """(guards, effects, rank base) of the groups of a control that have transitions."""
+        entries = [(g.guards, g.effects, rank_of(h, 0)) for h, g in enumerate(self.groups(s))
+                   if g.transitions]
+        self._by_control[s[self.cells:]] = entries
+        return entries
+
     def transition(self, s: tuple, rank: Rank) -> Transition:
-        return self.groups(s)[rank[0]].transitions[rank[1]]
+        return self.groups(s)[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
 
     def step(self, s: tuple, rank: Rank) -> Step:
         return self.transition(s, rank).step

@@ -3,9 +3,10 @@
 A state is one flat tuple: the cells (fito/semantics/layout.py), then the control (mode
 and one location per component, fito/semantics/network.py). For a cached group of
 transitions, `guards(s)` evaluates every guard (a fault there is an error of the state
-itself) and `effects(s, g)` returns the (transition number, state after) pairs of the
-enabled ones (a fault there is an error of that transition): every guard of a state is
-evaluated before any effect (docs/semantics.md, model errors).
+itself) and `effects(s, g, out, base)` appends the (rank, state after) pairs of the enabled
+ones, rank = base + transition number (a fault there is an error of that transition, named
+by its rank): every guard of a state is evaluated before any effect (docs/semantics.md,
+model errors).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class Group:
 
     transitions: tuple[Transition, ...]
     guards: Callable[[tuple], tuple] | None   # None: no transition has a guard
-    effects: Callable[[tuple, tuple | None], list]
+    effects: Callable[[tuple, tuple | None, list, int], None]  # (s, guards, out, rank base)
 
 
 class ScalarCode:
@@ -87,13 +88,13 @@ class ScalarCode:
             exprs = ", ".join(guard_source(transitions[n].step.guard) for n in guarded)
             lines += ["def guards(s):", "    try:", f"        return ({exprs},)",
                       "    except Fault as f:", "        raise StepFault(f, None)"]
-        lines += ["def effects(s, g):", "    out = []", "    k = -1", "    try:", "        pass"]
+        lines += ["def effects(s, g, out, base):", "    k = -1", "    try:", "        pass"]
         for n, t in enumerate(transitions):
             body = self._transition(n, t)
             if t.step.guard:
                 body = [f"if g[{guarded.index(n)}]:"] + ["    " + b for b in body]
             lines.extend("        " + b for b in body)
-        lines += ["    except Fault as f:", "        raise StepFault(f, k)", "    return out"]
+        lines += ["    except Fault as f:", "        raise StepFault(f, base + k)"]
         ns = dict(self.namespace)
         exec(compile("\n".join(lines), "<fito-group>", "exec"), ns)  # noqa: S102 - our own code
         return Group(transitions, ns.get("guards"), ns["effects"])
@@ -108,9 +109,9 @@ class ScalarCode:
         body += lines
         if t.deferred is not None:
             self._deferred.append(t)
-            body += [f"c = {cells}", f"out.append(({n}, c + _ctl({len(self._deferred) - 1}, s, c)))"]
+            body += [f"c = {cells}", f"out.append((base + {n}, c + _ctl({len(self._deferred) - 1}, s, c)))"]
         else:
-            body.append(f"out.append(({n}, {cells} + {self._control(t)}))")
+            body.append(f"out.append((base + {n}, {cells} + {self._control(t)}))")
         return body
 
     def _cells(self, step: object) -> tuple[list[str], str]:
