@@ -24,6 +24,7 @@ class CheckOptions:
     model_check: bool = True
     type_check: bool = True
     progress: bool = False
+    engine: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)

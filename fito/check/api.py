@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, search
+from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, HANDOVER, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
@@ -25,7 +25,8 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     """Check every assertion of the model in order."""
     compiled = compile_model(model)
     limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
-                    getattr(options, "timeout", None), getattr(options, "progress", False))
+                    getattr(options, "timeout", None), getattr(options, "progress", False),
+                    getattr(options, "engine", "auto"))
     for a in model.assertions:
         start = time.perf_counter()
         if limits.timeout is not None:
@@ -68,27 +69,52 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
     except RecursionError:
         return Verdict(text, a.span.line, UNKNOWN, reason="unguarded recursion")
     if a.kind == "deadlock":
-        found, g = search(c, root, None, True, limits)
+        found, g = _search(c, root, None, False, True, limits)
         return _deadlock_verdict(c, a, text, found, g)
     assert a.expr is not None
     if a.kind == "always":
-        found, g = search(c, root, c.predicate(a.expr, negate=True), False, limits)
+        found, g = _search(c, root, a.expr, True, False, limits)
         return _always_verdict(c, a, text, found, g)
-    found, g = search(c, root, c.predicate(a.expr), False, limits)
+    found, g = _search(c, root, a.expr, False, False, limits)
     return _reaches_verdict(c, a, text, found, g)
+
+
+HANDOVER_AT = 20_000  # engine auto: state by state up to here, then whole levels
+
+
+def _search(c: Compiled, root: tuple, goal: A.Expr | None, negate: bool, deadlock: bool,
+            limits: Limits) -> tuple[Found, Graph]:
+    """State by state for small searches, then the frontier engine (engine "auto"); or the
+    engine asked for. The frontier engine needs states that pack into words."""
+    scalar_goal = None if goal is None else c.predicate(goal, negate)
+    start = None
+    if limits.engine != "frontier":
+        handover = HANDOVER_AT if limits.engine == "auto" else None
+        found, g = search(c, root, scalar_goal, deadlock, limits, handover)
+        if found.kind != HANDOVER:
+            return found, g
+        start = g
+    from fito.check.frontier import frontier_search
+    from fito.semantics.packing import NotPackable
+
+    ir = None if goal is None else c.semantics.compiler.compile(goal, {})
+    try:
+        return frontier_search(c, root, ir, negate, scalar_goal, deadlock, limits, start)  # type: ignore[return-value]
+    except NotPackable:
+        return search(c, root, scalar_goal, deadlock, limits)
 
 
 def trace_of(c: Compiled, g: Graph, found: Found) -> tuple[str, ...]:
     steps = g.path(found.state) if found.state >= 0 else []
-    labels = [c.label(g.states[s], rank) for s, rank in steps]
+    labels = [c.label(g.state(s), rank) for s, rank in steps]
     if found.step is not None:
-        labels.append(c.label(g.states[found.state], found.step))
+        labels.append(c.label(g.state(found.state), found.step))
     return tuple(labels)
 
 
 def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
     return Verdict(text, a.span.line, states=len(g), transitions=g.transitions,
-                   depth=g.depth, engine="scalar", **kw)  # type: ignore[arg-type]
+                   depth=g.depth, engine=g.engine, **kw)  # type: ignore[arg-type]
 
 
 def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict | None:
@@ -118,7 +144,7 @@ def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Gr
         return common
     if found.kind == GOAL:
         return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
-                     reason="violated in the last state: " + c.show(g.states[found.state]))
+                     reason="violated in the last state: " + c.show(g.state(found.state)))
     return _base(c, a, text, g, verdict=HOLDS)
 
 

@@ -17,6 +17,7 @@ from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
+HANDOVER = "handover"  # the search grew past `handover_at`: the frontier engine goes on
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,7 @@ class Limits:
     max_states: int | None = None
     timeout: float | None = None
     progress: bool = False
+    engine: str = "auto"          # auto (frontier where states pack), frontier, scalar
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,8 @@ class Graph:
     index: dict[tuple, int] = field(default_factory=dict)
     transitions: int = 0
     depth: int = 0
+    engine: str = "scalar"
+    frontier: list[int] = field(default_factory=list)   # the next level, at a handover
 
     def add(self, state: tuple, parent: int, rank: int) -> int:
         n = len(self.states)
@@ -59,6 +63,9 @@ class Graph:
 
     def __len__(self) -> int:
         return len(self.states)
+
+    def state(self, sid: int) -> tuple:
+        return self.states[sid]
 
     def path(self, sid: int) -> list[tuple[int, Rank]]:
         """The (state, rank) pairs from the initial state to sid."""
@@ -104,8 +111,9 @@ def _better(length: int, kind: str, best_len: int, best: Found | None) -> bool:
 
 
 def search(c: Compiled, root: tuple, goal: Callable[[tuple], object] | None,
-           deadlock: bool, limits: Limits) -> tuple[Found, Graph]:
-    """BFS from root until a goal state, a deadlock (if asked) or a model error."""
+           deadlock: bool, limits: Limits, handover_at: int | None = None) -> tuple[Found, Graph]:
+    """BFS from root until a goal state, a deadlock (if asked) or a model error; with
+    handover_at, stop at the end of the first level that passes that many states."""
     g = Graph()
     g.add(root, -1, -1)
     if goal is not None:
@@ -185,6 +193,9 @@ def search(c: Compiled, root: tuple, goal: Callable[[tuple], object] | None,
             if best is not None:
                 return best, g
             frontier = nxt
+            if handover_at is not None and n > handover_at and frontier:
+                g.frontier = frontier
+                return Found(HANDOVER), g
         return Found(EXHAUSTED), g
     finally:
         progress.done()

@@ -22,6 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="compare the results with the `-- expect:` comments of each file; "
                         "exit 0 when all match")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
+                   help="search engine: state by state (scalar), whole levels of packed states "
+                        "(frontier), or scalar first and frontier once the search grows (auto)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
                            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-                           progress=not args.no_progress and sys.stderr.isatty())
+                           progress=not args.no_progress and sys.stderr.isatty(),
+                           engine=args.engine)
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
         return _expect(reports)
