@@ -55,7 +55,7 @@ _BY_QUALNAME = {
     "asyncio.create_task": TASK, "asyncio.ensure_future": TASK,
     "os.path.join": JOIN_PATH, "posixpath.join": JOIN_PATH, "pathlib.Path": JOIN_PATH,
     "pathlib.PurePath": JOIN_PATH,
-    "str": TRANSPARENT, "os.fspath": TRANSPARENT, "os.path.abspath": TRANSPARENT,
+    "str": TRANSPARENT, "os.fspath": TRANSPARENT, "os.fdopen": TRANSPARENT, "os.path.abspath": TRANSPARENT,
     "os.path.realpath": TRANSPARENT, "os.path.expanduser": TRANSPARENT,
     "os.path.normpath": TRANSPARENT, "copy.deepcopy": TRANSPARENT, "copy.copy": TRANSPARENT,
     "list": TRANSPARENT, "filter": TRANSPARENT, "reversed": TRANSPARENT,
@@ -77,7 +77,7 @@ _BY_METHOD = {
     "joinpath": JOIN_PATH, "format": FORMAT, "update": UPDATE, "append": APPEND, "get": GET,
     "resolve": TRANSPARENT, "absolute": TRANSPARENT, "expanduser": TRANSPARENT,
     "as_posix": TRANSPARENT, "to": TRANSPARENT, "cpu": TRANSPARENT, "cuda": TRANSPARENT,
-    "fileno": TRANSPARENT, "copy": TRANSPARENT, "detach": TRANSPARENT, "clone": TRANSPARENT,
+    "fileno": TRANSPARENT, "copy": TRANSPARENT, "items": TRANSPARENT, "values": TRANSPARENT, "detach": TRANSPARENT, "clone": TRANSPARENT,
     "glob": LISTING, "rglob": LISTING, "iterdir": LISTING,
     "load_state": LIB_RESTORE, "load_checkpoint": LIB_RESTORE,
 }

@@ -18,12 +18,13 @@ HINT = ("keep the handle and wait for it (join() or result()) before the next sa
         "fito.runtime.CheckpointWriter.save returns only once its commit is durable")
 
 
-def check(trace: Trace) -> list[Finding]:
+def check(trace: Trace, waited_elsewhere: frozenset[str] = frozenset()) -> list[Finding]:
+    """`waited_elsewhere`: handles some other entry point waits for (`on_train_end`, ...)."""
     out: list[Finding] = []
     saves = [s for _, s in saves_of(trace)]
     for i, a in trace.of(Async):
         assert isinstance(a, Async)
-        problems = _problems(trace, i, a, saves)
+        problems = _problems(trace, i, a, saves, bool(a.handles & waited_elsewhere))
         if problems:
             what = {"thread": "a thread", "submit": "an executor task",
                     "async_save": "async_save", "task": "a task"}.get(a.api, "a background save")
@@ -37,7 +38,8 @@ def _waits_for(a: Async):  # type: ignore[no-untyped-def]
     return lambda e: isinstance(e, Wait) and bool(e.handles & a.handles)
 
 
-def _problems(trace: Trace, i: int, a: Async, saves: list) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def _problems(trace: Trace, i: int, a: Async, saves: list,  # type: ignore[type-arg]
+              waited_elsewhere: bool) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     waited_after = first_after(trace, i, a, _waits_for(a))
     if a.ctx.loops and not a.serial:
@@ -51,7 +53,7 @@ def _problems(trace: Trace, i: int, a: Async, saves: list) -> list[tuple[str, st
     if marker is not None and (waited_after is None or waited_after > marker):
         out.append(("the commit marker", f"the commit marker at line "
                     f"{line(trace.events[marker].site)} can be written before it finishes"))
-    if a.must_wait and waited_after is None:
+    if a.must_wait and waited_after is None and not waited_elsewhere:
         kind = "a daemon thread" if a.api == "thread" else "an un-awaited future"
         out.append(("the exit", f"it is {kind}: the process can exit while it is writing"))
     return out

@@ -78,6 +78,20 @@ def first_after(trace: Trace, start: int, anchor: Event, pred: object,
     return None
 
 
+def frame_site(e: Event, others: list[Event]) -> Site:
+    """Where to report `e` among `others`: in the function where they part ways.
+
+    Saves made by one helper called twice (`save(model, ...)`, `save(opt, ...)`) are reported
+    at the helper's call sites, not inside the helper; saves in one function at themselves."""
+    depth = len(e.ctx.calls)
+    for o in others:
+        k = 0
+        while k < min(depth, len(o.ctx.calls)) and e.ctx.calls[k] == o.ctx.calls[k]:
+            k += 1
+        depth = min(depth, k)
+    return e.ctx.calls[depth] if depth < len(e.ctx.calls) else e.site
+
+
 def line(site: Site) -> int:
     return site[0]
 

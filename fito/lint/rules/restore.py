@@ -12,7 +12,7 @@ import ast
 from fito.lint import vocab
 from fito.lint.events import KeyRead, Load, Restore, Save, Trace
 from fito.lint.index import ModuleIndex, dotted
-from fito.lint.rules.common import Finding, line, shown
+from fito.lint.rules.common import Finding, frame_site, line, shown
 from fito.lint.values import Site, Value, component_kinds, normal_form
 
 MIXED, PARTIAL = "FITOL007", "FITOL008"
@@ -34,10 +34,10 @@ def check_mixed(trace: Trace) -> list[Finding]:
         together = [m for m in models if m.ctx.compatible(o.ctx)]
         if together and not any(_same(m.source, o.source, loads) for m in together):
             m = together[0]
-            notes = (f"line {line(m.site)} restores the model from "
-                     f"{_where(m.source, loads)}; line {line(o.site)} restores the optimizer "
-                     f"from {_where(o.source, loads)}",)
-            out.append(Finding(MIXED, o.site, "the optimizer state is restored from a different "
+            notes = (f"line {line(frame_site(m, [o]))} restores the model from "
+                     f"{_where(m.source, loads)}; line {line(frame_site(o, [m]))} restores the "
+                     f"optimizer from {_where(o.source, loads)}",)
+            out.append(Finding(MIXED, frame_site(o, [m]), "the optimizer state is restored from a different "
                                "checkpoint than the model weights", notes, HINT_MIXED))
     return out
 

@@ -16,6 +16,7 @@ from fito.lint.rules.common import (
     Protocol,
     component_label,
     first_after,
+    frame_site,
     is_marker,
     is_rank_shard,
     line,
@@ -79,13 +80,13 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
         not vocab.is_marker_path(trace.events[marker].dst.text)  # type: ignore[attr-defined]
     versioned = renamed_dir or all(s.path.is_versioned or s.path.is_tmp for s in saves)
     labels = tuple(component_label(s.payload) for s in saves)
-    notes = [f"line {line(s.site)} saves the {component_label(s.payload)} to {shown(s.path)}"
-             for s in saves]
+    notes = [f"line {line(frame_site(s, saves))} saves the {component_label(s.payload)} to "
+             f"{shown(s.path)}" for s in saves]
     protocol = Protocol(False, labels, versioned, marker is not None,
                         marker_after=-1 if marker is not None else
                         (sum(1 for i, _ in part if i < early) if early is not None else -1))
     if marker is not None and versioned:
-        return None, protocol, line(first.site)
+        return None, protocol, line(frame_site(first, saves))
     if marker is not None:
         message = (f"{_names(labels)} are saved to files overwritten in place: the commit "
                    f"marker at line {line(trace.events[marker].site)} cannot bring back the "
@@ -98,8 +99,8 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
                          "before the last save")
     notes.append("a crash between these saves leaves files of different steps, which a "
                  "restore reads as one checkpoint")
-    return Finding(CODE, first.site, message, tuple(notes), HINT, protocol), protocol, \
-        line(first.site)
+    site = frame_site(first, saves)
+    return Finding(CODE, site, message, tuple(notes), HINT, protocol), protocol, line(site)
 
 
 def _shards(trace: Trace, shards: list[tuple[int, Save]]) -> Analysis | None:
@@ -120,5 +121,4 @@ def _shards(trace: Trace, shards: list[tuple[int, Save]]) -> Analysis | None:
 
 def _names(labels: tuple[str, ...]) -> str:
     words = [f"the {x}" for x in dict.fromkeys(labels)]
-    text = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
-    return text[0].upper() + text[1:]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
