@@ -303,10 +303,18 @@ class Calls(Evaluator):
         return base.with_text(base.text + "/..")
 
     def c_listing(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        method = isinstance(node.func, ast.Attribute) and \
-            not apis.is_known_function(self.index.qualify(node.func))
+        qual = self.index.qualify(node.func)
+        method = isinstance(node.func, ast.Attribute) and not apis.is_known_function(qual)
         base = recv if method else (args[0] if args else UNKNOWN)
-        return Value(text=base.text, names=base.names, selections=base.selections,
+        text = base.text  # a glob pattern: the entries are paths
+        if qual in ("os.listdir", "os.scandir") or (method and node.func.attr == "iterdir"):
+            text = "{entry}"  # bare names (a Path's iterdir gives paths under it)
+            if method:
+                text = base.text + "/{entry}"
+        elif method:
+            pattern = args[0].text if args else "*"
+            text = base.text + "/" + pattern
+        return Value(text=text, names=base.names, selections=base.selections,
                      flags=frozenset((LISTING,)))
 
     def c_sorted(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:

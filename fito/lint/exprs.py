@@ -8,7 +8,7 @@ import re
 from fito.lint import vocab
 from fito.lint.events import Compare, Context, Event, KeyRead
 from fito.lint.index import ModuleIndex, dotted
-from fito.lint.values import CONFIG, LISTING, UNKNOWN, Site, Value, join, named
+from fito.lint.values import CONFIG, LISTING, NUMBER, UNKNOWN, Site, Value, join, named
 
 Env = dict[str, Value]
 _PERCENT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdifrxXeEgG]")
@@ -47,6 +47,8 @@ class Evaluator:
             return named(name)
         extra = named(name)
         kinds = v.kinds if v.kinds or CONFIG in v.flags else extra.kinds
+        if NUMBER in v.flags:  # a counter (epoch = 0, then += 1): shown by its name
+            v = v.with_text(extra.text)
         return v.plus(names=frozenset((name,)), aliases=extra.aliases, kinds=kinds)
 
     def value(self, node: ast.expr | None) -> Value:
@@ -62,7 +64,7 @@ class Evaluator:
         if isinstance(node.value, str):
             return Value(text=node.value)
         if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            return Value(text=str(node.value))
+            return Value(text=str(node.value), flags=frozenset((NUMBER,)))
         return UNKNOWN
 
     def v_Name(self, node: ast.Name) -> Value:
@@ -151,7 +153,7 @@ class Evaluator:
     def select(self, node: ast.expr, listing: Value) -> Value:
         """The latest entry of a listing: a selection, identified by where it is made."""
         site = self.identity(node)
-        return Value(text=listing.text + "/{latest}", names=listing.names,
+        return Value(text=listing.text.replace("{entry}", "{latest}"), names=listing.names,
                      selections=listing.selections | {site}, loads=listing.loads)
 
     def identity(self, node: ast.AST) -> Site:

@@ -14,8 +14,8 @@ from fito.lint import vocab
 #: a source position (line, column, end line, end column) as `ast` gives it
 Site = tuple[int, int, int, int]
 
-TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, DAEMON = (
-    "tmp", "listing", "config", "buffer", "file", "executor", "serial", "daemon")
+TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER = (
+    "tmp", "listing", "config", "buffer", "file", "executor", "serial", "number")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ def join(values: list[Value] | tuple[Value, ...], text: str = "") -> Value:
         names=frozenset().union(*(v.names for v in values)),
         selections=frozenset().union(*(v.selections for v in values)),
         loads=frozenset().union(*(v.loads for v in values)),
-        flags=frozenset().union(*(v.flags for v in values)) - {LISTING, EXECUTOR, SERIAL},
+        flags=frozenset().union(*(v.flags for v in values)) - {LISTING, EXECUTOR, SERIAL, NUMBER},
         aliases=frozenset().union(*(v.aliases for v in values)),
     )
 

@@ -49,7 +49,8 @@ def _problems(trace: Trace, i: int, a: Async, saves: list,  # type: ignore[type-
         if not in_loop:
             out.append(("the next save", "it runs in a loop and nothing in the loop waits for "
                         "it: the next step's save can start while it is still writing"))
-    marker = first_after(trace, i, a, lambda e: is_marker(e, saves))
+    marker = first_after(trace, i, a, lambda e: a.site not in e.ctx.calls and  # not its own
+                         is_marker(e, saves))
     if marker is not None and (waited_after is None or waited_after > marker):
         out.append(("the commit marker", f"the commit marker at line "
                     f"{line(trace.events[marker].site)} can be written before it finishes"))

@@ -61,9 +61,14 @@ def is_marker(e: Event, saves: list[Save]) -> bool:
         if vocab.is_marker_path(e.dst.text):
             return True
         src = e.src.text.rstrip("/")
-        return bool(src) and bool(saves) and \
-            all(s.path.text.startswith(src + "/") for s in saves)
+        return bool(src) and bool(saves) and all(_inside(s, src) for s in saves)
     return False
+
+
+def _inside(s: Save, directory: str) -> bool:
+    """The save writes into `directory` (or, for `save_pretrained`, is that directory)."""
+    return s.path.text.startswith(directory + "/") or \
+        (s.api == "save_pretrained" and s.path.text == directory)
 
 
 def first_after(trace: Trace, start: int, anchor: Event, pred: object,

@@ -8,6 +8,7 @@ again from zero, resumes a state no run ever had.
 from __future__ import annotations
 
 import ast
+import re
 
 from fito.lint import vocab
 from fito.lint.events import KeyRead, Load, Restore, Save, Trace
@@ -48,13 +49,29 @@ def _sources(v: Value, loads: dict[Site, Load]) -> list[str]:
 
 
 def _same(a: Value, b: Value, loads: dict[Site, Load]) -> bool:
+    """Two restores read one checkpoint: one load, one selection, one path (or a directory
+    and a file in it), or two files of one directory whose names carry the same version."""
     if a.loads & b.loads or a.selections & b.selections:
         return True
     for x in _sources(a, loads):
         for y in _sources(b, loads):
             if x == y or x.startswith(y.rstrip("/") + "/") or y.startswith(x.rstrip("/") + "/"):
                 return True
+            (dx, _, fx), (dy, _, fy) = x.rpartition("/"), y.rpartition("/")
+            if dx == dy and _version(fx) == _version(fy):
+                return True
     return False
+
+
+_VERSION_WORDS = frozenset(("best", "last", "latest", "final", "init", "initial", "pretrained",
+                            "prev", "previous", "old", "new", "backup"))
+
+
+def _version(name: str) -> frozenset[str]:
+    """What tells two checkpoints apart in a file name: `best`, `last`, a step, a number."""
+    found = {t for t in vocab.tokens(name) if t in _VERSION_WORDS or t in vocab.STEP_WORDS}
+    found.update(re.findall(r"\d+", name))
+    return frozenset(found)
 
 
 def _where(v: Value, loads: dict[Site, Load]) -> str:
