@@ -279,6 +279,9 @@ class Calls(Evaluator):
         return Value(flags=frozenset((EXECUTOR, SERIAL) if serial else (EXECUTOR,)))
 
     def c_wait(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
+        if any(k.arg == "wait" and isinstance(k.value, ast.Constant) and k.value.value is False
+               for k in node.keywords):
+            return UNKNOWN  # executor.shutdown(wait=False)
         self.emit(Wait(site_of(node), self.ctx, recv.aliases))
         return UNKNOWN
 

@@ -45,8 +45,9 @@ def is_path_like(v: Value) -> bool:
 
 
 def component_label(v: Value) -> str:
+    """`model`, `optimizer, scheduler`: the components a save holds (its step counter aside)."""
     kinds = sorted(component_kinds(v) - {vocab.STEP}) or sorted(component_kinds(v))
-    return " and ".join(kinds) if kinds else "checkpoint"
+    return ", ".join(kinds) if kinds else "checkpoint"
 
 
 def is_marker(e: Event, saves: list[Save]) -> bool:

@@ -12,6 +12,7 @@ from fito.lint.rules.common import (
     Finding,
     Protocol,
     first_after,
+    frame_site,
     is_marker,
     is_rank_shard,
     line,
@@ -48,8 +49,8 @@ def analyse(trace: Trace) -> list[Analysis]:
             out.append((None, protocol, line(marker.site)))
             continue
         who = "rank 0 writes" if marker.ctx.rank0 else "the first rank to get here writes"
-        notes = (f"line {line(shard.site)} runs on every rank and saves its shard to "
-                 f"{shown(shard.path)}",
+        notes = (f"line {line(frame_site(shard, [marker]))} runs on every rank and saves its "
+                 f"shard to {shown(shard.path)}",
                  f"{who} the marker while the other ranks may still be saving; a crash then "
                  "leaves a step marked complete with missing or torn shards")
         message = (f"{'rank 0' if marker.ctx.rank0 else 'every rank'} writes the commit "

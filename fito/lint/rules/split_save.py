@@ -80,7 +80,7 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
         not vocab.is_marker_path(trace.events[marker].dst.text)  # type: ignore[attr-defined]
     versioned = renamed_dir or all(s.path.is_versioned or s.path.is_tmp for s in saves)
     labels = tuple(component_label(s.payload) for s in saves)
-    notes = [f"line {line(frame_site(s, saves))} saves the {component_label(s.payload)} to "
+    notes = [f"line {line(frame_site(s, saves))} saves {component_label(s.payload)} to "
              f"{shown(s.path)}" for s in saves]
     protocol = Protocol(False, labels, versioned, marker is not None,
                         marker_after=-1 if marker is not None else
@@ -88,11 +88,11 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
     if marker is not None and versioned:
         return None, protocol, line(frame_site(first, saves))
     if marker is not None:
-        message = (f"{_names(labels)} are saved to files overwritten in place: the commit "
-                   f"marker at line {line(trace.events[marker].site)} cannot bring back the "
-                   "previous step's files")
+        message = (f"the checkpoint is split over {_files(labels)} overwritten in place: the "
+                   f"commit marker at line {line(trace.events[marker].site)} cannot bring back "
+                   "the previous step's files")
     else:
-        message = (f"{_names(labels)} are saved to separate files with no commit marker "
+        message = (f"the checkpoint is split over {_files(labels)} with no commit marker "
                    "after the last one")
         if early is not None:
             notes.append(f"the marker at line {line(trace.events[early].site)} is written "
@@ -119,6 +119,5 @@ def _shards(trace: Trace, shards: list[tuple[int, Save]]) -> Analysis | None:
     return Finding(CODE, first.site, message, notes, HINT, protocol), protocol, line(first.site)
 
 
-def _names(labels: tuple[str, ...]) -> str:
-    words = [f"the {x}" for x in dict.fromkeys(labels)]
-    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+def _files(labels: tuple[str, ...]) -> str:
+    return f"{len(labels)} files ({'; '.join(labels)})"
