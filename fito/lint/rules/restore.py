@@ -155,8 +155,10 @@ def _unrestored_scheduler(index: ModuleIndex, restores: list[Restore]) -> int | 
 
 
 def _is_step_call(s: ast.stmt) -> bool:
+    """`scheduler.step()` alone in a loop body: stepping the schedule to the resumed step."""
     return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
-        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "step"
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "step" and \
+        vocab.kind_of_name(dotted(s.value.func.value) or "") == vocab.SCHEDULER
 
 
 def _resumes(call: ast.Call) -> bool:
