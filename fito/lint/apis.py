@@ -129,8 +129,12 @@ def _method_tag(attr: str, nargs: int, receiver: str | None) -> str | None:
         return SAVE_PRETRAINED
     if attr in ("rename", "replace") and nargs == 1:
         return RENAME
+    if attr in ("open", "BlobFile", "GFile") and receiver is not None:
+        return OPEN  # fsspec, blobfile, tf.io.gfile, multi-storage clients: open(path, mode)
     if attr in ("join", "wait") and nargs == 0:
         return WAIT
+    if attr == "join" and nargs >= 2:
+        return JOIN_PATH  # bf.join(dir, name), fs.join(...): `sep.join(items)` has one argument
     if attr in ("set_model_state_dict", "set_optimizer_state_dict"):
         return SET_STATE_DICT
     return _BY_METHOD.get(attr)

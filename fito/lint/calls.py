@@ -67,6 +67,8 @@ class Calls(Evaluator):
             func.id if isinstance(func, ast.Name) else None
         receiver = dotted(func.value) if isinstance(func, ast.Attribute) else None
         tag = apis.classify(qual, attr, len(node.args), receiver)
+        if tag == apis.LOAD_STATE_DICT and receiver in self.index.imports:
+            tag = apis.LOAD  # `dist_util.load_state_dict(path)`: a module's loader
         handler = getattr(self, "c_" + tag.replace("-", "_"), None) if tag else None
         if handler is not None:
             return handler(node, args, kw, recv or UNKNOWN)  # type: ignore[no-any-return]

@@ -109,8 +109,12 @@ def _calls(fn: ast.AST) -> list[ast.Call]:
 
 
 def _mark(index: ModuleIndex) -> None:
-    """Which functions hold a relevant call, directly or through a helper (a fixpoint)."""
-    functions = index.all_functions()
+    """Which functions hold a relevant call, directly or through a helper (a fixpoint);
+    nested functions included, as the walker inlines them where they are called."""
+    top = index.all_functions()
+    ids = {id(f) for f in top}
+    functions = top + [n for n in ast.walk(index.tree)
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(n) not in ids]
     calls_of = {id(f): _calls(f) for f in functions}
     by_name: dict[str, list[FunctionNode]] = {}
     for f in functions:
@@ -131,7 +135,7 @@ def _mark(index: ModuleIndex) -> None:
         callees[id(f)] = out
     module_code = [s for s in index.tree.body
                    if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    scopes = [(id(f), calls_of[id(f)]) for f in functions]
+    scopes = [(id(f), calls_of[id(f)]) for f in top]
     scopes.append((0, [c for s in module_code for c in _calls(s)]))
     for scope, calls in scopes:
         for c in calls:

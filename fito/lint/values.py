@@ -94,6 +94,12 @@ def is_checkpoint_like(v: Value) -> bool:
     return bool(v.kinds - {vocab.STEP}) and CONFIG not in v.flags
 
 
+def is_analysis_dump(path: Value) -> bool:
+    """Gradients, features or caches saved for analysis: not a checkpoint anyone resumes."""
+    return any(vocab.has_word(n, vocab.NOT_CHECKPOINT_WORDS) for n in path.names) or \
+        vocab.has_word(path.text, vocab.NOT_CHECKPOINT_WORDS)
+
+
 def normal_form(text: str) -> str:
     """A path with each component-named segment replaced by `{C}` (model.pt, optim.pt -> {C})."""
     out = []

@@ -38,6 +38,12 @@ MARKER_WORDS = frozenset(("latest", "done", "complete", "completed", "commit", "
 TMP_WORDS = frozenset(("tmp", "temp", "temporary", "partial", "part", "incomplete", "staging",
                        "inprogress", "wip", "tempfile", "mkstemp", "mkdtemp"))
 TIME_WORDS = frozenset(("time", "timestamp", "now", "datetime", "strftime", "date"))
+#: what a file holds when it is a dump for analysis, not a checkpoint a run resumes from
+NOT_CHECKPOINT_WORDS = frozenset(("grad", "grads", "gradient", "gradients", "activation",
+                                  "activations", "feature", "features", "embedding",
+                                  "embeddings", "prediction", "predictions", "preds", "logits",
+                                  "stats", "metrics", "debug", "dump", "cache", "cached",
+                                  "vectors", "vocab", "dataset", "samples", "results"))
 CONFIG_CALLS = frozenset(("parse_args", "parse_known_args", "get_args", "get_config",
                           "argumentparser", "namespace", "load_config", "vars"))
 BARRIER_CALLS = frozenset(("barrier", "monitored_barrier", "wait_for_everyone", "rendezvous",
@@ -54,7 +60,10 @@ def tokens(name: str) -> tuple[str, ...]:
 
 
 def kind_of_name(name: str) -> str | None:
-    """The component a name stands for (its last component word), or None."""
+    """The component a name stands for (its last component word), or None; a bare
+    `state_dict` is a model's, as in PyTorch's own examples."""
+    if name.rsplit(".", 1)[-1] in ("state_dict", "model_state"):
+        return MODEL
     found = None
     for t in tokens(name):
         kind = _KIND_OF_TOKEN.get(t)

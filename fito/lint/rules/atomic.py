@@ -5,14 +5,23 @@ published.
 a torn file under the very name a restore reads, and the previous checkpoint is already gone.
 The durable way is a temporary file in the same directory, `flush` and `os.fsync` of it,
 `os.replace` onto the final name, then an fsync of the directory so that the new name itself
-survives a power loss. A rename without the first fsync can publish a name whose content never
+survives a power loss. A file written in place under a name of its own step (`iter_100/...`)
+and committed afterwards by a marker is accepted: the restore reads committed steps only. A rename without the first fsync can publish a name whose content never
 reached the disk; without the second, the rename itself can be undone.
 """
 from __future__ import annotations
 
 from fito.lint.events import Fsync, Rename, Save, Trace
-from fito.lint.rules.common import Finding, first_after, is_path_like, line, saves_of, shown
-from fito.lint.values import is_checkpoint_like
+from fito.lint.rules.common import (
+    Finding,
+    first_after,
+    is_marker,
+    is_path_like,
+    line,
+    saves_of,
+    shown,
+)
+from fito.lint.values import is_analysis_dump, is_checkpoint_like
 
 SAVE_IN_PLACE, RENAME_WITHOUT_FSYNC = "FITOL003", "FITOL004"
 HINT_IN_PLACE = ("write to a temporary file in the same directory, flush and os.fsync it, "
@@ -26,11 +35,14 @@ HINT_FSYNC = ("before the rename: f.flush(); os.fsync(f.fileno()); after it: fsy
 def check(trace: Trace) -> list[Finding]:
     out: list[Finding] = []
     for i, s in saves_of(trace):
-        if not (s.is_torch_like and is_checkpoint_like(s.payload) and is_path_like(s.path)):
+        if not (s.is_torch_like and is_checkpoint_like(s.payload) and is_path_like(s.path)) \
+                or is_analysis_dump(s.path):
             continue
         k = first_after(trace, i, s, lambda e: isinstance(e, Rename) and _publishes(e, s))
         if k is None:
-            if not s.path.is_tmp:
+            committed = s.path.is_versioned and \
+                first_after(trace, i, s, lambda e: is_marker(e, [s])) is not None
+            if not s.path.is_tmp and not committed:
                 out.append(_in_place(s))
             continue
         rename = trace.events[k]
