@@ -44,7 +44,7 @@ class ModuleIndex:
     owner: dict[int, str] = field(default_factory=dict)        # id(method) -> class name
     relevant: set[int] = field(default_factory=set)            # ids of functions worth inlining
     saving: set[int] = field(default_factory=set)              # ids of functions that write
-    callers: dict[str, set[int]] = field(default_factory=dict)  # name -> ids of calling scopes
+    callers: dict[str, set[int]] = field(default_factory=dict)  # name -> calling scopes
     is_training_code: bool = False
 
     def qualify(self, node: ast.expr) -> str | None:
@@ -80,16 +80,6 @@ class ModuleIndex:
 
 def build_index(tree: ast.Module) -> ModuleIndex:
     index = ModuleIndex(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                index.imports[a.asname or a.name.split(".")[0]] = \
-                    a.name if a.asname else a.name.split(".")[0]
-                index.is_training_code |= apis.is_training_import(a.name)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            index.is_training_code |= apis.is_training_import(node.module)
-            for a in node.names:
-                index.imports[a.asname or a.name] = f"{node.module}.{a.name}"
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             index.functions[node.name] = node
@@ -100,56 +90,87 @@ def build_index(tree: ast.Module) -> ModuleIndex:
             index.classes[node.name] = ClassInfo(node.name, methods, bases)
             for m in methods.values():
                 index.owner[id(m)] = node.name
-    _mark(index)
+    _mark(index, _scan(index))
     return index
 
 
-def _calls(fn: ast.AST) -> list[ast.Call]:
-    return [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+@dataclass(slots=True)
+class _Scan:
+    functions: list[FunctionNode] = field(default_factory=list)   # nested ones included
+    calls_of: dict[int, list[ast.Call]] = field(default_factory=dict)  # direct calls only
+    nested: dict[int, list[int]] = field(default_factory=dict)    # outer -> inner functions
 
 
-def _mark(index: ModuleIndex) -> None:
-    """Which functions hold a relevant call, directly or through a helper (a fixpoint);
-    nested functions included, as the walker inlines them where they are called."""
-    top = index.all_functions()
-    ids = {id(f) for f in top}
-    functions = top + [n for n in ast.walk(index.tree)
-                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(n) not in ids]
-    calls_of = {id(f): _calls(f) for f in functions}
+def _scan(index: ModuleIndex) -> _Scan:
+    """One pass over the tree: imports, every function, the calls made directly in each, and
+    which top-level scope (a function, a method, the module code) calls which name."""
+    scan = _Scan()
+    todo: list[tuple[ast.AST, FunctionNode | None, int]] = [(index.tree, None, 0)]
+    while todo:
+        node, fn, scope = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scan.functions.append(child)
+                scan.calls_of[id(child)] = []
+                scan.nested[id(child)] = []
+                if fn is not None:
+                    scan.nested[id(fn)].append(id(child))
+                todo.append((child, child, scope if fn is not None else id(child)))
+                continue
+            if isinstance(child, ast.Call):
+                if fn is not None:
+                    scan.calls_of[id(fn)].append(child)
+                name = _name(child.func)
+                if name is not None:
+                    index.callers.setdefault(name, set()).add(scope)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                _add_import(index, child)
+            todo.append((child, fn, scope))
+    return scan
+
+
+def _add_import(index: ModuleIndex, node: ast.Import | ast.ImportFrom) -> None:
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            index.imports[a.asname or a.name.split(".")[0]] = \
+                a.name if a.asname else a.name.split(".")[0]
+            index.is_training_code |= apis.is_training_import(a.name)
+    elif node.module and node.level == 0:
+        index.is_training_code |= apis.is_training_import(node.module)
+        for a in node.names:
+            index.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+
+
+def _name(func: ast.expr) -> str | None:
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _mark(index: ModuleIndex, scan: _Scan) -> None:
+    """Which functions hold a relevant call, directly, in a nested function or through a
+    helper of the file (a fixpoint over the call graph)."""
     by_name: dict[str, list[FunctionNode]] = {}
-    for f in functions:
+    for f in scan.functions:
         by_name.setdefault(f.name, []).append(f)
     callees: dict[int, set[int]] = {}
-    for f in functions:
-        out: set[int] = set()
-        for c in calls_of[id(f)]:
+    for f in scan.functions:
+        out = set(scan.nested[id(f)])
+        for c in scan.calls_of[id(f)]:
             tag = _tag(index, c)
             if tag in apis.RELEVANT:
                 index.relevant.add(id(f))
             if tag in apis.WRITING:
                 index.saving.add(id(f))
-            name = c.func.id if isinstance(c.func, ast.Name) else \
-                c.func.attr if isinstance(c.func, ast.Attribute) else None
+            name = _name(c.func)
             if name is not None:
                 out.update(id(g) for g in by_name.get(name, ()) if g is not f)
         callees[id(f)] = out
-    module_code = [s for s in index.tree.body
-                   if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    scopes = [(id(f), calls_of[id(f)]) for f in top]
-    scopes.append((0, [c for s in module_code for c in _calls(s)]))
-    for scope, calls in scopes:
-        for c in calls:
-            f = c.func
-            name = f.id if isinstance(f, ast.Name) else \
-                f.attr if isinstance(f, ast.Attribute) else None
-            if name is not None:
-                index.callers.setdefault(name, set()).add(scope)
     changed = True
     while changed:
         changed = False
-        for f in functions:
-            for target, source in ((index.relevant, callees[id(f)]), (index.saving, callees[id(f)])):
-                if id(f) not in target and source & target:
+        for f in scan.functions:
+            for target in (index.relevant, index.saving):
+                if id(f) not in target and callees[id(f)] & target:
                     target.add(id(f))
                     changed = True
 

@@ -7,7 +7,8 @@ is what the rules ask: how it renders as a path, which checkpoint components it 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 
 from fito.lint import vocab
 
@@ -46,12 +47,15 @@ class Value:
             or any(vocab.has_word(seg, vocab.TMP_WORDS) for seg in self.text.split("/")[:-1])
 
     def with_text(self, text: str) -> Value:
-        return replace(self, text=text)
+        return Value(text, self.kinds, self.keys, self.names, self.selections, self.loads,
+                     self.flags, self.aliases)
 
-    def plus(self, **fields: frozenset[str] | str) -> Value:
+    def plus(self, *, kinds: frozenset[str] = frozenset(), keys: frozenset[str] = frozenset(),
+             names: frozenset[str] = frozenset(), flags: frozenset[str] = frozenset(),
+             aliases: frozenset[str] = frozenset()) -> Value:
         """This value with extra members in the given set fields."""
-        out = {k: getattr(self, k) | v for k, v in fields.items()}  # type: ignore[operator]
-        return replace(self, **out)  # type: ignore[arg-type]
+        return Value(self.text, self.kinds | kinds, self.keys | keys, self.names | names,
+                     self.selections, self.loads, self.flags | flags, self.aliases | aliases)
 
 
 UNKNOWN = Value()
@@ -75,6 +79,7 @@ def join(values: list[Value] | tuple[Value, ...], text: str = "") -> Value:
     )
 
 
+@lru_cache(maxsize=4096)
 def named(name: str) -> Value:
     """An unknown value read from a name: rendered `{name}`, kind guessed from the name."""
     kind = vocab.kind_of_name(name)
