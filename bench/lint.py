@@ -75,6 +75,22 @@ def run_ruff(directory: Path) -> float | None:
     return time.perf_counter() - wall
 
 
+def measure(files: list[Path], directory: Path, repeat: int) -> tuple[dict[str, float], int]:
+    """The best CPU (or wall, for ruff) time of each tool over `repeat` interleaved runs."""
+    best: dict[str, float] = {}
+    found = 0
+    for _ in range(repeat):
+        wall, cpu, found = run_lint(files)
+        best["lint"] = min(best.get("lint", cpu), cpu)
+        best["lint-wall"] = min(best.get("lint-wall", wall), wall)
+        wall, cpu = run_compile(files)
+        best["compile"] = min(best.get("compile", cpu), cpu)
+        ruff = run_ruff(directory)
+        if ruff is not None:
+            best["ruff"] = min(best.get("ruff", ruff), ruff)
+    return best, found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lines", type=int, default=20_000)
@@ -91,33 +107,30 @@ def main() -> None:
         files = make_inputs(args.lines, directory)
     lines = sum(f.read_text(encoding="utf-8", errors="replace").count("\n") for f in files)
     try:
-        best: dict[str, float] = {}
-        found = 0
-        for _ in range(args.repeat):
-            wall, cpu, found = run_lint(files)
-            best["lint"] = min(best.get("lint", cpu), cpu)
-            best["lint-wall"] = min(best.get("lint-wall", wall), wall)
-            wall, cpu = run_compile(files)
-            best["compile"] = min(best.get("compile", cpu), cpu)
-            ruff = run_ruff(directory)
-            if ruff is not None:
-                best["ruff"] = min(best.get("ruff", ruff), ruff)
+        best, found = measure(files, directory, args.repeat)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+    report(best, len(files), lines, found, args)
+
+
+def report(best: dict[str, float], n_files: int, lines: int, found: int,
+           args: argparse.Namespace) -> None:
     lint = best["lint"]
-    print(f"input: {len(files)} files, {lines:,} lines ({'--dir ' + args.dir if args.dir else 'lint corpus copies'}); "
-          f"{found} warnings; best of {args.repeat}; load average {os.getloadavg()[0]:.2f}")
+    source = f"--dir {args.dir}" if args.dir else "lint corpus copies"
+    print(f"input: {n_files} files, {lines:,} lines ({source}); {found} warnings; best of "
+          f"{args.repeat}; load average {os.getloadavg()[0]:.2f}")
     print(f"fito lint:  {lint:6.3f} s CPU ({best['lint-wall']:.3f} s wall)  "
           f"{lines / lint:>9,.0f} lines/s  -> 10,000 lines in {10_000 / (lines / lint):.2f} s")
-    print(f"py_compile: {best['compile']:6.3f} s CPU                  {lines / best['compile']:>9,.0f} "
-          f"lines/s  fito lint takes {lint / best['compile']:.1f}x its time")
+    print(f"py_compile: {best['compile']:6.3f} s CPU                  "
+          f"{lines / best['compile']:>9,.0f} lines/s  fito lint takes "
+          f"{lint / best['compile']:.1f}x its time")
     if "ruff" in best:
-        print(f"ruff E,F,W: {best['ruff']:6.3f} s wall (subprocess)      {lines / best['ruff']:>9,.0f} "
-              f"lines/s  fito lint takes {lint / best['ruff']:.1f}x its time")
+        print(f"ruff E,F,W: {best['ruff']:6.3f} s wall (subprocess)      "
+              f"{lines / best['ruff']:>9,.0f} lines/s  fito lint takes "
+              f"{lint / best['ruff']:.1f}x its time")
     else:
         print("ruff: not installed")
-
 
 if __name__ == "__main__":
     main()

@@ -47,7 +47,8 @@ class Calls(Evaluator):
                bound_self: Value | None, cls: str | None) -> Value | None:
         raise NotImplementedError
 
-    def resolve_callee(self, func: ast.expr, recv: Value | None) -> tuple[FunctionNode, str | None] | str | None:
+    def resolve_callee(self, func: ast.expr,
+                       recv: Value | None) -> tuple[FunctionNode, str | None] | str | None:
         raise NotImplementedError
 
     def v_Call(self, node: ast.Call) -> Value:
@@ -363,7 +364,8 @@ class Calls(Evaluator):
         return UNKNOWN
 
     def c_format(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        if not isinstance(node.func, ast.Attribute) or not isinstance(node.func.value, ast.Constant):
+        func = node.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Constant):
             return join([recv, *args, *kw.values()]).with_text("")
         positional = iter(args)
 

@@ -83,7 +83,8 @@ def _mentions_rank(expr: ast.expr) -> bool:
 
 
 def _single_process(test: ast.expr) -> bool:
-    """`not args.distributed`, `world_size == 1`, `local_rank == -1`, `not dist.is_initialized()`."""
+    """`not args.distributed`, `world_size == 1`, `local_rank == -1`, `not dist.is_initialized()`
+    (a run without ranks)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         name = dotted(test.operand) or ""
         toks = vocab.tokens(name)

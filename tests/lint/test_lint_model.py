@@ -12,7 +12,7 @@ from corpus_score import corpus_files
 
 from fito.lint import rules
 from fito.lint.index import build_index
-from fito.lint.model import E, MISSING, RANKS, check_spec, spec_text
+from fito.lint.model import MISSING, RANKS, E, check_spec, spec_text
 from fito.lint.rules.common import Protocol
 from fito.lint.run import LintOptions, lint_path
 from fito.lint.walker import Walker

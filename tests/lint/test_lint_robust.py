@@ -2,10 +2,10 @@
 shuffled training scripts, arbitrary text, deep nesting."""
 from __future__ import annotations
 
+from corpus_score import corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_score import corpus_files
 from fito.lint.run import LintOptions, lint_source
 from fito.source import Source
 

@@ -6,8 +6,9 @@ a torn file under the very name a restore reads, and the previous checkpoint is 
 The durable way is a temporary file in the same directory, `flush` and `os.fsync` of it,
 `os.replace` onto the final name, then an fsync of the directory so that the new name itself
 survives a power loss. A file written in place under a name of its own step (`iter_100/...`)
-and committed afterwards by a marker is accepted: the restore reads committed steps only. A rename without the first fsync can publish a name whose content never
-reached the disk; without the second, the rename itself can be undone.
+and committed afterwards by a marker is accepted: the restore reads committed steps only. A
+rename without the first fsync can publish a name whose content never reached the disk;
+without the second, the rename itself can be undone.
 """
 from __future__ import annotations
 

@@ -38,8 +38,9 @@ def check_mixed(trace: Trace) -> list[Finding]:
             notes = (f"line {line(frame_site(m, [o]))} restores the model from "
                      f"{_where(m.source, loads)}; line {line(frame_site(o, [m]))} restores the "
                      f"optimizer from {_where(o.source, loads)}",)
-            out.append(Finding(MIXED, frame_site(o, [m]), "the optimizer state is restored from a different "
-                               "checkpoint than the model weights", notes, HINT_MIXED))
+            out.append(Finding(MIXED, frame_site(o, [m]), "the optimizer state is restored from "
+                               "a different checkpoint than the model weights", notes,
+                               HINT_MIXED))
     return out
 
 
@@ -165,6 +166,7 @@ def _resumes(call: ast.Call) -> bool:
     """`last_epoch=start - 1` (or any value but the default -1) restores the schedule."""
     for k in call.keywords:
         if k.arg in ("last_epoch", "last_step", "current_step"):
-            return not (isinstance(k.value, ast.UnaryOp) and isinstance(k.value.operand, ast.Constant)
-                        and k.value.operand.value == 1)
+            v = k.value
+            return not (isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant)
+                        and v.operand.value == 1)
     return False
