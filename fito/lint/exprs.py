@@ -8,7 +8,7 @@ import re
 from fito.lint import vocab
 from fito.lint.events import Compare, Context, Event, KeyRead
 from fito.lint.index import ModuleIndex, dotted
-from fito.lint.values import CONFIG, LISTING, NUMBER, UNKNOWN, Site, Value, join, named
+from fito.lint.values import CONFIG, LISTING, LOOP, NUMBER, UNKNOWN, Site, Value, join, named
 
 Env = dict[str, Value]
 _PERCENT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdifrxXeEgG]")
@@ -49,7 +49,8 @@ class Evaluator:
         kinds = v.kinds if v.kinds or CONFIG in v.flags else extra.kinds
         if NUMBER in v.flags:  # a counter (epoch = 0, then += 1): shown by its name
             v = v.with_text(extra.text)
-        return v.plus(names=frozenset((name,)), aliases=extra.aliases, kinds=kinds)
+        own = frozenset() if LOOP + name in v.names else frozenset((name,))
+        return v.plus(names=own, aliases=extra.aliases, kinds=kinds)
 
     def value(self, node: ast.expr | None) -> Value:
         if node is None:

@@ -15,6 +15,8 @@ from fito.lint import vocab
 #: a source position (line, column, end line, end column) as `ast` gives it
 Site = tuple[int, int, int, int]
 
+#: the prefix of a loop variable's name: `for rank in range(n)` is not a process rank
+LOOP = "loop:"
 TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER = (
     "tmp", "listing", "config", "buffer", "file", "executor", "serial", "number")
 
@@ -32,7 +34,7 @@ class Value:
 
     @property
     def is_rank_dependent(self) -> bool:
-        return any(vocab.is_rank_name(n) for n in self.names)
+        return any(vocab.is_rank_name(n) for n in self.names if not n.startswith(LOOP))
 
     @property
     def is_versioned(self) -> bool:

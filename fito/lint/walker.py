@@ -16,7 +16,7 @@ from fito.lint.calls import Calls, async_index
 from fito.lint.events import Async, Context, KeyRead, Trace, Wait
 from fito.lint.exprs import Env, site_of
 from fito.lint.index import FunctionNode, ModuleIndex, dotted
-from fito.lint.values import EXECUTOR, UNKNOWN, Value, join
+from fito.lint.values import EXECUTOR, LOOP, UNKNOWN, Value, join
 
 MAX_DEPTH = 6
 BUDGET = 20_000  # statements walked per entry point, helpers included
@@ -224,7 +224,7 @@ class Walker(Calls):
         for t in ast.walk(node.target):
             if isinstance(t, ast.Name):  # each element: read as its own name, from the iterable
                 self.env[t.id] = Value(text="{" + t.id + "}", kinds=it.kinds,
-                                       names=it.names | {t.id}, selections=it.selections,
+                                       names=it.names | {LOOP + t.id}, selections=it.selections,
                                        loads=it.loads, aliases=it.aliases)
         self._loop(node, node.body)
         self.walk_body(node.orelse)
