@@ -81,7 +81,8 @@ _BY_METHOD = {
     "fileno": TRANSPARENT, "copy": TRANSPARENT, "items": TRANSPARENT, "values": TRANSPARENT,
     "detach": TRANSPARENT, "clone": TRANSPARENT,
     "glob": LISTING, "rglob": LISTING, "iterdir": LISTING,
-    "load_state": LIB_RESTORE, "load_checkpoint": LIB_RESTORE,
+    "load_state": LIB_RESTORE, "load_checkpoint": LIB_RESTORE, "resume_checkpoint": LIB_RESTORE,
+    "load_weights": LIB_RESTORE, "load_model": LIB_RESTORE, "load_pretrained": LIB_RESTORE,
 }
 _TEMPFILE = frozenset(("mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory",
                        "mktemp", "gettempdir"))

@@ -91,10 +91,12 @@ class Restore(Event):
 
 @dataclass(frozen=True, slots=True)
 class KeyRead(Event):
-    """`ckpt['epoch']` or `ckpt.get('epoch')` on a loaded value."""
+    """`ckpt['epoch']` or `ckpt.get('epoch')` on a loaded value; `bound`: a variable assigned
+    from a loaded or selected value (`start_epoch = ckpt['epoch'] + 1`), `key` its name."""
 
     key: str
     source: Value
+    bound: bool = False
 
 
 @dataclass(frozen=True, slots=True)

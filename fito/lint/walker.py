@@ -287,7 +287,7 @@ class Walker(Calls):
                 return
             self._add_handle(v, name.rsplit(".", 1)[-1])
             if (v.loads or v.selections) and vocab.kind_of_key(name) == vocab.STEP:
-                self.emit(KeyRead(site_of(target), self.ctx, name, v))  # a step restored
+                self.emit(KeyRead(site_of(target), self.ctx, name, v, bound=True))
             self.env[name] = v
         elif isinstance(target, ast.Subscript):
             name = dotted(target.value)

@@ -27,12 +27,15 @@ HINT_PARTIAL = ("restore the optimizer, the LR scheduler and the step counter fr
 def check_mixed(trace: Trace) -> list[Finding]:
     loads = {e.ident: e for _, e in trace.of(Load)}  # type: ignore[attr-defined]
     restores = [r for _, r in trace.of(Restore) if isinstance(r, Restore)]
+    libraries = [r for r in restores if r.kind == "*"]  # restores the linter cannot see into
     models = [r for r in restores if r.kind == vocab.MODEL and _sources(r.source, loads)]
     out: list[Finding] = []
     for o in restores:
         if o.kind != vocab.OPTIMIZER or not _sources(o.source, loads):
             continue
         together = [m for m in models if m.ctx.compatible(o.ctx)]
+        if any(x.ctx.compatible(o.ctx) for x in libraries):
+            continue
         if together and not any(_same(m.source, o.source, loads) for m in together):
             m = together[0]
             notes = (f"line {line(frame_site(m, [o]))} restores the model from "
@@ -110,8 +113,8 @@ def check_partial(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
                                (f"line {line(saved_steps[0].site)} saves it under "
                                 f"{_step_key(saved_steps[0])!r}; no resume reads it back",),
                                HINT_PARTIAL))
-    elif models and step_reads and any(vocab.OPTIMIZER in component_kinds(s.payload)
-                                       for s in saves):
+    elif models and any(r.bound for r in step_reads) and \
+            any(vocab.OPTIMIZER in component_kinds(s.payload) for s in saves):
         out.append(Finding(PARTIAL, models[0].site, "the optimizer state is saved but not "
                            "restored: the weights and the step resume while Adam's moments and "
                            "its step count t start again from zero",
