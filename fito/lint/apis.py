@@ -23,11 +23,11 @@ JOIN_PATH, TRANSPARENT, DIRNAME, LISTING, SORTED, MAX, TEMPFILE = (
 STATE_DICT, RNG_STATE, DICT, UPDATE, APPEND, FORMAT, GET = (
     "state-dict", "rng-state", "dict", "update", "append", "format", "get")
 
-#: tags of calls that write something durable (used to find helpers that save)
-WRITING = frozenset((SAVE, SAVE_RANK0, SAFETENSORS, SAVE_PRETRAINED, DUMP, OPEN, WRITE_PATH,
-                     SYMLINK, RENAME, ASYNC_SAVE))
+#: tags of calls that write checkpoint state (a background task that makes one saves)
+SAVING = frozenset((SAVE, SAVE_RANK0, SAFETENSORS, SAVE_PRETRAINED, ASYNC_SAVE, DCP_SAVE))
 #: tags the linter has anything to say about (a helper holding none is not inlined)
-RELEVANT = WRITING | frozenset((FSYNC, BARRIER, LOAD, FROM_PRETRAINED, LOAD_STATE_DICT,
+RELEVANT = SAVING | frozenset((DUMP, OPEN, WRITE_PATH, SYMLINK, RENAME,
+                               FSYNC, BARRIER, LOAD, FROM_PRETRAINED, LOAD_STATE_DICT,
                                 SET_STATE_DICT, THREAD, SUBMIT, WAIT, WAIT_FN, DCP_SAVE,
                                 LISTING, TASK))
 

@@ -82,7 +82,15 @@ class Calls(Evaluator):
             self.inline(node, init, args, kw, instance, cls)
         return instance
 
+    def escape(self, v: Value) -> None:
+        """A background save's handle handed to a caller or another function: theirs to wait."""
+        i = async_index(v)
+        if i is not None and 0 <= i < len(self.events) and isinstance(self.events[i], Async):
+            self.events[i] = replace(self.events[i], escaped=True)  # type: ignore[call-arg]
+
     def unknown_call(self, name: str, args: Args, recv: Value | None) -> Value:
+        for a in args:
+            self.escape(a)
         parts = args + ([recv] if recv is not None else [])
         base = join(parts)
         last = name.rsplit(".", 1)[-1]
@@ -216,13 +224,13 @@ class Calls(Evaluator):
     def _saves(self, target: ast.expr) -> bool:
         for n in ast.walk(target):
             if isinstance(n, (ast.Name, ast.Attribute)):
-                if apis.classify(self.index.qualify(n), None, 0, None) in apis.WRITING:
+                if apis.classify(self.index.qualify(n), None, 0, None) in apis.SAVING:
                     return True
                 callee = self.resolve_callee(n, self.value(n.value)
                                              if isinstance(n, ast.Attribute) else None)
                 if isinstance(callee, tuple) and id(callee[0]) in self.index.saving:
                     return True
-            if isinstance(n, ast.Call) and _call_tag(self, n) in apis.WRITING:
+            if isinstance(n, ast.Call) and _call_tag(self, n) in apis.SAVING:
                 return True
         return False
 

@@ -114,6 +114,7 @@ class Async(Event):
     handles: frozenset[str]     # names a wait may use for it (its variable, its container)
     must_wait: bool             # the exit does not wait for it (daemon, a DCP future)
     serial: bool = False        # a one-worker executor: saves never overlap
+    escaped: bool = False       # the handle is returned or passed on: the receiver waits
 
 
 @dataclass(frozen=True, slots=True)

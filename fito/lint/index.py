@@ -43,7 +43,7 @@ class ModuleIndex:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     owner: dict[int, str] = field(default_factory=dict)        # id(method) -> class name
     relevant: set[int] = field(default_factory=set)            # ids of functions worth inlining
-    saving: set[int] = field(default_factory=set)              # ids of functions that write
+    saving: set[int] = field(default_factory=set)              # ids of functions that save
     callers: dict[str, set[int]] = field(default_factory=dict)  # name -> calling scopes
     is_training_code: bool = False
 
@@ -159,7 +159,7 @@ def _mark(index: ModuleIndex, scan: _Scan) -> None:
             tag = _tag(index, c)
             if tag in apis.RELEVANT:
                 index.relevant.add(id(f))
-            if tag in apis.WRITING:
+            if tag in apis.SAVING:
                 index.saving.add(id(f))
             name = _name(c.func)
             if name is not None:

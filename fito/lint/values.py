@@ -103,8 +103,7 @@ def is_checkpoint_like(v: Value) -> bool:
 
 def is_analysis_dump(path: Value) -> bool:
     """Gradients, features or caches saved for analysis: not a checkpoint anyone resumes."""
-    return any(vocab.has_word(n, vocab.NOT_CHECKPOINT_WORDS) for n in path.names) or \
-        vocab.has_word(path.text, vocab.NOT_CHECKPOINT_WORDS)
+    return vocab.has_word(path.text, vocab.NOT_CHECKPOINT_WORDS)
 
 
 def normal_form(text: str) -> str:

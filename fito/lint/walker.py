@@ -170,6 +170,13 @@ class Walker(Calls):
         self.value(node.value)
 
     def s_Assign(self, node: ast.Assign) -> None:
+        target, value = node.targets[0], node.value
+        if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and \
+                isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts) \
+                and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
+            for t, e in zip(target.elts, value.elts):  # last, best = w / "last.pt", w / "best.pt"
+                self.bind(t, self._with_rank_flag(e, self.value(e)))
+            return
         v = self._with_rank_flag(node.value, self.value(node.value))
         for t in node.targets:
             if isinstance(t, ast.Attribute) and t.attr == "daemon" and \
@@ -189,6 +196,7 @@ class Walker(Calls):
 
     def s_Return(self, node: ast.Return) -> None:
         v = self.value(node.value)
+        self.escape(v)
         if self.returns:
             self.returns[-1].append(v)
 

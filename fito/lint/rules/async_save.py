@@ -24,6 +24,8 @@ def check(trace: Trace, waited_elsewhere: frozenset[str] = frozenset()) -> list[
     saves = [s for _, s in saves_of(trace)]
     for i, a in trace.of(Async):
         assert isinstance(a, Async)
+        if a.escaped:
+            continue
         problems = _problems(trace, i, a, saves, bool(a.handles & waited_elsewhere))
         if problems:
             what = {"thread": "a thread", "submit": "an executor task",

@@ -107,9 +107,10 @@ def shown(v: Value) -> str:
 
 
 def is_rank_shard(s: Save) -> bool:
-    """Every rank saves its own piece of the checkpoint under a rank-dependent name."""
+    """Every rank saves its own piece of the checkpoint (model, optimizer, ... state) under a
+    rank-dependent name."""
     return not s.ctx.rank0 and s.path.is_rank_dependent and \
-        bool(s.payload.kinds - {vocab.STEP})
+        bool(component_kinds(s.payload) - {vocab.STEP})
 
 
 def saves_of(trace: Trace) -> list[tuple[int, Save]]:
