@@ -43,6 +43,9 @@ def async_index(v: Value) -> int | None:
 class Calls(Evaluator):
     """Evaluator with calls; `inline` (in the walker) runs helpers of the same file."""
 
+    packed: dict[str, list[Value]]
+    packed_kw: dict[str, dict[str, Value]]
+
     def inline(self, node: ast.Call, fn: FunctionNode, args: Args, kw: Kwargs,
                bound_self: Value | None, cls: str | None) -> Value | None:
         raise NotImplementedError
@@ -54,8 +57,7 @@ class Calls(Evaluator):
     def v_Call(self, node: ast.Call) -> Value:
         func = node.func
         recv = self.value(func.value) if isinstance(func, ast.Attribute) else None
-        args = [self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args]
-        kw = {k.arg or "**": self.value(k.value) for k in node.keywords}
+        args, kw = self.arguments(node)
         target = self.resolve_callee(func, recv)
         if isinstance(target, str):  # a class of this file: its constructor
             return self.construct(node, target, args, kw)
@@ -74,6 +76,25 @@ class Calls(Evaluator):
         if handler is not None:
             return handler(node, args, kw, recv or UNKNOWN)  # type: ignore[no-any-return]
         return self.unknown_call(qual or attr or "?", args, recv)
+
+    def arguments(self, node: ast.Call) -> tuple[Args, Kwargs]:
+        """The values of a call's arguments; `*args` and `**kwargs` of the helper being
+        inlined are unpacked into what its caller passed."""
+        args: Args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and \
+                    "*" + a.value.id in self.packed:
+                args.extend(self.packed["*" + a.value.id])
+            else:
+                args.append(self.value(a.value if isinstance(a, ast.Starred) else a))
+        kw: Kwargs = {}
+        for k in node.keywords:
+            if k.arg is None and isinstance(k.value, ast.Name) and \
+                    "**" + k.value.id in self.packed_kw:
+                kw.update(self.packed_kw["**" + k.value.id])
+            else:
+                kw[k.arg or "**"] = self.value(k.value)
+        return args, kw
 
     def construct(self, node: ast.Call, cls: str, args: Args, kw: Kwargs) -> Value:
         init = self.index.method(cls, "__init__")

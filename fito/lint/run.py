@@ -136,9 +136,9 @@ def _model_check(path: str, findings: list[Finding],
         spec_path = str(Path(model_dir) / f"{Path(path).stem}_L{line}.fito")
         text = spec_text(protocol, f"{path}:{line}")
         Path(spec_path).write_text(text, encoding="utf-8")
-        verdicts = check_spec(spec_path, text)
-        specs.append(FileReport(spec_path, text, (), verdicts))
-        failed = next((v for v in verdicts if v.verdict == "fails"), None)
+        report = check_spec(spec_path, text)
+        specs.append(report)
+        failed = next((v for v in report.verdicts if v.verdict == "fails"), None)
         if finding is not None and failed is not None:
             notes[(finding.code, finding.site)] = counterexample_note(spec_path, failed)
     out = [replace(f, notes=f.notes + (notes[(f.code, f.site)],))

@@ -34,6 +34,8 @@ class Walker(Calls):
         self.loop_ends: dict[int, int] = {}
         self.module_scope = False
         self._attr_envs: dict[str, Env] = {}
+        self.packed: dict[str, list[Value]] = {}   # *args of the helper being inlined
+        self.packed_kw: dict[str, dict[str, Value]] = {}   # and its **kwargs
 
     # ------------------------------------------------------------------ entry points
     def traces(self) -> list[Trace]:
@@ -114,10 +116,12 @@ class Walker(Calls):
         if id(fn) not in self.index.relevant and not _returns_value(fn):
             return None
         self.inlined.add(id(fn))
-        saved = (self.env, self.globals, self.ctx, self.cls, self.module_scope)
+        saved = (self.env, self.globals, self.ctx, self.cls, self.module_scope, self.packed,
+                 self.packed_kw)
         if self.module_scope:
             self.globals = self.env
         self.env = dict(self.attr_env(cls)) if cls else {}
+        self.packed, self.packed_kw = {}, {}
         self._bind_params(fn, args, kw, method=cls is not None)
         rank0 = self.ctx.rank0 or any(guards.is_rank0_decorator(d) for d in fn.decorator_list)
         self.ctx = replace(self.ctx, calls=self.ctx.calls + (site_of(node),), rank0=rank0)
@@ -131,7 +135,8 @@ class Walker(Calls):
             self.stack.pop()
             self.local_defs.pop()
             rets = self.returns.pop()
-            self.env, self.globals, self.ctx, self.cls, self.module_scope = saved
+            (self.env, self.globals, self.ctx, self.cls, self.module_scope, self.packed,
+             self.packed_kw) = saved
         if not rets:
             return UNKNOWN
         return join(rets, text=next((r.text for r in rets if r.text), ""))
@@ -153,6 +158,12 @@ class Walker(Calls):
                 self.env[p.arg] = kw[p.arg]
             elif p.arg in defaults:
                 self.env[p.arg] = self.value(defaults[p.arg])
+        if a.vararg is not None:  # save_on_master(*args, **kwargs): torch.save(*args, **kwargs)
+            self.packed["*" + a.vararg.arg] = args[len(positional):]
+        if a.kwarg is not None:
+            named_params = {p.arg for p in positional + a.kwonlyargs}
+            self.packed_kw["**" + a.kwarg.arg] = {k: v for k, v in kw.items()
+                                                  if k not in named_params}
 
     # ------------------------------------------------------------------ statements
     def walk_body(self, body: list[ast.stmt]) -> None:

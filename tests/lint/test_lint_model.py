@@ -124,7 +124,9 @@ def protocols() -> list[Protocol]:
 
 @pytest.mark.parametrize("p", protocols(), ids=lambda p: str(p))
 def test_checker_and_oracle_agree_on_verdict_and_shortest_crash(p: Protocol) -> None:
-    verdict = check_spec("protocol.fito", spec_text(p, "test"))[0]
+    report = check_spec("protocol.fito", spec_text(p, "test"))
+    assert not report.diagnostics
+    verdict = report.verdicts[0]
     expected = oracle(p)
     if expected is None:
         assert verdict.verdict == "holds"
@@ -143,7 +145,7 @@ def test_rules_warn_exactly_where_the_model_fails(tmp_path: Path) -> None:
         if not index.is_training_code:
             continue
         for finding, protocol, _ in rules.protocols(Walker(index).traces()):
-            verdict = check_spec("p.fito", spec_text(protocol, str(path)))[0]
+            verdict = check_spec("p.fito", spec_text(protocol, str(path))).verdicts[0]
             assert (finding is not None) == (verdict.verdict == "fails"), (path, protocol)
             checked += 1
     assert checked >= 10
