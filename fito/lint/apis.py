@@ -124,7 +124,8 @@ def classify(qual: str | None, attr: str | None, nargs: int, receiver: str | Non
 
 def _method_tag(attr: str, nargs: int, receiver: str | None) -> str | None:
     recv_tokens = vocab.tokens(receiver or "")
-    if attr in vocab.BARRIER_CALLS:
+    if attr in vocab.BARRIER_CALLS or attr.endswith("barrier") or \
+            (attr == "synchronize" and "cuda" not in recv_tokens):  # detectron2's comm.synchronize
         return BARRIER
     if attr == "save" and "accelerator" in recv_tokens:
         return SAVE_RANK0

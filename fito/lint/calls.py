@@ -14,6 +14,7 @@ from fito.lint.values import (
     CONFIG,
     EXECUTOR,
     FILE,
+    INFERRED,
     LISTING,
     SERIAL,
     TMP,
@@ -75,7 +76,12 @@ class Calls(Evaluator):
         handler = getattr(self, "c_" + tag.replace("-", "_"), None) if tag else None
         if handler is not None:
             return handler(node, args, kw, recv or UNKNOWN)  # type: ignore[no-any-return]
-        return self.unknown_call(qual or attr or "?", args, recv)
+        name = qual or attr or "?"
+        if vocab.has_word(name.rsplit(".", 1)[-1], vocab.COMMIT_CALL_WORDS):
+            # `finalize_checkpoint(step)` from another module may well write a commit marker
+            self.emit(Write(site_of(node), self.ctx, Value(text="{" + name + "()}",
+                                                           flags=frozenset((INFERRED,)))))
+        return self.unknown_call(name, args, recv)
 
     def arguments(self, node: ast.Call) -> tuple[Args, Kwargs]:
         """The values of a call's arguments; `*args` and `**kwargs` of the helper being

@@ -17,8 +17,8 @@ Site = tuple[int, int, int, int]
 
 #: the prefix of a loop variable's name: `for rank in range(n)` is not a process rank
 LOOP = "loop:"
-TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER = (
-    "tmp", "listing", "config", "buffer", "file", "executor", "serial", "number")
+TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER, INFERRED = (
+    "tmp", "listing", "config", "buffer", "file", "executor", "serial", "number", "inferred")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,8 @@ def is_checkpoint_like(v: Value) -> bool:
 
 def is_analysis_dump(path: Value) -> bool:
     """Gradients, features or caches saved for analysis: not a checkpoint anyone resumes."""
-    return vocab.has_word(path.text, vocab.NOT_CHECKPOINT_WORDS)
+    return vocab.has_word(vocab.basename(path.text), vocab.NOT_CHECKPOINT_WORDS) or \
+        vocab.has_word(path.text, vocab.DUMP_DIR_WORDS)
 
 
 def normal_form(text: str) -> str:

@@ -38,12 +38,19 @@ MARKER_WORDS = frozenset(("latest", "done", "complete", "completed", "commit", "
 TMP_WORDS = frozenset(("tmp", "temp", "temporary", "partial", "part", "incomplete", "staging",
                        "inprogress", "wip", "tempfile", "mkstemp", "mkdtemp"))
 TIME_WORDS = frozenset(("time", "timestamp", "now", "datetime", "strftime", "date"))
-#: what a file holds when it is a dump for analysis, not a checkpoint a run resumes from
+#: a path with one of these anywhere holds data for analysis, not a checkpoint
+DUMP_DIR_WORDS = frozenset(("grad", "grads", "gradient", "gradients", "activation",
+                            "activations", "embeddings", "features", "predictions", "cache"))
+#: what a file holds, by its name, when it is a dump for analysis, not a checkpoint
 NOT_CHECKPOINT_WORDS = frozenset(("grad", "grads", "gradient", "gradients", "activation",
                                   "activations", "feature", "features", "embedding",
                                   "embeddings", "prediction", "predictions", "preds", "logits",
                                   "stats", "metrics", "debug", "dump", "cache", "cached",
-                                  "vectors", "vocab", "dataset", "samples", "results"))
+                                  "vectors", "vocab", "dataset", "samples", "results", "log",
+                                  "logs", "history", "losses", "eval", "evaluation", "summary"))
+#: an unresolved call named like this may commit what was saved before it
+COMMIT_CALL_WORDS = frozenset(("commit", "finalize", "finalise", "publish", "tracker",
+                               "manifest", "latest", "complete", "done"))
 CONFIG_CALLS = frozenset(("parse_args", "parse_known_args", "get_args", "get_config",
                           "argumentparser", "namespace", "load_config", "vars"))
 BARRIER_CALLS = frozenset(("barrier", "monitored_barrier", "wait_for_everyone", "rendezvous",

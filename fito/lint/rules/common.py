@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from fito.lint import vocab
 from fito.lint.events import Event, Rename, Save, Trace, Write
-from fito.lint.values import BUFFER, Site, Value, component_kinds
+from fito.lint.values import BUFFER, INFERRED, Site, Value, component_kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ def is_marker(e: Event, saves: list[Save]) -> bool:
     """A commit marker: a small file named like one (`latest`, `COMPLETE`, `tracker`), a
     symlink switch, or the rename of the directory the saves went into."""
     if isinstance(e, Write):
-        return vocab.is_marker_path(e.path.text)
+        return vocab.is_marker_path(e.path.text) or INFERRED in e.path.flags
     if isinstance(e, Save):
         return vocab.is_marker_path(e.path.text) and \
             not (component_kinds(e.payload) - {vocab.STEP})

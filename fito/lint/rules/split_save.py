@@ -23,7 +23,7 @@ from fito.lint.rules.common import (
     saves_of,
     shown,
 )
-from fito.lint.values import component_kinds
+from fito.lint.values import component_kinds, is_analysis_dump
 
 CODE = "FITOL001"
 HINT = ("save every component in one call to fito.runtime.CheckpointWriter.save(step, {...}), "
@@ -39,7 +39,8 @@ def check(trace: Trace) -> list[Finding]:
 
 def analyse(trace: Trace) -> list[Analysis]:
     """Each split protocol of the trace, with its finding when it has no valid commit."""
-    saves = [(i, s) for i, s in saves_of(trace) if not is_marker(s, [])]
+    saves = [(i, s) for i, s in saves_of(trace)
+             if not is_marker(s, []) and not is_analysis_dump(s.path)]
     out: list[Analysis] = []
     groups: dict[tuple[int, ...], list[tuple[int, Save]]] = {}
     for i, s in saves:
