@@ -38,8 +38,10 @@ def main():
         output_dir = os.path.join(args.output_dir, f"epoch_{epoch}")
         os.makedirs(output_dir, exist_ok=True)
         model.save_pretrained(output_dir)  # expect: FITOL001
-        torch.save(optimizer.state_dict(), os.path.join(output_dir, "optimizer.pt"))  # expect: FITOL003
-        torch.save(lr_scheduler.state_dict(), os.path.join(output_dir, "scheduler.pt"))  # expect: FITOL003
+        optimizer_file = os.path.join(output_dir, "optimizer.pt")
+        scheduler_file = os.path.join(output_dir, "scheduler.pt")
+        torch.save(optimizer.state_dict(), optimizer_file)  # expect: FITOL003
+        torch.save(lr_scheduler.state_dict(), scheduler_file)  # expect: FITOL003
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ class Trainer:
         self.global_step = 0
 
     def _save_checkpoint(self):
-        final_dir = os.path.join(self.args.output_dir, f"{PREFIX_CHECKPOINT_DIR}-{self.global_step}")
+        name = f"{PREFIX_CHECKPOINT_DIR}-{self.global_step}"
+        final_dir = os.path.join(self.args.output_dir, name)
         staging_dir = final_dir + ".tmp"
         shutil.rmtree(staging_dir, ignore_errors=True)
         os.makedirs(staging_dir)
@@ -55,7 +56,7 @@ class Trainer:
         with open(os.path.join(staging_dir, "trainer_state.json"), "w") as f:
             json.dump({"global_step": self.global_step}, f)
         fsync_tree(staging_dir)
-        os.rename(staging_dir, final_dir)  # the commit: the directory appears complete or not at all
+        os.rename(staging_dir, final_dir)  # the commit: the directory appears whole or not at all
         fsync_tree(self.args.output_dir)
 
     def _load_checkpoint(self, checkpoint):

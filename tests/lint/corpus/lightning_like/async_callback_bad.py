@@ -26,5 +26,7 @@ class AsyncStepCheckpoint(Callback):
             "global_step": trainer.global_step,
         }
         path = os.path.join(self.dirpath, f"step-{trainer.global_step:09d}.pt")
-        self._thread = threading.Thread(target=self._write, args=(state, path), daemon=True)  # expect: FITOL005
+        job = (state, path)
+        worker = threading.Thread(target=self._write, args=job, daemon=True)  # expect: FITOL005
+        self._thread = worker
         self._thread.start()

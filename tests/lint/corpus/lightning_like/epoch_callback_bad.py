@@ -18,14 +18,16 @@ class EpochCheckpoint(Callback):
         if trainer.current_epoch % self.every_n_epochs:
             return
         os.makedirs(self.dirpath, exist_ok=True)
-        torch.save(pl_module.state_dict(), os.path.join(self.dirpath, "weights.pt"))  # expect: FITOL001 FITOL003
+        weights = os.path.join(self.dirpath, "weights.pt")
+        torch.save(pl_module.state_dict(), weights)  # expect: FITOL001 FITOL003
         trainer_state = {
             "optimizers": [opt.state_dict() for opt in trainer.optimizers],
             "lr_schedulers": [cfg.scheduler.state_dict() for cfg in trainer.lr_scheduler_configs],
             "epoch": trainer.current_epoch,
             "global_step": trainer.global_step,
         }
-        torch.save(trainer_state, os.path.join(self.dirpath, "trainer_state.pt"))  # expect: FITOL003
+        state_file = os.path.join(self.dirpath, "trainer_state.pt")
+        torch.save(trainer_state, state_file)  # expect: FITOL003
 
     def on_fit_start(self, trainer, pl_module):
         path = os.path.join(self.dirpath, "weights.pt")

@@ -2,9 +2,10 @@
 fito.runtime, and restoring only a committed epoch."""
 import os
 
-from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore
 from lightning.pytorch.callbacks import Callback
 from lightning.pytorch.utilities import rank_zero_only
+
+from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore
 
 
 class EpochCheckpoint(Callback):

@@ -5,9 +5,8 @@ import os
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
-from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
-
 from model import GPT, GPTConfig
+from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
 out_dir = os.environ.get("OUT_DIR", "out")
 save_interval = 1000

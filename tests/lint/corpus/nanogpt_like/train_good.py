@@ -5,10 +5,9 @@ import os
 import time
 
 import torch
+from model import GPT, GPTConfig
 from torch.distributed import destroy_process_group, init_process_group
 from torch.nn.parallel import DistributedDataParallel as DDP
-
-from model import GPT, GPTConfig
 
 out_dir = "out"
 eval_interval = 2000

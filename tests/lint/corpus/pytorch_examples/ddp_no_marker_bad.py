@@ -11,9 +11,11 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 def checkpoint(ddp_model, optimizer, epoch, out_dir):
     rank = dist.get_rank()
     if rank == 0:
-        torch.save({"model": ddp_model.module.state_dict(), "epoch": epoch},  # expect: FITOL001 FITOL003
-                   os.path.join(out_dir, "model.pt"))
-    torch.save(optimizer.state_dict(), os.path.join(out_dir, f"optim.{rank}.pt"))  # expect: FITOL003
+        model_file = os.path.join(out_dir, "model.pt")
+        state = {"model": ddp_model.module.state_dict(), "epoch": epoch}
+        torch.save(state, model_file)  # expect: FITOL001 FITOL003
+    optim_file = os.path.join(out_dir, f"optim.{rank}.pt")
+    torch.save(optimizer.state_dict(), optim_file)  # expect: FITOL003
 
 
 def main():

@@ -27,7 +27,8 @@ def train(model, optimizer, batches, out_dir, every=100):
         if step % every == 0:
             state = {"model": {k: v.cpu().clone() for k, v in model.state_dict().items()},
                      "optimizer": optimizer.state_dict(), "step": step}
-            writers.submit(save_durably, state, os.path.join(out_dir, f"step{step}.pt"))  # expect: FITOL005
+            path = os.path.join(out_dir, f"step{step}.pt")
+            writers.submit(save_durably, state, path)  # expect: FITOL005
             with open(os.path.join(out_dir, "latest.txt"), "w") as f:
                 f.write(f"step{step}.pt")
     writers.shutdown(wait=False)

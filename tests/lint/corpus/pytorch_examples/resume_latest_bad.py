@@ -43,8 +43,10 @@ def main(ckpt_dir="ckpt", steps=10_000, every=500):
         model(torch.randn(4, 16)).pow(2).mean().backward()
         optimizer.step()
         if step % every == 0:
-            save_atomically(model.state_dict(), os.path.join(ckpt_dir, f"model_{step}.pt"))  # expect: FITOL001
-            save_atomically(optimizer.state_dict(), os.path.join(ckpt_dir, f"optim_{step}.pt"))
+            model_file = os.path.join(ckpt_dir, f"model_{step}.pt")
+            optim_file = os.path.join(ckpt_dir, f"optim_{step}.pt")
+            save_atomically(model.state_dict(), model_file)  # expect: FITOL001
+            save_atomically(optimizer.state_dict(), optim_file)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ import os
 
 import torch
 import torch.nn as nn
+
 from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore
 
 CKPT_DIR = os.environ.get("CKPT_DIR", "checkpoints")
