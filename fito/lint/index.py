@@ -108,7 +108,7 @@ def _scan(index: ModuleIndex) -> _Scan:
     todo: list[tuple[ast.AST, FunctionNode | None, int]] = [(index.tree, None, 0)]
     while todo:
         node, fn, scope = todo.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scan.functions.append(child)
                 scan.calls_of[id(child)] = []
@@ -127,6 +127,22 @@ def _scan(index: ModuleIndex) -> _Scan:
                 _add_import(index, child)
             todo.append((child, fn, scope))
     return scan
+
+
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+           ast.boolop, ast.alias, ast.arg)
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes that can hold a call, a function or an import (leaves left out)."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, _LEAVES))
+        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            out.append(value)
+    return out
 
 
 def _add_import(index: ModuleIndex, node: ast.Import | ast.ImportFrom) -> None:
