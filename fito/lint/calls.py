@@ -345,10 +345,11 @@ class Calls(Evaluator):
 
     def c_listing(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         qual = self.index.qualify(node.func)
-        method = isinstance(node.func, ast.Attribute) and not apis.is_known_function(qual)
+        attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        method = attr is not None and not apis.is_known_function(qual)
         base = recv if method else (args[0] if args else UNKNOWN)
         text = base.text  # a glob pattern: the entries are paths
-        if qual in ("os.listdir", "os.scandir") or (method and node.func.attr == "iterdir"):
+        if qual in ("os.listdir", "os.scandir") or (method and attr == "iterdir"):
             text = "{entry}"  # bare names (a Path's iterdir gives paths under it)
             if method:
                 text = base.text + "/{entry}"
@@ -393,9 +394,9 @@ class Calls(Evaluator):
     def c_append(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         for a in args:
             i = async_index(a)
-            if i is not None and isinstance(self.events[i], Async):
-                e = self.events[i]
-                self.events[i] = replace(e, handles=e.handles | recv.aliases)  # type: ignore[arg-type]
+            e = self.events[i] if i is not None else None
+            if i is not None and isinstance(e, Async):
+                self.events[i] = replace(e, handles=e.handles | recv.aliases)
         return UNKNOWN
 
     def c_format(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:

@@ -10,6 +10,7 @@ rank 0 runs it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from fito.lint.values import Site, Value
 
@@ -124,6 +125,9 @@ class Wait(Event):
     handles: frozenset[str]
 
 
+E = TypeVar("E", bound=Event)
+
+
 @dataclass(frozen=True, slots=True)
 class Trace:
     """The events of one entry point, in program order."""
@@ -132,5 +136,6 @@ class Trace:
     events: tuple[Event, ...]
     loop_ends: dict[int, int] = field(default_factory=dict)  # loop id -> index after its body
 
-    def of(self, kind: type) -> list[tuple[int, Event]]:
+    def of(self, kind: type[E]) -> list[tuple[int, E]]:
+        """The events of one kind, with their indices."""
         return [(i, e) for i, e in enumerate(self.events) if isinstance(e, kind)]

@@ -1,6 +1,7 @@
 """What the rules share: the finding they report and the questions they ask of events."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fito.lint import vocab
@@ -84,7 +85,7 @@ def first_after(trace: Trace, start: int, anchor: Event, pred: object,
     return None
 
 
-def frame_site(e: Event, others: list[Event]) -> Site:
+def frame_site(e: Event, others: Sequence[Event]) -> Site:
     """Where to report `e` among `others`: in the function where they part ways.
 
     Saves made by one helper called twice (`save(model, ...)`, `save(opt, ...)`) are reported
@@ -114,4 +115,4 @@ def is_rank_shard(s: Save) -> bool:
 
 
 def saves_of(trace: Trace) -> list[tuple[int, Save]]:
-    return [(i, e) for i, e in trace.of(Save)]  # type: ignore[misc]
+    return trace.of(Save)

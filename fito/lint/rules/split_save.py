@@ -45,7 +45,7 @@ def analyse(trace: Trace) -> list[Analysis]:
     groups: dict[tuple[int, ...], list[tuple[int, Save]]] = {}
     for i, s in saves:
         groups.setdefault(s.ctx.loops, []).append((i, s))
-    split_sites = set()
+    split_sites: set[tuple[int, int, int, int]] = set()
     for group in groups.values():
         part = _split(group)
         if part:
