@@ -75,7 +75,7 @@ class Calls(Evaluator):
             tag = apis.LOAD  # `dist_util.load_state_dict(path)`: a module's loader
         handler = getattr(self, "c_" + tag.replace("-", "_"), None) if tag else None
         if handler is not None:
-            return handler(node, args, kw, recv or UNKNOWN)  # type: ignore[no-any-return]
+            return handler(node, args, kw, recv or UNKNOWN)
         name = qual or attr or "?"
         if vocab.has_word(name.rsplit(".", 1)[-1], vocab.COMMIT_CALL_WORDS):
             # `finalize_checkpoint(step)` from another module may well write a commit marker

@@ -57,7 +57,7 @@ class Evaluator:
             return UNKNOWN
         method = getattr(self, "v_" + type(node).__name__, None)
         if method is not None:
-            return method(node)  # type: ignore[no-any-return]
+            return method(node)
         return join([self.value(c) for c in ast.iter_child_nodes(node)
                      if isinstance(c, ast.expr)])
 

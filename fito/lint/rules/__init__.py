@@ -15,7 +15,7 @@ def findings(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
     out: dict[tuple[str, tuple[int, ...]], Finding] = {}
     for k, trace in enumerate(traces):
         others = frozenset(h for t in traces[:k] + traces[k + 1:]
-                           for _, w in t.of(Wait) for h in w.handles)  # type: ignore[attr-defined]
+                           for _, w in t.of(Wait) for h in w.handles)
         for f in async_save.check(trace, others):
             out.setdefault((f.code, f.site), f)
         for rule in TRACE_RULES:

@@ -9,7 +9,9 @@ un-awaited future), the save is cut off.
 """
 from __future__ import annotations
 
-from fito.lint.events import Async, Trace, Wait
+from collections.abc import Callable
+
+from fito.lint.events import Async, Event, Save, Trace, Wait
 from fito.lint.rules.common import Finding, first_after, is_marker, line, saves_of
 
 CODE = "FITOL005"
@@ -36,11 +38,11 @@ def check(trace: Trace, waited_elsewhere: frozenset[str] = frozenset()) -> list[
     return out
 
 
-def _waits_for(a: Async):  # type: ignore[no-untyped-def]
+def _waits_for(a: Async) -> Callable[[Event], bool]:
     return lambda e: isinstance(e, Wait) and bool(e.handles & a.handles)
 
 
-def _problems(trace: Trace, i: int, a: Async, saves: list,  # type: ignore[type-arg]
+def _problems(trace: Trace, i: int, a: Async, saves: list[Save],
               waited_elsewhere: bool) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     waited_after = first_after(trace, i, a, _waits_for(a))

@@ -17,7 +17,7 @@ HINT = ("choose one step (the newest one a commit marker names, or the newest st
 
 
 def check(trace: Trace) -> list[Finding]:
-    loads = {e.ident: e for _, e in trace.of(Load)}  # type: ignore[attr-defined]
+    loads = {e.ident: e for _, e in trace.of(Load)}
     chosen: dict[str, tuple[frozenset[Site], Restore]] = {}
     for _, r in trace.of(Restore):
         assert isinstance(r, Restore)
@@ -28,7 +28,7 @@ def check(trace: Trace) -> list[Finding]:
         if sels and r.kind not in chosen:
             chosen[r.kind] = (sels, r)
     kinds = list(chosen)
-    compares = [e.selections for _, e in trace.of(Compare)]  # type: ignore[attr-defined]
+    compares = [e.selections for _, e in trace.of(Compare)]
     for a in range(len(kinds)):
         for b in range(a + 1, len(kinds)):
             (sa, ra), (sb, rb) = chosen[kinds[a]], chosen[kinds[b]]

@@ -7,7 +7,7 @@ whose shards are missing or torn: the commit certifies an epoch that was never c
 """
 from __future__ import annotations
 
-from fito.lint.events import Barrier, Trace
+from fito.lint.events import Barrier, Event, Rename, Trace
 from fito.lint.rules.common import (
     Finding,
     Protocol,
@@ -19,7 +19,7 @@ from fito.lint.rules.common import (
     saves_of,
     shown,
 )
-from fito.lint.values import INFERRED
+from fito.lint.values import INFERRED, UNKNOWN, Value
 
 CODE = "FITOL006"
 HINT = ("call torch.distributed.barrier() after the shard saves and before rank 0 writes the "
@@ -63,5 +63,8 @@ def analyse(trace: Trace) -> list[Analysis]:
     return out
 
 
-def _marker_path(e: object):  # type: ignore[no-untyped-def]
-    return getattr(e, "path", None) or getattr(e, "dst")
+def _marker_path(e: Event) -> Value:
+    """The name a marker event writes: a write's or save's path, a rename's destination."""
+    if isinstance(e, Rename):
+        return e.dst
+    return getattr(e, "path", UNKNOWN)

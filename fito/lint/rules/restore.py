@@ -25,7 +25,7 @@ HINT_PARTIAL = ("restore the optimizer, the LR scheduler and the step counter fr
 
 
 def check_mixed(trace: Trace) -> list[Finding]:
-    loads = {e.ident: e for _, e in trace.of(Load)}  # type: ignore[attr-defined]
+    loads = {e.ident: e for _, e in trace.of(Load)}
     restores = [r for _, r in trace.of(Restore) if isinstance(r, Restore)]
     libraries = [r for r in restores if r.kind == "*"]  # restores the linter cannot see into
     models = [r for r in restores if r.kind == vocab.MODEL and _sources(r.source, loads)]
