@@ -43,8 +43,10 @@ def run(args: argparse.Namespace) -> int:
     options = LintOptions(select=args.select, ignore=args.ignore,
                           max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
                           model_dir=args.model_dir if args.model else None)
+    from fito.deep import run_deep
+
     try:
-        results = [lint_path(p, options) for p in discover(args.paths)]
+        results = [run_deep(lint_path, p, options) for p in discover(args.paths)]
     except OSError as exc:
         raise UsageError(f"cannot write the model specs: {exc.strerror or exc}") from None
     reports = [r.report for r in results] + [s for r in results for s in r.specs]

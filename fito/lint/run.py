@@ -75,8 +75,12 @@ def lint_source(src: Source, options: LintOptions) -> LintReport:
     index = build_index(tree)
     if not index.is_training_code:
         return LintReport(FileReport(src.path, src.text, ()))
-    traces = Walker(index).traces()
-    findings = rules.findings(traces, index)
+    try:
+        traces = Walker(index).traces()
+        findings = rules.findings(traces, index)
+    except RecursionError:  # beyond even run_deep's stack: say so, never a traceback
+        diag = error(SYNTAX_ERROR, "the file nests expressions too deeply to be analysed")
+        return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
     specs: tuple[FileReport, ...] = ()
     if options.model_dir is not None:
         findings, specs = _model_check(src.path, findings, rules.protocols(traces),

@@ -33,5 +33,6 @@ def test_arbitrary_text_never_raises(text: str) -> None:
 def test_deep_nesting_and_recursive_helpers() -> None:
     nested = "import torch\nx = " + "(" * 150 + "1" + ")" * 150 + "\n"
     lint(nested)
+    lint("import torch\nx = " + " + ".join(f"a{i}" for i in range(900)) + "\n")
     lint("import torch\n\ndef f(p):\n    return f(p + '/x')\n\n\n"
          "def g(m):\n    torch.save(m.state_dict(), f('ckpt'))\n    g(m)\n")
