@@ -236,8 +236,9 @@ def _bilateral_statement(k: int) -> str:
         f"crash point) pairs. Recovery taking e everywhere if the commit record exists, else "
         f"e - 1 everywhere, is mixed at none of them; the naive recovery taking each domain's "
         f"newest copy is mixed at {n.mixed_points} crash points, in {n.mixed_runs} of the "
-        f"pairs. The numbers are the engine's; the kernel recounts them from the phase "
-        f"vectors of the protocol.")
+        f"pairs. These are the closed forms of docs/bilateral.md; the obligations hold the "
+        f"numbers the engine counted on the state graph, and the kernel recounts each one "
+        f"from the phase vectors of the protocol.")
 
 
 for _k in DOMAINS:
