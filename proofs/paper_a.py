@@ -21,6 +21,7 @@ from typing import Any
 
 from fito.proof import (
     Claim,
+    Outcome,
     counterexample,
     enumeration,
     proved,
@@ -79,27 +80,32 @@ def view_name(view: Any) -> str:
     return f"{view.node.lower()}{view.ordered}_{len(view.received)}"
 
 
-def _pattern_obligations(r: int, pattern: str) -> list[Any] | str:
+def _assignment(rule: dict[Any, int]) -> dict[str, int]:
+    return {view_name(v): d for v, d in rule.items()}
+
+
+def _pattern_outcome(c: Any) -> list[Any] | Outcome:
+    """The obligations for one pattern's census, or the outcome that stops the claim."""
     from fito.models import coordinated_attack as ca
 
-    c = ca.census(r, pattern)
+    r, pattern, every = c.r, c.pattern, ca.REQUIREMENTS
     names, formulas = requirement_formulas(r, pattern)
+    found = c.witness(*every)
+    if found is not None:
+        return refuted(counterexample(["not", _conjunction(formulas, every)], _assignment(found)),
+                       reason=f"{pattern}: a rule meets every requirement")
     engine_names = sorted(view_name(v) for v in c.views)
     if engine_names != names:
-        return f"{pattern}, r = {r}: the engine's views {engine_names} are not the chain's {names}"
+        return unknown(f"{pattern}, r = {r}: the engine's views {engine_names} are not the "
+                       f"chain's {names}")
     if c.counts != ca.predicted(r, pattern):
-        return f"{pattern}, r = {r}: the engine's counts differ from the closed forms"
+        return unknown(f"{pattern}, r = {r}: the engine's counts differ from the closed forms")
     box = [(n, 0, 1) for n in names]
-    every = ca.REQUIREMENTS
     obligations = [enumeration(box, "count", c.count(*every), where=_conjunction(formulas, every),
                                note=f"{pattern}: {c.rules} rules examined, none meets all three")]
     for dropped in every:
         kept = tuple(n for n in every if n != dropped)
-        rule = c.witness(*kept)
-        if rule is None:
-            return f"{pattern}, r = {r}: no rule meets {' and '.join(kept)}"
-        assignment = {view_name(v): d for v, d in rule.items()}
-        obligations.append(witness(_conjunction(formulas, kept), assignment,
+        obligations.append(witness(_conjunction(formulas, kept), _assignment(c.witness(*kept)),
                                    note=f"{pattern}: without {dropped}, a rule exists"))
         if c.rules <= CHEAP_BOX:
             obligations.append(enumeration(box, "count", c.count(*kept),
@@ -108,30 +114,15 @@ def _pattern_obligations(r: int, pattern: str) -> list[Any] | str:
     return obligations
 
 
-def _refutation(r: int, pattern: str) -> Any:
-    """A rule meeting all three requirements, had the engine found one."""
+def coordinated_attack(r: int) -> Outcome:
+    """Both patterns of the chain of length r: the engine's census, recounted by the kernel."""
     from fito.models import coordinated_attack as ca
 
-    c = ca.census(r, pattern)
-    rule = c.witness(*ca.REQUIREMENTS)
-    if rule is None:
-        return None
-    _, formulas = requirement_formulas(r, pattern)
-    claim = ["not", _conjunction(formulas, ca.REQUIREMENTS)]
-    return refuted(counterexample(claim, {view_name(v): d for v, d in rule.items()}),
-                   reason=f"{pattern}: a rule meets every requirement")
-
-
-def coordinated_attack(r: int):
-    """Both patterns of the chain of length r."""
     obligations: list[Any] = []
-    for pattern in ("silent", "chatty"):
-        found = _refutation(r, pattern)
-        if found is not None:
-            return found
-        part = _pattern_obligations(r, pattern)
-        if isinstance(part, str):
-            return unknown(part)
+    for pattern in ca.PATTERNS:
+        part = _pattern_outcome(ca.census(r, pattern))
+        if isinstance(part, Outcome):
+            return part
         obligations += part
     return proved(*obligations)
 
@@ -139,7 +130,7 @@ def coordinated_attack(r: int):
 def _attack_statement(r: int) -> str:
     from fito.models import coordinated_attack as ca
 
-    silent, chatty = (ca.census(r, p).rules for p in ("silent", "chatty"))
+    silent, chatty = (ca.predicted(r, p)[frozenset()] for p in ca.PATTERNS)
     return (
         f"Two nodes, A told whether an update is ordered, exchange a chain of {r} messages "
         f"(odd ones A -> B, each sent on receipt of the previous) over a link that may lose "
@@ -208,7 +199,7 @@ def _mode_obligations(k: int, counts: Any, f: dict[str, Any]) -> list[Any]:
     ]
 
 
-def bilateral(k: int):
+def bilateral(k: int) -> Outcome:
     """The engine's counts for both recovery rules, recounted by the kernel from phase vectors."""
     from fito.models import bilateral_count as bc
 

@@ -112,3 +112,21 @@ def test_certificate_is_accepted_and_a_found_rule_would_be_rejected(attack_claim
     cert["sha256"] = certificate_hash(cert)
     verdict = check(cert)
     assert not verdict.accepted and "recomputed count is 0" in verdict.reason
+
+
+def test_an_engine_that_claims_a_rule_is_caught_by_the_kernel(attack_claims, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A census that wrongly reports 'always switch' as meeting every requirement makes the
+    claim refuted with that rule as a counterexample, which the kernel then rejects."""
+    import dataclasses
+
+    real = ca.census
+
+    def doctored(r: int, pattern: str = "silent") -> ca.Census:
+        c = real(r, pattern)
+        always = (1 << len(c.views)) - 1
+        return dataclasses.replace(c, witnesses={**c.witnesses, frozenset(ca.REQUIREMENTS): always})
+
+    monkeypatch.setattr(ca, "census", doctored)
+    result = discharge(attack_claims["paperA.coordinated-attack.r2"])
+    assert result["verdict"] == "unknown"
+    assert "kernel rejected" in result["reason"] and "counterexample" in result["reason"]
