@@ -116,7 +116,7 @@ def recovery(lts: LTS, succ: Adjacency, slots: list[int], point: int) -> tuple[i
     state = _only(succ, point, "crash")
     for d in range(len(slots)):
         state = _only(succ, state, f"restore.{d}.")
-    cells = lts.states[state][1]
+    cells = lts.states[state]  # a flat state: the cells come first
     return tuple(int(cells[i]) for i in slots)
 
 
