@@ -79,7 +79,7 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
     return _reaches_verdict(c, a, text, found, g)
 
 
-HANDOVER_AT = 20_000  # engine auto: state by state up to here, then whole levels
+HANDOVER_AT = 5_000  # engine auto: state by state up to here, then whole levels
 
 
 def _search(c: Compiled, root: tuple, goal: A.Expr | None, negate: bool, deadlock: bool,

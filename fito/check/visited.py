@@ -40,7 +40,6 @@ class StateStore:
         self.n = 0
         self.table = np.full(capacity * 2, EMPTY, dtype=np.int32)
         self.mask = np.uint64(capacity * 2 - 1)
-        self.last_slots = np.zeros(0, dtype=np.int64)   # the table slots of the last insert's new states
 
     @classmethod
     def of(cls, keys: np.ndarray, capacity: int) -> StateStore:
@@ -68,7 +67,6 @@ class StateStore:
         home = (hash_rows(block) & self.mask).astype(np.int64)
         pending = np.arange(m, dtype=np.int64)
         slots = home
-        new_slots = []
         table, keys, mask = self.table, self.keys, int(self.mask)
         while pending.size:
             occupant = table[slots].astype(np.int64)
@@ -90,19 +88,29 @@ class StateStore:
             table[wslots] = ids
             sid[winners] = ids
             self.n += winners.size
-            new_slots.append(wslots)
             pending = np.concatenate((moved, claimants[~won]))
             slots = np.concatenate((moved_slots, at[~won]))
-        self.last_slots = np.concatenate(new_slots) if new_slots else np.zeros(0, dtype=np.int64)
         return sid
 
     def reorder(self, first: int, perm: np.ndarray) -> None:
-        """Renumber the states added by the last insert: state first + i becomes the one
+        """Renumber the states numbered from `first` on: state first + i becomes the one
         that was first + perm[i]."""
+        slots = self._slots(first)
         self.keys[first:self.n] = self.keys[first:self.n][perm]
-        order = np.argsort(self.table[self.last_slots].astype(np.int64) - first, kind="stable")
-        slots_by_state = self.last_slots[order]
-        self.table[slots_by_state[perm]] = np.arange(first, self.n, dtype=np.int32)
+        self.table[slots[perm]] = np.arange(first, self.n, dtype=np.int32)
+
+    def _slots(self, first: int) -> np.ndarray:
+        """The table slot of every state numbered from `first` on."""
+        ids = np.arange(first, self.n, dtype=np.int64)
+        out = np.empty(ids.size, dtype=np.int64)
+        slots = (hash_rows(self.keys[first:self.n]) & self.mask).astype(np.int64)
+        pending = np.arange(ids.size, dtype=np.int64)
+        mask = int(self.mask)
+        while pending.size:
+            hit = self.table[slots] == ids[pending]
+            out[pending[hit]] = slots[hit]
+            pending, slots = pending[~hit], (slots[~hit] + 1) & mask
+        return out
 
     def truncate(self, n: int) -> None:
         """Forget the states numbered n and above (used when a level is redone)."""
