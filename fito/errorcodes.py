@@ -87,6 +87,13 @@ _TABLE = (
     ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
     # names (front end, issue #2)
     ("R007", "recursive-type", "a type whose definition depends on itself"),
+    # protocols: local variables, buffered channels, functions, CSPm operators (issue #13)
+    ("R008", "recursive-function", "a function that calls itself, directly or through others"),
+    ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
+    ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),
+    ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
+    ("S003", "not-supported-yet", "a form the model checker does not run yet"),
+    ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}

@@ -28,6 +28,7 @@ RESERVED_UNUSED = frozenset({"within", "Snap", "Conv"})
 
 OPERATORS = (
     "|~|", "|||", "{|", "|}", "[|", "|]", "[]", "/\\", "->", "=>", "==", "!=", "<=", ">=",
+    "[>", "||", "[[", "<-", "::",
     "..", ":=", ":[", "|=", "(", ")", "[", "]", "{", "}", "\\", ";", "&", "<", ">", "+",
     "-", "*", "/", "%", ".", "!", "?", ":", ",", "@", "=",
 )
@@ -44,7 +45,7 @@ _TOKEN = re.compile(
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _COMMENT_MARK = re.compile(r"--|\{-")
 _NOT_NEWLINE = re.compile(r"[^\n]")
-OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]"}
+OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]", "[[": "]"}
 CLOSERS = frozenset(OPENERS.values())
 
 
@@ -102,7 +103,7 @@ class Scanner:
                     if ttype == "":
                         break  # the end of the text
             elif ttype in openers:
-                depth += 1
+                depth += len(value) if value == "[[" else 1  # `[[` is closed by `] ]`
                 if depth > MAX_NESTING:
                     raise ScanError("P005", f"brackets nest deeper than {MAX_NESTING} levels",
                                     line, pos - line_start + 1, pos, len(value))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from fito.lang.parser import Machinery
 
 DECL_START = frozenset({"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT",
-                        "PIPELINE"})
+                        "PIPELINE", "FUN"})
 TERM_START = frozenset({"NAME", "INT", "TRUE", "FALSE", "STOP", "SKIP", "LPAR", "MINUS", "NOT",
                         "LBRACE", "CHANSET_OPEN", "IF", "FORALL", "EXISTS", "EXTCHOICE",
                         "INTCHOICE", "INTERLEAVE", "SYNC_OPEN"})
@@ -109,7 +109,6 @@ EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("a domain cell is `durable` or `volatile`: domain x: T = 0 durable",
      ("domain x: T = 0\nconst N = 1", "domain x: T = 0")),
     ("an invariant is written `assert P |= always <expr>`", ("assert P |= x > 0",)),
-    ("synchronise on a channel set: P [| {| a, b |} |] Q", ("process P = Q [| a |] R",)),
 )
 
 

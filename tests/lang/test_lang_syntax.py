@@ -30,7 +30,7 @@ def test_contract_example_points_at_the_second_arrow() -> None:
     ("process P =", "unexpected end of file; expected a process"),
     ("const N =", "unexpected end of file; expected a value"),
     ("assert P |= always", "unexpected end of file; expected a condition (a Bool expression)"),
-    ("channel c: Dom,", "unexpected ','; expected a new declaration or '.'"),
+    ("channel c: Dom,", "unexpected ','; expected a new declaration, '.' or 'buffer'"),
 ])
 def test_expected_sets_are_summarised_in_words(text: str, message: str) -> None:
     assert only_error(text).message == message

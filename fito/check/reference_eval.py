@@ -1,0 +1,209 @@
+"""Expressions and sets of events in the reference interpreter, evaluated by walking the AST.
+
+A name is looked up as docs/semantics.md says: bound names (parameters, binders, inputs,
+`let`), then the variables of the current activation, then constants, enumeration members
+and cells. Evaluating without a store (`store=None`) raises `NeedState` at the first read of
+a cell, a variable or a buffer: that is how a guard that reads no state is recognised.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+from fito.check.reference_store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
+from fito.lang import nodes as A
+from fito.lang.resolve import Model
+from fito.lang.values import ValueType
+
+Event = tuple  # (channel, v1, ..., vn)
+
+
+class NeedState(Exception):
+    """The expression reads the state (a cell, a variable or a buffer)."""
+
+
+class Evaluator:
+    """Values of expressions, types and sets of events for one model."""
+
+    def __init__(self, model: Model) -> None:
+        self.m = model
+        self.slots: dict[tuple, int] = {}
+        self.types: list[ValueType] = []
+        init: list[int] = []
+        self.volatile: list[int] = []
+        for name, cell in model.cells.items():
+            combos = itertools.product(*(t.values() for t in cell.indices))
+            for n, combo in enumerate(combos):
+                self.slots[(name,) + combo] = len(self.types)
+                self.types.append(cell.type)
+                init.append(cell.init[n])
+                if not cell.durable:
+                    self.volatile.append(len(self.types) - 1)
+        self.buffers = tuple(n for n, c in model.channels.items() if c.buffered)
+        self.init = Store(tuple(init), tuple(() for _ in self.buffers))
+        self.frames: dict[str, Frame] = frames_of(model)
+        self.proc_names = tuple(sorted(self.frames))
+
+    # ------------------------------------------------------------------ names and places
+    def frame_of(self, env: Mapping[str, int]) -> Frame | None:
+        """The frame of the current activation, if the environment has one."""
+        d = env.get(DEF)
+        return None if d is None else self.frames[self.proc_names[d]]
+
+    def place(self, name: str, idx: tuple[int, ...], env: Mapping[str, int]) -> Loc:
+        """The location of a variable or cell element (its name is not a bound name)."""
+        frame = self.frame_of(env)
+        if frame is not None and name in frame.slots:
+            slot = frame.slot(name, idx)
+            if slot is None:
+                raise RefFault(f"index out of range: {name}{list(idx)}")
+            return ("l", env[ACT], slot)
+        slot = self.slots.get((name,) + idx)
+        if slot is None:
+            raise RefFault(f"index out of range: {name}{list(idx)}")
+        return ("c", slot)
+
+    def read(self, loc: Loc, store: Store | None) -> int:
+        if store is None:
+            raise NeedState()
+        if loc[0] == "c":
+            return store.cells[loc[1]]
+        return store.acts[loc[1]].vals[loc[2]]
+
+    def type_at(self, loc: Loc, store: Store) -> ValueType:
+        if loc[0] == "c":
+            return self.types[loc[1]]
+        return self.frames[store.acts[loc[1]].proc].types[loc[2]]
+
+    # ------------------------------------------------------------------ expressions
+    def ev(self, e: A.Expr, env: Mapping[str, int], store: Store | None) -> int:
+        if isinstance(e, A.IntLit):
+            return e.value
+        if isinstance(e, A.BoolLit):
+            return int(e.value)
+        if isinstance(e, A.Name):
+            if e.id in env:
+                return env[e.id]
+            frame = self.frame_of(env)
+            if frame is None or e.id not in frame.slots:
+                if e.id in self.m.consts:
+                    return self.m.consts[e.id][1]
+                if e.id in self.m.members:
+                    return self.m.members[e.id][1]
+            return self.read(self.place(e.id, (), env), store)
+        if isinstance(e, A.Index):
+            idx: list[int] = []
+            root: A.Expr = e
+            while isinstance(root, A.Index):
+                idx.append(self.ev(root.index, env, store))
+                root = root.base
+            assert isinstance(root, A.Name)
+            return self.read(self.place(root.id, tuple(reversed(idx)), env), store)
+        if isinstance(e, A.Unary):
+            v = self.ev(e.operand, env, store)
+            return -v if e.op == "-" else int(not v)
+        if isinstance(e, A.Binary):
+            return self._binary(e, env, store)
+        if isinstance(e, A.IfExpr):
+            return self.ev(e.then if self.ev(e.cond, env, store) else e.orelse, env, store)
+        if isinstance(e, A.Call):
+            return self._call(e, env, store)
+        if isinstance(e, A.Let):
+            return self.ev(e.body, {**env, e.var: self.ev(e.value, env, store)}, store)
+        assert isinstance(e, A.Quant)
+        for v in self.values(e.domain):
+            got = bool(self.ev(e.body, {**env, e.var: v}, store))
+            if e.kind == "forall" and not got:
+                return 0
+            if e.kind == "exists" and got:
+                return 1
+        return int(e.kind == "forall")
+
+    def _binary(self, e: A.Binary, env: Mapping[str, int], store: Store | None) -> int:
+        a = self.ev(e.left, env, store)
+        if e.op == "and":
+            return int(bool(a) and bool(self.ev(e.right, env, store)))
+        if e.op == "or":
+            return int(bool(a) or bool(self.ev(e.right, env, store)))
+        if e.op == "=>":
+            return int((not a) or bool(self.ev(e.right, env, store)))
+        b = self.ev(e.right, env, store)
+        if e.op in ("/", "%"):
+            if b == 0:
+                raise RefFault("division by zero")
+            return a // b if e.op == "/" else a % b
+        return {"+": a + b, "-": a - b, "*": a * b, "==": int(a == b), "!=": int(a != b),
+                "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b)}[e.op]
+
+    def _call(self, e: A.Call, env: Mapping[str, int], store: Store | None) -> int:
+        fn = self.m.functions.get(e.func)
+        if fn is not None:  # inlined by meaning: arguments and result checked
+            args = [self.ev(a, env, store) for a in e.args]
+            for v, t in zip(args, fn.params):
+                if not t.contains(v):
+                    raise RefFault(f"argument {v} of '{e.func}' is out of range")
+            inner = {p.name: v for p, v in zip(fn.decl.params, args)}
+            result = self.ev(fn.decl.body, inner, store)
+            if not fn.result.contains(result):
+                raise RefFault(f"'{e.func}' returns {result}, outside its result type")
+            return result
+        if e.func in ("len", "empty", "full"):
+            if store is None:
+                raise NeedState()
+            name = e.args[0].id  # type: ignore[union-attr]
+            n = len(store.bufs[self.buffers.index(name)])
+            cap = self.m.channels[name].capacity
+            return {"len": n, "empty": int(n == 0), "full": int(n == cap)}[e.func]
+        a, b = (self.ev(x, env, store) for x in e.args)
+        return min(a, b) if e.func == "min" else max(a, b)
+
+    def constant(self, e: A.Expr, env: Mapping[str, int]) -> int | None:
+        """The value of e when it reads no state (and raises no error), else None."""
+        try:
+            return self.ev(e, env, None)
+        except (NeedState, RefFault):
+            return None
+
+    def values(self, t: A.TypeExpr) -> tuple[int, ...]:
+        if isinstance(t, A.TypeName):
+            return self.m.types[t.name].values()
+        if isinstance(t, A.BoolType):
+            return (0, 1)
+        if isinstance(t, A.RangeType):
+            return tuple(range(self.ev(t.lo, {}, None), self.ev(t.hi, {}, None) + 1))
+        assert isinstance(t, A.SetType)
+        return tuple(sorted({self.ev(x, {}, None) for x in t.items}))
+
+    # ------------------------------------------------------------------ sets of events
+    def events_of(self, s: A.EventSet, env: Mapping[str, int]) -> frozenset[Event]:
+        """Every event of the set, listed (sets read no state)."""
+        if s.kind == "all":
+            return frozenset(ev for name in self.m.channels
+                             for ev in self.completions((name,)) if ev is not None)
+        out: set[Event] = set()
+        for item in s.items:
+            prefix = self.prefix(item, env)
+            out.update(self.completions(prefix) if s.kind == "channels" else [prefix])
+        return frozenset(out)
+
+    def prefix(self, item: A.Event, env: Mapping[str, int]) -> Event:
+        return (item.channel,) + tuple(self.ev(f.value, env, None)  # type: ignore[union-attr]
+                                       for f in item.fields)
+
+    def completions(self, prefix: Event) -> list[Event]:
+        """Every event of the channel that starts with prefix (none for a buffer)."""
+        chan = self.m.channels[prefix[0]]
+        if chan.buffered:
+            return []
+        rest = chan.fields[len(prefix) - 1:]
+        return [prefix + combo for combo in itertools.product(*(t.values() for t in rest))]
+
+    def renaming(self, pairs: tuple[A.RenamePair, ...],
+                 env: Mapping[str, int]) -> frozenset[tuple[Event, Event]]:
+        """The relation of a renaming, pair by pair, over every completion."""
+        out: set[tuple[Event, Event]] = set()
+        for pair in pairs:
+            src, dst = self.prefix(pair.source, env), self.prefix(pair.target, env)
+            for full in self.completions(src):
+                out.add((full, dst + full[len(src):]))
+        return frozenset(out)
