@@ -176,34 +176,33 @@ class Evaluator:
 
     # ------------------------------------------------------------------ sets of events
     def events_of(self, s: A.EventSet, env: Mapping[str, int]) -> frozenset[Event]:
-        """Every event of the set, listed (sets read no state)."""
+        """A set of events as the prefixes it lists: `{| c.0 |}` is (c, 0), an event of
+        `{c.0.1}` is its whole tuple, `Events` every unbuffered channel; an item that
+        extends another is dropped. Membership is `member` (by prefix)."""
         if s.kind == "all":
-            return frozenset(ev for name in self.m.channels
-                             for ev in self.completions((name,)) if ev is not None)
-        out: set[Event] = set()
-        for item in s.items:
-            prefix = self.prefix(item, env)
-            out.update(self.completions(prefix) if s.kind == "channels" else [prefix])
-        return frozenset(out)
+            items = {(name,) for name, c in self.m.channels.items() if not c.buffered}
+        else:
+            items = {self.prefix(item, env) for item in s.items}
+        return frozenset(p for p in items if not any(p[:k] in items for k in range(1, len(p))))
 
     def prefix(self, item: A.Event, env: Mapping[str, int]) -> Event:
         return (item.channel,) + tuple(self.ev(f.value, env, None)  # type: ignore[union-attr]
                                        for f in item.fields)
 
-    def completions(self, prefix: Event) -> list[Event]:
-        """Every event of the channel that starts with prefix (none for a buffer)."""
-        chan = self.m.channels[prefix[0]]
-        if chan.buffered:
-            return []
-        rest = chan.fields[len(prefix) - 1:]
-        return [prefix + combo for combo in itertools.product(*(t.values() for t in rest))]
-
     def renaming(self, pairs: tuple[A.RenamePair, ...],
                  env: Mapping[str, int]) -> frozenset[tuple[Event, Event]]:
-        """The relation of a renaming, pair by pair, over every completion."""
-        out: set[tuple[Event, Event]] = set()
-        for pair in pairs:
-            src, dst = self.prefix(pair.source, env), self.prefix(pair.target, env)
-            for full in self.completions(src):
-                out.add((full, dst + full[len(src):]))
-        return frozenset(out)
+        """The pairs of a renaming, as (source prefix, target prefix)."""
+        return frozenset((self.prefix(p.source, env), self.prefix(p.target, env))
+                         for p in pairs)
+
+
+def member(event: Event, prefixes: frozenset[Event]) -> bool:
+    """Whether some prefix of the set starts the event."""
+    return any(event[:k] in prefixes for k in range(1, len(event) + 1))
+
+
+def images(event: Event, pairs: frozenset[tuple[Event, Event]]) -> list[Event]:
+    """The events a renaming makes of event: one per pair whose source starts it (sorted);
+    the event itself when none does."""
+    out = sorted({dst + event[len(src):] for src, dst in pairs if event[:len(src)] == src})
+    return out or [event]

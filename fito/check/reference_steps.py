@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from fito.check.reference_eval import member
 from fito.check.reference_store import (
     ACT,
     Loc,
@@ -237,8 +238,8 @@ class StepRules(_Base):
         for i, part in enumerate(parts):
             mine = []
             for tr in self.trans(part, store):
-                if tr.kind == EVENT and (alphas is not None or tr.event in sync):
-                    if alphas is None or tr.event in alphas[i]:
+                if tr.kind == EVENT and (alphas is not None or member(tr.event, sync)):
+                    if alphas is None or member(tr.event, alphas[i]):
                         mine.append(tr)
                     continue
                 if tr.kind == TICK:
@@ -248,7 +249,7 @@ class StepRules(_Base):
         events = sorted({tr.event for o in offers for tr in o}, key=repr)
         for event in events:
             who = [i for i in range(len(parts))
-                   if (event in alphas[i] if alphas is not None else True)]
+                   if (member(event, alphas[i]) if alphas is not None else True)]
             per_part = [[tr for tr in offers[i] if tr.event == event] for i in who]
             for combo in itertools.product(*per_part):
                 out.append(_joint(event, who, combo, parts, wrap))

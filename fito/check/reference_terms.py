@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fito.check.reference_eval import Evaluator
+from fito.check.reference_eval import Evaluator, images, member
 from fito.check.reference_steps import EVENT, TAU, TICK, StepRules, Tr, retarget
 from fito.check.reference_store import (
     ACT,
@@ -62,7 +62,7 @@ class Reference(StepRules, Evaluator):
         if isinstance(p, (A.Guard, A.ProcIf)):
             return self._conditional(p, env, store)
         if isinstance(p, A.ProcBinary):
-            return self._binary(p, env, store)
+            return self._make_binary(p, env, store)
         if isinstance(p, A.Select):
             parts, store = self._make_all(p.branches, env, store)
             orelse = None
@@ -144,7 +144,7 @@ class Reference(StepRules, Evaluator):
         (then, orelse), store = self._make_all((p.then, p.orelse), env, store)
         return ("if", id(p), self.env_for(p.cond, env), then, orelse), store
 
-    def _binary(self, p: A.ProcBinary, env: Mapping[str, int],
+    def _make_binary(self, p: A.ProcBinary, env: Mapping[str, int],
                 store: Store) -> tuple[tuple, Store]:
         if p.op in (";", "[>"):
             left, store = self.make(p.left, env, store)
@@ -254,11 +254,10 @@ class Reference(StepRules, Evaluator):
                 out.append(tr)
             elif tag == "hide":
                 out.append(Tr(TAU, None, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
-                           if tr.event in rel else tr)
+                           if member(tr.event, rel) else tr)
             else:
-                images = sorted(b for a, b in rel if a == tr.event)
                 out.extend(Tr(EVENT, b, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
-                           for b in images or [tr.event])
+                           for b in images(tr.event, rel))
         return out
 
     # ------------------------------------------------------------------ firing
