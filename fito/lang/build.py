@@ -123,7 +123,13 @@ class Builder(DeclRules, FormRules):
             return x.finish()
         if type(x) is A.Name:
             return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
-        self.err("expected an event (a channel, optionally with fields) before `->`", span_of(x))
+        if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
+            self.err("a condition stands before `->`, where an event is expected", span_of(x),
+                     hint="a guard is written `b & P` (Promela's `b -> P`); a step that only "
+                     "tests it: `b & {} -> P`")
+        else:
+            self.err("expected an event (a channel, optionally with fields) before `->`",
+                     span_of(x))
         return A.Event(ERROR_NAME, (), span=span_of(x))
 
     def _as_target(self, x: Any) -> A.Expr:

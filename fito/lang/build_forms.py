@@ -41,6 +41,8 @@ class FormRules:
         hint = _SET_HINT
         if type(x) is A.Name:
             hint = f"write {{| {x.id} |}} for every event of channel {x.id}, or {{{x.id}}}"
+        elif type(x) is A.Call and x.func in ("union", "Union", "diff", "inter"):
+            hint = f"CSPm's {x.func}(...) is written as one set: {{| a, b |}} or {{a.0, b}}"
         self.err(f"{what} needs a set of events", span_of(x), hint=hint)
         return A.EventSet("events", (), span=span_of(x))
 

@@ -89,7 +89,7 @@ def parse(text: str) -> ParseResult:
     except ScanError as exc:
         span = Span(exc.line, exc.column, exc.line, exc.column + exc.length, exc.offset,
                     exc.offset + exc.length)
-        return ParseResult(None, (error(exc.code, exc.message, span),))
+        return ParseResult(None, (error(exc.code, exc.message, span, hint=exc.hint),))
     with m.lock, no_gc():
         m.builder.reset()
         try:

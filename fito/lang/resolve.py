@@ -131,6 +131,10 @@ class Resolver(FormDefs, TypeRules):
         Answers are cached, and only the first `MAX_SUGGESTIONS` distinct misspellings get
         one, so a file full of unknown names costs no quadratic search.
         """
+        from fito.lang.foreign import FOREIGN_NAMES
+
+        if name in FOREIGN_NAMES and name not in self.names:
+            return FOREIGN_NAMES[name]
         key = (name, kind)
         if key not in self._suggestions:
             if len(self._suggestions) >= MAX_SUGGESTIONS:

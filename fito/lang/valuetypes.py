@@ -219,9 +219,11 @@ def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
         elif entry is not None and entry[0] == "cell":
             r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
         else:
+            from fito.lang.foreign import FOREIGN_NAMES
+
             r.err("R001", f"unknown function '{e.func}'", e.span,
-                  hint="the functions are min(a, b), max(a, b), len(q), empty(q), full(q) "
-                  "and those declared with `fun`")
+                  hint=FOREIGN_NAMES.get(e.func) or "the functions are min(a, b), max(a, b), "
+                  "len(q), empty(q), full(q) and those declared with `fun`")
         return None
     if len(e.args) != arity:
         r.err("R003", f"'{e.func}' takes {arity} arguments, got {len(e.args)}", e.span)

@@ -85,7 +85,8 @@ def test_messages_stay_short_whatever_the_lalr_state() -> None:
 
 
 @pytest.mark.parametrize("text, code, column", [
-    ("const N = 1 # 2", "P002", 13),
+    ("const N = 1 $ 2", "P002", 13),
+    ("const N = 1 # 2", "P008", 13),
     ("const N = 1 é", "P002", 13),
     ("const N = 1\x0b", "P002", 12),
     ("const N = 1 {- open", "P003", 13),
