@@ -39,7 +39,10 @@ class Evaluator:
                 init.append(cell.init[n])
                 if not cell.durable:
                     self.volatile.append(len(self.types) - 1)
-        self.buffers = tuple(n for n, c in model.channels.items() if c.buffered)
+        #: one FIFO per buffered channel, or per index of an array of buffers
+        self.buffers: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
+            (n, idx) for n, c in model.channels.items() if c.buffered
+            for idx in itertools.product(*(t.values() for t in c.fields[:c.arrays])))
         self.init = Store(tuple(init), tuple(() for _ in self.buffers))
         self.frames: dict[str, Frame] = frames_of(model)
         self.proc_names = tuple(sorted(self.frames))
@@ -73,6 +76,8 @@ class Evaluator:
     def type_at(self, loc: Loc, store: Store) -> ValueType:
         if loc[0] == "c":
             return self.types[loc[1]]
+        if loc[0] == "v":
+            return loc[2]  # type: ignore[no-any-return]
         return self.frames[store.acts[loc[1]].proc].types[loc[2]]
 
     # ------------------------------------------------------------------ expressions
@@ -148,14 +153,30 @@ class Evaluator:
                 raise RefFault(f"'{e.func}' returns {result}, outside its result type")
             return result
         if e.func in ("len", "empty", "full"):
-            if store is None:
-                raise NeedState()
-            name = e.args[0].id  # type: ignore[union-attr]
-            n = len(store.bufs[self.buffers.index(name)])
-            cap = self.m.channels[name].capacity
+            idx: list[int] = []
+            root = e.args[0]
+            while isinstance(root, A.Index):
+                idx.append(self.ev(root.index, env, store))
+                root = root.base
+            assert isinstance(root, A.Name)
+            n = len(self.queue(store, root.id, tuple(reversed(idx))))
+            cap = self.m.channels[root.id].capacity
             return {"len": n, "empty": int(n == 0), "full": int(n == cap)}[e.func]
         a, b = (self.ev(x, env, store) for x in e.args)
         return min(a, b) if e.func == "min" else max(a, b)
+
+    def buffer_of(self, name: str, idx: tuple[int, ...]) -> int:
+        """The position of a FIFO in the store (an index outside the array is M007)."""
+        try:
+            return self.buffers.index((name, idx))
+        except ValueError:
+            raise RefFault(f"index out of range: {name}{list(idx)}") from None
+
+    def queue(self, store: Store | None, name: str, idx: tuple[int, ...]) -> tuple:
+        b = self.buffer_of(name, idx)
+        if store is None:
+            raise NeedState()
+        return store.bufs[b]
 
     def constant(self, e: A.Expr, env: Mapping[str, int]) -> int | None:
         """The value of e when it reads no state (and raises no error), else None."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fito.check.reference_eval import member
@@ -58,7 +58,7 @@ def retarget(tr: Tr, wrap: Callable[[tuple], tuple]) -> Tr:
         term, store = inner(post)
         return wrap(term), store
 
-    return replace(tr, target=target)
+    return Tr(tr.kind, tr.event, tr.writes, tr.crash, target, tr.checks, tr.fault, tr.buffer)
 
 
 class StepRules(_Base):
@@ -74,6 +74,13 @@ class StepRules(_Base):
         return lambda post: self.make(node, env, post)
 
     # ------------------------------------------------------------------ step nodes
+    var_params: dict[int, dict[str, ValueType]]  # id(assignment) -> the `var` parameters
+
+    def _after(self, node: A.Proc, env: Mapping[str, int], writes: tuple) -> Target:
+        """The target of a step: its body, with the `var` parameters it wrote rebound."""
+        rebound = {loc[1]: v for loc, v in writes if loc[0] == "v"}
+        return self._then(node, {**env, **rebound} if rebound else env)
+
     def step(self, node: A.Proc, env: Mapping[str, int], store: Store) -> list[Tr]:
         """The transitions of a prefix, `assert(b) -> P` or `atomic { } -> P`."""
         if isinstance(node, A.AssertStep):
@@ -87,11 +94,11 @@ class StepRules(_Base):
             return [Tr(TAU, None, (), False, self._then(node.body, env), fault=fault)]
         if isinstance(node, A.Atomic):
             writes, fault = self.run_atomic(node.stmts, env, store)
-            return [Tr(TAU, None, writes, False, self._then(node.body, env), fault=fault)]
+            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes), fault=fault)]
         assert isinstance(node, A.Prefix)
         if node.event is None:
             writes, fault = self.writes_of(node.assigns, env, store)
-            return [Tr(TAU, None, writes, False, self._then(node.body, env), fault=fault)]
+            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes), fault=fault)]
         if self.m.channels[node.event.channel].buffered:
             return self._buffer_step(node, env, store)
         return self._event_steps(node, env, store)
@@ -120,7 +127,7 @@ class StepRules(_Base):
                     checks.append((v, chan.fields[i]))
             writes, fault = self.writes_of(node.assigns, inner, store)
             out.append(Tr(EVENT, (ev.channel, *values), writes, ev.channel == CRASH,
-                          self._then(node.body, inner), tuple(checks), fault))
+                          self._after(node.body, inner, writes), tuple(checks), fault))
         return out
 
     def _buffer_step(self, node: A.Prefix, env: Mapping[str, int], store: Store) -> list[Tr]:
@@ -129,19 +136,21 @@ class StepRules(_Base):
         ev = node.event
         assert ev is not None
         chan = self.m.channels[ev.channel]
-        b = self.buffers.index(ev.channel)
+        k = chan.arrays  # the leading fields name the FIFO of an array of buffers
+        idx = tuple(self.ev(f.value, env, store) for f in ev.fields[:k])  # type: ignore[union-attr]
+        b = self.buffer_of(ev.channel, idx)
         queue = store.bufs[b]
         if not any(isinstance(f, A.InField) for f in ev.fields):
             if len(queue) >= chan.capacity:
                 return []
-            values = tuple(self.ev(f.value, env, store) for f in ev.fields)  # type: ignore[union-attr]
+            values = tuple(self.ev(f.value, env, store) for f in ev.fields[k:])  # type: ignore[union-attr]
             writes, fault = self.writes_of(node.assigns, env, store)
-            return [Tr(TAU, None, writes, False, self._then(node.body, env),
-                       tuple(zip(values, chan.fields)), fault, ("push", b, values))]
+            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes),
+                       tuple(zip(values, chan.fields[k:])), fault, ("push", b, values))]
         if not queue:
             return []
         inner = dict(env)
-        for f, v in zip(ev.fields, queue[0]):
+        for f, v in zip(ev.fields[k:], queue[0]):
             if isinstance(f, A.InField):
                 if f.restriction is not None and v not in self.values(f.restriction):
                     return []
@@ -149,7 +158,7 @@ class StepRules(_Base):
             elif self.ev(f.value, inner, store) != v:
                 return []
         writes, fault = self.writes_of(node.assigns, inner, store)
-        return [Tr(TAU, None, writes, False, self._then(node.body, inner), fault=fault,
+        return [Tr(TAU, None, writes, False, self._after(node.body, inner, writes), fault=fault,
                    buffer=("pop", b))]
 
     # ------------------------------------------------------------------ assignments
@@ -178,6 +187,9 @@ class StepRules(_Base):
             source = a.value.id  # type: ignore[union-attr]
             return [(self.place(whole, idx, env), self.read(self.place(source, idx, env), store))
                     for idx in index_combos(self.array_indices(whole, env))]
+        if isinstance(a.target, A.Name) and a.target.id in env:  # a `var` parameter
+            name = a.target.id
+            return [(("v", name, self.var_params[id(a)][name]), self.ev(a.value, env, store))]
         idx: list[int] = []
         root: A.Expr = a.target
         while isinstance(root, A.Index):
@@ -204,24 +216,27 @@ class StepRules(_Base):
                    store: Store) -> tuple[tuple, str | None]:
         """Run the statements in order, each seeing the writes before it: the net writes,
         or the fault met (a value out of range, a failed assertion, an evaluation error)."""
-        scratch = store
+        scratch, senv = store, dict(env)
         written: dict[Loc, int] = {}
         try:
             work = list(reversed(stmts))
             while work:
                 s = work.pop()
                 if isinstance(s, A.BlockIf):
-                    branch = s.then if self.ev(s.cond, env, scratch) else s.orelse
+                    branch = s.then if self.ev(s.cond, senv, scratch) else s.orelse
                     work.extend(reversed(branch))
                 elif isinstance(s, A.BlockAssert):
-                    if not self.ev(s.cond, env, scratch):
+                    if not self.ev(s.cond, senv, scratch):
                         return (), f"assertion violated: assert({_text(s.cond)}) at line " \
                                    f"{s.span.line}"
                 else:
-                    for loc, value in self.assignment(s, env, scratch):
+                    for loc, value in self.assignment(s, senv, scratch):
                         if not self.type_at(loc, scratch).contains(value):
                             raise RefFault("value out of range")
-                        scratch = write(scratch, loc, value)
+                        if loc[0] == "v":
+                            senv[loc[1]] = value
+                        else:
+                            scratch = write(scratch, loc, value)
                         written[loc] = value
         except RefFault as exc:
             return (), str(exc)

@@ -42,7 +42,9 @@ class Store:
     acts: tuple[Act, ...] = ()
 
 
-Loc = tuple  # ("c", slot) for a cell, ("l", activation, slot) for a process variable
+#: ("c", slot) a cell, ("l", activation, slot) a process variable, ("v", name, type) a `var`
+#: parameter (it lives in the environment of the terms that follow, not in the store)
+Loc = tuple
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def _row_major(offset: int, idx: tuple[int, ...], types: tuple[ValueType, ...]) 
 def frames_of(model: Model) -> dict[str, Frame]:
     """The frame of every definition that has variables."""
     out: dict[str, Frame] = {}
-    for proc, variables in model.variables.items():
+    for proc, all_variables in model.variables.items():
+        variables = tuple(v for v in all_variables if v.init is not None)  # not `var` params
         if not variables:
             continue
         slots: dict[str, tuple[int, tuple[ValueType, ...]]] = {}

@@ -35,14 +35,24 @@ class Reference(StepRules, Evaluator):
         super().__init__(model)
         self.nodes: dict[int, object] = {}
         self.loop_calls: set[int] = set()
+        self.var_params = {}
+        self.read_names: dict[int, frozenset[str]] = {}
         for n in _walk_nodes(model.spec):
             self.nodes[id(n)] = n
         for name, decl in model.processes.items():
             self.loop_calls.update(id(c) for c in _loop_calls(decl))
+            params = {v.name: v.type for v in model.variables.get(name, ()) if v.init is None}
+            if params:  # the `var` parameters each assignment of the body may write
+                self.var_params.update((id(n), params) for n in _walk_nodes(decl.body)
+                                       if isinstance(n, A.Assign))
 
     # ------------------------------------------------------------------ making terms
     def env_for(self, node: object, env: Mapping[str, int]) -> tuple:
-        names = _reads(node) | {ACT, DEF}
+        """The closure environment: the bound names the node reads (a syntactic fact of the
+        program, computed once per node), and the activation."""
+        names = self.read_names.get(id(node))
+        if names is None:
+            names = self.read_names[id(node)] = frozenset(_reads(node) | {ACT, DEF})
         return tuple(sorted((n, v) for n, v in env.items() if n in names))
 
     def root(self, p: A.Proc) -> tuple[tuple, Store]:
@@ -96,37 +106,32 @@ class Reference(StepRules, Evaluator):
         a call of the definition from its own body outside any parallel operator."""
         decl = self.m.processes[p.name]
         args = [self.ev(a, env, store) for a in p.args]
-        inner: dict[str, int] = {q.name: v for q, v in zip(decl.params, args) if not q.var}
+        inner: dict[str, int] = {q.name: v for q, v in zip(decl.params, args)}
+        for q, v, t in zip(decl.params, args, self.m.param_types.get(p.name, ())):
+            if q.var and not t.contains(v):
+                raise RefFault(f"argument {v} of '{p.name}' is out of range")
         frame = self.frames.get(p.name)
         if frame is None:
             return self.make(decl.body, inner, store)
-        given = {q.name: v for q, v in zip(decl.params, args) if q.var}
         if id(p) in self.loop_calls and ACT in env:
             k = env[ACT]
-            vals = list(store.acts[k].vals)
-            for name, v in given.items():
-                vals[frame.slots[name][0]] = v
-            act = Act(p.name, store.acts[k].init, tuple(vals))
+            acts = store.acts
         else:
             k = len(store.acts)
-            init = self._initial(frame, inner, given, store)
-            act = Act(p.name, init, init)
-        for v, t in zip(act.vals, frame.types):
-            if not t.contains(v):
-                raise RefFault(f"value {v} out of range in a variable of '{p.name}'")
-        acts = store.acts[:k] + (act,) + store.acts[k + 1:]
+            init = self._initial(frame, inner, store)
+            for v, t in zip(init, frame.types):
+                if not t.contains(v):
+                    raise RefFault(f"initial value {v} out of range in '{p.name}'")
+            acts = store.acts + (Act(p.name, init, init),)
         inner[ACT], inner[DEF] = k, self.proc_names.index(p.name)
         return self.make(decl.body, inner, Store(store.cells, store.bufs, acts))
 
-    def _initial(self, frame: Frame, params: Mapping[str, int], given: Mapping[str, int],
-                 store: Store) -> tuple[int, ...]:
-        """Initial values of a new activation: `var` parameters from the call's arguments,
-        the others from their declarations (which read constants and parameters)."""
+    def _initial(self, frame: Frame, params: Mapping[str, int], store: Store) -> tuple[int, ...]:
+        """Initial values of a new activation, from the declarations (which read constants
+        and parameters)."""
         vals: list[int] = []
         for v in frame.variables:
-            if v.init is None:
-                vals.append(given[v.name])
-                continue
+            assert v.init is not None
             for idx in index_combos(v.indices):
                 vals.append(self.ev(v.init, {**params, **dict(zip(v.index_names, idx))}, store))
         return tuple(vals)
@@ -276,10 +281,12 @@ class Reference(StepRules, Evaluator):
             post = Store(post.cells, tuple(bufs), post.acts)
         written: dict[tuple, int] = {}
         for loc, value in tr.writes:
-            if loc in written and written[loc] != value:
-                raise RefFault("conflicting writes")
             if not self.type_at(loc, post).contains(value):
                 raise RefFault("value out of range")
+            if loc[0] == "v":  # a `var` parameter of one component: in its target already
+                continue
+            if loc in written and written[loc] != value:
+                raise RefFault("conflicting writes")
             written[loc] = value
         post = _apply(post, written)
         term, post = tr.target(post)
@@ -291,7 +298,7 @@ class Reference(StepRules, Evaluator):
         for s in self.volatile:
             cells[s] = self.init.cells[s]
         bufs = tuple(() if not self.m.channels[name].durable else q
-                     for name, q in zip(self.buffers, store.bufs))
+                     for (name, _), q in zip(self.buffers, store.bufs))
         acts = tuple(Act(a.proc, a.init, tuple(
             v if d else i for v, i, d in zip(a.vals, a.init, self.frames[a.proc].durable)))
             for a in store.acts)

@@ -123,6 +123,8 @@ class Builder(DeclRules, FormRules):
             return x.finish()
         if type(x) is A.Name:
             return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
+        if type(x) is A.Index and channel_array(x) is not None:
+            return channel_array(x).finish()  # type: ignore[union-attr]
         if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
             self.err("a condition stands before `->`, where an event is expected", span_of(x),
                      hint="a guard is written `b & P` (Promela's `b -> P`); a step that only "
@@ -344,6 +346,8 @@ class Builder(DeclRules, FormRules):
         return _Index(self.as_expr(base), idx, span)
 
     def _extend_event(self, base: Any, field: A.EventField, span: Span) -> EventParts:
+        if type(base) is A.Index and channel_array(base) is not None:
+            base = channel_array(base)  # `q[i]!v` is `q.i!v`
         if type(base) is EventParts:
             base.fields.append(field)
             base.span = span
@@ -406,3 +410,17 @@ class _Block:
     open: Any
     items: tuple[A.Assign, ...]
     close: Any
+
+
+def channel_array(x: A.Index) -> EventParts | None:
+    """`q[i][j]` read as the event `q.i.j` (an element of an array of channels), when the
+    index chain is rooted at a name."""
+    indices: list[A.Expr] = []
+    root: A.Expr = x
+    while type(root) is A.Index:
+        indices.append(root.index)
+        root = root.base
+    if type(root) is not A.Name:
+        return None
+    fields: list[A.EventField] = [_DotField(i, i.span) for i in reversed(indices)]
+    return EventParts(root.id, fields, x.span)

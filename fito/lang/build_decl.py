@@ -68,15 +68,20 @@ class DeclRules:
 
     def channel_decl(self, c: list[Any]) -> A.ChannelDecl:
         names: list[Any] = c[1]
-        fields = tuple(c[3] or ())
-        last = fields[-1].span if fields else tok_span(names[-1])
+        indices = tuple(c[2:-3])
+        fields = tuple(c[-2] or ())
+        last = fields[-1].span if fields else indices[-1].span if indices \
+            else tok_span(names[-1])
         size, durable = None, False
-        if c[4] is not None:  # `buffer N [durable]`
-            size, durable, last = c[4]
+        if c[-1] is not None:  # `buffer N [durable]`
+            size, durable, last = c[-1]
         return A.ChannelDecl(tuple(n[1] for n in names), fields,
                              span=make_span(tok_span(c[0]), last),
                              name_spans=tuple(tok_span(n) for n in names), buffer=size,
-                             durable=durable)
+                             durable=durable, indices=indices)
+
+    def chan_index(self, c: list[Any]) -> A.TypeExpr:
+        return c[1]  # type: ignore[no-any-return]
 
     def buffer(self, c: list[Any]) -> tuple[A.Expr, bool, Any]:
         size = self._bound(c[1])
@@ -123,10 +128,7 @@ class DeclRules:
         return A.Param(c[0][1], c[2], span=make_span(tok_span(c[0]), c[2].span))
 
     def var_param(self, c: list[Any]) -> A.Param:
-        persistence = c[4]
-        end = tok_span(persistence) if persistence is not None else c[3].span
-        return A.Param(c[1][1], c[3], span=make_span(tok_span(c[0]), end), var=True,
-                       durable=persistence is not None and persistence[1] == "durable")
+        return A.Param(c[1][1], c[3], span=make_span(tok_span(c[0]), c[3].span), var=True)
 
     def fun_decl(self, c: list[Any]) -> A.FunDecl:
         name, params, result, body = c[1], c[2], c[4], self.as_expr(c[6])

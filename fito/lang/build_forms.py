@@ -50,6 +50,10 @@ class FormRules:
         """An item of a set or a renaming: a channel, or an event whose fields are values."""
         if type(x) is A.Name:
             return A.Event(x.id, (), span=x.span)
+        if type(x) is A.Index:
+            from fito.lang.build import channel_array
+
+            x = channel_array(x) or x
         if type(x) is EventParts:
             event = x.finish()
             if any(isinstance(f, A.InField) for f in event.fields):

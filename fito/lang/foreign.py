@@ -61,6 +61,8 @@ FOREIGN_NAMES: dict[str, str] = {
     "Union": "list every item in one set: {| a, b |} or {a.0, b}",
     "diff": "fito's sets of events are listed: {| a, b |} or {a.0, b}",
     "inter": "fito's sets of events are listed: {| a, b |} or {a.0, b}",
+    "d_step": "write atomic { ... } -> P",
+    "break": "leave a loop by calling the process that follows it: -> Next",
     "CHAOS": "write a process that may do anything: P = [] e: T @ c.e -> P",
     "RUN": "write a process that offers every event: P = [] e: T @ c.e -> P",
 }
@@ -121,6 +123,13 @@ def _double_operators(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
     if t == "QMARK" and before == "QMARK" and _adjacent(tokens, i):
         return ("Promela's random receive `q??v` has no fito form",
                 "receive the oldest message with q?x, or match it: q.v?x")
+    if t == "LSQB" and before == "QMARK":
+        return ("Promela's poll `q?[x]` has no fito form",
+                "test the buffer in a guard: not empty(q) & ..., len(q) > 0 & ...")
+    if t == "BANG":
+        return "`!b` is not fito syntax", "write not b"
+    if t == "NAME" and _text(tokens, i - 1) == "goto":
+        return "Promela's `goto` has no fito form", "call the process that follows: -> Next"
     return None
 
 

@@ -366,14 +366,13 @@ Proc = Union[Stop, Skip, ProcRef, Prefix, Guard, ProcBinary, Parallel, Hide, Pro
 # ------------------------------------------------------------------ declarations
 @dataclass(frozen=True, slots=True)
 class Param:
-    """A parameter or an array index; `var` parameters may be assigned (they live in the
-    process's activation, as local variables do)."""
+    """A parameter or an array index; a `var` parameter may be assigned: like a parameter it
+    belongs to the control path, and an assignment sets it for the steps that follow."""
 
     name: str
     type: TypeExpr
     span: Span = _span()
     var: bool = False
-    durable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,13 +407,16 @@ class TypeDecl:
 @dataclass(frozen=True, slots=True)
 class ChannelDecl:
     """`channel a, b: T.U`; with `buffer` (a constant capacity N >= 1), each name is a FIFO
-    buffer of N messages, emptied by a crash unless `durable`."""
+    buffer of N messages, emptied by a crash unless `durable`. `channel q[I]: T` is an array
+    of channels: its events are `q[i].v`, the same as `q.i.v` (the indices are its leading
+    fields); an array of buffers has one FIFO per index."""
 
     names: tuple[str, ...]
     fields: tuple[TypeExpr, ...]
     span: Span = _span()
     buffer: Expr | None = None
     durable: bool = False
+    indices: tuple[TypeExpr, ...] = ()
     name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False, kw_only=True)
 
 

@@ -19,8 +19,8 @@ from lark import Lark, Token
 from lark.lexer import Lexer
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang import nodes as A
 from fito.lang import lalr
+from fito.lang import nodes as A
 from fito.lang.build import Builder
 from fito.lang.lexer import ScanError, Scanner, Tok
 

@@ -72,7 +72,8 @@ def print_decl(d: A.Decl) -> str:
         fields = ": " + ".".join(print_type(f, "chan") for f in d.fields) if d.fields else ""
         buffer = "" if d.buffer is None else \
             f" buffer {print_expr(d.buffer, 1)}{' durable' if d.durable else ''}"
-        return f"channel {', '.join(d.names)}{fields}{buffer}"
+        dims = "".join(f"[{print_type(t)}]" for t in d.indices)
+        return f"channel {', '.join(d.names)}{dims}{fields}{buffer}"
     if isinstance(d, A.DomainDecl):
         idx = "".join(f"[{p.name}: {print_type(p.type)}]" for p in d.indices)
         persistence = "durable" if d.durable else "volatile"
@@ -100,7 +101,7 @@ def process_head(d: A.ProcessDecl) -> str:
 def _param(p: A.Param) -> str:
     if not p.var:
         return f"{p.name}: {print_type(p.type)}"
-    return f"var {p.name}: {print_type(p.type)}{' durable' if p.durable else ''}"
+    return f"var {p.name}: {print_type(p.type)}"
 
 
 def _local(v: A.LocalVar) -> str:

@@ -45,9 +45,10 @@ class Channel:
     """A channel; with `capacity` N >= 1, a FIFO buffer of N messages (docs/semantics.md)."""
 
     name: str
-    fields: tuple[ValueType, ...]
+    fields: tuple[ValueType, ...]  # an array's indices first: `q[i].v` is the event q.i.v
     capacity: int = 0
     durable: bool = False
+    arrays: int = 0  # how many leading fields index an array (one FIFO per index, buffered)
 
     @property
     def buffered(self) -> bool:
@@ -56,8 +57,9 @@ class Channel:
 
 @dataclass(frozen=True, slots=True)
 class Variable:
-    """A process-local variable or a `var` parameter: one slot (or an array) of the
-    definition's activation. `init` is None for a `var` parameter (its call sets it)."""
+    """A process-local variable (one slot or an array of the definition's activation), or a
+    `var` parameter (`init` None: it belongs to the control path, set by calls and by
+    assignments, not to the activation)."""
 
     name: str
     indices: tuple[ValueType, ...]

@@ -73,7 +73,7 @@ class FormDefs:
         frame: dict[str, Variable] = {}
         for p in d.params:
             if p.var and p.name in params:
-                frame[p.name] = Variable(p.name, (), params[p.name], p.durable, None)
+                frame[p.name] = Variable(p.name, (), params[p.name], True, None)
         for v in d.locals:
             if v.name in params or v.name in frame:
                 self.err("R002", f"'{v.name}' is already a parameter or variable of "

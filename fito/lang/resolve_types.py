@@ -13,7 +13,16 @@ from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
 from fito.lang.values import (
-    BOOL, INT, BoolT, EnumT, IntRange, IntT, SetT, ValueType, is_finite, size,
+    BOOL,
+    INT,
+    BoolT,
+    EnumT,
+    IntRange,
+    IntT,
+    SetT,
+    ValueType,
+    is_finite,
+    size,
 )
 
 if TYPE_CHECKING:
@@ -68,10 +77,11 @@ class TypeRules:
             self.named_type(name)
         elif kind == "channel" and name not in self.channels:
             assert isinstance(decl, A.ChannelDecl)
+            indices = tuple(self.finite_type(t, "a channel index") for t in decl.indices)
             fields = tuple(self.finite_type(f, "a channel field") for f in decl.fields)
             capacity = self.buffer_capacity(name, decl)
-            self.channels[name] = Channel(name, tuple(f or INT for f in fields), capacity,
-                                          decl.durable)
+            self.channels[name] = Channel(name, tuple(f or INT for f in indices + fields),
+                                          capacity, decl.durable, len(indices))
         elif kind == "cell":
             assert isinstance(decl, A.DomainDecl)
             self._define_cell(decl)

@@ -190,6 +190,10 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
               f"this event has {len(ev.fields)}", ev.span)
         return _bind_inputs(ev, scope, own)
     inner: Scope = scope
+    for f in ev.fields[:chan.arrays] if chan.buffered else ():
+        if isinstance(f, A.InField):
+            r.err("T001", f"the index of the buffer array '{ev.channel}' must be a value",
+                  f.span, hint=f"name the buffer: {ev.channel}[i]?x")
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
             inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True

@@ -238,14 +238,28 @@ def _buffer_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
     if len(e.args) != 1:
         r.err("R003", f"'{e.func}' takes 1 argument, got {len(e.args)}", e.span)
         return None
-    arg = e.args[0]
-    chan = r.channels.get(arg.id) if isinstance(arg, A.Name) and arg.id not in scope else None
+    indices: list[A.Expr] = []
+    root = e.args[0]
+    while isinstance(root, A.Index):
+        indices.append(root.index)
+        root = root.base
+    chan = r.channels.get(root.id) if isinstance(root, A.Name) and root.id not in scope \
+        else None
     if chan is None or not chan.buffered:
-        what = f"'{arg.id}' is not a buffered channel" if isinstance(arg, A.Name) \
+        what = f"'{root.id}' is not a buffered channel" if isinstance(root, A.Name) \
             else "the argument must name a buffered channel"
-        r.err("T001", f"{e.func}(q) needs a buffered channel: {what}", arg.span,
+        r.err("T001", f"{e.func}(q) needs a buffered channel: {what}", e.args[0].span,
               hint="declare it with a capacity: channel q: T buffer 2")
         return None
+    if len(indices) != chan.arrays:
+        r.err("R003", f"'{root.id}' takes {chan.arrays} index(es), got {len(indices)}",
+              e.args[0].span)
+        return None
+    for idx, want in zip(reversed(indices), chan.fields):
+        got = infer(r, idx, scope)
+        if got is not None and got.kind() != want.kind():
+            r.err("T001", f"index of '{root.id}' must be {want.kind()}, not {got.kind()}",
+                  idx.span)
     return BUFFER_FUNCTIONS[e.func]
 
 

@@ -111,8 +111,8 @@ def _procs() -> st.SearchStrategy[A.Proc]:
 procs = _procs()
 plain_params = st.lists(st.builds(A.Param, names, type_refs), max_size=2).map(tuple)
 params = st.lists(st.one_of(st.builds(A.Param, names, type_refs),
-                            st.builds(A.Param, names, type_refs, var=st.just(True),
-                                      durable=st.booleans())), max_size=2).map(tuple)
+                            st.builds(A.Param, names, type_refs, var=st.just(True))),
+                    max_size=2).map(tuple)
 local_vars = st.lists(st.builds(A.LocalVar, names, plain_params, type_refs, exprs, st.booleans()),
                       max_size=2).map(tuple)
 
