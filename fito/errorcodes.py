@@ -91,6 +91,7 @@ _TABLE = (
     ("R008", "recursive-function", "a function that calls itself, directly or through others"),
     ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
     ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),
+    ("T016", "internal-step-in-choice", "(warning) a buffered, assert or atomic step under [], which it does not resolve"),
     ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
     ("S003", "not-supported-yet", "a form the model checker does not run yet"),
     ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),

@@ -20,6 +20,7 @@ from fito.lang.static_forms import (
     check_event_set,
     check_rename,
     check_statements,
+    warn_internal_first_steps,
 )
 from fito.lang.values import INT, SetT, ValueType, is_finite, within
 
@@ -48,6 +49,8 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
         elif isinstance(p, A.ProcRef):
             _check_call(r, p, scope)
         elif isinstance(p, (A.ProcBinary, A.Parallel, A.AlphaParallel)):
+            if isinstance(p, A.ProcBinary) and p.op == "[]":
+                warn_internal_first_steps(r, (p.left, p.right))
             if isinstance(p, A.Parallel):
                 check_event_set(r, p.sync, scope)
             elif isinstance(p, A.AlphaParallel):
@@ -66,6 +69,8 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
             work.append((p.orelse, scope, False))
             work.append((p.then, scope, False))
         elif isinstance(p, A.Replicated):
+            if p.op == "[]":
+                warn_internal_first_steps(r, (p.body,))
             work.append((p.body, _replicated_scope(r, p, scope, own), True))
         elif isinstance(p, (A.AssertStep, A.Atomic)):
             if isinstance(p, A.AssertStep):

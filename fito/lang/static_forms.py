@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Mapping
 
+from fito.diagnostics import warning
 from fito.lang import nodes as A
 from fito.lang.values import ValueType, within
 
@@ -151,3 +152,35 @@ def check_array_copy(r: "Resolver", a: A.Assign, scope: Scope,
     if other[0] != shape[0] or other[1].kind() != shape[1].kind():
         r.err("T001", f"the arrays '{name}' and '{a.value.id}' have different shapes",  # type: ignore[union-attr]
               a.span, hint="a whole-array assignment needs the same index types")
+
+
+# ---------------------------------------------------------------------- choices
+def warn_internal_first_steps(r: "Resolver", operands: tuple[A.Proc, ...]) -> None:
+    """T016 (a warning) for an operand of `[]` that starts with a buffered send or
+    receive, an `assert` or an `atomic` step: those are internal, so taking one keeps the
+    other operands on offer (rule ext-tau); `if :: ... fi` commits."""
+    for operand in operands:
+        step = _first_internal_step(r, operand)
+        if step is not None:
+            r.diagnostics.append(warning(
+                "T016", f"{step} is an internal step: under `[]` it does not resolve the choice",
+                operand.span, hint="to commit with the first step, write if :: P :: Q fi"))
+
+
+def _first_internal_step(r: "Resolver", p: A.Proc) -> str | None:
+    work = [p]
+    while work:
+        q = work.pop()
+        if isinstance(q, A.Guard):
+            work.append(q.body)
+        elif isinstance(q, A.ProcIf):
+            work.extend((q.then, q.orelse))
+        elif isinstance(q, A.Select):
+            work.extend(q.branches + ((q.orelse,) if q.orelse is not None else ()))
+        elif isinstance(q, (A.AssertStep, A.Atomic)):
+            return "an `assert`" if isinstance(q, A.AssertStep) else "an `atomic` block"
+        elif isinstance(q, A.Prefix) and q.event is not None:
+            chan = r.channels.get(q.event.channel)
+            if chan is not None and chan.buffered:
+                return f"a step on the buffered channel '{q.event.channel}'"
+    return None
