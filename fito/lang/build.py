@@ -122,7 +122,7 @@ class Builder(DeclRules, FormRules):
         if type(x) is EventParts:
             return x.finish()
         if type(x) is A.Name:
-            return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
+            return _Event(x.id, (), x.span, 0)  # type: ignore[no-any-return]
         if type(x) is A.Index and channel_array(x) is not None:
             return channel_array(x).finish()  # type: ignore[union-attr]
         if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
@@ -423,4 +423,4 @@ def channel_array(x: A.Index) -> EventParts | None:
     if type(root) is not A.Name:
         return None
     fields: list[A.EventField] = [_DotField(i, i.span) for i in reversed(indices)]
-    return EventParts(root.id, fields, x.span)
+    return EventParts(root.id, fields, x.span, len(fields))

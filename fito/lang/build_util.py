@@ -73,9 +73,10 @@ class EventParts:
     channel: str
     fields: list[A.EventField]
     span: Span
+    indexed: int = 0  # leading fields written as `q[i]`
 
     def finish(self) -> A.Event:
-        return A.Event(self.channel, tuple(self.fields), span=self.span)
+        return A.Event(self.channel, tuple(self.fields), span=self.span, indexed=self.indexed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,9 +154,13 @@ EventField = Union[DotField, OutField, InField]
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """`c.v!w?x`; `indexed` leading fields were written as indices, `q[i]!v` (the same
+    event as `q.i!v`, printed as written)."""
+
     channel: str
     fields: tuple[EventField, ...]
     span: Span = _span()
+    indexed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,8 +177,10 @@ def print_event(e: A.Event) -> str:
 
 def _event(e: A.Event) -> list[Piece]:
     out: list[Piece] = [e.channel]
-    for f in e.fields:
-        if isinstance(f, A.InField):
+    for n, f in enumerate(e.fields):
+        if n < e.indexed:
+            out.extend(("[", (f.value, 0), "]"))  # type: ignore[union-attr]
+        elif isinstance(f, A.InField):
             shown = "" if f.restriction is None else f":{print_type(f.restriction, 'set')}"
             out.append(f"?{f.var}{shown}")
         else:

@@ -51,6 +51,11 @@ type_refs = st.one_of(set_types, st.builds(A.IntType))
 value_fields = st.one_of(st.builds(A.DotField, st.deferred(lambda: exprs)),
                          st.builds(A.OutField, st.deferred(lambda: exprs)))
 set_items = st.builds(A.Event, names, st.lists(value_fields, max_size=2).map(tuple))
+indexed_events = st.lists(st.builds(A.DotField, st.deferred(lambda: exprs)), min_size=1,
+                          max_size=2).flatmap(lambda idx: st.builds(
+                              A.Event, names, st.lists(value_fields, max_size=1).map(
+                                  lambda rest: tuple(idx) + tuple(rest)),
+                              indexed=st.just(len(idx))))
 event_sets = st.one_of(
     st.builds(A.EventSet, st.just("channels"), st.lists(set_items, max_size=3).map(tuple)),
     st.builds(A.EventSet, st.just("events"), st.lists(set_items, max_size=3).map(tuple)),
@@ -68,7 +73,8 @@ fields = st.one_of(
     st.builds(A.DotField, exprs), st.builds(A.OutField, exprs),
     st.builds(A.InField, names, st.none() | set_types),
 )
-events = st.builds(A.Event, names, st.lists(fields, max_size=3).map(tuple))
+events = st.one_of(st.builds(A.Event, names, st.lists(fields, max_size=3).map(tuple)),
+                   st.deferred(lambda: indexed_events))
 _assign = st.builds(A.Assign, _target(), exprs)
 assignments = st.recursive(_assign, lambda a: st.builds(A.AssignLoop, names, set_types, a),
                            max_leaves=2)
