@@ -130,7 +130,8 @@ class Gen:
                  else f"P{i}" for i in range(n)]
         top = names[0]
         for other in names[1:]:
-            ops = ["|||", "[| {| c |} |]", "[| {| a, d |} |]", "[]"] + (NEW_OPERATORS if self.forms else [])
+            ops = ["|||", "[| {| c |} |]", "[| {| a, d |} |]", "[]"]
+            ops += NEW_OPERATORS if self.forms else []
             op = r.choice(ops)
             top = f"({top}) {op} ({other})"
         if self.forms and r.random() < 0.4:

@@ -235,3 +235,34 @@ def test_the_engine_agrees_once_it_runs_the_new_forms() -> None:
     except NotSupported:
         pytest.skip("the model checker does not run the new forms yet (issue 12)")
     assert compared > 0
+
+
+# ---------------------------------------------------------------------- the model checker
+@pytest.mark.parametrize("body", [
+    "channel q: V buffer 1\nprocess P = q!1 -> P",
+    "process P = assert(x == 0) -> a -> P",
+    "process P = if :: a -> P :: b -> P fi",
+    "process P\n  var n: V = 0\n  = a {n := 1} -> P",
+    "process P = (a -> P) [[a <- b]]",
+    "process P = (a -> P) [{| a |} || {| a |}] (a -> P)",
+    "process P = (c.0 -> P) \\ {| c.0 |}",
+])
+def test_the_model_checker_refuses_a_new_form_with_s003(body: str) -> None:
+    from conftest import run_spec
+
+    from fito.driver import EXIT_FAIL
+
+    report = run_spec(HEAD + body + "\nassert P :[deadlock free]\n")
+    assert [d.code for d in report.diagnostics if d.is_error] == ["S003"]
+    assert report.status == EXIT_FAIL
+    assert [v.verdict for v in report.verdicts] == ["unknown"]
+
+
+def test_lts_refuses_a_new_form(tmp_path: Path) -> None:
+    from conftest import cli
+
+    path = tmp_path / "buffer.fito"
+    path.write_text(HEAD + "channel q: V buffer 1\nprocess P = q!1 -> P\nsystem P\n")
+    proc = cli("lts", str(path))
+    assert proc.returncode == 1 and "[S003 not-supported-yet]" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grammar_programs import programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
-from grammar_programs import programs
 from lang_helpers import front_end, round_trip
 
 from fito.errorcodes import CODES
