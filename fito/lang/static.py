@@ -18,8 +18,7 @@ from fito.lang.static_forms import (
     array_shape,
     check_array_copy,
     check_event_set,
-    check_rename,
-    check_statements,
+    check_operator,
     warn_internal_first_steps,
 )
 from fito.lang.values import INT, SetT, ValueType, is_finite, within
@@ -48,22 +47,6 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
             work.append((p.body, scope, own))
         elif isinstance(p, A.ProcRef):
             _check_call(r, p, scope)
-        elif isinstance(p, (A.ProcBinary, A.Parallel, A.AlphaParallel)):
-            if isinstance(p, A.ProcBinary) and p.op == "[]":
-                warn_internal_first_steps(r, (p.left, p.right))
-            if isinstance(p, A.Parallel):
-                check_event_set(r, p.sync, scope)
-            elif isinstance(p, A.AlphaParallel):
-                check_event_set(r, p.left_alpha, scope)
-                check_event_set(r, p.right_alpha, scope)
-            work.append((p.right, scope, False))
-            work.append((p.left, scope, False))
-        elif isinstance(p, (A.Hide, A.Rename)):
-            if isinstance(p, A.Hide):
-                check_event_set(r, p.chans, scope)
-            else:
-                check_rename(r, p, scope)
-            work.append((p.proc, scope, own))
         elif isinstance(p, A.ProcIf):
             expect_bool(r, p.cond, scope, "an if condition")
             work.append((p.orelse, scope, False))
@@ -72,15 +55,8 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
             if p.op == "[]":
                 warn_internal_first_steps(r, (p.body,))
             work.append((p.body, _replicated_scope(r, p, scope, own), True))
-        elif isinstance(p, (A.AssertStep, A.Atomic)):
-            if isinstance(p, A.AssertStep):
-                expect_bool(r, p.cond, scope, "an assertion")
-            else:
-                check_statements(r, p.stmts, scope)
-            work.append((p.body, scope, own))
-        elif isinstance(p, A.Select):
-            branches = p.branches + ((p.orelse,) if p.orelse is not None else ())
-            work.extend((b, scope, False) for b in reversed(branches))
+        else:
+            work.extend(reversed(check_operator(r, p, scope, own)))
 
 
 def bind(scope: Scope, own: bool, name: str, t: ValueType) -> dict[str, ValueType]:

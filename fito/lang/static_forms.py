@@ -14,6 +14,40 @@ if TYPE_CHECKING:
 Scope = Mapping[str, ValueType]
 
 
+# ---------------------------------------------------------------------- operators
+def check_operator(r: "Resolver", p: A.Proc, scope: Scope,
+                   own: bool) -> list[tuple[A.Proc, Scope, bool]]:
+    """The checks of a binary operator, hiding, renaming, a step or a committing choice;
+    its operands to check next, in order, with their scopes (see `static.check_proc`)."""
+    if isinstance(p, (A.ProcBinary, A.Parallel, A.AlphaParallel)):
+        if isinstance(p, A.ProcBinary) and p.op == "[]":
+            warn_internal_first_steps(r, (p.left, p.right))
+        elif isinstance(p, A.Parallel):
+            check_event_set(r, p.sync, scope)
+        elif isinstance(p, A.AlphaParallel):
+            check_event_set(r, p.left_alpha, scope)
+            check_event_set(r, p.right_alpha, scope)
+        return [(p.left, scope, False), (p.right, scope, False)]
+    if isinstance(p, (A.Hide, A.Rename)):
+        if isinstance(p, A.Hide):
+            check_event_set(r, p.chans, scope)
+        else:
+            check_rename(r, p, scope)
+        return [(p.proc, scope, own)]
+    if isinstance(p, (A.AssertStep, A.Atomic)):
+        if isinstance(p, A.AssertStep):
+            from fito.lang.static import expect_bool
+
+            expect_bool(r, p.cond, scope, "an assertion")
+        else:
+            check_statements(r, p.stmts, scope)
+        return [(p.body, scope, own)]
+    if isinstance(p, A.Select):
+        branches = p.branches + ((p.orelse,) if p.orelse is not None else ())
+        return [(b, scope, False) for b in branches]
+    return []  # STOP, SKIP, and placeholders
+
+
 # ---------------------------------------------------------------------- sets of events
 def check_event_set(r: "Resolver", s: A.EventSet | None, scope: Scope) -> None:
     """Every item names an unbuffered channel and values of its fields (constants and
