@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import Any
 
 from fito.check.reference_store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.lang.values import ValueType
 
-Event = tuple  # (channel, v1, ..., vn)
+Event = tuple[Any, ...]  # (channel, v1, ..., vn)
 
 
 class NeedState(Exception):
@@ -207,8 +208,8 @@ class Evaluator:
         return frozenset(p for p in items if not any(p[:k] in items for k in range(1, len(p))))
 
     def prefix(self, item: A.Event, env: Mapping[str, int]) -> Event:
-        return (item.channel,) + tuple(self.ev(f.value, env, None)  # type: ignore[union-attr]
-                                       for f in item.fields)
+        values = [self.ev(f.value, env, None) for f in item.fields]  # type: ignore[union-attr]
+        return (item.channel, *values)
 
     def renaming(self, pairs: tuple[A.RenamePair, ...],
                  env: Mapping[str, int]) -> frozenset[tuple[Event, Event]]:

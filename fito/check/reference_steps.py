@@ -38,10 +38,15 @@ TAU, TICK, EVENT = "tau", "tick", "event"
 Target = Callable[[Store], tuple[tuple, Store]]
 
 
+def to(term: tuple) -> Target:
+    """The target that is this term (made already), with the store as it is."""
+    return lambda post: (term, post)
+
+
 @dataclass(frozen=True)
 class Tr:
     kind: str                       # tau, tick or event
-    event: tuple | None             # (channel, values...) of an event
+    event: tuple                    # (channel, values...) of an event; () for tau and tick
     writes: tuple                   # ((location, value), ...), all read in the state before
     crash: bool                     # an event of channel crash (resets volatile state)
     target: Target                  # store after -> (term after, store after)
@@ -91,14 +96,14 @@ class StepRules(_Base):
                             f"{node.span.line}"
             except RefFault as exc:
                 fault = str(exc)
-            return [Tr(TAU, None, (), False, self._then(node.body, env), fault=fault)]
+            return [Tr(TAU, (), (), False, self._then(node.body, env), fault=fault)]
         if isinstance(node, A.Atomic):
             writes, fault = self.run_atomic(node.stmts, env, store)
-            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes), fault=fault)]
+            return [Tr(TAU, (), writes, False, self._after(node.body, env, writes), fault=fault)]
         assert isinstance(node, A.Prefix)
         if node.event is None:
             writes, fault = self.writes_of(node.assigns, env, store)
-            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes), fault=fault)]
+            return [Tr(TAU, (), writes, False, self._after(node.body, env, writes), fault=fault)]
         if self.m.channels[node.event.channel].buffered:
             return self._buffer_step(node, env, store)
         return self._event_steps(node, env, store)
@@ -118,11 +123,11 @@ class StepRules(_Base):
                 inner[f.var] = v
                 given[i] = v
             values, checks = [], []
-            for i, f in enumerate(ev.fields):
+            for i, field in enumerate(ev.fields):
                 if i in given:
                     values.append(given[i])
                 else:
-                    v = self.ev(f.value, inner, store)  # type: ignore[union-attr]
+                    v = self.ev(field.value, inner, store)  # type: ignore[union-attr]
                     values.append(v)
                     checks.append((v, chan.fields[i]))
             writes, fault = self.writes_of(node.assigns, inner, store)
@@ -145,7 +150,7 @@ class StepRules(_Base):
                 return []
             values = tuple(self.ev(f.value, env, store) for f in ev.fields[k:])  # type: ignore[union-attr]
             writes, fault = self.writes_of(node.assigns, env, store)
-            return [Tr(TAU, None, writes, False, self._after(node.body, env, writes),
+            return [Tr(TAU, (), writes, False, self._after(node.body, env, writes),
                        tuple(zip(values, chan.fields[k:])), fault, ("push", b, values))]
         if not queue:
             return []
@@ -158,7 +163,7 @@ class StepRules(_Base):
             elif self.ev(f.value, inner, store) != v:
                 return []
         writes, fault = self.writes_of(node.assigns, inner, store)
-        return [Tr(TAU, None, writes, False, self._after(node.body, inner, writes), fault=fault,
+        return [Tr(TAU, (), writes, False, self._after(node.body, inner, writes), fault=fault,
                    buffer=("pop", b))]
 
     # ------------------------------------------------------------------ assignments
@@ -258,8 +263,8 @@ class StepRules(_Base):
                         mine.append(tr)
                     continue
                 if tr.kind == TICK:
-                    tr = Tr(TAU, None, (), False, lambda post: (("omega",), post))
-                out.append(retarget(tr, lambda x, i=i: wrap(parts[:i] + (x,) + parts[i + 1:])))
+                    tr = Tr(TAU, (), (), False, to(("omega",)))
+                out.append(retarget(tr, _in_place(parts, i, wrap)))
             offers.append(mine)
         events = sorted({tr.event for o in offers for tr in o}, key=repr)
         for event in events:
@@ -269,8 +274,14 @@ class StepRules(_Base):
             for combo in itertools.product(*per_part):
                 out.append(_joint(event, who, combo, parts, wrap))
         if all(p == ("omega",) for p in parts):
-            out.append(Tr(TICK, None, (), False, lambda post: (("omega",), post)))
+            out.append(Tr(TICK, (), (), False, to(("omega",))))
         return out
+
+
+def _in_place(parts: tuple, i: int,
+              wrap: Callable[[tuple], tuple]) -> Callable[[tuple], tuple]:
+    """Put a component's new term in its place among the parts."""
+    return lambda x: wrap(parts[:i] + (x,) + parts[i + 1:])
 
 
 def _joint(event: tuple, who: list[int], combo: tuple, parts: tuple,

@@ -7,10 +7,10 @@ transitions are recomputed in every state straight from the rules.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from fito.check.reference_eval import Evaluator, images, member
-from fito.check.reference_steps import EVENT, TAU, TICK, StepRules, Tr, retarget
+from fito.check.reference_steps import EVENT, TAU, TICK, StepRules, Tr, retarget, to
 from fito.check.reference_store import (
     ACT,
     DEF,
@@ -188,17 +188,17 @@ class Reference(StepRules, Evaluator):
         if tag in ("omega", "stop"):
             return []
         if tag == "skip":
-            return [Tr(TICK, None, (), False, lambda post: (OMEGA, post))]
+            return [Tr(TICK, (), (), False, to(OMEGA))]
         if tag == "pre":
             return self.step(self.nodes[t[1]], dict(t[2]), store)  # type: ignore[arg-type]
         if tag == "ichoice":
-            return [Tr(TAU, None, (), False, (lambda post, x=x: (x, post))) for x in t[1]]
+            return [Tr(TAU, (), (), False, to(x)) for x in t[1]]
         if tag == "ext":
             return self._ext_trans(t, store)
         if tag in ("seq", "slide"):
             return self._seq_trans(t, store)
         if tag == "intr":
-            out = [Tr(TICK, None, (), False, lambda post: (OMEGA, post)) if tr.kind == TICK
+            out = [Tr(TICK, (), (), False, to(OMEGA)) if tr.kind == TICK
                    else retarget(tr, lambda x: ("intr", x, t[2])) for tr in self.trans(t[1], store)]
             out += [retarget(tr, lambda x: ("intr", t[1], x)) if tr.kind == TAU else tr
                     for tr in self.trans(t[2], store)]
@@ -220,12 +220,11 @@ class Reference(StepRules, Evaluator):
 
     def _ext_trans(self, t: tuple, store: Store) -> list[Tr]:
         out = []
+        keep: tuple[Callable[[tuple], tuple], ...] = (
+            lambda x: ext(x, t[2], self), lambda x: ext(t[1], x, self))
         for i in (1, 2):
             for tr in self.trans(t[i], store):
-                if tr.kind == TAU:
-                    tr = retarget(tr, lambda x, i=i: ext(x, t[2], self) if i == 1
-                                  else ext(t[1], x, self))
-                out.append(tr)
+                out.append(retarget(tr, keep[i - 1]) if tr.kind == TAU else tr)
         return out
 
     def _seq_trans(self, t: tuple, store: Store) -> list[Tr]:
@@ -236,13 +235,13 @@ class Reference(StepRules, Evaluator):
         out = []
         for tr in self.trans(left, store):
             if tag == "seq" and tr.kind == TICK:
-                out.append(Tr(TAU, None, (), False, self._then(node, dict(env))))  # type: ignore[arg-type]
+                out.append(Tr(TAU, (), (), False, self._then(node, dict(env))))  # type: ignore[arg-type]
             elif tag == "seq" or tr.kind == TAU:
                 out.append(retarget(tr, lambda x: (tag, x, right, env)))
             else:
                 out.append(tr)
         if tag == "slide":
-            out.append(Tr(TAU, None, (), False, self._then(node, dict(env))))  # type: ignore[arg-type]
+            out.append(Tr(TAU, (), (), False, self._then(node, dict(env))))  # type: ignore[arg-type]
         return out
 
     def _relabel(self, t: tuple, store: Store) -> list[Tr]:
@@ -252,13 +251,13 @@ class Reference(StepRules, Evaluator):
         out = []
         for tr in self.trans(inner, store):
             if tr.kind == TICK:
-                out.append(Tr(TICK, None, (), False, lambda post: (OMEGA, post)))
+                out.append(Tr(TICK, (), (), False, to(OMEGA)))
                 continue
             tr = retarget(tr, lambda x: (tag, rel, x))
             if tr.kind != EVENT:
                 out.append(tr)
             elif tag == "hide":
-                out.append(Tr(TAU, None, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
+                out.append(Tr(TAU, (), tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
                            if member(tr.event, rel) else tr)
             else:
                 out.extend(Tr(EVENT, b, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)

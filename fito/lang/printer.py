@@ -200,14 +200,21 @@ def _assigns(assigns: tuple[A.Statement, ...]) -> list[Piece]:
 
 def _statement(a: A.Statement) -> list[Piece]:
     """An assignment, a loop of assignments, or (in `atomic`) an `if` or an `assert`."""
+    out: list[Piece]
     if isinstance(a, A.Assign):
-        return [(a.target, _ATOM), " := ", (a.value, 0)]
-    if isinstance(a, A.AssignLoop):
-        return [f"forall {a.var}: {print_type(a.domain, 'set')} @ "] + _statement(a.body)
-    if isinstance(a, A.BlockAssert):
-        return ["assert(", (a.cond, 0), ")"]
-    out: list[Piece] = ["if ", (a.cond, 0), " then "] + _assigns(a.then)
-    return out + ([" else "] + _assigns(a.orelse) if a.orelse else [])
+        out = [(a.target, _ATOM), " := ", (a.value, 0)]
+    elif isinstance(a, A.AssignLoop):
+        out = [f"forall {a.var}: {print_type(a.domain, 'set')} @ "]
+        out.extend(_statement(a.body))
+    elif isinstance(a, A.BlockAssert):
+        out = ["assert(", (a.cond, 0), ")"]
+    else:
+        out = ["if ", (a.cond, 0), " then "]
+        out.extend(_assigns(a.then))
+        if a.orelse:
+            out.append(" else ")
+            out.extend(_assigns(a.orelse))
+    return out
 
 
 # ---------------------------------------------------------------------- layouts
@@ -280,7 +287,10 @@ def _assert_step(p: A.AssertStep) -> Layout:
 
 
 def _atomic(p: A.Atomic) -> Layout:
-    return ["atomic "] + _assigns(p.stmts) + [" -> ", (p.body, LEVEL["&"])], LEVEL["->"]
+    out: list[Piece] = ["atomic "]
+    out.extend(_assigns(p.stmts))
+    out.extend((" -> ", (p.body, LEVEL["&"])))
+    return out, LEVEL["->"]
 
 
 def _select(p: A.Select) -> Layout:

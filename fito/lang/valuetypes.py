@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
 
 BUILTIN_FUNCTIONS = {"min": 2, "max": 2}
-BUFFER_FUNCTIONS = {"len": INT, "empty": BOOL, "full": BOOL}  # of a buffered channel
+BUFFER_FUNCTIONS: dict[str, ValueType] = {"len": INT, "empty": BOOL, "full": BOOL}  # of a buffer
 Scope = Mapping[str, ValueType]
 
 
@@ -239,28 +239,28 @@ def _buffer_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
         r.err("R003", f"'{e.func}' takes 1 argument, got {len(e.args)}", e.span)
         return None
     indices: list[A.Expr] = []
-    root = e.args[0]
+    root: A.Expr = e.args[0]
     while isinstance(root, A.Index):
         indices.append(root.index)
         root = root.base
-    chan = r.channels.get(root.id) if isinstance(root, A.Name) and root.id not in scope \
-        else None
+    name = root.id if isinstance(root, A.Name) and root.id not in scope else ""
+    chan = r.channels.get(name)
     if chan is None or not chan.buffered:
-        what = f"'{root.id}' is not a buffered channel" if isinstance(root, A.Name) \
+        what = f"'{name}' is not a buffered channel" if name \
             else "the argument must name a buffered channel"
         r.err("T001", f"{e.func}(q) needs a buffered channel: {what}", e.args[0].span,
               hint="declare it with a capacity: channel q: T buffer 2")
         return None
     if len(indices) != chan.arrays:
-        r.err("R003", f"'{root.id}' takes {chan.arrays} index(es), got {len(indices)}",
+        r.err("R003", f"'{name}' takes {chan.arrays} index(es), got {len(indices)}",
               e.args[0].span)
         return None
     for idx, want in zip(reversed(indices), chan.fields):
         got = infer(r, idx, scope)
         if got is not None and got.kind() != want.kind():
-            r.err("T001", f"index of '{root.id}' must be {want.kind()}, not {got.kind()}",
+            r.err("T001", f"index of '{name}' must be {want.kind()}, not {got.kind()}",
                   idx.span)
-    return BUFFER_FUNCTIONS[e.func]
+    return BUFFER_FUNCTIONS[e.func]  # type: ignore[no-any-return]
 
 
 def _user_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
