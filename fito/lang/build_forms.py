@@ -40,7 +40,8 @@ class FormRules:
             return A.EventSet("events", (), span=x.span)
         hint = _SET_HINT
         if type(x) is A.Name:
-            hint = f"write {{| {x.id} |}} for every event of channel {x.id}, or {{{x.id}}}"
+            hint = (f"write the set out: {{| {x.id} |}} for every event of channel {x.id}, or "
+                    f"{{{x.id}}}; fito has no named sets")
         elif type(x) is A.Call and x.func in ("union", "Union", "diff", "inter"):
             hint = f"CSPm's {x.func}(...) is written as one set: {{| a, b |}} or {{a.0, b}}"
         self.err(f"{what} needs a set of events", span_of(x), hint=hint)
