@@ -106,6 +106,14 @@ _TABLE = (
      "model weights and optimizer state restored from different checkpoints"),
     ("FITOL008", "partial-restore",
      "the optimizer, the LR scheduler or the step counter not restored with the weights"),
+    # protocols: local variables, buffered channels, functions, CSPm operators (issue #13)
+    ("R008", "recursive-function", "a function that calls itself, directly or through others"),
+    ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
+    ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),
+    ("T016", "internal-step-in-choice", "(warning) a buffered, assert or atomic step under [], which it does not resolve"),
+    ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
+    ("S003", "not-supported-yet", "a form the model checker does not run yet"),
+    ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, HANDOVER, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.support import unsupported
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
@@ -23,6 +24,8 @@ DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with -
 
 def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     """Check every assertion of the model in order."""
+    if (refusal := unsupported(model)) is not None:  # forms the engine does not run yet
+        raise refusal
     compiled = compile_model(model)
     limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
                     getattr(options, "timeout", None), getattr(options, "progress", False),

@@ -152,12 +152,12 @@ class Terms:
         if isinstance(p, A.ProcBinary):
             return self._binary(p, env, state, depth)
         if isinstance(p, A.Parallel):
-            sync = frozenset(n.id for n in p.sync)  # type: ignore[union-attr]
+            sync = frozenset(p.sync.channel_names())
             parts = (self.intern(self._make(p.left, env, state, depth + 1)),
                      self.intern(self._make(p.right, env, state, depth + 1)))
             return ("par", sync, parts)
         if isinstance(p, A.Hide):
-            chans = frozenset(n.id for n in p.chans)  # type: ignore[union-attr]
+            chans = frozenset(p.chans.channel_names())
             return ("hide", chans, self.intern(self._make(p.proc, env, state, depth + 1)))
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, state, depth)
@@ -187,7 +187,7 @@ class Terms:
             inner[p.var] = v
             parts.append(self.intern(self._make(p.body, inner, state, depth + 1)))
         if p.op in ("|||", "[||]"):
-            sync = frozenset(n.id for n in p.sync) if p.op == "[||]" else frozenset()  # type: ignore[union-attr]
+            sync = frozenset(p.sync.channel_names()) if p.op == "[||]" and p.sync else frozenset()
             return ("par", sync, tuple(parts))
         if p.op == "[]":
             if not parts:
@@ -310,8 +310,7 @@ def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
         return
     if isinstance(n, (A.Quant, A.Replicated)):
         _read(n.domain, bound, out)
-        for s in getattr(n, "sync", ()):
-            _read(s, bound, out)
+        _read(getattr(n, "sync", None), bound, out)
         _read(n.body, bound | {n.var}, out)
         return
     if isinstance(n, A.Prefix):
