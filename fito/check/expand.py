@@ -73,7 +73,7 @@ class Expander:
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
         self.packer = Packer(self.packing, self.codebook)
-        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types)
+        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network)
         self.groups: dict[tuple, object] = {}
         self.store = StateStore(self.packing.words)
 
@@ -93,7 +93,7 @@ class Expander:
         self.store = StateStore.of(keys, self.store.keys.shape[0])
         self.packing = new
         self.packer = Packer(new, self.codebook)
-        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types)
+        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types, c.network)
         self.groups.clear()
 
     # ------------------------------------------------------------------ one chunk

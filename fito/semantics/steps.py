@@ -15,7 +15,7 @@ from fito.lang import nodes as A
 from fito.lang.resolve import CRASH, Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, domain_values, negate
 from fito.semantics.layout import Layout
-from fito.semantics.terms import OMEGA, Deferred, Terms
+from fito.semantics.terms import OMEGA, Deferred, Joint, Terms
 
 EVENT, TAU, TICK = 0, 1, 2
 
@@ -117,8 +117,8 @@ class Semantics:
         intern = self.terms.intern
         if isinstance(target, int):
             return intern(build(target))
-        inner: Deferred = target  # type: ignore[assignment]
-        return lambda post: intern(build(inner(post)))
+        assert isinstance(target, (Deferred, Joint))
+        return target.wrapped(build)
 
     def _ext(self, t: tuple) -> list[Step]:
         _, left, right = t
@@ -210,11 +210,16 @@ class Semantics:
         if all(isinstance(v, int) for v in new.values()):
             return intern(("par", sync, tuple(new.get(i, p) for i, p in enumerate(parts))))  # type: ignore[misc]
 
-        def build(post: Sequence[int]) -> int:
-            resolved = {i: self.resolve_target(v, post) for i, v in new.items()}
+        if len(new) == 1:
+            ((i, inner),) = new.items()
+            assert isinstance(inner, (Deferred, Joint))
+            return inner.wrapped(lambda x: ("par", sync, parts[:i] + (x,) + parts[i + 1:]))
+
+        def build(post: Sequence[int]) -> int:  # several synchronised parts, some deferred
+            resolved = {i: v if isinstance(v, int) else v(post) for i, v in new.items()}  # type: ignore[operator]
             return intern(("par", sync, tuple(resolved.get(i, p) for i, p in enumerate(parts))))
 
-        return build
+        return Joint(self.terms, build)
 
     def _synchronise(self, chan: str, offers: list[dict[str, list[Step]]], parts: tuple[int, ...],
                      sync: frozenset) -> list[Step]:
@@ -237,7 +242,7 @@ class Semantics:
     def _make_target(self, body: A.Proc, env_values: tuple | dict) -> object:
         env = env_values if isinstance(env_values, dict) else self.terms.bind(body, env_values)
         if self.terms.needs_state(body, env):
-            return lambda post: self.terms.make(body, env, post)
+            return Deferred(self.terms, body, env)
         return self.terms.make(body, env, None)
 
     def _prefix(self, t: tuple) -> list[Step]:

@@ -344,5 +344,57 @@ def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
             _read(child, bound, out)
 
 
-Deferred = Callable[[Sequence[int]], int]
-__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Terms", "reads_cells"]
+@dataclass(frozen=True, slots=True, eq=False)
+class Deferred:
+    """A target that reads the cells after the step: a call whose arguments read cells.
+    `wrap` rebuilds the enclosing term around the made term (innermost operator first)."""
+
+    terms: Terms
+    body: A.Proc
+    env: Mapping[str, int]
+    wrap: tuple[Callable[[int], tuple], ...] = ()
+
+    def __call__(self, post: Sequence[int]) -> int:
+        return self.around(self.terms.make(self.body, self.env, post))
+
+    def around(self, tid: int) -> int:
+        for build in self.wrap:
+            tid = self.terms.intern(build(tid))
+        return tid
+
+    def wrapped(self, build: Callable[[int], tuple]) -> Deferred:
+        return Deferred(self.terms, self.body, self.env, self.wrap + (build,))
+
+    def arguments(self) -> tuple[IR, ...] | None:
+        """The arguments' IRs when the target is one call whose arguments alone read cells."""
+        if not isinstance(self.body, A.ProcRef):
+            return None
+        return tuple(self.terms.compiler.compile(a, self.env) for a in self.body.args)
+
+    def with_arguments(self, values: Sequence[int]) -> int:
+        """The target term for given argument values (NeedsState if more of it reads cells)."""
+        assert isinstance(self.body, A.ProcRef)
+        decl = self.terms.model.processes[self.body.name]
+        inner = {param.name: v for param, v in zip(decl.params, values)}
+        return self.around(self.terms.intern(self.terms._make(decl.body, inner, None, 1)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Joint:
+    """The target of a synchronised step where several parts' targets read the cells."""
+
+    terms: Terms
+    build: Callable[[Sequence[int]], int]
+
+    def __call__(self, post: Sequence[int]) -> int:
+        return self.build(post)
+
+    def wrapped(self, build: Callable[[int], tuple]) -> Joint:
+        inner, intern = self.build, self.terms.intern
+        return Joint(self.terms, lambda post: intern(build(inner(post))))
+
+    def arguments(self) -> None:
+        return None
+
+
+__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Joint", "Terms", "reads_cells"]

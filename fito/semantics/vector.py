@@ -20,7 +20,7 @@ import numpy as np
 from fito.lang.values import ValueType
 from fito.semantics.ir import IR
 from fito.semantics.layout import Layout
-from fito.semantics.network import Transition
+from fito.semantics.network import Network, Transition
 from fito.semantics.packing import Codebook, Field, Overflow, Packing, value_range
 
 SAFE = 1 << 62  # intermediate values must stay below this to use int64 arithmetic
@@ -44,14 +44,17 @@ class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
     def __init__(self, layout: Layout, packing: Packing, codebook: Codebook,
-                 channel_types: dict[str, tuple[ValueType, ...]]) -> None:
+                 channel_types: dict[str, tuple[ValueType, ...]], network: Network) -> None:
+        self.network = network
+        self._deferred: list[Transition] = []
         self.layout = layout
         self.packing = packing
         self.codebook = codebook
         self.channel_types = channel_types
         self.ranges = [value_range(t) for t in layout.types]
         self.namespace: dict[str, Any] = {"np": np, "_rd": _read_field, "_put": _put_field,
-                                          "_int": _as_int, "U": np.uint64, "_tr": self._translate}
+                                          "_int": _as_int, "U": np.uint64, "_tr": self._translate,
+                                          "_dfr": self._deferred_control}
 
     # ------------------------------------------------------------------ a group
     def compile(self, mode: int, movers: tuple[int, ...], locations: tuple[int, ...],
@@ -60,8 +63,8 @@ class VectorCode:
         em = _Emitter(self, "c", "r", "GF", constants)
         guards = []
         for t in transitions:
-            if t.deferred is not None:
-                raise NotVector("a target that depends on the cells")
+            if t.deferred is not None and t.deferred.arguments() is None:
+                raise NotVector("a target that depends on the cells beyond a call's arguments")
             guards.append(em.conjunction(t.step.guard) if t.step.guard else None)
         body: list[str] = []
         for n, t in enumerate(transitions):
@@ -94,7 +97,15 @@ class VectorCode:
         for x, ftype in checks:
             effect.append(f"EF[sel] |= ~np.isin({x}, {list(ftype.values())!r})")
         effect += self._writes(step, values, offsets)
-        effect += self._control(t, mode, movers, locations)
+        if t.deferred is None:
+            effect += self._control(t, mode, movers, locations)
+        else:
+            post = _Emitter(self, "y", "rs", "EF", constants)
+            args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
+            self._deferred.append(t)
+            effect += post.reads("Y") + post.prelude
+            effect.append(f"EF[sel] |= _dfr({len(self._deferred) - 1}, {mode}, Y, Y0, "
+                          f"({''.join(a + ', ' for a in args)}))")
         lines = []
         if guard is None:
             lines.append("sel = np.arange(r)")
@@ -194,6 +205,59 @@ class VectorCode:
             return f"_put(Y, {b.word}, {b.shift}, {b.mask}, 0, 0)"
         return (f"_put(Y, {b.word}, {b.shift}, {b.mask}, 0, "
                 f"_tr({p}, {q}, _rd(Y0, {a.word}, {a.shift}, {a.mask}, 0)))")
+
+    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
+        """Write the control after a transition whose target is a call with arguments read
+        after the step: one target per distinct argument tuple; rows whose target cannot be
+        made this way (an error, or more of it reads cells) are flagged for the scalar code."""
+        rows = Y.shape[0]
+        bad = np.zeros(rows, dtype=bool)
+        if not args:
+            values, inverse = np.zeros((1, 0), np.int64), np.zeros(rows, np.int64)
+        else:
+            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,)) for a in args], axis=1)
+            values, inverse = np.unique(stacked, axis=0, return_inverse=True)
+            inverse = inverse.reshape(rows)
+        deferred = self._deferred[j].deferred
+        for u, vals in enumerate(values.tolist()):
+            which = np.flatnonzero(inverse == u)
+            try:
+                tid = deferred.with_arguments(vals)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - any failure: the scalar code decides exactly
+                bad[which] = True
+                continue
+            self._write_control(Y, Y0, which, self.network.split(tid), mode)
+        return bad
+
+    def _write_control(self, Y: np.ndarray, Y0: np.ndarray, rows: np.ndarray, control: tuple,
+                       source: int) -> None:
+        """Write a control (mode, entries: term ids or keeps) into some rows of Y."""
+        pk, book = self.packing, self.codebook
+        if len(control) - 1 > pk.positions:
+            raise Overflow()
+        book.ensure(pk.positions)
+        f = pk.mode_field
+        if control[0] >> f.width:
+            raise Overflow()
+        same = control[0] == source
+        if not same:
+            _put_field(Y, f.word, f.shift, f.mask, 0, control[0], rows)
+        for q in range(pk.positions):
+            e = control[1 + q] if q + 1 < len(control) else None
+            if same and e == -q - 1:
+                continue  # this position keeps its location
+            b = pk.position_field(q)
+            if e is None:
+                code: object = 0
+            elif e >= 0:
+                code = book.code(q, e)
+                if code >> b.width:  # type: ignore[operator]
+                    raise Overflow()
+            else:
+                a = pk.position_field(-e - 1)
+                code = self._translate(-e - 1, q, _read_field(Y0[rows], a.word, a.shift, a.mask, 0))
+            if b.width:
+                _put_field(Y, b.word, b.shift, b.mask, 0, code, rows)
 
     def _translate(self, p: int, q: int, codes: np.ndarray) -> np.ndarray:
         """Location codes of position p as codes of position q (each has its own codebook)."""
