@@ -25,6 +25,7 @@ class CheckOptions:
     type_check: bool = True
     progress: bool = False
     engine: str = "auto"
+    jobs: int = 1
 
 
 @dataclass(frozen=True, slots=True)

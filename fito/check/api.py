@@ -10,6 +10,7 @@ from fito.check.support import unsupported
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
+from fito.semantics.network import MAX_MODES, StructureGrows
 
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
@@ -29,7 +30,7 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     compiled = compile_model(model)
     limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
                     getattr(options, "timeout", None), getattr(options, "progress", False),
-                    getattr(options, "engine", "auto"))
+                    getattr(options, "engine", "auto"), getattr(options, "jobs", 1))
     for a in model.assertions:
         start = time.perf_counter()
         if limits.timeout is not None:
@@ -42,6 +43,11 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
         except RecursionError:
             verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
                               reason="the process term grew too deep (recursion through an operator)")
+        except StructureGrows:
+            verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
+                              reason=f"the parallel structure keeps growing: more than {MAX_MODES:,} "
+                                     "shapes (a recursion through a parallel operator makes a new "
+                                     "component at every turn)")
         except MemoryError:
             verdict = Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True,
                               reason="out of memory; bound the search with --max-states")

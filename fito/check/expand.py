@@ -7,7 +7,9 @@ state by state by the scalar code, which decides the error exactly (docs/semanti
 """
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,16 +71,26 @@ class Expander:
     def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
         self.c = c
         self.limits = limits
+        # with several jobs, chunks are expanded by worker threads; everything that makes
+        # terms, compiles groups or assigns location codes holds this lock
+        self.lock = threading.RLock()
+        self.jobs = max(1, limits.jobs)
+        self.pool = ThreadPoolExecutor(self.jobs, "fito-expand") if self.jobs > 1 else None
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
         self.packer = Packer(self.packing, self.codebook)
-        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network)
+        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network,
+                                 self.lock)
         self.groups: dict[tuple, object] = {}
         self.store = StateStore(self.packing.words)
 
     def state(self, sid: int) -> tuple:
         return self.packer.unpack(self.store.keys[sid], [m.size for m in self.c.network.modes])
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
     def widen(self) -> None:
         """Re-pack every stored state with control fields wide enough for what is known."""
@@ -93,7 +105,7 @@ class Expander:
         self.store = StateStore.of(keys, self.store.keys.shape[0])
         self.packing = new
         self.packer = Packer(new, self.codebook)
-        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types, c.network)
+        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types, c.network, self.lock)
         self.groups.clear()
 
     # ------------------------------------------------------------------ one chunk
@@ -140,7 +152,12 @@ class Expander:
     def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...]) -> object:
         key = (m, h, terms)
         got = self.groups.get(key, key)
-        if got is key:
+        if got is not key:
+            return got
+        with self.lock:
+            got = self.groups.get(key, key)
+            if got is not key:
+                return got
             transitions = self.c.network.transitions(m, h, terms)
             if not transitions:
                 got = None
@@ -160,6 +177,10 @@ class Expander:
         rows = np.flatnonzero(chunk.suspect)
         if not rows.size:
             return
+        with self.lock:
+            self._scalar_rows_locked(chunk, rows)
+
+    def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
         sizes = [m.size for m in self.c.network.modes]
         mask = (1 << RANK_BITS) - 1
         for row in rows.tolist():

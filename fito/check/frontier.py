@@ -10,7 +10,9 @@ transition), so verdicts, state counts and traces are those of fito/check/explor
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,6 +93,7 @@ def frontier_search(c: Compiled, root: tuple, goal: IR | None, negate: bool,
     except TimeLimit:
         return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), graph
     finally:
+        ex.close()
         progress.done()
 
 
@@ -162,12 +165,14 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], goal: IR
 
 def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outcome, np.ndarray]:
     """Expand the states lo .. hi - 1 chunk by chunk, inserting as it goes; the discovery
-    key (parent << 32 | dense rank) of every new state."""
+    key (parent << 32 | dense rank) of every new state. With several jobs, worker threads
+    expand the next chunks while this thread inserts (numpy releases the interpreter lock
+    in its loops); the result does not depend on the order chunks are inserted in, since
+    the new states are renumbered by discovery key afterwards."""
     out = _Outcome()
     first = ex.store.n
     best = np.zeros(0, dtype=np.int64)
-    for start in range(lo, hi, CHUNK):
-        chunk = ex.expand(start, min(hi, start + CHUNK))
+    for chunk in _chunks(ex, lo, hi):
         out.transitions += int(chunk.counts.sum())
         _note(ex, chunk, out, deadlock)
         block, keys = chunk.candidates(ex.packing.words)
@@ -183,17 +188,43 @@ def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outc
     return out, best
 
 
+def _chunks(ex: Expander, lo: int, hi: int) -> Iterator[Chunk]:
+    """The expanded chunks of a level, in order; expanded ahead by worker threads when the
+    search has more than one job."""
+    starts = list(range(lo, hi, CHUNK))
+    if ex.pool is None or len(starts) < 2:
+        for start in starts:
+            yield ex.expand(start, min(hi, start + CHUNK))
+        return
+    ahead = ex.jobs
+    futures = deque(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)) for a in starts[:ahead])
+    following = iter(starts[ahead:])
+    try:
+        while futures:
+            chunk = futures.popleft().result()
+            a = next(following, None)
+            if a is not None:
+                futures.append(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)))
+            yield chunk
+    finally:
+        for f in futures:
+            f.cancel()
+        wait(futures)
+
+
 def _note(ex: Expander, chunk: Chunk, out: _Outcome, deadlock: bool) -> None:
     """Keep the first state error, the first deadlock and every transition error."""
-    if chunk.state_errors and out.state_error is None:
-        out.state_error = min(chunk.state_errors, key=lambda x: x[0])
+    if chunk.state_errors:
+        first = min(chunk.state_errors, key=lambda x: x[0])
+        if out.state_error is None or first[0] < out.state_error[0]:
+            out.state_error = first
     out.step_errors += chunk.step_errors
-    if deadlock and out.dead is None:
+    if deadlock and (out.dead is None or out.dead > chunk.start):
         failed = {sid for sid, _, _ in chunk.step_errors} | {sid for sid, _ in chunk.state_errors}
         for row in np.flatnonzero(chunk.counts == 0).tolist():
             sid = chunk.start + row
             if sid not in failed and not ex.c.is_terminated(ex.state(sid)):
-                out.dead = sid
+                out.dead = sid if out.dead is None else min(out.dead, sid)
                 break
 
 

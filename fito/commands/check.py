@@ -25,6 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
                    help="search engine: state by state (scalar), whole levels of packed states "
                         "(frontier), or scalar first and frontier once the search grows (auto)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="threads of the frontier engine (same verdicts, counts and traces for "
+                        "every N; `--jobs 2` uses both cores of a 2-core machine)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
                            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
                            progress=not args.no_progress and sys.stderr.isatty(),
-                           engine=args.engine)
+                           engine=args.engine, jobs=args.jobs)
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
         return _expect(reports)

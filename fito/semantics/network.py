@@ -28,6 +28,12 @@ Control = tuple  # (mode, location of position 0, location of position 1, ...)
 
 # an entry of a target's locations: a term id (>= 0), or -(p + 1): position p keeps its own
 KEEP = -1
+MAX_MODES = 10_000  # more shapes than this: the structure grows without bound
+
+
+class StructureGrows(Exception):
+    """More modes than MAX_MODES: the parallel structure keeps growing as the search goes
+    on (recursion through a parallel operator), so no finite network describes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +103,8 @@ class Network:
         got = self._mode_ids.get(shape)
         if got is None:
             got = len(self.modes)
+            if got >= MAX_MODES:
+                raise StructureGrows()
             self._mode_ids[shape] = got
             size = _count_holes(shape)
             self.modes.append(Mode(got, shape, size, candidates(shape, size)))

@@ -11,6 +11,7 @@ only needs to over-approximate faults, never to order them.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,8 +45,10 @@ class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
     def __init__(self, layout: Layout, packing: Packing, codebook: Codebook,
-                 channel_types: dict[str, tuple[ValueType, ...]], network: Network) -> None:
+                 channel_types: dict[str, tuple[ValueType, ...]], network: Network,
+                 lock: Any = None) -> None:
         self.network = network
+        self.lock = lock if lock is not None else contextlib.nullcontext()
         self._deferred: list[Transition] = []
         self.layout = layout
         self.packing = packing
@@ -210,6 +213,10 @@ class VectorCode:
         """Write the control after a transition whose target is a call with arguments read
         after the step: one target per distinct argument tuple; rows whose target cannot be
         made this way (an error, or more of it reads cells) are flagged for the scalar code."""
+        with self.lock:
+            return self._deferred_locked(j, mode, Y, Y0, args)
+
+    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
         rows = Y.shape[0]
         bad = np.zeros(rows, dtype=bool)
         if not args:
@@ -262,6 +269,10 @@ class VectorCode:
     def _translate(self, p: int, q: int, codes: np.ndarray) -> np.ndarray:
         """Location codes of position p as codes of position q (each has its own codebook)."""
         values, inverse = np.unique(codes, return_inverse=True)
+        with self.lock:
+            return self._translate_locked(p, q, values, inverse)
+
+    def _translate_locked(self, p: int, q: int, values: np.ndarray, inverse: np.ndarray) -> np.ndarray:
         book = self.codebook
         book.ensure(self.packing.positions)
         mapped = [0 if c == 0 else book.code(q, book.terms[p][c]) for c in values.tolist()]
