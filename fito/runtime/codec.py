@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fito.runtime import tree
-from fito.runtime.layout import CheckpointError
+from fito.runtime import boundedjson, tree
+from fito.runtime.layout import CheckpointError, is_epoch
 
 MAGIC = b"FITO-SHARD 1\n"
 HEADER_LIMIT = 4096
@@ -47,11 +47,15 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     if end < 0:
         raise BadShard("header line is cut short")
     try:
-        body = json.loads(head[len(MAGIC):end])
-        header = ShardHeader(str(body["domain"]), int(body["epoch"]), str(body["codec"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BadShard(f"unreadable header ({exc})") from None
-    return header, end + 1
+        body = boundedjson.loads(head[len(MAGIC):end], max_depth=1)
+    except ValueError as exc:
+        raise BadShard(f"unreadable header ({str(exc)[:80]})") from None
+    if not isinstance(body, dict):
+        raise BadShard("malformed header")
+    domain, epoch, codec = body.get("domain"), body.get("epoch"), body.get("codec")
+    if not (isinstance(domain, str) and isinstance(codec, str) and is_epoch(epoch)):
+        raise BadShard("malformed header fields")
+    return ShardHeader(domain, epoch, codec), end + 1
 
 
 def encoder(state: Any, codec: str | None = None, *,
@@ -78,7 +82,7 @@ def encoder(state: Any, codec: str | None = None, *,
     return "json", lambda sink: sink.write(data)
 
 
-def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
+def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = None) -> Any:
     """Deserialize a verified payload; never unpickles arbitrary objects."""
     if codec == "json":
         return tree.decode_json(payload)

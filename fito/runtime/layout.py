@@ -7,13 +7,17 @@ DIR/
   commits/e<epoch>.json              the commit manifest of an epoch, written last
 ```
 Epochs are written zero-padded to ten digits so that `ls` sorts them; names are parsed back
-with their integer value. Temporary files end in `.tmp` and are never read.
+with their integer value (`e3.json` is the manifest of epoch 3 too). Temporary files end in
+`.tmp` and are never read. Listing never follows a symbolic link: a linked `shards/<domain>`
+is not a domain directory.
 """
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+
+from fito.runtime.safeio import entries, is_real_dir
 
 SHARDS, COMMITS, LOCK = "shards", "commits", ".fito-lock"
 TMP_SUFFIX = ".tmp"
@@ -38,9 +42,14 @@ def check_domain(name: str) -> str:
     return name
 
 
+def is_epoch(value: object) -> bool:
+    """True for an int (not a bool) in 0..10^18-1."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**18
+
+
 def check_epoch(epoch: int) -> int:
     """The epoch itself, or CheckpointError unless it is a non-negative integer."""
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 0 <= epoch < 10**18:
+    if not is_epoch(epoch):
         raise CheckpointError(f"bad epoch {epoch!r}: epochs are integers in 0..10^18-1")
     return epoch
 
@@ -70,36 +79,46 @@ def checkpoint_dir(root: str | os.PathLike[str]) -> Path:
 
 def is_checkpoint_dir(root: Path) -> bool:
     """True when root looks like a directory written by `fito.runtime`."""
-    return (root / SHARDS).is_dir() or (root / COMMITS).is_dir()
+    return is_real_dir(root / SHARDS) or is_real_dir(root / COMMITS)
+
+
+def manifest_files(root: Path) -> dict[int, tuple[str, ...]]:
+    """The manifest file names of each epoch (relative to root; `e3.json` and
+    `e0000000003.json` are both epoch 3), whatever their file type."""
+    return _names_by_epoch(root, COMMITS, _MANIFEST_FILE)
 
 
 def manifest_epochs(root: Path) -> list[int]:
     """Epochs that have a commit manifest file (parsed from names only), ascending."""
-    return sorted(_epochs_in(root / COMMITS, _MANIFEST_FILE))
+    return sorted(manifest_files(root))
 
 
 def shard_domains(root: Path) -> list[str]:
-    """Domains that have a shard directory, sorted."""
-    base = root / SHARDS
-    if not base.is_dir():
-        return []
-    return sorted(p.name for p in base.iterdir()
-                  if p.is_dir() and DOMAIN_NAME.fullmatch(p.name))
+    """Domains that have a shard directory (a real one, not a link), sorted."""
+    return sorted(name for name, _ in entries(root / SHARDS)
+                  if DOMAIN_NAME.fullmatch(name) and is_real_dir(root / SHARDS / name))
+
+
+def shard_files(root: Path, domain: str) -> dict[int, tuple[str, ...]]:
+    """The shard file names of a domain for each epoch, relative to root."""
+    return _names_by_epoch(root, f"{SHARDS}/{domain}", _SHARD_FILE)
 
 
 def shard_epochs(root: Path, domain: str) -> list[int]:
     """Epochs for which a domain has a shard file (parsed from names only), ascending."""
-    return sorted(_epochs_in(root / SHARDS / domain, _SHARD_FILE))
+    return sorted(shard_files(root, domain))
 
 
 def temp_files(root: Path) -> list[Path]:
     """Leftover temporary files (from a writer that died), sorted."""
-    found = [p for sub in (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
-             if sub.is_dir() for p in sub.iterdir() if p.name.endswith(TMP_SUFFIX)]
-    return sorted(found)
+    folders = (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
+    return sorted(sub / name for sub in folders for name, _ in entries(sub)
+                  if name.endswith(TMP_SUFFIX))
 
 
-def _epochs_in(folder: Path, pattern: re.Pattern[str]) -> set[int]:
-    if not folder.is_dir():
-        return set()
-    return {int(m.group(1)) for p in folder.iterdir() if (m := pattern.fullmatch(p.name))}
+def _names_by_epoch(root: Path, sub: str, pattern: re.Pattern[str]) -> dict[int, tuple[str, ...]]:
+    found: dict[int, list[str]] = {}
+    for name, _ in entries(root / sub):
+        if m := pattern.fullmatch(name):
+            found.setdefault(int(m.group(1)), []).append(f"{sub}/{name}")
+    return {e: tuple(sorted(names)) for e, names in found.items()}
