@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -125,6 +126,17 @@ def collect(root: Path, committed: int, keep: int, *, manifests: bool = True,
     # garbage again, named by no kept commit, and collected after the next one
     remove_shards(root, lambda e: e <= committed and e not in kept, durably=False,
                   domains=domains, commit_temps=manifests)
+
+
+def collect_after(root: Path, committed: int, keep: int, **which: Any) -> None:
+    """`collect` once the commit is durable: a failure there (an I/O error) is a warning, not
+    a failed save; what was not collected is collected after the next commit."""
+    try:
+        collect(root, committed, keep, **which)
+    except OSError as exc:
+        warnings.warn(f"fito.runtime: epoch {committed} is committed, but collecting old "
+                      f"epochs in {root} failed ({exc.strerror or exc}); retried after the "
+                      "next commit", RuntimeWarning, stacklevel=2)
 
 
 def supersede_after(root: Path, epoch: int, *, manifests: bool = True,

@@ -129,7 +129,7 @@ class CheckpointWriter:
         manifest = Manifest(epoch, records, MappingProxyType(meta))
         commit.commit(self.root, manifest, encoded)
         self._newest = epoch
-        commit.collect(self.root, epoch, self.keep)
+        commit.collect_after(self.root, epoch, self.keep)
         return manifest
 
     def _check_save(self, epoch: int, states: Mapping[str, Any]) -> None:

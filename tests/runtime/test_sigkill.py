@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runtime_helpers import fork_server_of
 from runtime_crash_child import DOMAINS, expected_state
+from runtime_helpers import fork_server_of
 
 from fito.runtime import NoConsistentEpoch, restore, scan
 from fito.runtime.layout import CheckpointError, manifest_epochs, shard_domains, shard_epochs
