@@ -57,6 +57,18 @@ def open_root(root: Path, *, lock: bool = True) -> int | None:
     return fd
 
 
+def resume(root: Path, resume_from: int | None, keep: int) -> int | None:
+    """Open a new timeline at resume_from (None: carry on): commits above it are removed
+    durably, then their shards, then old epochs collected as after a commit (which finishes
+    a collection a crash interrupted). The newest commit left."""
+    if resume_from is not None:
+        supersede_after(root, layout.check_epoch(resume_from))
+    epochs = layout.manifest_epochs(root)
+    if resume_from is not None and resume_from in epochs:
+        collect(root, resume_from, keep)
+    return epochs[-1] if epochs else None
+
+
 def write_shards(root: Path, epoch: int, encoded: Encoded) -> tuple[ShardRecord, ...]:
     """Write every domain's shard durably; each is sealed (hashed while fsynced, renamed, its
     directory fsynced) on a worker thread while the next one is being written. On failure,
@@ -125,7 +137,7 @@ def collect(root: Path, committed: int, keep: int, *, manifests: bool = True,
     # no directory fsync: should a deletion be undone by a power loss, the old shard is
     # garbage again, named by no kept commit, and collected after the next one
     remove_shards(root, lambda e: e <= committed and e not in kept, durably=False,
-                  domains=domains, commit_temps=manifests)
+                  domains=domains, commit_temps=manifests, dead_temp=lambda e: e <= committed)
 
 
 def collect_after(root: Path, committed: int, keep: int, **which: Any) -> None:
@@ -158,12 +170,18 @@ def _unlink_manifests(root: Path, epochs: list[int]) -> None:
 
 
 def remove_shards(root: Path, is_garbage: Callable[[int], bool], *, durably: bool,
-                  domains: Collection[str] | None = None, commit_temps: bool = True) -> None:
-    """Unlink the shard files (every name, padded or not) of the epochs is_garbage picks and
-    the leftover temporary files, in domains (default all) and (commit_temps) in commits/."""
+                  domains: Collection[str] | None = None, commit_temps: bool = True,
+                  dead_temp: Callable[[int], bool] | None = None) -> None:
+    """Unlink the shard files (every name, padded or not) of the epochs is_garbage picks, and
+    the temporary files of the epochs dead_temp picks (default: is_garbage) or of no epoch,
+    in domains (default all) and (commit_temps) in commits/. A save of a newer epoch in
+    flight is never touched."""
+    dead_temp = dead_temp or is_garbage
     for tmp in layout.temp_files(root):
         in_commits = tmp.parent == root / layout.COMMITS
-        if commit_temps if in_commits else (domains is None or tmp.parent.name in domains):
+        mine = commit_temps if in_commits else (domains is None or tmp.parent.name in domains)
+        epoch = layout.temp_epoch(tmp)
+        if mine and (epoch is None or dead_temp(epoch)):
             unlink(tmp)
     touched = set()
     for domain in layout.shard_domains(root):

@@ -22,8 +22,12 @@ from fito.runtime.safeio import entries, is_real_dir
 SHARDS, COMMITS, LOCK = "shards", "commits", ".fito-lock"
 TMP_SUFFIX = ".tmp"
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# on disk, a domain of one rank of a distributed job is `<domain>@<rank>` (see distributed.py)
+STORED_DOMAIN = re.compile(
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?:@(?P<rank>0|[1-9]\d{0,5}))?")
 _SHARD_FILE = re.compile(r"e(\d{1,18})\.shard")
 _MANIFEST_FILE = re.compile(r"e(\d{1,18})\.json")
+_TEMP_FILE = re.compile(r"e(\d{1,18})\.(?:shard|json)\.tmp")
 
 
 class CheckpointError(Exception):
@@ -40,6 +44,26 @@ def check_domain(name: str) -> str:
         raise CheckpointError(f"bad domain name {name!r}: use letters, digits, '_', '.', '-' "
                               "(at most 64, starting with a letter or digit)")
     return name
+
+
+def check_stored_domain(name: str) -> str:
+    """A domain name as stored (`model`, or `model@3` for rank 3), or CheckpointError."""
+    if not isinstance(name, str) or STORED_DOMAIN.fullmatch(name) is None:
+        raise CheckpointError(f"bad domain name {name!r}")
+    return name
+
+
+def rank_domain(domain: str, rank: int) -> str:
+    """The stored name of a rank's domain: `model@3`."""
+    return f"{check_domain(domain)}@{rank}"
+
+
+def split_rank(stored: str) -> tuple[str, int | None]:
+    """(domain, rank) of a stored domain name; rank None for a single-process domain."""
+    m = STORED_DOMAIN.fullmatch(stored)
+    if m is None:
+        raise CheckpointError(f"bad stored domain name {stored!r}")
+    return m["name"], None if m["rank"] is None else int(m["rank"])
 
 
 def is_epoch(value: object) -> bool:
@@ -96,7 +120,7 @@ def manifest_epochs(root: Path) -> list[int]:
 def shard_domains(root: Path) -> list[str]:
     """Domains that have a shard directory (a real one, not a link), sorted."""
     return sorted(name for name, _ in entries(root / SHARDS)
-                  if DOMAIN_NAME.fullmatch(name) and is_real_dir(root / SHARDS / name))
+                  if STORED_DOMAIN.fullmatch(name) and is_real_dir(root / SHARDS / name))
 
 
 def shard_files(root: Path, domain: str) -> dict[int, tuple[str, ...]]:
@@ -114,6 +138,12 @@ def temp_files(root: Path) -> list[Path]:
     folders = (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
     return sorted(sub / name for sub in folders for name, _ in entries(sub)
                   if name.endswith(TMP_SUFFIX))
+
+
+def temp_epoch(path: Path) -> int | None:
+    """The epoch a temporary file was being written for (None for a name not the writer's)."""
+    m = _TEMP_FILE.fullmatch(path.name)
+    return int(m.group(1)) if m else None
 
 
 def _names_by_epoch(root: Path, sub: str, pattern: re.Pattern[str]) -> dict[int, tuple[str, ...]]:

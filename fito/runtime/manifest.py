@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from fito.runtime import boundedjson
-from fito.runtime.layout import DOMAIN_NAME, is_epoch, shard_relpath
+from fito.runtime.layout import STORED_DOMAIN, is_epoch, shard_relpath
 
 FORMAT, VERSION = "fito-checkpoint", 1
 MAX_BYTES = 16 << 20   # a manifest larger than this is refused unread
@@ -116,7 +116,7 @@ def _validated(body: dict[str, Any], epoch: int) -> Manifest:
 
 
 def _record(name: str, entry: Any) -> ShardRecord:
-    ok = (DOMAIN_NAME.fullmatch(name) is not None and isinstance(entry, dict)
+    ok = (STORED_DOMAIN.fullmatch(name) is not None and isinstance(entry, dict)
           and is_epoch(entry.get("epoch")) and is_epoch(entry.get("bytes"))
           and isinstance(entry.get("sha256"), str) and _HEX64.fullmatch(entry["sha256"])
           and isinstance(entry.get("codec"), str))

@@ -57,7 +57,7 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
     domains: the domains that must be present (and the only ones decoded); default all.
     """
     path = layout.checkpoint_dir(root)
-    required = tuple(layout.check_domain(d) for d in domains) if domains is not None else ()
+    required = tuple(layout.check_stored_domain(d) for d in domains) if domains is not None else ()
     candidates = layout.manifest_epochs(path)
     if epoch is not None:
         candidates = [e for e in candidates if e == layout.check_epoch(epoch)]
@@ -66,9 +66,9 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
         manifest, states, problems = load_epoch(path, e, required, map_location)
         if manifest is not None and states is not None:
             return Restored(e, MappingProxyType(states), manifest,
-                            _with_uncommitted(path, skipped, e, epoch))
+                            with_uncommitted(path, skipped, e, epoch))
         skipped.extend(problems)
-    raise NoConsistentEpoch(path, _with_uncommitted(path, skipped, -1, epoch))
+    raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, epoch))
 
 
 def load_epoch(root: Path, epoch: int, required: Iterable[str] = (), map_location: Any = None,
@@ -86,7 +86,7 @@ def load_epoch(root: Path, epoch: int, required: Iterable[str] = (), map_locatio
     return manifest, (None if problems else states), problems
 
 
-def _with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
+def with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
                       only: int | None) -> tuple[Skip, ...]:
     """skipped plus the epochs newer than chosen that have shards but no manifest."""
     if only is None:

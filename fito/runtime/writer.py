@@ -23,28 +23,19 @@ from fito.runtime.manifest import Manifest, check_metadata
 from fito.runtime.staging import snapshot
 
 
-class CheckpointWriter:
-    """Writes epochs of several persistence domains into one checkpoint directory."""
+class AsyncWriterBase:
+    """What every writer shares: the checks of a save, encoding, and asynchronous saves on
+    one background thread (one save in flight; its error raised by the next call)."""
 
-    def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
-                 resume_from: int | None = None, torch_crc32: bool = False) -> None:
-        """resume_from: the epoch training resumed from (as `restore` returned it): newer
-        commits are superseded and removed, and old epochs beyond `keep` collected.
-        torch_crc32: keep torch.save's per-record CRC32 (redundant with each shard's SHA-256,
-        and costly: off by default, for the duration of each torch.save)."""
-        self.keep = check_keep(keep)
-        self.root = Path(root)
-        self.torch_crc32 = torch_crc32
-        self._lock_fd: int | None = commit.open_root(self.root)
-        if resume_from is not None:
-            commit.supersede_after(self.root, layout.check_epoch(resume_from))
-        epochs = layout.manifest_epochs(self.root)
-        self._newest: int | None = epochs[-1] if epochs else None
+    root: Path
+    keep: int
+    torch_crc32: bool
+    _newest: int | None
+
+    def _init_async(self) -> None:
         self._accepted = self._newest
         self._background: ThreadPoolExecutor | None = None
         self._inflight: Future[Manifest] | None = None
-        if resume_from is not None and resume_from in epochs:
-            commit.collect(self.root, resume_from, self.keep)  # finish an interrupted one
 
     def __enter__(self) -> Self:
         return self
@@ -60,14 +51,88 @@ class CheckpointWriter:
             if self._background is not None:
                 self._background.shutdown()
                 self._background = None
-            if self._lock_fd is not None:
-                os.close(self._lock_fd)
-                self._lock_fd = None
+            self._release()
+
+    def _release(self) -> None:
+        raise NotImplementedError
 
     @property
     def newest_commit(self) -> int | None:
         """The newest epoch with a commit manifest (written by this writer or found)."""
         return self._newest
+
+    def wait(self) -> Manifest | None:
+        """Block until the asynchronous save in flight (if any) is durable; its manifest, or
+        its error raised (the epoch is then not committed, and may be saved again)."""
+        inflight, self._inflight = self._inflight, None
+        if inflight is None:
+            return None
+        try:
+            return inflight.result()
+        except BaseException:
+            self._accepted = self._newest
+            raise
+
+    def _submit(self, task: Any, *args: Any) -> Future[Manifest]:
+        if self._background is None:
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="fito-async-save")
+        self._inflight = self._background.submit(task, *args)
+        return self._inflight
+
+    def _prepare(self, epoch: int, states: Mapping[str, Any], chosen: Mapping[str, str] | None,
+                 metadata: Mapping[str, Any] | None,
+                 stored: Any = lambda d: d) -> tuple[Encoded, dict[str, Any]]:
+        """Check the request and encode every domain (refusing what cannot be stored)
+        before anything is written; stored(d) is the name a domain is stored under."""
+        self._check_save(epoch, states)
+        meta = dict(metadata or {})
+        try:
+            check_metadata(meta)
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"metadata must be plain JSON: {exc}") from None
+        chosen = dict(chosen or {})
+        encoded = {stored(d): codecs.encoder(states[d], chosen.get(d),
+                                             torch_crc32=self.torch_crc32)
+                   for d in sorted(states)}
+        self._accepted = epoch
+        return encoded, meta
+
+    def _check_save(self, epoch: int, states: Mapping[str, Any]) -> None:
+        if getattr(self, "_closed", False):
+            raise CheckpointError("the writer is closed")
+        layout.check_epoch(epoch)
+        if not states:
+            raise CheckpointError("nothing to save: give at least one domain")
+        for d in states:
+            layout.check_domain(d)
+        if self._accepted is not None and epoch <= self._accepted:
+            raise CheckpointError(
+                f"epoch {epoch} is not newer than the committed epoch {self._accepted} in "
+                f"{self.root}; to go back, open the writer with resume_from=<epoch>")
+
+
+class CheckpointWriter(AsyncWriterBase):
+    """Writes epochs of several persistence domains into one checkpoint directory."""
+
+    def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
+                 resume_from: int | None = None, torch_crc32: bool = False) -> None:
+        """resume_from: the epoch training resumed from (as `restore` returned it): newer
+        commits are superseded and removed, and old epochs beyond `keep` collected.
+        torch_crc32: keep torch.save's per-record CRC32 (redundant with each shard's SHA-256,
+        and costly: off by default, for the duration of each torch.save)."""
+        self.keep = check_keep(keep)
+        self.root = Path(root)
+        self.torch_crc32 = torch_crc32
+        self._lock_fd: int | None = commit.open_root(self.root)
+        self._closed = False
+        self._newest = commit.resume(self.root, resume_from, self.keep)
+        self._init_async()
+
+    def _release(self) -> None:
+        self._closed = True
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def save(self, epoch: int, states: Mapping[str, Any], *,
              codecs_by_domain: Mapping[str, str] | None = None,
@@ -90,39 +155,7 @@ class CheckpointWriter:
         previous one, and raises its error if it failed (as `wait` and `close` do)."""
         self.wait()
         encoded, meta = self._prepare(epoch, snapshot(dict(states)), codecs_by_domain, metadata)
-        if self._background is None:
-            self._background = ThreadPoolExecutor(1, thread_name_prefix="fito-async-save")
-        self._inflight = self._background.submit(self._write, epoch, encoded, meta)
-        return self._inflight
-
-    def wait(self) -> Manifest | None:
-        """Block until the asynchronous save in flight (if any) is durable; its manifest, or
-        its error raised (the epoch is then not committed, and may be saved again)."""
-        inflight, self._inflight = self._inflight, None
-        if inflight is None:
-            return None
-        try:
-            return inflight.result()
-        except BaseException:
-            self._accepted = self._newest
-            raise
-
-    def _prepare(self, epoch: int, states: Mapping[str, Any],
-                 chosen: Mapping[str, str] | None,
-                 metadata: Mapping[str, Any] | None) -> tuple[Encoded, dict[str, Any]]:
-        """Check the request and encode every domain (refusing what cannot be stored)
-        before anything is written."""
-        self._check_save(epoch, states)
-        meta = dict(metadata or {})
-        try:
-            check_metadata(meta)
-        except (TypeError, ValueError) as exc:
-            raise CheckpointError(f"metadata must be plain JSON: {exc}") from None
-        chosen = dict(chosen or {})
-        encoded = {d: codecs.encoder(states[d], chosen.get(d), torch_crc32=self.torch_crc32)
-                   for d in sorted(states)}
-        self._accepted = epoch
-        return encoded, meta
+        return self._submit(self._write, epoch, encoded, meta)
 
     def _write(self, epoch: int, encoded: Encoded, meta: dict[str, Any]) -> Manifest:
         records = commit.write_shards(self.root, epoch, encoded)
@@ -131,19 +164,6 @@ class CheckpointWriter:
         self._newest = epoch
         commit.collect_after(self.root, epoch, self.keep)
         return manifest
-
-    def _check_save(self, epoch: int, states: Mapping[str, Any]) -> None:
-        if self._lock_fd is None:
-            raise CheckpointError("the writer is closed")
-        layout.check_epoch(epoch)
-        if not states:
-            raise CheckpointError("nothing to save: give at least one domain")
-        for d in states:
-            layout.check_domain(d)
-        if self._accepted is not None and epoch <= self._accepted:
-            raise CheckpointError(
-                f"epoch {epoch} is not newer than the committed epoch {self._accepted} in "
-                f"{self.root}; to go back, open the writer with resume_from=<epoch>")
 
 
 def check_keep(keep: int) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from runtime_crash_child import DOMAINS, expected_state
-from runtime_helpers import fork_server_of
+from runtime_helpers import child_env, fork_server_of
 
 from fito.runtime import NoConsistentEpoch, restore, scan
 from fito.runtime.layout import CheckpointError, manifest_epochs, shard_domains, shard_epochs
@@ -148,7 +148,7 @@ def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
 def test_external_sigkill_of_a_real_subprocess(ram_path: Path) -> None:
     """Separate interpreters killed from outside after a random delay (seeded), twice per
     directory, then left to finish; the log of completed commits is the oracle."""
-    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    env = child_env()
     rng = random.Random(SEED + 1)
     duration = _run(ram_path / "clean", env, None)[1]
     check_clean_finish(ram_path / "clean")
