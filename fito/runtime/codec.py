@@ -17,6 +17,7 @@ from fito.runtime.layout import CheckpointError, is_epoch
 MAGIC = b"FITO-SHARD 1\n"
 HEADER_LIMIT = 4096
 CODECS = ("json", "npz", "torch")
+DCP_CODECS = ("dcp", "dcp-metadata")  # shards of fito.runtime.dcp, read by its storage reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,10 @@ def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = 
             raise CheckpointError("this shard was written with torch, which is not installed "
                                   "(pip install torch)") from None
         return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
+    if codec in DCP_CODECS:
+        raise CheckpointError("a PyTorch DCP checkpoint: load it with torch.distributed."
+                              "checkpoint.load(..., storage_reader=fito.runtime.dcp."
+                              "FitoStorageReader(DIR))")
     raise ValueError(f"unknown codec {codec!r}")
 
 

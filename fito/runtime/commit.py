@@ -77,7 +77,7 @@ def write_shards(root: Path, epoch: int, encoded: Encoded) -> tuple[ShardRecord,
     try:
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="fito-seal") as pool:
             for domain, (codec, payload) in encoded.items():
-                staged = _stage_shard(root, domain, epoch, codec, payload)
+                staged = stage_shard(root, domain, epoch, codec, payload)
                 sealing.append((domain, codec, pool.submit(seal, staged)))
             sealed = [(d, codec, future.result()) for d, codec, future in sealing]
     except BaseException:
@@ -87,8 +87,10 @@ def write_shards(root: Path, epoch: int, encoded: Encoded) -> tuple[ShardRecord,
                  for d, codec, (digest, size) in sealed)
 
 
-def _stage_shard(root: Path, domain: str, epoch: int, codec: str,
-                 write_payload: Callable[[Any], None]) -> Staged:
+def stage_shard(root: Path, domain: str, epoch: int, codec: str,
+                write_payload: Callable[[Any], None]) -> Staged:
+    """Write the shard of domain and epoch (header, then the payload write_payload gives the
+    sink) to its temporary name; `durable.seal` makes it durable."""
     folder = root / layout.SHARDS / domain
     if not is_real_dir(folder):
         make_dir(folder)
