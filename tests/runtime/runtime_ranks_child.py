@@ -1,5 +1,6 @@
 """A torch.distributed (gloo, CPU) training job whose every rank checkpoints its own shards
-through fito.runtime.distributed, and a fork server that launches it and kills it.
+(through fito.runtime.distributed, or PyTorch DCP with fito's storage), and a fork server
+that launches it and kills it.
 
 Each rank holds a replica of a tiny model; gradients are averaged over the ranks with
 `all_reduce` and applied by SGD with momentum (what DistributedDataParallel and
@@ -13,6 +14,11 @@ to LOG.<rank>: `resumed E`, `saving E`, `commit E` (fsynced, once the commit is 
 `state E <sha256>` (the full state after step E), `dying N OP PATH` (the victim, just
 before its kill) and at the end `points N` (its durability points).
 
+MODE: `sync` or `async` (fito.runtime.distributed's save or async_save), `dcp` or
+`dcp-async` (torch.distributed.checkpoint's save or async_save with fito's storage writer,
+and load with its reader: the shards are then DCP's, the replicated parameters and
+momentum written once, and each rank's position); `sync-enospc`, `async-enospc`: below.
+
 `--serve`: per request line `DIR LOG STEPS WORLD MODE VICTIM KILL_AT FRACTION STORE`
 (tab-separated), fork WORLD ranks, arm rank VICTIM to SIGKILL itself at its KILL_AT-th
 durability point (0: never; MODE `sync-enospc` or `async-enospc`: to fail there with
@@ -25,6 +31,7 @@ from __future__ import annotations
 import datetime
 import errno
 import hashlib
+import logging
 import os
 import signal
 import sys
@@ -33,9 +40,11 @@ from typing import NoReturn
 
 import torch
 import torch.distributed as dist
+import torch.distributed.checkpoint as dcp  # imported once here, not in every forked rank
 from torch import nn
 
 from fito.runtime import NoConsistentEpoch, faults
+from fito.runtime.dcp import FitoStorageReader, FitoStorageWriter
 from fito.runtime.distributed import DistributedCheckpointWriter, restore_distributed
 
 
@@ -95,48 +104,119 @@ def batch(step: int, rank: int) -> torch.Tensor:
     return torch.randn(8, 6, generator=g)
 
 
-def resume(root: str, model: nn.Module, moms: list[torch.Tensor], world: int) -> int:
-    if not os.path.isdir(root):
-        return 0
-    try:
-        r = restore_distributed(root)
-    except NoConsistentEpoch:
-        return 0
-    total = sum(p.numel() for p in model.parameters())
-    params = gather_slices(r.states["model"]["params"], world, total)
-    mom = gather_slices(r.states["optimizer"]["momentum"], world, total)
-    load_full(model, moms, params, mom)
-    assert r.states["data"] == {"step": r.epoch, "rank": dist.get_rank()}
-    return r.epoch
+class FitoBackend:
+    """fito.runtime.distributed: each rank saves its slices (`save`, or `async_save`)."""
+
+    def __init__(self, root: str, world: int, rank: int, asynchronous: bool) -> None:
+        self.root, self.world, self.rank, self.asynchronous = root, world, rank, asynchronous
+
+    def resume(self, model: nn.Module, moms: list[torch.Tensor]) -> int:
+        try:
+            r = restore_distributed(self.root)
+        except NoConsistentEpoch:
+            return 0
+        total = sum(p.numel() for p in model.parameters())
+        params = gather_slices(r.states["model"]["params"], self.world, total)
+        mom = gather_slices(r.states["optimizer"]["momentum"], self.world, total)
+        load_full(model, moms, params, mom)
+        assert r.states["data"] == {"step": r.epoch, "rank": self.rank}
+        return r.epoch
+
+    def open(self, start: int) -> None:
+        self.writer = DistributedCheckpointWriter(self.root, keep=2, resume_from=start)
+
+    def save(self, step: int, params: torch.Tensor, mom: torch.Tensor, committed) -> None:
+        shards = {"model": {"params": params[self.rank::self.world].clone()},
+                  "optimizer": {"momentum": mom[self.rank::self.world].clone()},
+                  "data": {"step": step, "rank": self.rank}}
+        if self.asynchronous:
+            self.writer.async_save(step, shards).add_done_callback(
+                lambda f: f.exception() is None and committed(step))
+        else:
+            self.writer.save(step, shards)
+            committed(step)
+
+    def close(self, committed) -> None:
+        last = self.writer.wait()  # the callback may not have run yet: log it here too
+        if last is not None:
+            committed(last.epoch)
+        self.writer.close()
 
 
-def train_rank(root: str, log: str, steps: int, world: int, async_mode: bool) -> int:
+class DcpBackend(FitoBackend):
+    """torch.distributed.checkpoint.save / async_save / load with fito's storage: the
+    replicated parameters and momentum (DCP writes each once) and each rank's position."""
+
+    def resume(self, model: nn.Module, moms: list[torch.Tensor]) -> int:
+        from torch.distributed.checkpoint.api import CheckpointException
+
+        total = sum(p.numel() for p in model.parameters())
+        sd = dcp_state(torch.zeros(total), torch.zeros(total), -1, self.rank)
+        reader = FitoStorageReader(self.root)
+        try:
+            dcp.load(sd, storage_reader=reader)
+        except CheckpointException:
+            if isinstance(reader.error, NoConsistentEpoch):
+                return 0
+            raise
+        load_full(model, moms, sd["model"]["params"], sd["optimizer"]["momentum"])
+        assert sd[f"data{self.rank}"] == {"step": reader.epoch, "rank": self.rank}
+        assert reader.epoch is not None
+        return reader.epoch
+
+    def open(self, start: int) -> None:
+        self.writer = FitoStorageWriter(self.root, keep=2, resume_from=start)
+        self.group = dist.new_group(backend="gloo") if self.asynchronous else None
+        self.pending = None
+
+    def save(self, step: int, params: torch.Tensor, mom: torch.Tensor, committed) -> None:
+        sd = dcp_state(params, mom, step, self.rank)
+        if not self.asynchronous:
+            dcp.save(sd, storage_writer=self.writer, checkpoint_id=step)
+            committed(step)
+            return
+        self.close(committed)  # one async save in flight, as DCP asks
+        self.pending = (step, dcp.async_save(sd, storage_writer=self.writer, checkpoint_id=step,
+                                             process_group=self.group))
+        self.pending[1].add_done_callback(lambda f: f.exception() is None and committed(step))
+
+    def close(self, committed) -> None:
+        if getattr(self, "pending", None) is not None:
+            step, future = self.pending
+            self.pending = None
+            future.result()
+            committed(step)
+
+
+def dcp_state(params: torch.Tensor, mom: torch.Tensor, step: int, rank: int) -> dict:
+    return {"model": {"params": params}, "optimizer": {"momentum": mom},
+            f"data{rank}": {"step": step, "rank": rank}}
+
+
+def train_rank(root: str, log: str, steps: int, world: int, mode: str) -> int:
     rank = dist.get_rank()
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 2))
     moms = [torch.zeros_like(p) for p in model.parameters()]
-    start = resume(root, model, moms, world)
+    kind = DcpBackend if mode.startswith("dcp") else FitoBackend
+    backend = kind(root, world, rank, "async" in mode)
+    start = backend.resume(model, moms) if os.path.isdir(root) else 0
     log_line(log, f"resumed {start}")
 
     def committed(epoch: int) -> None:
         log_line(log, f"commit {epoch}", sync=True)
 
-    with DistributedCheckpointWriter(root, keep=2, resume_from=start) as writer:
+    backend.open(start)
+    try:
         for step in range(start + 1, steps + 1):
             model(batch(step, rank)).pow(2).mean().backward()
             sgd_step(model, moms, world)
             params, mom = flat(model, moms)
             log_line(log, f"state {step} {digest(params, mom)}")
-            shards = {"model": {"params": params[rank::world].clone()},
-                      "optimizer": {"momentum": mom[rank::world].clone()},
-                      "data": {"step": step, "rank": rank}}
             log_line(log, f"saving {step}")
-            if async_mode:
-                writer.async_save(step, shards).add_done_callback(
-                    lambda f, e=step: f.exception() is None and committed(e))
-            else:
-                writer.save(step, shards)
-                committed(step)
+            backend.save(step, params, mom, committed)
+    finally:
+        backend.close(committed)
     log_line(log, f"points {faults.points_passed()}")
     return 0
 
@@ -147,6 +227,7 @@ def run_rank(rank: int, fields: list[str]) -> NoReturn:
     code = 99
     try:
         torch.set_num_threads(1)
+        logging.getLogger("torch.distributed.checkpoint").setLevel(logging.CRITICAL)
         if int(victim) == rank:
             def observe(index: int, op: str, path: str) -> None:
                 if index == int(kill_at):
@@ -157,8 +238,7 @@ def run_rank(rank: int, fields: list[str]) -> NoReturn:
             faults.arm(0)
         dist.init_process_group("gloo", store=dist.FileStore(store, int(world)), rank=rank,
                                 world_size=int(world), timeout=datetime.timedelta(seconds=60))
-        code = train_rank(root, f"{log}.{rank}", int(steps), int(world),
-                          mode.startswith("async"))
+        code = train_rank(root, f"{log}.{rank}", int(steps), int(world), mode)
         dist.destroy_process_group()
     except BaseException as exc:  # noqa: BLE001 - report and leave at once
         log_line(f"{log}.{rank}", f"error {type(exc).__name__}: {exc}".replace("\n", " "))

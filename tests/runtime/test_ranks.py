@@ -1,10 +1,11 @@
 """Many ranks: a torch.distributed job (gloo on CPU, 2 to 4 ranks) whose every rank writes
 its shards and whose coordinator commits only after every rank's reflection. One rank at a
-time is killed at a random durability point (seeded), synchronous and asynchronous saves
-alike; after each kill the directory must restore one committed epoch whose every rank's
-every shard is exactly that epoch's state (the reference run's digest), no older than the
-newest commit any rank saw complete, and the next launch must resume every rank at the
-same epoch and finish bit-identically to the reference.
+time is killed at a random durability point (seeded), with fito's synchronous and
+asynchronous saves, and with PyTorch DCP's save and async_save through fito's storage
+writer (loaded with its reader); after each kill the directory must restore one committed
+epoch whose every rank's every shard is exactly that epoch's state (the reference run's
+digest), no older than the newest commit any rank saw complete, and the next launch must
+resume every rank at the same epoch and finish bit-identically to the reference.
 
 `FITO_RANK_TRIALS=200 python -m pytest -q -s tests/runtime/test_ranks.py -k kill` runs the
 full 200 kills (a few minutes); the suite runs KILLS of them."""
@@ -35,6 +36,7 @@ CHILD = Path(__file__).with_name("runtime_ranks_child.py")
 SEED = 20261201
 KILLS = int(os.environ.get("FITO_RANK_TRIALS", "24"))
 STEPS = 4
+MODES = ("sync", "async", "dcp", "dcp-async")
 
 
 @pytest.fixture(scope="module")
@@ -94,43 +96,81 @@ def full_digest(states: dict, epoch: int, world: int) -> str:
 
 
 def check_restore(root: Path, reference: dict[int, str], world: int, completed: int,
-                  started: int) -> int:
+                  started: int, dcp: bool = False) -> int:
     """One committed epoch, every rank's shards of it, completed <= epoch <= started."""
     try:
-        r = restore(root)
+        epoch, digest = load_dcp(root, world) if dcp else load_fito(root, world)
     except NoConsistentEpoch:
         assert completed == 0, f"commit {completed} had completed, yet nothing restores"
         return 0
-    assert completed <= r.epoch <= started, (completed, r.epoch, started)
+    assert completed <= epoch <= started, (completed, epoch, started)
+    assert digest == reference[epoch], epoch
+    assert scan(root).restore_epoch == epoch
+    return epoch
+
+
+def load_fito(root: Path, world: int) -> tuple[int, str]:
+    r = restore(root)
     assert {split_rank(d)[1] for d in r.states} == set(range(world))
-    assert full_digest(dict(r.states), r.epoch, world) == reference[r.epoch], r.epoch
-    assert scan(root).restore_epoch == r.epoch
-    return r.epoch
+    return r.epoch, full_digest(dict(r.states), r.epoch, world)
 
 
-def reference_run(server: subprocess.Popen[str], tmp: Path, world: int,
-                  cache: dict) -> tuple[dict[int, str], list[int]]:
+def load_dcp(root: Path, world: int) -> tuple[int, str]:
+    """dcp.load in this process (no process group) with fito's reader: every rank's items."""
+    import hashlib
+    import warnings
+
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.api import CheckpointException
+
+    from fito.runtime.dcp import FitoStorageReader
+
+    size = 6 * 5 + 5 + 5 * 2 + 2
+    sd = {"model": {"params": torch.zeros(size)}, "optimizer": {"momentum": torch.zeros(size)},
+          **{f"data{r}": {"step": -1, "rank": -1} for r in range(world)}}
+    reader = FitoStorageReader(root)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dcp.load(sd, storage_reader=reader)
+    except CheckpointException:
+        if isinstance(reader.error, NoConsistentEpoch):
+            raise reader.error from None
+        raise
+    assert reader.epoch is not None
+    assert all(sd[f"data{r}"] == {"step": reader.epoch, "rank": r} for r in range(world))
+    raw = sd["model"]["params"].numpy().tobytes() + sd["optimizer"]["momentum"].numpy().tobytes()
+    return reader.epoch, hashlib.sha256(raw).hexdigest()
+
+
+def reference_run(server: subprocess.Popen[str], tmp: Path, world: int, cache: dict,
+                  mode: str = "sync") -> tuple[dict[int, str], list[int]]:
     """The uninterrupted run: the state digest after each step, each rank's point count."""
-    if world not in cache:
-        run = launch(server, tmp / f"ref{world}", world, "sync")
+    kind = "dcp" if mode.startswith("dcp") else "sync"
+    if (world, kind) not in cache:
+        run = launch(server, tmp / f"ref{world}{kind}", world, kind)
         assert run.finished, run.statuses
         digests = {int(row[1]): row[2] for row in run.logs[0] if row[0] == "state"}
         assert all({int(row[1]): row[2] for row in log if row[0] == "state"} == digests
                    for log in run.logs)
-        cache[world] = (digests, [int(log[-1][1]) for log in run.logs])
-        assert check_restore(tmp / f"ref{world}", digests, world, STEPS, STEPS) == STEPS
-    return cache[world]
+        points = [max(int(row[1]) for row in log if row[0] == "points") for log in run.logs]
+        cache[world, kind] = (digests, points)
+        assert check_restore(tmp / f"ref{world}{kind}", digests, world, STEPS, STEPS,
+                             dcp=kind == "dcp") == STEPS
+    return cache[world, kind]
 
 
 @pytest.mark.slow
 def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
+    """KILLS kills, each of one rank of a job of 2 to 4 ranks, in one of MODES; every job
+    directory is killed until a launch finishes."""
     rng = random.Random(SEED)
     cache: dict = {}
     kills = trial = 0
     seen: collections.Counter[str] = collections.Counter()
     while kills < KILLS:
-        world, mode = rng.choice((2, 3, 4)), rng.choice(("sync", "async"))
-        reference, points = reference_run(ranks_server, ram_path, world, cache)
+        world, mode = rng.choice((2, 3, 4)), rng.choice(MODES)
+        reference, points = reference_run(ranks_server, ram_path, world, cache, mode)
         root = ram_path / f"t{trial}"
         completed = started = restored = 0
         while True:
@@ -143,7 +183,8 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
             started = max([started, *run.values("saving")])
             assert all(reference[int(row[1])] == row[2] for log in run.logs for row in log
                        if row[0] == "state")  # the resumed training is bit-identical
-            restored = check_restore(root, reference, world, completed, started)
+            restored = check_restore(root, reference, world, completed, started,
+                                     dcp=mode.startswith("dcp"))
             if run.finished:
                 assert restored == STEPS
                 break
@@ -157,7 +198,7 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
         trial += 1
     print(f"\nranks: {kills} kills of one rank in {trial} jobs of 2 to 4 ranks: "
           f"{dict(sorted(seen.items()))}")
-    assert {k.split()[1] for k in seen if k.startswith(("sync", "async"))} >= {
+    assert {k.split()[1] for k in seen if k.startswith(MODES)} >= {
         "write", "fsync", "rename", "fsync-dir"}
 
 
