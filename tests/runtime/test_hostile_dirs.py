@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fito.cli import main
 from fito.runtime import CheckpointError, CheckpointWriter, NoConsistentEpoch, restore, scan
@@ -268,3 +270,59 @@ def test_writer_collects_unpadded_names_too(pristine: Path, tmp_path: Path) -> N
     assert sorted(p.name for p in (root / "commits").iterdir()) == [
         Path(manifest_relpath(e)).name for e in (3, 4)]
     assert not (root / "shards" / "model" / "e1.shard").exists()
+
+
+# ---------------------------------------------------------------------------- any bytes
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63)
+                     | st.floats(allow_nan=False)
+                     | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+
+
+def _agree(root: Path, expected: int) -> None:
+    """restore, scan and inspect all name expected, and nothing else escapes."""
+    assert restore(root).epoch == expected == scan(root).restore_epoch
+    assert _inspect(root)[1]["restore"]["epoch"] == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400), where=st.sampled_from(["manifest", "header", "shard"]))
+def test_any_bytes_skip_to_the_intact_epoch(pristine: Path, tmp_path_factory, data: bytes,
+                                            where: str) -> None:
+    root = tmp_path_factory.mktemp("bytes") / "ckpt"
+    shutil.copytree(pristine, root)
+    if where == "manifest":
+        _manifest(root).write_bytes(data)
+    elif where == "header":
+        _header(root, data.replace(b"\n", b" "))
+    else:
+        _shard(root).write_bytes(MAGIC + data)
+    _agree(root, 2)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["epoch", "format", "version", "domains", "metadata", "model",
+                              "model.epoch", "model.bytes", "model.file", "model.sha256",
+                              "model.codec"]), value=_JSON)
+def test_any_resigned_field_is_refused_or_harmless(pristine: Path, tmp_path_factory,
+                                                    field: str, value: object) -> None:
+    """A manifest re-signed with any JSON in any field: refused, or (metadata) still the
+    same commit; never an exception, never another epoch's shard."""
+    root = tmp_path_factory.mktemp("fields") / "ckpt"
+    shutil.copytree(pristine, root)
+    original: list[object] = []
+
+    def change(body: dict) -> None:
+        holder, key = body, field
+        if field.startswith("model"):
+            holder, key = body["domains"], "model"
+            if field != "model":
+                holder, key = body["domains"]["model"], field.partition(".")[2]
+        original.append(holder[key])
+        holder[key] = value
+    _resign(root, change)
+    harmless = (field == "metadata" and isinstance(value, dict)) or value == original[0]
+    _agree(root, 3 if harmless else 2)
