@@ -274,7 +274,7 @@ def test_writer_collects_unpadded_names_too(pristine: Path, tmp_path: Path) -> N
 
 # ---------------------------------------------------------------------------- any bytes
 _JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63)
-                     | st.floats(allow_nan=False)
+                     | st.floats(allow_nan=False, allow_infinity=False)
                      | st.text(max_size=8),
                      lambda inner: st.lists(inner, max_size=4)
                      | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
