@@ -39,7 +39,7 @@ def header_bytes(header: ShardHeader) -> bytes:
     return MAGIC + json.dumps(body, sort_keys=True, separators=(",", ":")).encode() + b"\n"
 
 
-def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
+def parse_header(data: bytes | bytearray | memoryview) -> tuple[ShardHeader, int]:
     """The header of a shard file's bytes and the offset of its payload, or BadShard."""
     head = bytes(data[:HEADER_LIMIT])
     if not head.startswith(MAGIC):
@@ -56,7 +56,7 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     domain, epoch, codec = body.get("domain"), body.get("epoch"), body.get("codec")
     if not (isinstance(domain, str) and isinstance(codec, str) and is_epoch(epoch)):
         raise BadShard("malformed header fields")
-    return ShardHeader(domain, epoch, codec), end + 1
+    return ShardHeader(domain, int(epoch), codec), end + 1  # type: ignore[arg-type]
 
 
 def encoder(state: Any, codec: str | None = None, *,

@@ -40,7 +40,6 @@ from torch.distributed.checkpoint.planner import (
     LoadPlanner,
     SavePlan,
     SavePlanner,
-    WriteItemType,
 )
 from torch.distributed.checkpoint.storage import StorageReader, StorageWriter, WriteResult
 from torch.futures import Future
@@ -54,7 +53,7 @@ from fito.runtime.writer import check_keep
 
 DOMAIN, METADATA = "dcp", "dcp-metadata"
 ALIGN = 64
-_SAFE = [dcp_metadata.Metadata, dcp_metadata.TensorStorageMetadata,
+_SAFE: list[Any] = [dcp_metadata.Metadata, dcp_metadata.TensorStorageMetadata,
          dcp_metadata.BytesStorageMetadata, dcp_metadata.ChunkStorageMetadata,
          dcp_metadata.TensorProperties, dcp_metadata.MetadataIndex, dcp_metadata.StorageMeta]
 _SAFE += [getattr(dcp_metadata, "_MEM_FORMAT_ENCODING")] if hasattr(
@@ -196,7 +195,8 @@ def _write_items(root: Path, domain: str, epoch: int, plan: SavePlan,
     def produce(sink: Any) -> None:
         for item in plan.items:
             data = planner.resolve_data(item)
-            if item.type == WriteItemType.BYTE_IO:
+            raw: Any
+            if isinstance(data, io.BytesIO):
                 raw, dtype, shape = data.getbuffer(), None, None
             else:
                 tensor = data.detach().to("cpu").contiguous()
@@ -252,8 +252,8 @@ class FitoStorageReader(StorageReader):
     def _choose(self) -> dcp_metadata.Metadata:
         comm = _collective(self._group)
         path = layout.checkpoint_dir(self.root)
-        listed = layout.manifest_epochs(path) if comm is None or comm.is_coordinator else None
-        candidates = listed if comm is None else comm.broadcast(listed)
+        listed = layout.manifest_epochs(path) if comm is None or comm.is_coordinator else []
+        candidates: list[int] = listed if comm is None else comm.broadcast(listed)
         if self._wanted is not None:
             candidates = [e for e in candidates if e == self._wanted]
         self.skipped = []

@@ -30,7 +30,8 @@ class NotRegular(OSError):
     """A path in the directory that is not a regular file (or a directory on the way)."""
 
     def __init__(self, relpath: str, what: str) -> None:
-        super().__init__(errno.EPERM, f"{relpath} is {what}; not opened")
+        self.message = f"{relpath} is {what}; not opened"
+        super().__init__(errno.EPERM, self.message)
         self.relpath, self.what = relpath, what
 
 

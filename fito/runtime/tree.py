@@ -90,7 +90,7 @@ def _skeleton(text: bytes | memoryview) -> Any:
     return boundedjson.loads(text, max_depth=3 * MAX_NESTING, finite=False, int_digits=5000)
 
 
-def decode_npz(payload: bytes) -> Any:
+def decode_npz(payload: bytes | memoryview) -> Any:
     """Decode the npz form."""
     import numpy as np
 

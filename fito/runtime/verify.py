@@ -63,7 +63,7 @@ def read_manifest(root: Path, epoch: int) -> tuple[Manifest | None, list[Skip]]:
         except TornManifest as exc:
             return None, [Skip(epoch, TORN_MANIFEST, None, f"{name}: {exc}")]
         except NotRegular as exc:
-            return None, [Skip(epoch, NOT_REGULAR, None, exc.strerror)]
+            return None, [Skip(epoch, NOT_REGULAR, None, exc.message)]
         except OSError as exc:
             return None, [Skip(epoch, TORN_MANIFEST, None, f"{name}: unreadable: {exc.strerror}")]
     if any(c != contents[0] for c in contents[1:]):
@@ -132,7 +132,7 @@ def check_shard(root: Path, epoch: int, rec: ShardRecord,
     except FileNotFoundError:
         return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file} does not exist")], None
     except NotRegular as exc:
-        return [Skip(epoch, NOT_REGULAR, rec.domain, exc.strerror)], None
+        return [Skip(epoch, NOT_REGULAR, rec.domain, exc.message)], None
     except OSError as exc:
         return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file}: {exc.strerror}")], None
     if digest != rec.sha256:
