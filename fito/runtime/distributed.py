@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -29,7 +28,6 @@ from fito.runtime.commit import Encoded
 from fito.runtime.layout import CheckpointError, rank_domain, split_rank
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.reader import NoConsistentEpoch, Restored, load_epoch, with_uncommitted
-from fito.runtime.staging import snapshot
 from fito.runtime.verify import Skip, read_manifest
 from fito.runtime.writer import AsyncWriterBase, check_keep
 
@@ -68,11 +66,12 @@ class Collective:
 
 
 class DistributedCheckpointWriter(AsyncWriterBase):
-    """Every rank of a torch.distributed job calls `save` (or `async_save`) with its own
-    domains; the coordinator (rank 0 of the group) commits once every rank's shards are
-    durable. The collectives run on a process group of the writer's own (gloo, created here
-    on every rank, unless `group` is given), so that an asynchronous save never interleaves
-    with training's collectives."""
+    """Every rank of a torch.distributed job calls `save` (or `async_save`), collectively,
+    with its own domains; the coordinator (rank 0 of the group) commits once every rank's
+    shards are durable, and every rank's save returns (its future completes) only then, or
+    raises a CheckpointError on every rank if any rank failed. The collectives run on a
+    process group of the writer's own (gloo, created here on every rank, unless `group` is
+    given), so that an asynchronous save never interleaves with training's collectives."""
 
     def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
                  resume_from: int | None = None, group: Any = None,
@@ -97,37 +96,8 @@ class DistributedCheckpointWriter(AsyncWriterBase):
             raise CheckpointError(error)
         self._init_async()
 
-    def _release(self) -> None:
-        self._closed = True
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
-
-    def save(self, epoch: int, states: Mapping[str, Any], *,
-             codecs_by_domain: Mapping[str, str] | None = None,
-             metadata: Mapping[str, Any] | None = None) -> Manifest:
-        """Collective: write this rank's shards, reflect, and return once the coordinator's
-        commit is durable; CheckpointError on every rank if any rank failed."""
-        self.wait()
-        job = self._prepared(epoch, states, codecs_by_domain, metadata)
-        try:
-            return self._write(epoch, *job)
-        except BaseException:
-            self._accepted = self._newest
-            raise
-
-    def async_save(self, epoch: int, states: Mapping[str, Any], *,
-                   codecs_by_domain: Mapping[str, str] | None = None,
-                   metadata: Mapping[str, Any] | None = None) -> Future[Manifest]:
-        """Collective: copy states and return at once; a background thread writes, reflects
-        and (coordinator) commits. The future gives the manifest once the commit is durable
-        (on every rank); an error on any rank is raised by every rank's future."""
-        self.wait()
-        job = self._prepared(epoch, snapshot(dict(states)), codecs_by_domain, metadata)
-        return self._submit(self._write, epoch, *job)
-
-    def _prepared(self, epoch: int, states: Mapping[str, Any], chosen: Any,
-                  metadata: Any) -> tuple[Encoded, dict[str, Any], str | None]:
+    def _job(self, epoch: int, states: Mapping[str, Any], chosen: Any,
+             metadata: Any) -> tuple[Encoded, dict[str, Any], str | None]:
         """The encoded shards, or this rank's error: it is reported at the reflection, so
         that every rank still meets every collective and fails together."""
         try:
@@ -137,8 +107,10 @@ class DistributedCheckpointWriter(AsyncWriterBase):
         except CheckpointError as exc:
             return {}, {}, str(exc)
 
-    def _write(self, epoch: int, encoded: Encoded, meta: dict[str, Any],
-               error: str | None) -> Manifest:
+    def _write(self, epoch: int, *job: Any) -> Manifest:
+        """Collective: write this rank's shards, reflect, and return once the coordinator's
+        commit is durable; CheckpointError on every rank if any rank failed."""
+        encoded, meta, error = job
         reflected: tuple[ShardRecord, ...] | str = error or ()
         if error is None:
             try:

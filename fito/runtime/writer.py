@@ -31,6 +31,7 @@ class AsyncWriterBase:
     keep: int
     torch_crc32: bool
     _newest: int | None
+    _lock_fd: int | None
 
     def _init_async(self) -> None:
         self._accepted = self._newest
@@ -54,6 +55,40 @@ class AsyncWriterBase:
             self._release()
 
     def _release(self) -> None:
+        self._closed = True
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def save(self, epoch: int, states: Mapping[str, Any], *,
+             codecs_by_domain: Mapping[str, str] | None = None,
+             metadata: Mapping[str, Any] | None = None) -> Manifest:
+        """Write one shard per domain, then commit epoch; returns the manifest once durable."""
+        self.wait()
+        job = self._job(epoch, states, codecs_by_domain, metadata)
+        try:
+            return self._write(epoch, *job)
+        except BaseException:
+            self._accepted = self._newest
+            raise
+
+    def async_save(self, epoch: int, states: Mapping[str, Any], *,
+                   codecs_by_domain: Mapping[str, str] | None = None,
+                   metadata: Mapping[str, Any] | None = None) -> Future[Manifest]:
+        """Copy states (tensors and arrays included) and return at once; a background thread
+        writes the shards and commits, as `save` does. The future gives the manifest once
+        the commit is durable. One save is in flight at a time: this first waits for the
+        previous one, and raises its error if it failed (as `wait` and `close` do)."""
+        self.wait()
+        job = self._job(epoch, snapshot(dict(states)), codecs_by_domain, metadata)
+        return self._submit(self._write, epoch, *job)
+
+    def _job(self, epoch: int, states: Mapping[str, Any], chosen: Mapping[str, str] | None,
+             metadata: Mapping[str, Any] | None) -> tuple[Any, ...]:
+        """The arguments of `_write` after epoch: the encoded shards and the metadata."""
+        return self._prepare(epoch, states, chosen, metadata)
+
+    def _write(self, epoch: int, *job: Any) -> Manifest:
         raise NotImplementedError
 
     @property
@@ -128,36 +163,8 @@ class CheckpointWriter(AsyncWriterBase):
         self._newest = commit.resume(self.root, resume_from, self.keep)
         self._init_async()
 
-    def _release(self) -> None:
-        self._closed = True
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
-
-    def save(self, epoch: int, states: Mapping[str, Any], *,
-             codecs_by_domain: Mapping[str, str] | None = None,
-             metadata: Mapping[str, Any] | None = None) -> Manifest:
-        """Write one shard per domain, then commit epoch; returns the manifest once durable."""
-        self.wait()
-        encoded, meta = self._prepare(epoch, states, codecs_by_domain, metadata)
-        try:
-            return self._write(epoch, encoded, meta)
-        except BaseException:
-            self._accepted = self._newest
-            raise
-
-    def async_save(self, epoch: int, states: Mapping[str, Any], *,
-                   codecs_by_domain: Mapping[str, str] | None = None,
-                   metadata: Mapping[str, Any] | None = None) -> Future[Manifest]:
-        """Copy states (tensors and arrays included) and return at once; a background thread
-        writes the shards and commits, as `save` does. The future gives the manifest once
-        the commit is durable. One save is in flight at a time: this first waits for the
-        previous one, and raises its error if it failed (as `wait` and `close` do)."""
-        self.wait()
-        encoded, meta = self._prepare(epoch, snapshot(dict(states)), codecs_by_domain, metadata)
-        return self._submit(self._write, epoch, encoded, meta)
-
-    def _write(self, epoch: int, encoded: Encoded, meta: dict[str, Any]) -> Manifest:
+    def _write(self, epoch: int, *job: Any) -> Manifest:
+        encoded, meta = job
         records = commit.write_shards(self.root, epoch, encoded)
         manifest = Manifest(epoch, records, MappingProxyType(meta))
         commit.commit(self.root, manifest, encoded)
