@@ -41,20 +41,12 @@ from typing import NoReturn
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp  # imported once here, not in every forked rank
+from runtime_train_child import log_line
 from torch import nn
 
 from fito.runtime import NoConsistentEpoch, faults
 from fito.runtime.dcp import FitoStorageReader, FitoStorageWriter
 from fito.runtime.distributed import DistributedCheckpointWriter, restore_distributed
-
-
-def log_line(log: str, text: str, sync: bool = False) -> None:
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    os.write(fd, (text + "\n").encode())
-    if sync:
-        os.fsync(fd)
-    os.close(fd)
-
 
 LR, BETA = 0.05, 0.9
 
