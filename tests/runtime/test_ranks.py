@@ -198,8 +198,9 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
         trial += 1
     print(f"\nranks: {kills} kills of one rank in {trial} jobs of 2 to 4 ranks: "
           f"{dict(sorted(seen.items()))}")
-    assert {k.split()[1] for k in seen if k.startswith(MODES)} >= {
-        "write", "fsync", "rename", "fsync-dir"}
+    ops = {k.split()[1] for k in seen if k.startswith(MODES)}
+    if KILLS >= 100:  # the full run: every kind of durability point was hit
+        assert ops >= {"write", "fsync", "rename", "fsync-dir"}, ops
 
 
 def _files_of(root: Path, epoch: int) -> list[str]:
