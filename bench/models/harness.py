@@ -166,29 +166,36 @@ def spin_available() -> bool:
 
 def run_spin(pml: Path, bfs: bool = False, opt: str = "-O2", hash_bits: int = 24,
              depth: int = 100_000) -> SpinResult:
-    """`spin -o3 -a`, gcc and `./pan` in the folder of `pml` (named model.pml)."""
+    """`spin -o3 -a`, gcc and `./pan -c0` (every state, whatever the errors) in the folder of
+    `pml` (named model.pml). With `bfs` the verifier searches breadth-first, and when it finds
+    an error a second run stops at the first one, whose trail (a shortest one) is replayed."""
     d = pml.parent
     gen = measure(list(SPIN_GEN), d)
     flags = [*PAN_FLAGS, "-DBFS"] if bfs else list(PAN_FLAGS)
     cc = measure(["gcc", opt, *flags, "-o", "pan", "pan.c"], d)
     if gen.status or cc.status:
         raise RuntimeError(f"SPIN could not build {pml}:\n{gen.out}\n{cc.out}")
-    pan = measure(["./pan", f"-w{hash_bits}", f"-m{depth}"], d)
+    pan = measure(["./pan", f"-w{hash_bits}", f"-m{depth}", "-c0"], d)
     out = pan.out
     if "max search depth too small" in out:
         raise RuntimeError(f"raise pan's -m (depth {depth}) for {pml}")
     first = re.search(r"pan:1: (assertion violated|invalid end state)", out)
     error = "" if first is None else "assertion" if first.group(1)[0] == "a" else "deadlock"
-    trail = -1
-    if error:
-        replay = subprocess.run(["spin", "-t", "model.pml"], cwd=d, capture_output=True,
-                                text=True, timeout=300)
-        m = re.search(r"trail ends after (\d+) steps", replay.stdout)
-        trail = int(m.group(1)) if m else -1
+    trail = _shortest_trail(d, hash_bits, depth) if error and bfs else -1
     states = int(_figure(r"(\d+) states, stored", out))
     vector = int(_figure(r"State-vector (\d+) byte", out))
     return SpinResult(gen.seconds + cc.seconds, pan.seconds, max(gen.mb, cc.mb, pan.mb), states,
                       error, trail, vector, out)
+
+
+def _shortest_trail(d: Path, hash_bits: int, depth: int) -> int:
+    """Steps of the trail of the breadth-first verifier's first error (a deadlock's trail has
+    no step for the blocked end, so steps are counted as replayed, not as SPIN totals them)."""
+    subprocess.run(["./pan", f"-w{hash_bits}", f"-m{depth}"], cwd=d, capture_output=True,
+                   timeout=600)
+    replay = subprocess.run(["spin", "-t", "-p", "model.pml"], cwd=d, capture_output=True,
+                            text=True, timeout=300)
+    return len(set(re.findall(r"^\s*(\d+):\s+proc\s+\d+ .*\[", replay.stdout, re.M)))
 
 
 def _figure(pattern: str, out: str) -> str:
