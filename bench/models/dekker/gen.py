@@ -13,7 +13,8 @@ exclusion, 3.7 deadlocks).
 Correspondence with SPIN: one to one. Each Promela statement (a condition, an `else`, an
 assignment, a d_step) is one fito step; a branch of the Promela `do`/`if` is a visible fito
 event (an internal step under `[]` would not resolve the choice); want[], turn and the
-critical-section count ncs are the same variables. Two processes by design: the small and
+critical-section count ncs are the same variables (ncs counts a process from its entry
+until it drops want[i], after handing the turn over). Two processes by design: the small and
 bench instances are the same.
 """
 from __future__ import annotations
@@ -42,11 +43,11 @@ _FITO = {
 -- while the other wants too: back off if it is the other's turn
 process Loop(i: Pid) =
   want[1 - i] & test.i -> Turn(i)
-  [] not want[1 - i] & enter.i -> {ncs := ncs + 1} -> Leave(i)
+  [] not want[1 - i] & enter.i {ncs := ncs + 1} -> Leave(i)
 process Turn(i: Pid) =
   turn == 1 - i & yield.i -> {want[i] := false} -> turn == i & {} -> {want[i] := true} -> Loop(i)
   [] turn != 1 - i & retry.i -> Loop(i)
-process Leave(i: Pid) = {ncs := ncs - 1, turn := 1 - i} -> {want[i] := false} -> Want(i)
+process Leave(i: Pid) = {turn := 1 - i} -> {ncs := ncs - 1, want[i] := false} -> Want(i)
 """,
     "attempt2": """process Want(i: Pid) = not want[1 - i] & {} -> {want[i] := true, ncs := ncs + 1} -> Leave(i)
 process Leave(i: Pid) = {ncs := ncs - 1, want[i] := false} -> Want(i)
@@ -68,11 +69,10 @@ _PML = {
            want[_pid] = 1
         :: else
         fi
-     :: else -> break
+     :: d_step { !want[1 - _pid]; ncs++; assert(ncs <= 1) }; break
      od;
-     atomic { ncs++; assert(ncs <= 1) };
-     d_step { ncs--; turn = 1 - _pid };
-     want[_pid] = 0
+     turn = 1 - _pid;
+     d_step { ncs--; want[_pid] = 0 }
   od""",
     "attempt2": """  do
   :: (!want[1 - _pid]);
