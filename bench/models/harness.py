@@ -176,9 +176,10 @@ def run_spin(pml: Path, bfs: bool = False, opt: str = "-O2", hash_bits: int = 24
     if gen.status or cc.status:
         raise RuntimeError(f"SPIN could not build {pml}:\n{gen.out}\n{cc.out}")
     pan = measure(["./pan", f"-w{hash_bits}", f"-m{depth}", "-c0"], d)
+    while "max search depth too small" in pan.out:  # deep models: a larger stack, again
+        depth *= 10
+        pan = measure(["./pan", f"-w{hash_bits}", f"-m{depth}", "-c0"], d)
     out = pan.out
-    if "max search depth too small" in out:
-        raise RuntimeError(f"raise pan's -m (depth {depth}) for {pml}")
     first = re.search(r"pan:1: (assertion violated|invalid end state)", out)
     error = "" if first is None else "assertion" if first.group(1)[0] == "a" else "deadlock"
     trail = _shortest_trail(d, hash_bits, depth) if error and bfs else -1
