@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 NAME = "abp"
-SMALL = {"C": 1, "D": 2}
+SMALL = {"C": 4, "D": 3}
 BENCH = {"C": 16, "D": 5}
 VARIANTS = {"": "data are delivered once and in order; no deadlock",
             "nobit": "the receiver ignores the bit: delivery fails"}
@@ -65,10 +65,12 @@ domain bad: Bool = false durable
 
 process Sender =
   dlen < C & send {{dd[dlen] := sdata, db[dlen] := sbit, dlen := dlen + 1}} -> Sender
-  [] (alen > 0 and ab[0] == sbit) & ackOk {{{pop_a}, sbit := 1 - sbit, sdata := (sdata + 1) % D}} -> Sender
+  [] (alen > 0 and ab[0] == sbit) &
+     ackOk {{{pop_a}, sbit := 1 - sbit, sdata := (sdata + 1) % D}} -> Sender
   [] (alen > 0 and ab[0] != sbit) & ackOld {{{pop_a}}} -> Sender
 process Receiver =
-  ({accept}) & deliver {{{pop_d}, bad := bad or dd[0] != expect, expect := (expect + 1) % D, rbit := 1 - rbit}} -> Ack{duplicate}
+  ({accept}) & deliver {{{pop_d}, bad := bad or dd[0] != expect,
+                         expect := (expect + 1) % D, rbit := 1 - rbit}} -> Ack{duplicate}
 process Ack = alen < C & ack {{ab[alen] := 1 - rbit, alen := alen + 1}} -> Receiver
 process Lossy =
   dlen > 0 & loseData {{{pop_d}}} -> Lossy

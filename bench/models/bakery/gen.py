@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 NAME = "bakery"
-SMALL = {"N": 2, "T": 3}
+SMALL = {"N": 3, "T": 2}
 BENCH = {"N": 4, "T": 3}
 VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
             "nochoosing": "mutual exclusion fails without the choosing flags"}
@@ -85,8 +85,10 @@ def promela(variant: str, N: int, T: int) -> str:
         j = f"(_pid + {k}) % N"
         if chose:
             lines.append(f"(!choosing[{j}]);")
-        ahead = f"(number[{j}] == 0 || number[_pid] < number[{j}] || (number[_pid] == number[{j}] && _pid < {j}))"
-        lines.append(f"{ahead};" if k < N - 1 else f"d_step {{ {ahead}; ncs++; assert(ncs <= 1) }};")
+        ahead = (f"(number[{j}] == 0 || number[_pid] < number[{j}]"
+                 f" || (number[_pid] == number[{j}] && _pid < {j}))")
+        enter = f"d_step {{ {ahead}; ncs++; assert(ncs <= 1) }};"
+        lines.append(f"{ahead};" if k < N - 1 else enter)
     lines += ["d_step { ncs--; number[_pid] = 0 };", "goto start"]
     code = "\n       ".join(lines)
     return f"""#define N {N}

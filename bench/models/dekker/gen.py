@@ -49,10 +49,12 @@ process Turn(i: Pid) =
   [] turn != 1 - i & retry.i -> Loop(i)
 process Leave(i: Pid) = {turn := 1 - i} -> {ncs := ncs - 1, want[i] := false} -> Want(i)
 """,
-    "attempt2": """process Want(i: Pid) = not want[1 - i] & {} -> {want[i] := true, ncs := ncs + 1} -> Leave(i)
+    "attempt2": """process Want(i: Pid) =
+  not want[1 - i] & {} -> {want[i] := true, ncs := ncs + 1} -> Leave(i)
 process Leave(i: Pid) = {ncs := ncs - 1, want[i] := false} -> Want(i)
 """,
-    "attempt3": """process Want(i: Pid) = {want[i] := true} -> not want[1 - i] & {ncs := ncs + 1} -> Leave(i)
+    "attempt3": """process Want(i: Pid) =
+  {want[i] := true} -> not want[1 - i] & {ncs := ncs + 1} -> Leave(i)
 process Leave(i: Pid) = {ncs := ncs - 1, want[i] := false} -> Want(i)
 """,
 }

@@ -45,9 +45,9 @@ def fito(variant: str, N: int, L: int) -> str:
     pop = _pop("i", L)
 
     def send(kind: str, value: str) -> str:
-        return (f"qlen[(i + 1) % N] < L & {kind}.i {{qk[(i + 1) % N][qlen[(i + 1) % N]] := {kind}k, "
-                f"qv[(i + 1) % N][qlen[(i + 1) % N]] := {value}, "
-                f"qlen[(i + 1) % N] := qlen[(i + 1) % N] + 1}}")
+        o = "(i + 1) % N"
+        return (f"qlen[{o}] < L & {kind}.i {{qk[{o}][qlen[{o}]] := {kind}k, "
+                f"qv[{o}][qlen[{o}]] := {value}, qlen[{o}] := qlen[{o}] + 1}}")
 
     return f"""const N = {N}
 const L = {L}
@@ -55,7 +55,8 @@ type Id = 0..N-1
 type Num = 0..N
 type Slot = 0..L-1
 type Kind = {{none, onek, twok, winnerk}}
-channel one, two, winner, getOne, getTwo, getWinner, relay, second, found, keep, passive, elected, lost, stop: Id
+channel one, two, winner, getOne, getTwo, getWinner: Id
+channel relay, second, found, keep, passive, elected, lost, stop: Id
 domain qk[c: Id][k: Slot]: Kind = none durable   -- channel c leads into node c
 domain qv[c: Id][k: Slot]: Num = 0 durable
 domain qlen[c: Id]: 0..L = 0 durable
@@ -74,12 +75,16 @@ process Loop(i: Id) =
   [] (qlen[i] > 0 and qk[i][0] == twok) & getTwo.i {{nr[i] := qv[i][0], {pop}}} -> Two(i)
   [] (qlen[i] > 0 and qk[i][0] == winnerk) & getWinner.i {{nr[i] := qv[i][0], {pop}}} -> Won(i)
 process One(i: Id) =
-  (active[i] and nr[i] != mx[i]) & second.i {{left[i] := nr[i]}} -> {send("two", "nr[i]")} -> Loop(i)
-  [] (active[i] and nr[i] == mx[i]) & found.i {{know[i] := true}} -> {send("winner", "nr[i]")} -> Loop(i)
+  (active[i] and nr[i] != mx[i]) & second.i {{left[i] := nr[i]}} ->
+    {send("two", "nr[i]")} -> Loop(i)
+  [] (active[i] and nr[i] == mx[i]) & found.i {{know[i] := true}} ->
+    {send("winner", "nr[i]")} -> Loop(i)
   [] not active[i] & relay.i -> {send("one", "nr[i]")} -> Loop(i)
 process Two(i: Id) =
-  (active[i] and left[i] > nr[i] and left[i] > mx[i]) & keep.i {{mx[i] := left[i]}} -> {send("one", "mx[i]")} -> Loop(i)
-  [] (active[i] and not (left[i] > nr[i] and left[i] > mx[i])) & passive.i {{active[i] := false}} -> Loop(i)
+  (active[i] and left[i] > nr[i] and left[i] > mx[i]) & keep.i {{mx[i] := left[i]}} ->
+    {send("one", "mx[i]")} -> Loop(i)
+  [] (active[i] and not (left[i] > nr[i] and left[i] > mx[i])) & passive.i {{active[i] := false}} ->
+    Loop(i)
   [] not active[i] & relay.i -> {send("two", "nr[i]")} -> Loop(i)
 process Won(i: Id) =
   nr[i] == N - (i + 2) % N & elected.i {{leaders := leaders + 1, chosen := nr[i]}} -> Pass(i)

@@ -50,7 +50,8 @@ process Read(i: RId) =
   mutex > 0 & {{mutex := mutex - 1}} -> {{readcount := readcount - 1}} ->
   (readcount == 0 & last.i -> {give_w}{{mutex := mutex + 1}} -> Reader(i)
    [] readcount != 0 & notLast.i -> {{mutex := mutex + 1}} -> Reader(i))
-process Writer(j: WId) = w > 0 & {{w := w - 1, nw := nw + 1}} -> {{nw := nw - 1, w := w + 1}} -> Writer(j)
+process Writer(j: WId) =
+  w > 0 & {{w := w - 1, nw := nw + 1}} -> {{nw := nw - 1, w := w + 1}} -> Writer(j)
 process System = (||| i: RId @ Reader(i)) ||| (||| j: WId @ Writer(j))
 
 system System
@@ -60,8 +61,9 @@ assert :[deadlock free]  -- expect: holds
 
 
 def promela(variant: str, R: int, W: int) -> str:
-    first = ":: readcount == 1" if variant == "nolock" else ":: readcount == 1 -> d_step { w > 0; w-- }"
-    last = ":: readcount == 0" if variant == "nolock" else ":: readcount == 0 -> w++"
+    lock = variant != "nolock"
+    first = ":: readcount == 1" + (" -> d_step { w > 0; w-- }" if lock else "")
+    last = ":: readcount == 0" + (" -> w++" if lock else "")
     return f"""#define R {R}
 #define W {W}
 byte mutex = 1;

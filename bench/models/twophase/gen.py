@@ -33,6 +33,10 @@ EXTRA_FITO_STATES = 0
 PUBLISHED = {"params": {"N": 3}, "states": 288, "generated": 1146}
 
 
+CONSISTENT = ("not ((exists r: RM @ rmState[r] == committed)"
+              " and (exists r: RM @ rmState[r] == aborted))")
+
+
 def fito(variant: str, N: int) -> str:
     ready = "(exists r: RM @ tmPrepared[r])" if variant == "eager" else \
         "(forall r: RM @ tmPrepared[r])"
@@ -52,16 +56,18 @@ domain msgAbort: Bool = false durable
 process TM =
   (tmState == tinit and {ready}) & tmCommit {{tmState := tcommitted, msgCommit := true}} -> TM
   [] tmState == tinit & tmAbort {{tmState := taborted, msgAbort := true}} -> TM
-  [] ([] r: RM @ (tmState == tinit and msgPrepared[r]) & tmRcvPrepared.r {{tmPrepared[r] := true}} -> TM)
+  [] ([] r: RM @ (tmState == tinit and msgPrepared[r]) &
+        tmRcvPrepared.r {{tmPrepared[r] := true}} -> TM)
 process Manager(r: RM) =
-  rmState[r] == working & rmPrepare.r {{rmState[r] := prepared, msgPrepared[r] := true}} -> Manager(r)
+  rmState[r] == working &
+    rmPrepare.r {{rmState[r] := prepared, msgPrepared[r] := true}} -> Manager(r)
   [] rmState[r] == working & rmChooseToAbort.r {{rmState[r] := aborted}} -> Manager(r)
   [] msgCommit & rmRcvCommit.r {{rmState[r] := committed}} -> Manager(r)
   [] msgAbort & rmRcvAbort.r {{rmState[r] := aborted}} -> Manager(r)
 process TwoPhase = TM ||| (||| r: RM @ Manager(r))
 
 system TwoPhase
-assert always not ((exists r: RM @ rmState[r] == committed) and (exists r: RM @ rmState[r] == aborted))  -- expect: {"fails" if variant else "holds"}
+assert always {CONSISTENT}  -- expect: {"fails" if variant else "holds"}
 assert :[deadlock free]  -- expect: holds
 """
 
@@ -101,7 +107,8 @@ active proctype TM() {{
 
 active [N] proctype RMgr() {{   /* _pid 1..N: resource manager _pid - 1 */
   do
-  :: d_step {{ rmState[_pid - 1] == WORKING; rmState[_pid - 1] = PREPARED; msgPrepared[_pid - 1] = 1 }}
+  :: d_step {{ rmState[_pid - 1] == WORKING; rmState[_pid - 1] = PREPARED;
+              msgPrepared[_pid - 1] = 1 }}
   :: d_step {{ rmState[_pid - 1] == WORKING; rmState[_pid - 1] = ABORTED; assert(CONSISTENT) }}
   :: d_step {{ msgCommit; rmState[_pid - 1] = COMMITTED; assert(CONSISTENT) }}
   :: d_step {{ msgAbort; rmState[_pid - 1] = ABORTED; assert(CONSISTENT) }}
