@@ -107,8 +107,10 @@ def show(row: Row, base: tuple[float, float]) -> bool:
     states = f.states if f.states > 0 else s.states
     counts_ok = row.expected_states is None or f.states == row.expected_states
     per = [max(mb - b, 0.0) * 2**20 / states for mb, b in ((f.run.mb, base[0]), (s.mb, base[1]))]
-    if not f.assertions or any(a[2] == "unknown" for a in f.assertions):
-        note = "FITO GAVE NO VERDICT (limit or error)"
+    if not f.assertions:
+        note = "FITO GAVE NO VERDICT (killed or error)"
+    elif any(a[2] == "unknown" for a in f.assertions):
+        note = f"FITO UNKNOWN at {max(a[3] for a in f.assertions):,} states (limit)"
     elif not row.agree:
         note = "VERDICTS DIFFER"
     elif not counts_ok:
