@@ -117,6 +117,8 @@ def show(row: Row, base: tuple[float, float]) -> bool:
         note = f"COUNTS DIFFER: fito {f.states:,}, SPIN {s.states:,}"
     else:
         note = "ok"
+    if s.trail >= 0 and row.agree:
+        note += f" (counterexample: {s.trail} steps in both)"
     if row.expected_states is None:
         note += f" (counts not comparable; SPIN {s.states:,})"
     elif row.expected_states != s.states:
