@@ -22,7 +22,7 @@ from pathlib import Path
 
 NAME = "peterson"
 SMALL = {"N": 3}
-BENCH = {"N": 4}
+BENCH = {"N": 5}
 VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
             "bug": "mutual exclusion fails (steps swapped)"}
 EXTRA_FITO_STATES = 0   # fito states - SPIN states; None when the two do not correspond
