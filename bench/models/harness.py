@@ -21,7 +21,7 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
-SPIN_GEN = ("spin", "-o3", "-a", "model.pml")  # -o3: no statement merging (README.md)
+SPIN_GEN = ("spin", "-o2", "-o3", "-a", "model.pml")  # no dead-variable reset, no merging
 PAN_FLAGS = ("-DNOREDUCE", "-DSAFETY", "-DMEMLIM=16000")
 
 
