@@ -171,7 +171,7 @@ def spin_available() -> bool:
 
 def run_spin(pml: Path, bfs: bool = False, opt: str = "-O2", hash_bits: int = 24,
              depth: int = 100_000) -> SpinResult:
-    """`spin -o3 -a`, gcc and `./pan -c0` (every state, whatever the errors) in the folder of
+    """`spin -o2 -o3 -a`, gcc and `./pan -c0` (every state, whatever the errors) in the folder of
     `pml` (named model.pml). With `bfs` the verifier searches breadth-first, and when it finds
     an error a second run stops at the first one, whose trail (a shortest one) is replayed."""
     d = pml.parent
