@@ -74,7 +74,7 @@ def measure_model(name: str, variant: str, params: dict[str, int], work: Path,
     out = work / f"{name}-{variant or 'ok'}"
     fito_path, pml = harness.write(model, params, variant, out)
     f = harness.run_fito(fito_path, timeout=timeout)
-    s = harness.run_spin(pml, bfs=bool(variant))
+    s = harness.run_spin(pml, bfs="expect: fails" in fito_path.read_text())  # trails: BFS
     extra = model.EXTRA_FITO_STATES
     expected = None if extra is None else s.states + extra
     label = f"{name}{'/' + variant if variant else ''} " + \
