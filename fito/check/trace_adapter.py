@@ -1,0 +1,298 @@
+"""The one seam between the explicit-state engine and the reports: `build_trace`.
+
+It turns a run of the engine (term ids, cell tuples, step numbers) into a `fito.check.trace`
+value, which holds names and shown values only. Everything engine-specific about traces is
+here: replaying a step to get the state after it, naming the processes that moved (mover
+paths through the parallel structure of the term, mapped to the process declaration whose
+prefix made the step), and, in a deadlock, what each process waits for. A new engine
+re-implements this module with the same signature and leaves the reports alone.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from fito.check.trace import (
+    ASSIGN,
+    DEADLOCK,
+    EVENT,
+    HIDDEN,
+    OTHER,
+    TAU,
+    TICK,
+    CellInfo,
+    Cells,
+    Failure,
+    Trace,
+    TraceStep,
+    Waiting,
+)
+from fito.lang import nodes as A
+from fito.lang.printer import print_proc
+from fito.lang.values import EnumT
+from fito.semantics import steps as S
+from fito.semantics.codegen import StepFault
+from fito.semantics.compiled import Compiled
+from fito.semantics.ir import Fault, evaluate
+from fito.semantics.layout import Layout
+
+Transition = tuple[int, tuple, int]  # (term id, cells) of the state a step leaves, step number
+
+
+def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: Failure,
+                expr: A.Expr | None = None) -> Trace:
+    """The trace of `path` (the transitions from the initial state of `proc`, in order).
+
+    `failure` says what the run shows; its state-dependent parts are filled in here: the
+    cells that `expr` reads in the last state, and, for a deadlock, what each process of
+    the last state waits for. A last step whose effect raises a model error is marked
+    `failed` and leaves the state as it was."""
+    layout = c.layout
+    names = _Names(c, print_proc(proc))
+    initial = c.initial(proc)
+    before = _shown(layout, initial[1])
+    steps: list[TraceStep] = []
+    end: tuple[int, tuple] = initial
+    for i, (tid, cells, k) in enumerate(path, 1):
+        after = _after(c, tid, cells, k)
+        step = _step(c, names, i, tid, cells, k, after, before)
+        steps.append(step)
+        before = step.state
+        if after is not None:
+            end = after
+    if expr is not None:
+        failure = replace(failure, cells=_cells_read(c, expr, end[1]))
+    if failure.kind == DEADLOCK:
+        failure = replace(failure, waiting=tuple(_waiting(c, names, end[0], end[1])))
+    return Trace(names.root, cell_infos(layout), _shown(layout, initial[1]), tuple(steps), failure)
+
+
+def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
+    """Every slot's name, domain (its first enumeration index) and durability."""
+    out: list[CellInfo] = []
+    for name, slots in layout.cells.items():
+        cell = slots.cell
+        for combo in itertools.product(*(t.values() for t in cell.indices)):
+            label = name + "".join(f"[{t.show(v)}]" for t, v in zip(cell.indices, combo))
+            domain = next((t.show(v) for t, v in zip(cell.indices, combo)
+                           if isinstance(t, EnumT)), OTHER)
+            out.append(CellInfo(label, domain, cell.durable))
+    return tuple(out)
+
+
+def _shown(layout: Layout, cells: Sequence[int]) -> Cells:
+    return tuple((n, t.show(v)) for n, t, v in zip(layout.names, layout.types, cells))
+
+
+def _after(c: Compiled, tid: int, cells: tuple, k: int) -> tuple[int, tuple] | None:
+    """The state step k leads to, or None when its effect raises a model error."""
+    try:
+        moves = c.successors(tid)(cells)
+    except StepFault:
+        return None
+    for j, post in moves:
+        if j == k:
+            return c.target(tid, k, post), post
+    return None
+
+
+def _step(c: Compiled, names: _Names, index: int, tid: int, cells: tuple, k: int,
+          after: tuple[int, tuple] | None, before: Cells) -> TraceStep:
+    step = c.step(tid, k)
+    state = before if after is None else _shown(c.layout, after[1])
+    writes = tuple(pair for pair, old in zip(state, before) if pair != old)
+    reset: tuple[str, ...] = ()
+    if step.crash:
+        init = c.layout.init
+        reset = tuple(c.layout.names[i] for i in c.layout.volatile if cells[i] != init[i])
+    channel = step.channel if step.kind == S.EVENT or step.hidden else None
+    values: tuple[str, ...] = ()
+    if channel is not None:
+        types = c.model.channels[channel].fields
+        values = tuple(t.show(v) for v, t in zip(c.event_key(step, cells)[1:], types))
+    movers = tuple(dict.fromkeys(names.thread(tid, m) for m in sorted(step.movers)))
+    return TraceStep(index, _kind(step), c.label(tid, k, cells), channel, values, movers,
+                     writes, state, reset, names.line(tid, step), after is None)
+
+
+def _kind(step: S.Step) -> str:
+    if step.kind == S.TICK:
+        return TICK
+    if step.kind == S.EVENT:
+        return EVENT
+    if step.hidden:
+        return HIDDEN
+    return ASSIGN if step.writes else TAU
+
+
+def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
+    """The slots of every cell the expression names, with their values."""
+    used: dict[str, None] = {}
+    todo: list[object] = [e]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, A.Name) and node.id in c.layout.cells:
+            used[node.id] = None
+        elif isinstance(node, tuple):
+            todo.extend(node)
+        elif hasattr(node, "__dataclass_fields__"):
+            todo.extend(getattr(node, f) for f in node.__dataclass_fields__ if f != "span")
+    shown = _shown(c.layout, cells)
+    out = []
+    for name, slots in c.layout.cells.items():
+        if name in used:
+            out.extend(shown[slots.base:slots.base + slots.size])
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------- naming processes
+_WRAPPERS = {"hide": (2,), "intr": (1, 2), "seq": (1,), "ext": (1, 2), "guard": (3,),
+             "if": (3, 4), "ichoice": ()}
+
+
+class _Names:
+    """Names of threads: the process declaration (and its arguments) behind a term."""
+
+    def __init__(self, c: Compiled, root: str) -> None:
+        self.c = c
+        self.root = root
+        self.table = c.semantics.terms.table
+        self.owner: dict[int, tuple[A.ProcessDecl, frozenset[str]]] = {}
+        for decl in c.model.processes.values():
+            threads = frozenset(n.var for n in _procs(decl.body)
+                                if isinstance(n, A.Replicated) and n.op in ("|||", "[||]"))
+            for node in _procs(decl.body):
+                self.owner[id(node)] = (decl, threads)
+
+    def thread(self, tid: int, path: tuple[int, ...]) -> str:
+        """The name of the thread at `path` (component indices of parallel terms) in tid."""
+        t = self.table[tid]
+        name = self.name(t) or self.root
+        for i in path:
+            par = self._par_below(t)
+            if par is None or i >= len(par[2]):
+                break
+            t = self.table[par[2][i]]
+            name = self.name(t) or name
+        return name
+
+    def _par_below(self, t: tuple) -> tuple | None:
+        todo = [t]
+        while todo:
+            t = todo.pop(0)
+            if t[0] == "par":
+                return t
+            todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
+        return None
+
+    def _leading(self, t: tuple) -> tuple | None:
+        """The first term along the leftmost spine that carries a program node."""
+        for _ in range(10_000):
+            tag = t[0]
+            if tag in ("pre", "guard", "if"):
+                return t
+            if tag in ("hide", "seq", "intr", "ext"):
+                t = self.table[t[1] if tag != "hide" else t[2]]
+            elif tag in ("par", "ichoice") and t[-1]:
+                t = self.table[t[-1][0]]
+            else:
+                return None
+        return None
+
+    def name(self, t: tuple) -> str | None:
+        lead = self._leading(t)
+        if lead is None:
+            return None
+        got = self.owner.get(lead[1])
+        if got is None:
+            return None
+        decl, threads = got
+        env = dict(lead[2])
+        shown = [(p.name, env[p.name]) for p in decl.params if p.name in env]
+        shown += [(n, v) for n, v in sorted(env.items()) if n in threads]
+        types = dict(zip((p.name for p in decl.params),
+                         self.c.model.param_types.get(decl.name, ())))
+        values = [(n, types[n].show(v) if n in types else str(v)) for n, v in shown]
+        if not values:
+            return decl.name
+        if [n for n, _ in values] == [p.name for p in decl.params]:
+            return f"{decl.name}({', '.join(v for _, v in values)})"
+        return f"{decl.name}({', '.join(f'{n}={v}' for n, v in values)})"
+
+    def line(self, tid: int, step: S.Step) -> int | None:
+        """The source line of a prefix of tid that makes an event of step's channel."""
+        todo = [self.table[tid]]
+        for _ in range(10_000):
+            if not todo:
+                return None
+            t = todo.pop(0)
+            if t[0] == "pre":
+                node = self.c.semantics.terms.node(t[1])
+                ev = node.event  # type: ignore[attr-defined]
+                if (ev.channel if ev is not None else None) == step.channel:
+                    return node.span.line or None  # type: ignore[attr-defined]
+            elif t[0] == "par":
+                todo.extend(self.table[p] for p in t[2])
+            else:
+                todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
+                if t[0] == "ichoice":
+                    todo.extend(self.table[p] for p in t[1])
+        return None
+
+
+def _procs(p: A.Proc) -> Iterator[A.Proc]:
+    """Every process node of a body (iteratively)."""
+    todo: list[A.Proc] = [p]
+    while todo:
+        node = todo.pop()
+        yield node
+        for f in ("body", "left", "right", "proc", "then", "orelse"):
+            child = getattr(node, f, None)
+            if isinstance(child, (A.Prefix, A.Guard, A.ProcBinary, A.Parallel, A.Hide, A.ProcIf,
+                                  A.Replicated, A.ProcRef, A.Stop, A.Skip)):
+                todo.append(child)
+
+
+# ---------------------------------------------------------------------- deadlocks
+def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple) -> Iterator[Waiting]:
+    """Each thread of the deadlocked term and the events it offers or waits to offer."""
+    for thread, path in _threads(names, tid, ()):
+        name = names.thread(tid, path)
+        if thread[0] == "omega":
+            yield Waiting(name, terminated=True)
+            continue
+        offers: list[str] = []
+        guarded: list[str] = []
+        for step in c.semantics.steps(_tid(c, thread)):
+            shown = "tick" if step.kind == S.TICK else (
+                c.event_text(step, cells) if step.channel is not None else "tau")
+            (offers if _enabled(c, step, cells) else guarded).append(shown)
+        yield Waiting(name, tuple(dict.fromkeys(offers)), tuple(dict.fromkeys(guarded)))
+
+
+def _tid(c: Compiled, t: tuple) -> int:
+    return c.semantics.terms.ids[t]
+
+
+def _enabled(c: Compiled, step: S.Step, cells: tuple) -> bool:
+    try:
+        return all(evaluate(g, cells, c.layout) for g in step.guard)
+    except Fault:
+        return False
+
+
+def _threads(names: _Names, tid: int, path: tuple[int, ...]) -> Iterator[tuple[tuple, tuple]]:
+    """The sequential threads of a term with their mover paths (parallel parts split)."""
+    todo = [(names.table[tid], path)]
+    while todo:
+        t, p = todo.pop(0)
+        if t[0] == "par":
+            todo.extend((names.table[part], p + (i,)) for i, part in enumerate(t[2]))
+        elif t[0] in ("intr", "hide") or (t[0] == "seq" and names._par_below(t) is not None):
+            todo.extend((names.table[t[i]], p) for i in _WRAPPERS[t[0]])
+        else:
+            yield t, p
+
+
+__all__ = ["Transition", "build_trace", "cell_infos"]
