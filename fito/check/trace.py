@@ -51,7 +51,8 @@ class TraceStep:
     movers: tuple[str, ...]             # the processes that moved, by name
     writes: Cells                       # the cells whose value changed, with the new value
     state: Cells                        # every cell after the step
-    crash_reset: tuple[str, ...] = ()   # a crash: the volatile cells it reset (that changed)
+    crash: bool = False                 # an event of channel crash: volatile cells reset
+    crash_reset: tuple[str, ...] = ()   # ... those of them whose value it changed
     line: int | None = None             # the source line of the prefix that made the step
     failed: bool = False                # its effect raised the model error (state as before)
 
@@ -155,7 +156,8 @@ def _step_json(s: TraceStep) -> dict[str, object]:
         "values": list(s.values), "processes": list(s.movers), "writes": dict(s.writes),
         "state": dict(s.state),
     }
-    if s.crash_reset:
+    if s.crash:
+        out["crash"] = True
         out["crash_reset"] = list(s.crash_reset)
     if s.line is not None:
         out["line"] = s.line
@@ -173,7 +175,7 @@ def _step_of(d: dict) -> TraceStep:
                      tuple(str(v) for v in d.get("values", ())),
                      tuple(str(p) for p in d.get("processes", ())),
                      _cells_of(d.get("writes", {})), _cells_of(d["state"]),
-                     tuple(str(c) for c in d.get("crash_reset", ())),
+                     bool(d.get("crash", False)), tuple(str(c) for c in d.get("crash_reset", ())),
                      d.get("line"), bool(d.get("failed", False)))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from fito.check.trace import (
     ASSIGN,
@@ -53,18 +53,29 @@ def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: 
     initial = c.initial(proc)
     before = _shown(layout, initial[1])
     steps: list[TraceStep] = []
+    whos: list[list[_Who | str]] = []
     end: tuple[int, tuple] = initial
     for i, (tid, cells, k) in enumerate(path, 1):
         after = _after(c, tid, cells, k)
         step = _step(c, names, i, tid, cells, k, after, before)
         steps.append(step)
+        whos.append([names.thread(tid, m) for m in sorted(c.step(tid, k).movers)])
         before = step.state
         if after is not None:
             end = after
+    waiting: list[Waiting] = []
+    if failure.kind == DEADLOCK:
+        for who, w in _waiting(c, names, end[0], end[1]):
+            whos.append([who])
+            waiting.append(w)
+    named = _named(whos)
+    steps = [replace(s, movers=m) for s, m in zip(steps, named)]
+    if waiting:
+        named_waiting = named[len(steps):]
+        failure = replace(failure, waiting=tuple(replace(w, process=n[0])
+                                                 for w, n in zip(waiting, named_waiting)))
     if expr is not None:
         failure = replace(failure, cells=_cells_read(c, expr, end[1]))
-    if failure.kind == DEADLOCK:
-        failure = replace(failure, waiting=tuple(_waiting(c, names, end[0], end[1])))
     return Trace(names.root, cell_infos(layout), _shown(layout, initial[1]), tuple(steps), failure)
 
 
@@ -111,9 +122,8 @@ def _step(c: Compiled, names: _Names, index: int, tid: int, cells: tuple, k: int
     if channel is not None:
         types = c.model.channels[channel].fields
         values = tuple(t.show(v) for v, t in zip(c.event_key(step, cells)[1:], types))
-    movers = tuple(dict.fromkeys(names.thread(tid, m) for m in sorted(step.movers)))
-    return TraceStep(index, _kind(step), c.label(tid, k, cells), channel, values, movers,
-                     writes, state, reset, names.line(tid, step), after is None)
+    return TraceStep(index, _kind(step), c.label(tid, k, cells), channel, values, (),
+                     writes, state, step.crash, reset, names.line(tid, step), after is None)
 
 
 def _kind(step: S.Step) -> str:
@@ -151,6 +161,16 @@ _WRAPPERS = {"hide": (2,), "intr": (1, 2), "seq": (1,), "ext": (1, 2), "guard": 
              "if": (3, 4), "ichoice": ()}
 
 
+@dataclass(frozen=True, slots=True)
+class _Who:
+    """A thread as its process declaration with the values of what it reads."""
+
+    decl: str
+    arity: int
+    params: tuple[tuple[str, str], ...]    # parameters known from the term, in order
+    threads: tuple[tuple[str, str], ...]   # binders of replicated parallels (`||| d: Dom @`)
+
+
 class _Names:
     """Names of threads: the process declaration (and its arguments) behind a term."""
 
@@ -158,24 +178,32 @@ class _Names:
         self.c = c
         self.root = root
         self.table = c.semantics.terms.table
-        self.owner: dict[int, tuple[A.ProcessDecl, frozenset[str]]] = {}
+        self.owner: dict[int, tuple[A.ProcessDecl, dict[str, object]]] = {}
+        types = c.model.types
         for decl in c.model.processes.values():
-            threads = frozenset(n.var for n in _procs(decl.body)
-                                if isinstance(n, A.Replicated) and n.op in ("|||", "[||]"))
+            threads = {n.var: types.get(n.domain.name) for n in _procs(decl.body)
+                       if isinstance(n, A.Replicated) and n.op in ("|||", "[||]")
+                       and isinstance(n.domain, A.TypeName)}
+            threads.update({n.var: None for n in _procs(decl.body)
+                            if isinstance(n, A.Replicated) and n.var not in threads
+                            and n.op in ("|||", "[||]")})
             for node in _procs(decl.body):
                 self.owner[id(node)] = (decl, threads)
 
-    def thread(self, tid: int, path: tuple[int, ...]) -> str:
-        """The name of the thread at `path` (component indices of parallel terms) in tid."""
+    def thread(self, tid: int, path: tuple[int, ...]) -> _Who | str:
+        """The thread at `path` (component indices of parallel terms) in tid; the root's name
+        for the empty path."""
         t = self.table[tid]
-        name = self.name(t) or self.root
+        who: _Who | str = self.root
+        if not path and self._par_below(t) is None:  # a sequential process: name it
+            return self.who(t) or self.root
         for i in path:
             par = self._par_below(t)
             if par is None or i >= len(par[2]):
                 break
             t = self.table[par[2][i]]
-            name = self.name(t) or name
-        return name
+            who = self.who(t) or who
+        return who
 
     def _par_below(self, t: tuple) -> tuple | None:
         todo = [t]
@@ -186,39 +214,51 @@ class _Names:
             todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
         return None
 
-    def _leading(self, t: tuple) -> tuple | None:
-        """The first term along the leftmost spine that carries a program node."""
+    def _lead(self, t: tuple) -> tuple[A.ProcessDecl, dict[str, object], dict[str, int]] | None:
+        """The declaration owning the first program node of t (leftmost first), its replicated
+        parallel binders, and the bound values known there."""
+        todo = [t]
         for _ in range(10_000):
-            tag = t[0]
-            if tag in ("pre", "guard", "if"):
-                return t
-            if tag in ("hide", "seq", "intr", "ext"):
-                t = self.table[t[1] if tag != "hide" else t[2]]
-            elif tag in ("par", "ichoice") and t[-1]:
-                t = self.table[t[-1][0]]
-            else:
+            if not todo:
                 return None
+            t = todo.pop(0)
+            tag = t[0]
+            if tag in ("pre", "guard", "if") and t[1] in self.owner:
+                decl, threads = self.owner[t[1]]
+                env = dict(t[2])
+                if tag != "pre":  # the body knows more of the bound values
+                    inner = self._lead(self.table[t[3]])
+                    if inner is not None and inner[0] is decl:
+                        env.update(inner[2])
+                return decl, threads, env
+            if tag == "seq" and t[2] in self.owner:
+                first = self._lead(self.table[t[1]])
+                if first is not None:
+                    return first
+                decl, threads = self.owner[t[2]]
+                return decl, threads, dict(t[3])
+            if tag in ("par", "ichoice"):
+                todo[:0] = [self.table[p] for p in t[-1]]
+            else:
+                todo[:0] = [self.table[t[i]] for i in _WRAPPERS.get(tag, ())]
         return None
 
-    def name(self, t: tuple) -> str | None:
-        lead = self._leading(t)
+    def who(self, t: tuple) -> _Who | None:
+        lead = self._lead(t)
         if lead is None:
             return None
-        got = self.owner.get(lead[1])
-        if got is None:
-            return None
-        decl, threads = got
-        env = dict(lead[2])
-        shown = [(p.name, env[p.name]) for p in decl.params if p.name in env]
-        shown += [(n, v) for n, v in sorted(env.items()) if n in threads]
+        decl, threads, env = lead
         types = dict(zip((p.name for p in decl.params),
                          self.c.model.param_types.get(decl.name, ())))
-        values = [(n, types[n].show(v) if n in types else str(v)) for n, v in shown]
-        if not values:
-            return decl.name
-        if [n for n, _ in values] == [p.name for p in decl.params]:
-            return f"{decl.name}({', '.join(v for _, v in values)})"
-        return f"{decl.name}({', '.join(f'{n}={v}' for n, v in values)})"
+        types.update((n, t) for n, t in threads.items() if t is not None)
+
+        def show(n: str) -> str:
+            v = env[n]
+            return types[n].show(v) if n in types else str(v)  # type: ignore[union-attr]
+
+        params = tuple((p.name, show(p.name)) for p in decl.params if p.name in env)
+        bound = tuple((n, show(n)) for n in sorted(env) if n in threads)
+        return _Who(decl.name, len(decl.params), params, bound)
 
     def line(self, tid: int, step: S.Step) -> int | None:
         """The source line of a prefix of tid that makes an event of step's channel."""
@@ -232,13 +272,33 @@ class _Names:
                 ev = node.event  # type: ignore[attr-defined]
                 if (ev.channel if ev is not None else None) == step.channel:
                     return node.span.line or None  # type: ignore[attr-defined]
-            elif t[0] == "par":
-                todo.extend(self.table[p] for p in t[2])
+            elif t[0] in ("par", "ichoice"):
+                todo.extend(self.table[p] for p in t[-1])
             else:
                 todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
-                if t[0] == "ichoice":
-                    todo.extend(self.table[p] for p in t[1])
         return None
+
+
+def _named(whos: Sequence[Sequence[_Who | str]]) -> list[tuple[str, ...]]:
+    """Names, consistent over one trace: a declaration's parameters are shown when every
+    occurrence of it knows them (positionally when that is all of them)."""
+    known: dict[str, set[str]] = {}
+    for step in whos:
+        for w in step:
+            if isinstance(w, _Who):
+                names = {n for n, _ in w.params}
+                known[w.decl] = known[w.decl] & names if w.decl in known else names
+
+    def name(w: _Who | str) -> str:
+        if isinstance(w, str):
+            return w
+        params = [(n, v) for n, v in w.params if n in known[w.decl]]
+        positional = len(params) == w.arity
+        args = ", ".join(v if positional else f"{n}={v}" for n, v in params)
+        text = f"{w.decl}({args})" if args else w.decl
+        return text + "".join(f"[{n}={v}]" for n, v in w.threads)
+
+    return [tuple(dict.fromkeys(name(w) for w in step)) for step in whos]
 
 
 def _procs(p: A.Proc) -> Iterator[A.Proc]:
@@ -255,12 +315,14 @@ def _procs(p: A.Proc) -> Iterator[A.Proc]:
 
 
 # ---------------------------------------------------------------------- deadlocks
-def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple) -> Iterator[Waiting]:
-    """Each thread of the deadlocked term and the events it offers or waits to offer."""
+def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple
+             ) -> Iterator[tuple[_Who | str, Waiting]]:
+    """Each thread of the deadlocked term and the events it offers or waits to offer (the
+    process names are filled in by the caller)."""
     for thread, path in _threads(names, tid, ()):
-        name = names.thread(tid, path)
+        who = names.thread(tid, path)
         if thread[0] == "omega":
-            yield Waiting(name, terminated=True)
+            yield who, Waiting("", terminated=True)
             continue
         offers: list[str] = []
         guarded: list[str] = []
@@ -268,7 +330,7 @@ def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple) -> Iterator[Wai
             shown = "tick" if step.kind == S.TICK else (
                 c.event_text(step, cells) if step.channel is not None else "tau")
             (offers if _enabled(c, step, cells) else guarded).append(shown)
-        yield Waiting(name, tuple(dict.fromkeys(offers)), tuple(dict.fromkeys(guarded)))
+        yield who, Waiting("", tuple(dict.fromkeys(offers)), tuple(dict.fromkeys(guarded)))
 
 
 def _tid(c: Compiled, t: tuple) -> int:
