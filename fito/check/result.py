@@ -51,3 +51,9 @@ class Verdict:
         if self.run is not None:
             out["run"] = self.run.to_json()
         return out
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the verdict as a table row, its run as a chart and a table."""
+        from fito.render.html import verdict_html
+
+        return verdict_html(self)

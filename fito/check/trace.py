@@ -123,6 +123,12 @@ class Trace:
             seen[OTHER] = None
         return tuple(seen)
 
+    def _repr_html_(self) -> str:
+        """Notebooks: the run as a message-sequence chart and a table of its steps."""
+        from fito.render.html import trace_html
+
+        return trace_html(self)
+
     def to_json(self) -> dict[str, object]:
         """The trace as JSON data (docs/report-schema.json, `run`)."""
         return {

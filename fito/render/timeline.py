@@ -5,7 +5,8 @@ from __future__ import annotations
 from fito.check.trace import Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes
 
-_CAP = {"event": 24, "process": 24, "domain": 30}
+_CAP = {"event": 24, "process": 24}
+WIDTH = 100
 
 
 def render_timeline(trace: Trace, verbose: bool = False) -> list[str]:
@@ -21,12 +22,19 @@ def render_timeline(trace: Trace, verbose: bool = False) -> list[str]:
                           *[""] * len(domains)])
             continue
         table.append(_row(trace, r, domains))
-    widths = [max([len(header[i])] + [len(row[i]) for row in table]) for i in range(len(header))]
-    widths = [min(w, _cap(i)) for i, w in enumerate(widths)]
+    natural = [max([len(header[i])] + [len(row[i]) for row in table])
+               for i in range(len(header))]
+    caps = [12, _CAP["event"], _CAP["process"]]
+    fixed = sum(min(w, c) for w, c in zip(natural, caps)) + 3 * (len(header) - 1)
+    share = max(18, (WIDTH - 2 - fixed) // max(len(domains), 1))
+    caps += [share] * len(domains)
+    wrapped = [[_wrap(text, min(natural[i], caps[i])) for i, text in enumerate(row)]
+               for row in table]
+    widths = [max([len(header[i])] + [len(line) for row in wrapped for line in row[i]])
+              for i in range(len(header))]
     lines = ["  timeline (one row per step, one column per persistence domain):",
-             "  " + _join(header, widths), "  " + "-+-".join("-" * w for w in widths)]
-    for row in table:
-        cells = [_wrap(text, w) for text, w in zip(row, widths)]
+             ("  " + _join(header, widths)).rstrip(), "  " + "-+-".join("-" * w for w in widths)]
+    for cells in wrapped:
         for k in range(max(len(c) for c in cells)):
             parts = [c[k] if k < len(c) else "" for c in cells]
             lines.append(("  " + _join(parts, widths)).rstrip())
@@ -39,32 +47,52 @@ def _row(trace: Trace, s: TraceStep, domains: list[str]) -> list[str]:
     return [str(s.index), label, ", ".join(s.movers)] + [changes.get(d, "") for d in domains]
 
 
-def _cap(i: int) -> int:
-    return _CAP["event"] if i == 1 else _CAP["process"] if i == 2 else \
-        _CAP["domain"] if i > 2 else 12
-
-
 def _join(cells: list[str], widths: list[int]) -> str:
     first = f"{cells[0]:>{widths[0]}}"
     return " | ".join([first] + [f"{c:<{w}}" for c, w in zip(cells[1:], widths[1:])])
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """Split at ", " so that each line fits width (a single longer part stands alone)."""
+    """Split at ", " so that each line fits width (a trailing comma may overhang; a longer
+    part is broken at spaces)."""
     if len(text) <= width:
         return [text]
+    parts = text.split(", ")
     lines: list[str] = []
     line = ""
-    for part in text.split(", "):
+    for part in parts:
         piece = part if not line else f"{line}, {part}"
-        if line and len(piece) + 1 > width:
-            lines.append(line + ",")
+        if line and len(piece) > width:
+            lines.append(line)
             line = part
         else:
             line = piece
     lines.append(line)
-    return [chunk for line in lines for chunk in _cut(line, width)]
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        chunks = _cut(line, width)
+        if i < len(lines) - 1:
+            chunks[-1] += ","
+        out.extend(chunks)
+    return out
 
 
 def _cut(line: str, width: int) -> list[str]:
-    return [line[i:i + width] for i in range(0, len(line), width)] or [""]
+    """Break a line at spaces to fit width (a longer word is cut)."""
+    out: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        while len(word) > width:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(word[:width])
+            word = word[width:]
+        piece = word if not current else f"{current} {word}"
+        if current and len(piece) > width:
+            out.append(current)
+            current = word
+        else:
+            current = piece
+    out.append(current)
+    return out
