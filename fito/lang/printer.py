@@ -177,6 +177,11 @@ def _assigns(assigns: tuple[A.Assign, ...]) -> list[Piece]:
 Layout = tuple[list[Piece], int]
 
 
+def layout_of(node: Node) -> Layout:
+    """A node's pieces and binding level (`fito fmt` breaks long lines between pieces)."""
+    return _LAYOUT[type(node)](node)
+
+
 def _stop(p: A.Stop) -> Layout:
     return ["STOP"], _ATOM
 
