@@ -53,12 +53,14 @@ class _Piece:
 
     lines: tuple[str, ...]
     comment: Comment | None
+    verbatim: bool    # the source's own text: a trailing comment stays after its last line
     first_line: int   # source lines, for blank lines and leading comments
     last_line: int
 
 
-def format_text(source: str) -> Formatted:
-    """The canonical form of a spec's text, or the syntax diagnostics that prevent it."""
+def format_text(source: str, width: int = WIDTH) -> Formatted:
+    """The canonical form of a spec's text (laid out in `width` columns), or the syntax
+    diagnostics that prevent it."""
     parsed = parse(source)
     if parsed.spec is None or any(d.is_error and d.code[0] == "P" for d in parsed.diagnostics):
         return Formatted(None, parsed.diagnostics)
@@ -66,7 +68,9 @@ def format_text(source: str) -> Formatted:
     errors = sorted(d.span.start for d in parsed.diagnostics if d.is_error)
     out = _Output()
     ci = 0
-    for decl, (start, end) in zip(parsed.spec.decls, decl_extents(source, parsed.spec.decls)):
+    extents = decl_extents(source, parsed.spec.decls)
+    for k, (decl, (start, end)) in enumerate(zip(parsed.spec.decls, extents)):
+        following = extents[k + 1][0] if k + 1 < len(extents) else len(source)
         while ci < len(comments) and comments[ci].start < start:
             out.comment(comments[ci])
             ci += 1
@@ -75,11 +79,12 @@ def format_text(source: str) -> Formatted:
             inside.append(comments[ci])
             ci += 1
         trailing = None
-        if ci < len(comments) and comments[ci].line == source.count("\n", 0, end) + 1:
+        if (ci < len(comments) and comments[ci].start < following
+                and comments[ci].line == source.count("\n", 0, end) + 1):
             trailing = comments[ci]
             ci += 1
         out.piece(_piece(source, decl, start, end, inside, trailing,
-                         _has_error(errors, start, end)))
+                         _has_error(errors, start, end), width))
     for c in comments[ci:]:
         out.comment(c)
     return Formatted(out.text(), parsed.diagnostics)
@@ -109,6 +114,8 @@ class _Output:
         if c is not None and len(p.lines) == 1 and c.line == c.end_line:
             self.aligned[len(self.lines)] = c.text
             self.lines.append(p.lines[0])
+        elif c is not None and p.verbatim:
+            self.lines.extend([*p.lines[:-1], f"{p.lines[-1]}  {c.text}"])
         elif c is not None:
             self.lines.extend([f"{p.lines[0]}  {c.text}", *p.lines[1:]])
         else:
@@ -134,19 +141,19 @@ def _has_error(errors: list[int], start: int, end: int) -> bool:
 
 
 def _piece(source: str, decl: A.Decl, start: int, end: int, inside: list[Comment],
-           trailing: Comment | None, has_error: bool) -> _Piece:
+           trailing: Comment | None, has_error: bool, width: int) -> _Piece:
     first = source.count("\n", 0, start) + 1
     last = source.count("\n", 0, end) + 1
     first_line_end = source.find("\n", start)
-    if (trailing is None and len(inside) == 1 and last > first
+    if (trailing is None and not has_error and len(inside) == 1 and last > first
             and inside[0].line == first and inside[0].end == first_line_end):
         trailing, inside = inside[0], []  # a comment after the first line of the declaration
     if inside or has_error:
         lines = tuple(source[start:end].split("\n"))
     else:
-        lines = tuple(decl_text(decl, WIDTH).split("\n"))
-    return _Piece(lines, trailing, first, trailing.end_line if trailing and
-                  trailing.line == last else last)
+        lines = tuple(decl_text(decl, width).split("\n"))
+    return _Piece(lines, trailing, bool(inside or has_error), first,
+                  trailing.end_line if trailing and trailing.line == last else last)
 
 
 def decl_extents(source: str, decls: tuple[A.Decl, ...]) -> list[tuple[int, int]]:
