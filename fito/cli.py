@@ -31,6 +31,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",   # fleet simulator
     "returnmap",  # symbolic return maps of fleets
     "inspect",    # epoch-aware checkpoint directories
+    "replay",     # re-run a saved counterexample on a spec
 )
 
 # commands whose module is not named after them (no module shadows the standard library)
