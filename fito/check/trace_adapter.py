@@ -59,7 +59,7 @@ def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: 
         after = _after(c, tid, cells, k)
         step = _step(c, names, i, tid, cells, k, after, before)
         steps.append(step)
-        whos.append([names.thread(tid, m) for m in sorted(c.step(tid, k).movers)])
+        whos.append([names.remembered(tid, m) for m in sorted(c.step(tid, k).movers)])
         before = step.state
         if after is not None:
             end = after
@@ -178,6 +178,7 @@ class _Names:
         self.c = c
         self.root = root
         self.table = c.semantics.terms.table
+        self.seen: dict[tuple[int, ...], _Who | str] = {}
         self.owner: dict[int, tuple[A.ProcessDecl, dict[str, object]]] = {}
         types = c.model.types
         for decl in c.model.processes.values():
@@ -203,6 +204,15 @@ class _Names:
                 break
             t = self.table[par[2][i]]
             who = self.who(t) or who
+        return who
+
+    def remembered(self, tid: int, path: tuple[int, ...]) -> _Who | str:
+        """thread(), but a thread left with no program node (SKIP, terminated) keeps the name
+        its path had earlier in the run."""
+        who = self.thread(tid, path)
+        if who == self.root and path:
+            return self.seen.get(path, who)
+        self.seen[path] = who
         return who
 
     def _par_below(self, t: tuple) -> tuple | None:
@@ -320,7 +330,7 @@ def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple
     """Each thread of the deadlocked term and the events it offers or waits to offer (the
     process names are filled in by the caller)."""
     for thread, path in _threads(names, tid, ()):
-        who = names.thread(tid, path)
+        who = names.remembered(tid, path)
         if thread[0] == "omega":
             yield who, Waiting("", terminated=True)
             continue
