@@ -99,3 +99,12 @@ def test_long_assertions_keep_their_expectation_on_their_first_line() -> None:
     assert out is not None
     first, *rest = out.splitlines()
     assert first.endswith("-- expect: holds") and rest and all(len(line) <= 100 for line in rest)
+
+
+def test_the_shipped_specs_are_in_canonical_form() -> None:
+    from lang_helpers import SPECS
+
+    for path in SPECS:
+        if path.name != "bad_syntax.fito":
+            text = path.read_text(encoding="utf-8")
+            assert format_text(text).text == text, path.name
