@@ -49,7 +49,7 @@ class FileReport:
 
     def _repr_html_(self) -> str:
         """Notebooks: diagnostics, a table of verdicts, each run as a chart."""
-        from fito.render.html import report_html
+        from fito.render.page import report_html
 
         return report_html(self)
 

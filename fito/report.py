@@ -5,7 +5,7 @@ import json
 from collections.abc import Sequence
 
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.trace import DEADLOCK, VIOLATION
+from fito.check.traces import DEADLOCK, VIOLATION
 from fito.diagnostics import Diagnostic, render_text, to_json, to_sarif
 from fito.driver import FileReport
 from fito.expect import Mismatch
@@ -110,7 +110,7 @@ def render_report(reports: Sequence[FileReport], fmt: str, verbose: bool = False
     if fmt == "sarif":
         return render_sarif_report(reports, expectations)
     if fmt == "html":
-        from fito.render.html import render_html_report
+        from fito.render.page import render_html_report
 
         return render_html_report(reports, expectations)
     return render_text_report(reports, verbose, explain)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.trace import DEADLOCK as TRACE_DEADLOCK
-from fito.check.trace import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.check.trace_adapter import build_trace
+from fito.check.traces import DEADLOCK as TRACE_DEADLOCK
+from fito.check.traces import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.lang import nodes as A
 from fito.lang.printer import print_expr
 from fito.lang.resolve import Model

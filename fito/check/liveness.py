@@ -16,8 +16,8 @@ from collections.abc import Iterable
 
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.trace import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.check.trace_adapter import build_trace
+from fito.check.traces import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.lang import nodes as A
 from fito.lang.printer import print_expr
 from fito.semantics.codegen import StepFault

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.trace import MODEL_ERROR, REFUSAL, Failure
 from fito.check.trace_adapter import Transition, build_trace
+from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
 from fito.lang import nodes as A
 from fito.semantics.codegen import StepFault
 from fito.semantics.compiled import Compiled, TimeLimit

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from fito.check.trace import (
+from fito.check.trace_adapter import Transition, build_trace
+from fito.check.traces import (
     DEADLOCK,
     END,
     LOOP,
@@ -23,7 +24,6 @@ from fito.check.trace import (
     Trace,
     TraceStep,
 )
-from fito.check.trace_adapter import Transition, build_trace
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
 from fito.semantics.codegen import StepFault

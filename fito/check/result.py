@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fito.check.trace import Trace
+from fito.check.traces import Trace
 from fito.diagnostics import Span
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
@@ -33,7 +33,7 @@ class Verdict:
     limit_hit: bool = False        # unknown because --max-states or --timeout was reached
     depth: int = 0
     engine: str = ""
-    run: Trace | None = None       # the counterexample or witness as data (fito.check.trace)
+    run: Trace | None = None       # the counterexample or witness as data (fito.check.traces)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -54,6 +54,6 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         """Notebooks: the verdict as a table row, its run as a chart and a table."""
-        from fito.render.html import verdict_html
+        from fito.render.page import verdict_html
 
         return verdict_html(self)

@@ -1,6 +1,6 @@
 """The one seam between the explicit-state engine and the reports: `build_trace`.
 
-It turns a run of the engine (term ids, cell tuples, step numbers) into a `fito.check.trace`
+It turns a run of the engine (term ids, cell tuples, step numbers) into a `fito.check.traces`
 value, which holds names and shown values only. Everything engine-specific about traces is
 here: replaying a step to get the state after it, naming the processes that moved (mover
 paths through the parallel structure of the term, mapped to the process declaration whose
@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from fito.check.trace import (
+from fito.check.traces import (
     ASSIGN,
     DEADLOCK,
     EVENT,

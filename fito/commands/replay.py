@@ -49,14 +49,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fails(saved: object) -> bool:
-    from fito.check.trace import WITNESS
+    from fito.check.traces import WITNESS
 
     return saved.final.kind != WITNESS  # type: ignore[attr-defined]
 
 
 def _load(path: str, line: int | None) -> tuple:
     """The saved trace, its assertion's line and text (a usage error when unusable)."""
-    from fito.check.trace import Trace
+    from fito.check.traces import Trace
 
     try:
         with open(path, encoding="utf-8") as f:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.trace import Trace, TraceStep
+from fito.check.traces import Trace, TraceStep
 from fito.expect import Mismatch
 from fito.render.runs import assignments
 

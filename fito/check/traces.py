@@ -125,7 +125,7 @@ class Trace:
 
     def _repr_html_(self) -> str:
         """Notebooks: the run as a message-sequence chart and a table of its steps."""
-        from fito.render.html import trace_html
+        from fito.render.page import trace_html
 
         return trace_html(self)
 
