@@ -83,6 +83,9 @@ def test_json_follows_the_documented_schema(capsys, taus: Path, tmp_path: Path) 
 def test_sarif_carries_the_trace_as_code_flows(capsys) -> None:  # type: ignore[no-untyped-def]
     code, out = run(capsys, "check", "--no-progress", "--format", "sarif", str(NAIVE))
     log = json.loads(out)
+    jsonschema = pytest.importorskip("jsonschema")
+    subset = ROOT / "tests" / "cli" / "data" / "sarif-2.1.0-subset.json"
+    jsonschema.validate(log, json.loads(subset.read_text(encoding="utf-8")))
     driver = log["runs"][0]["tool"]["driver"]
     assert "example.org" not in json.dumps(driver)
     result = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "M005")
@@ -140,3 +143,14 @@ def test_replay_reproduces_or_says_where_the_spec_parts(capsys, tmp_path: Path) 
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{")
     assert main(["replay", str(garbage), str(NAIVE)]) == 2
+
+
+def test_notebooks_render_reports_verdicts_and_runs_as_html() -> None:
+    from fito.driver import CheckOptions, check_path
+
+    report = check_path(str(NAIVE), CheckOptions())
+    verdict = report.verdicts[0]
+    assert verdict.run is not None
+    for shown in (report._repr_html_(), verdict._repr_html_(), verdict.run._repr_html_()):
+        assert shown.count("<svg") >= 1 and "flush.gpu.1" in shown and "<table" in shown
+    assert report._repr_html_().count("<svg") == 2  # the counterexample and the witness
