@@ -97,7 +97,7 @@ class Trace:
     initial_state: Cells
     steps: tuple[TraceStep, ...]
     final: Failure
-    _domain: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _domain: dict[str, str] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -65,13 +65,21 @@ def word_at(text: str, line: int, column: int) -> tuple[str, Span] | None:
     return value, Span(tline, tcol, tline, tcol + len(value), offset, offset + len(value))
 
 
-def hover(a: Analysis, line: int, column: int) -> str | None:
-    """What the name under the cursor is, with its type, in Markdown."""
+def _lookup(a: Analysis, line: int, column: int
+            ) -> tuple[str, Span, tuple[str, str, Span] | None] | None:
+    """The name under the cursor, its span, and what it is if a pipeline's local name."""
     found = word_at(a.text, line, column)
     if found is None or a.model is None:
         return None
-    name, span = found
-    local = _pipeline_local(a, name, span)
+    return found[0], found[1], _pipeline_local(a, found[0], found[1])
+
+
+def hover(a: Analysis, line: int, column: int) -> str | None:
+    """What the name under the cursor is, with its type, in Markdown."""
+    found = _lookup(a, line, column)
+    if found is None:
+        return None
+    name, span, local = found
     if local is not None:
         return f"```fito\n{name}: {local[0]}\n```\n(pipeline {local[1]})"
     bound = _bound_name(a.model, name, span)
@@ -83,11 +91,10 @@ def hover(a: Analysis, line: int, column: int) -> str | None:
 
 def definition(a: Analysis, line: int, column: int) -> Span | None:
     """Where the name under the cursor is declared."""
-    found = word_at(a.text, line, column)
-    if found is None or a.model is None:
+    found = _lookup(a, line, column)
+    if found is None:
         return None
-    name, span = found
-    local = _pipeline_local(a, name, span)
+    name, _, local = found
     if local is not None:
         return local[2]
     for decl in a.model.spec.decls:  # type: ignore[attr-defined]

@@ -105,17 +105,47 @@ def _some(items: Sequence[str], limit: int) -> str:
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
 
 
-def wrap(text: str, width: int, indent: str) -> list[str]:
-    """Split a comma-separated list into lines of at most width characters."""
+def wrap(text: str, width: int) -> list[str]:
+    """A comma-separated list in lines of at most width characters: split after commas (a
+    line's trailing comma may overhang), a part longer than a line broken at spaces."""
+    if len(text) <= width:
+        return [text]
+    parts = text.split(", ")
     lines: list[str] = []
     line = ""
-    for part in text.split(", "):
+    for part in parts:
         piece = part if not line else f"{line}, {part}"
-        if line and len(indent) + len(piece) > width:
-            lines.append(indent + line + ",")
+        if line and len(piece) > width:
+            lines.append(line)
             line = part
         else:
             line = piece
-    if line:
-        lines.append(indent + line)
-    return lines
+    lines.append(line)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        chunks = _cut(line, width)
+        if i < len(lines) - 1:
+            chunks[-1] += ","
+        out.extend(chunks)
+    return out
+
+
+def _cut(line: str, width: int) -> list[str]:
+    """Break a line at spaces to fit width (a longer word is cut)."""
+    out: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        while len(word) > width:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(word[:width])
+            word = word[width:]
+        piece = word if not current else f"{current} {word}"
+        if current and len(piece) > width:
+            out.append(current)
+            current = word
+        else:
+            current = piece
+    out.append(current)
+    return out

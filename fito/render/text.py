@@ -73,7 +73,7 @@ def _step_lines(trace: Trace, s: TraceStep, number: int, label: int, mover: int)
     indent = " " * (6 + number)
     lines = [head.rstrip()]
     for d, text in step_changes(trace, s):
-        lines.extend(wrap(f"{domain_name(d)}: {text}", WIDTH, indent))
+        lines.extend(indent + w for w in wrap(f"{domain_name(d)}: {text}", WIDTH - len(indent)))
     return lines
 
 
@@ -101,7 +101,7 @@ def render_state(trace: Trace, cells: tuple[tuple[str, str], ...], indent: str) 
     for domain, group in groups:
         text = shown_cells(trace, domain, group)
         head = f"{indent}{domain_name(domain) + ':':<{width + 1}} "
-        wrapped = wrap(text, WIDTH - len(head), "")
+        wrapped = wrap(text, WIDTH - len(head))
         lines.append(head + wrapped[0])
         lines.extend(" " * len(head) + w for w in wrapped[1:])
     return lines

@@ -3,7 +3,7 @@ one column per persistence domain, next to the event and the process that made i
 from __future__ import annotations
 
 from fito.check.traces import Trace, TraceStep
-from fito.render.runs import Collapsed, domain_name, rows, step_changes
+from fito.render.runs import Collapsed, domain_name, rows, step_changes, wrap
 
 _CAP = {"event": 24, "process": 24}
 WIDTH = 100
@@ -28,7 +28,7 @@ def render_timeline(trace: Trace, verbose: bool = False) -> list[str]:
     fixed = sum(min(w, c) for w, c in zip(natural, caps)) + 3 * (len(header) - 1)
     share = max(18, (WIDTH - 2 - fixed) // max(len(domains), 1))
     caps += [share] * len(domains)
-    wrapped = [[_wrap(text, min(natural[i], caps[i])) for i, text in enumerate(row)]
+    wrapped = [[wrap(text, min(natural[i], caps[i])) for i, text in enumerate(row)]
                for row in table]
     widths = [max([len(header[i])] + [len(line) for row in wrapped for line in row[i]])
               for i in range(len(header))]
@@ -50,49 +50,3 @@ def _row(trace: Trace, s: TraceStep, domains: list[str]) -> list[str]:
 def _join(cells: list[str], widths: list[int]) -> str:
     first = f"{cells[0]:>{widths[0]}}"
     return " | ".join([first] + [f"{c:<{w}}" for c, w in zip(cells[1:], widths[1:])])
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """Split at ", " so that each line fits width (a trailing comma may overhang; a longer
-    part is broken at spaces)."""
-    if len(text) <= width:
-        return [text]
-    parts = text.split(", ")
-    lines: list[str] = []
-    line = ""
-    for part in parts:
-        piece = part if not line else f"{line}, {part}"
-        if line and len(piece) > width:
-            lines.append(line)
-            line = part
-        else:
-            line = piece
-    lines.append(line)
-    out: list[str] = []
-    for i, line in enumerate(lines):
-        chunks = _cut(line, width)
-        if i < len(lines) - 1:
-            chunks[-1] += ","
-        out.extend(chunks)
-    return out
-
-
-def _cut(line: str, width: int) -> list[str]:
-    """Break a line at spaces to fit width (a longer word is cut)."""
-    out: list[str] = []
-    current = ""
-    for word in line.split(" "):
-        while len(word) > width:
-            if current:
-                out.append(current)
-                current = ""
-            out.append(word[:width])
-            word = word[width:]
-        piece = word if not current else f"{current} {word}"
-        if current and len(piece) > width:
-            out.append(current)
-            current = word
-        else:
-            current = piece
-    out.append(current)
-    return out
