@@ -26,16 +26,7 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     changes = {s.index: dict(step_changes(trace, s)) for s in steps}
     touched = {d for c in changes.values() for d in c}
     domains = [d for d in trace.domains() if d in touched]
-    widths = [_lane_width([p] + [_cut(s.label) for s in steps if s.movers and s.movers[0] == p])
-              for p in processes]
-    widths += [_lane_width([domain_name(d)] + [_cut(c[d]) for c in changes.values() if d in c])
-               for d in domains]
-    xs: list[float] = []
-    x = LEFT
-    for w in widths:
-        xs.append(x + w / 2)
-        x += w
-    width = x + 16
+    xs, width = _lanes(steps, processes, domains, changes)
     height = TOP + ROW * (len(shown) + 1) + 24
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width:.0f}" '
            f'height="{height}" viewBox="0 0 {width:.0f} {height}" role="img" '
@@ -59,6 +50,22 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     out.append(_text(LEFT, y + 4, _cut(trace.final.message, 120), "final"))
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _lanes(steps: list[TraceStep], processes: list[str], domains: list[str],
+           changes: dict[int, dict[str, str]]) -> tuple[list[float], float]:
+    """The x of each lifeline (processes, then domains), wide enough for its labels, and the
+    chart's width."""
+    widths = [_lane_width([p] + [_cut(s.label) for s in steps if s.movers and s.movers[0] == p])
+              for p in processes]
+    widths += [_lane_width([domain_name(d)] + [_cut(c[d]) for c in changes.values() if d in c])
+               for d in domains]
+    xs: list[float] = []
+    x: float = LEFT
+    for w in widths:
+        xs.append(x + w / 2)
+        x += w
+    return xs, x + 16
 
 
 def _lane_width(texts: list[str]) -> float:
