@@ -33,6 +33,8 @@ def render_run(trace: Trace, title: str, verbose: bool = False, explain: bool = 
     label = min(max((len(s.label) for s in steps), default=0), _LABEL_MAX)
     mover = min(max((len(_movers(s)) for s in steps), default=0), _MOVER_MAX)
     lines = [f"  {title}:"]
+    if not trace.steps:
+        lines.append("    (no step: the initial state)")
     loop = trace.final.loop_start if trace.final.kind == LOOP else None
     for r in shown:
         if loop is not None and _first(r) >= loop:
