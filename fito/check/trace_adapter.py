@@ -30,7 +30,7 @@ from fito.check.traces import (
 )
 from fito.lang import nodes as A
 from fito.lang.printer import print_proc
-from fito.lang.values import EnumT
+from fito.lang.values import EnumT, ValueType
 from fito.semantics import steps as S
 from fito.semantics.codegen import StepFault
 from fito.semantics.compiled import Compiled
@@ -149,7 +149,7 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
         elif hasattr(node, "__dataclass_fields__"):
             todo.extend(getattr(node, f) for f in node.__dataclass_fields__ if f != "span")
     shown = _shown(c.layout, cells)
-    out = []
+    out: list[tuple[str, str]] = []
     for name, slots in c.layout.cells.items():
         if name in used:
             out.extend(shown[slots.base:slots.base + slots.size])
@@ -179,10 +179,11 @@ class _Names:
         self.root = root
         self.table = c.semantics.terms.table
         self.seen: dict[tuple[int, ...], _Who | str] = {}
-        self.owner: dict[int, tuple[A.ProcessDecl, dict[str, object]]] = {}
+        self.owner: dict[int, tuple[A.ProcessDecl, dict[str, ValueType | None]]] = {}
         types = c.model.types
         for decl in c.model.processes.values():
-            threads = {n.var: types.get(n.domain.name) for n in _procs(decl.body)
+            threads: dict[str, ValueType | None] = {
+                n.var: types.get(n.domain.name) for n in _procs(decl.body)
                        if isinstance(n, A.Replicated) and n.op in ("|||", "[||]")
                        and isinstance(n.domain, A.TypeName)}
             threads.update({n.var: None for n in _procs(decl.body)
@@ -224,7 +225,8 @@ class _Names:
             todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
         return None
 
-    def _lead(self, t: tuple) -> tuple[A.ProcessDecl, dict[str, object], dict[str, int]] | None:
+    def _lead(self, t: tuple
+              ) -> tuple[A.ProcessDecl, dict[str, ValueType | None], dict[str, int]] | None:
         """The declaration owning the first program node of t (leftmost first), its replicated
         parallel binders, and the bound values known there."""
         todo = [t]
@@ -258,8 +260,8 @@ class _Names:
         if lead is None:
             return None
         decl, threads, env = lead
-        types = dict(zip((p.name for p in decl.params),
-                         self.c.model.param_types.get(decl.name, ())))
+        types: dict[str, ValueType] = dict(zip((p.name for p in decl.params),
+                                               self.c.model.param_types.get(decl.name, ())))
         types.update((n, t) for n, t in threads.items() if t is not None)
 
         def show(n: str) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from fito.commands.options import positive_int
 from fito.diagnostics import UsageError
@@ -88,11 +89,11 @@ def _assertions(data: object) -> list[dict]:
     return []
 
 
-def _find(model: object, line: int | None, text: str) -> object:
+def _find(model: Any, line: int | None, text: str) -> Any:
     """The assertion of the spec on that line, or else the one with the same text."""
     from fito.lang.printer import print_assertion
 
-    assertions = model.assertions  # type: ignore[attr-defined]
+    assertions = model.assertions
     for a in assertions:
         if line is not None and a.span.line == line:
             return a

@@ -15,6 +15,7 @@ the prefixes of an interrupt (`P /\ (crash -> Q)`) and around `and` inside `or`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
@@ -113,16 +114,18 @@ def _chain(operands: list[tuple[object, int]], ops: list[str],
     return Group(Align(concat(*parts)))
 
 
-def _left_chain(node: object, same: Callable[[object], bool],
+def _left_chain(node: Any, same: Callable[[object], bool],
                 clarify: Callable[[object], bool] = _never) -> Doc:
-    """A left-nested chain of one binary operator, flattened into one group."""
+    """A left-nested chain of one binary operator, flattened into one group (the pieces of
+    a binary node are `[(left, need), " op ", (right, need)]`)."""
     rights: list[tuple[object, int]] = []
     ops: list[str] = []
     while True:
-        (left, left_need), op, right = layout_of(node)[0]  # type: ignore[arg-type, misc]
-        rights.append(right)  # type: ignore[arg-type]
-        ops.append(op.strip())  # type: ignore[union-attr]
-        if not same(left) or layout_of(left)[1] < left_need:  # type: ignore[arg-type]
+        pieces: list[Any] = layout_of(node)[0]
+        (left, left_need), op, right = pieces
+        rights.append(right)
+        ops.append(op.strip())
+        if not same(left) or layout_of(left)[1] < left_need:
             return _chain([(left, left_need)] + rights[::-1], ops[::-1], clarify)
         node = left
 

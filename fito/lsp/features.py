@@ -8,9 +8,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from fito.check.result import Verdict
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.printer import print_decl, print_type
+from fito.lang.resolve import Model
 from fito.lang.values import BoolT, EnumT, IntRange, ValueType
 
 
@@ -19,7 +21,7 @@ class Analysis:
     """A spec's text, its model (None when it does not parse) and its diagnostics."""
 
     text: str
-    model: object | None
+    model: Model | None
     diagnostics: tuple[Diagnostic, ...]
 
 
@@ -36,7 +38,7 @@ def analyse(text: str, type_check: bool = True) -> Analysis:
     return Analysis(text, model, report.diagnostics)
 
 
-def check_assertions(text: str, timeout: float = 10.0) -> tuple[object, ...]:
+def check_assertions(text: str, timeout: float = 10.0) -> tuple[Verdict, ...]:
     """The verdicts of the spec's assertions (each bounded by timeout)."""
     from fito.driver import CheckOptions, check_source
     from fito.source import Source
@@ -66,12 +68,13 @@ def word_at(text: str, line: int, column: int) -> tuple[str, Span] | None:
 
 
 def _lookup(a: Analysis, line: int, column: int
-            ) -> tuple[str, Span, tuple[str, str, Span] | None] | None:
-    """The name under the cursor, its span, and what it is if a pipeline's local name."""
+            ) -> tuple[Model, str, Span, tuple[str, str, Span] | None] | None:
+    """The model, the name under the cursor, its span, and what it is if a pipeline's local
+    name."""
     found = word_at(a.text, line, column)
     if found is None or a.model is None:
         return None
-    return found[0], found[1], _pipeline_local(a, found[0], found[1])
+    return a.model, found[0], found[1], _pipeline_local(a.model, found[0], found[1])
 
 
 def hover(a: Analysis, line: int, column: int) -> str | None:
@@ -79,13 +82,13 @@ def hover(a: Analysis, line: int, column: int) -> str | None:
     found = _lookup(a, line, column)
     if found is None:
         return None
-    name, span, local = found
+    model, name, span, local = found
     if local is not None:
         return f"```fito\n{name}: {local[0]}\n```\n(pipeline {local[1]})"
-    bound = _bound_name(a.model, name, span)
+    bound = _bound_name(model, name, span)
     if bound is not None:
         return f"```fito\n{name}: {bound}\n```\n(bound in this declaration)"
-    shown = _global(a.model, name)
+    shown = _global(model, name)
     return None if shown is None else f"```fito\n{shown}\n```"
 
 
@@ -94,10 +97,10 @@ def definition(a: Analysis, line: int, column: int) -> Span | None:
     found = _lookup(a, line, column)
     if found is None:
         return None
-    name, _, local = found
+    model, name, _, local = found
     if local is not None:
         return local[2]
-    for decl in a.model.spec.decls:  # type: ignore[attr-defined]
+    for decl in model.spec.decls:
         got = _declares(decl, name)
         if got is not None:
             return got
@@ -124,10 +127,10 @@ def type_text(t: ValueType) -> str:
     return str(getattr(t, "kind", lambda: type(t).__name__)())
 
 
-def _global(model: object, name: str) -> str | None:
+def _global(model: Model, name: str) -> str | None:
     m = model
-    if name in m.cells:  # type: ignore[attr-defined]
-        cell = m.cells[name]  # type: ignore[attr-defined]
+    if name in m.cells:
+        cell = m.cells[name]
         count = 1
         for t in cell.indices:
             count *= len(t.values())
@@ -136,54 +139,54 @@ def _global(model: object, name: str) -> str | None:
         cells = f"{count} cells, " if cell.indices else ""
         kind = "durable: kept by a crash" if cell.durable else "volatile: reset by a crash"
         return f"{head}\n-- {cells}{'; '.join(ranges)}; {kind}"
-    if name in m.channels:  # type: ignore[attr-defined]
-        ranges = [type_text(t) for t in m.channels[name].fields]  # type: ignore[attr-defined]
-        decl = next((d for d in m.spec.decls  # type: ignore[attr-defined]
+    if name in m.channels:
+        ranges = [type_text(t) for t in m.channels[name].fields]
+        chan = next((d for d in m.spec.decls
                      if isinstance(d, A.ChannelDecl) and name in d.names), None)
-        written = ".".join(print_type(f, "chan") for f in decl.fields) if decl else ""
+        written = ".".join(print_type(f, "chan") for f in chan.fields) if chan else ""
         head = f"channel {name}" + (f": {written}" if written else "")
         return head + (f"\n-- fields: {'; '.join(ranges)}" if ranges else "")
-    if name in m.processes:  # type: ignore[attr-defined]
-        decl = m.processes[name]  # type: ignore[attr-defined]
+    if name in m.processes:
+        decl = m.processes[name]
         params = ", ".join(f"{p.name}: {print_type(p.type)}" for p in decl.params)
         return f"process {name}" + (f"({params})" if params else "")
-    if name in m.members:  # type: ignore[attr-defined]
-        enum, index = m.members[name]  # type: ignore[attr-defined]
+    if name in m.members:
+        enum, index = m.members[name]
         return f"{name}: {enum.name} (member {index + 1} of {len(enum.members)})"
-    if name in m.consts:  # type: ignore[attr-defined]
-        vt, value = m.consts[name]  # type: ignore[attr-defined]
+    if name in m.consts:
+        vt, value = m.consts[name]
         return f"const {name}: {type_text(vt)} = {vt.show(value)}"
-    if name in m.types:  # type: ignore[attr-defined]
+    if name in m.types:
         return f"type {type_text(m.types[name])}" if isinstance(m.types[name], EnumT) \
-            else f"type {name} = {type_text(m.types[name])}"  # type: ignore[attr-defined]
+            else f"type {name} = {type_text(m.types[name])}"
     return None
 
 
-def _pipeline_local(a: Analysis, name: str, span: Span) -> tuple[str, str, Span] | None:
+def _pipeline_local(model: Model, name: str, span: Span) -> tuple[str, str, Span] | None:
     """(type, pipeline, definition) of a pipeline's epoch or let name at span."""
     from fito.types import reveal_types
 
-    pipe = next((d for d in a.model.spec.decls  # type: ignore[union-attr]
+    pipe = next((d for d in model.spec.decls
                  if isinstance(d, A.PipelineDecl) and d.span.start <= span.start <= d.span.end),
                 None)
     if pipe is None:
         return None
-    for r in reveal_types(a.model):  # type: ignore[arg-type]
+    for r in reveal_types(model):
         if r.pipeline == pipe.name and r.name == name:
             return r.type, pipe.name, r.span
     return None
 
 
-def _bound_name(model: object, name: str, span: Span) -> str | None:
+def _bound_name(model: Model, name: str, span: Span) -> str | None:
     """The type of a parameter or binder of the process around span."""
-    for decl in model.spec.decls:  # type: ignore[attr-defined]
+    for decl in model.spec.decls:
         if isinstance(decl, A.ProcessDecl) and decl.span.start <= span.start <= decl.span.end:
             for p in decl.params:
                 if p.name == name:
                     return print_type(p.type) + f" (parameter of {decl.name})"
             for node in _nodes(decl.body):
                 if getattr(node, "var", None) == name and hasattr(node, "domain"):
-                    return print_type(node.domain)  # type: ignore[attr-defined]
+                    return print_type(node.domain)
                 if isinstance(node, A.InField) and node.var == name:
                     return "input" + ("" if node.restriction is None
                                       else f" from {print_type(node.restriction)}")
