@@ -49,6 +49,12 @@ class FileReport:
             return EXIT_LIMIT
         return EXIT_OK
 
+    def _repr_html_(self) -> str:
+        """Notebooks: diagnostics, a table of verdicts, each run as a chart."""
+        from fito.render.page import report_html
+
+        return report_html(self)
+
 
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""

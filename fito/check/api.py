@@ -7,7 +7,11 @@ from collections.abc import Iterator
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, HANDOVER, LIMIT, Found, Graph, Limits, search
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.support import unsupported
+from fito.check.trace_adapter import build_trace
+from fito.check.traces import DEADLOCK as TRACE_DEADLOCK
+from fito.check.traces import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.lang import nodes as A
+from fito.lang.printer import print_expr
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 from fito.semantics.network import MAX_MODES, StructureGrows
@@ -113,12 +117,17 @@ def _search(c: Compiled, root: tuple, goal: A.Expr | None, negate: bool, deadloc
         return search(c, root, scalar_goal, deadlock, limits)
 
 
-def trace_of(c: Compiled, g: Graph, found: Found) -> tuple[str, ...]:
+def trace_of(c: Compiled, a: A.AssertDecl, g: Graph, found: Found, failure: Failure) -> dict:
+    """The verdict fields of the run that ends in found: labels and the trace as data."""
     steps = g.path(found.state) if found.state >= 0 else []
-    labels = [c.label(g.state(s), rank) for s, rank in steps]
+    path = [(g.state(s), k) for s, k in steps]
     if found.step is not None:
-        labels.append(c.label(g.state(found.state), found.step))
-    return tuple(labels)
+        path.append((g.state(found.state), found.step))
+    proc = a.proc if a.proc is not None else c.model.system
+    assert proc is not None
+    expr = a.expr if failure.kind in (VIOLATION, WITNESS) else None
+    run = build_trace(c, proc, path, failure, expr)
+    return {"trace": run.labels, "run": run}
 
 
 def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
@@ -132,8 +141,10 @@ def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> 
     if found.kind == ERROR:
         assert found.fault is not None
         code, message, span = c.error_site(found.fault)
-        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
-                     reason=f"model error [{code}]: {message}", error=ModelError(message, span))
+        reason = f"model error [{code}]: {message}"
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        return _base(c, a, text, g, verdict=FAILS, reason=reason,
+                     error=ModelError(message, span), **trace_of(c, a, g, found, failure))
     return None
 
 
@@ -142,8 +153,9 @@ def _deadlock_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: 
     if common is not None:
         return common
     if found.kind == DEADLOCK:
-        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
-                     reason="deadlock: no transition is possible in the last state")
+        reason = "deadlock: no transition is possible in the last state"
+        return _base(c, a, text, g, verdict=FAILS, reason=reason,
+                     **trace_of(c, a, g, found, Failure(TRACE_DEADLOCK, reason)))
     return _base(c, a, text, g, verdict=HOLDS)
 
 
@@ -152,8 +164,13 @@ def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Gr
     if common is not None:
         return common
     if found.kind == GOAL:
-        return _base(c, a, text, g, verdict=FAILS, trace=trace_of(c, g, found),
-                     reason="violated in the last state: " + c.show(g.state(found.state)))
+        assert a.expr is not None
+        failure = Failure(VIOLATION, "the last state violates the expression",
+                          expression=print_expr(a.expr))
+        fields = trace_of(c, a, g, found, failure)
+        cells = fields["run"].final.cells
+        reason = "violated in the last state: " + ", ".join(f"{n} = {v}" for n, v in cells)
+        return _base(c, a, text, g, verdict=FAILS, reason=reason, **fields)
     return _base(c, a, text, g, verdict=HOLDS)
 
 
@@ -162,6 +179,9 @@ def _reaches_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: G
     if common is not None:
         return common
     if found.kind == GOAL:
-        return _base(c, a, text, g, verdict=HOLDS, trace=trace_of(c, g, found))
+        assert a.expr is not None
+        failure = Failure(WITNESS, "the last state satisfies the expression",
+                          expression=print_expr(a.expr))
+        return _base(c, a, text, g, verdict=HOLDS, **trace_of(c, a, g, found, failure))
     assert found.kind == EXHAUSTED
     return _base(c, a, text, g, verdict=FAILS, reason="no reachable state satisfies the expression")
