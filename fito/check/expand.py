@@ -83,6 +83,7 @@ class Expander:
         self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network,
                                  self.lock)
         self.groups: dict[tuple, object] = {}
+        self.tables: dict[tuple, np.ndarray] = {}
         self.store = StateStore(self.packing.words)
 
     def state(self, sid: int) -> tuple:
@@ -132,22 +133,61 @@ class Expander:
             for p in movers:
                 if p not in codes:
                     codes[p] = extract(Fm, self.packing.position_field(p))
-            for combo, rows in _groups_by(tuple(codes[p] for p in movers)):
-                terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
-                group = self._group(m, h, movers, terms)
-                if group is None:
+            member = tuple(codes[p] for p in movers)
+            reason = mode.reasons[h]
+            if reason is not None:  # only rows where every member can take part
+                keep = self._taking_part(reason, movers, member)
+                if not keep.any():
                     continue
-                sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
-                if group is SCALAR:
-                    chunk.suspect[sel] = True
+                if not keep.all():
+                    which = np.flatnonzero(keep)
+                    self._expand_candidate(m, h, movers, tuple(c[which] for c in member),
+                                           F, rows_m[which], Fm[which], chunk)
                     continue
-                outs, cnt, sus = group(X)  # type: ignore[operator]
-                chunk.counts[sel] += cnt
-                chunk.suspect[sel] |= sus
-                for Y, which, n in outs:
-                    chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    raise TimeLimit()
+            self._expand_candidate(m, h, movers, member, F, rows_m, Fm, chunk)
+
+    def _taking_part(self, reason: tuple, movers: tuple[int, ...], codes: tuple) -> np.ndarray:
+        """Rows whose members all offer one common channel of the candidate, or have all
+        terminated (lookup tables over each position's location codes)."""
+        chans, end = reason
+        keys = sorted(chans) + ([None] if end else [])
+        out = np.zeros(codes[0].size, dtype=bool)
+        for key in keys:
+            mask = np.ones(codes[0].size, dtype=bool)
+            for p, c in zip(movers, codes):
+                mask &= self._member_table(reason, key, p)[c]
+            out |= mask
+        return out
+
+    def _member_table(self, reason: tuple, key: str | None, p: int) -> np.ndarray:
+        terms = self.codebook.terms[p]
+        got = self.tables.get((key, p))
+        if got is None or got.size < len(terms):
+            with self.lock:
+                got = np.array([tid >= 0 and self.c.network.takes_part(reason, key, tid)
+                                for tid in terms], dtype=bool)
+                self.tables[(key, p)] = got
+        return got
+
+    def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
+                          F: np.ndarray, rows_m: np.ndarray, Fm: np.ndarray, chunk: Chunk) -> None:
+        """Apply the groups of one candidate to the rows of its mode, grouped by location."""
+        for combo, rows in _groups_by(member):
+            terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
+            group = self._group(m, h, movers, terms)
+            if group is None:
+                continue
+            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            if group is SCALAR:
+                chunk.suspect[sel] = True
+                continue
+            outs, cnt, sus = group(X)  # type: ignore[operator]
+            chunk.counts[sel] += cnt
+            chunk.suspect[sel] |= sus
+            for Y, which, n in outs:
+                chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise TimeLimit()
 
     def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...]) -> object:
         key = (m, h, terms)
@@ -158,7 +198,8 @@ class Expander:
             got = self.groups.get(key, key)
             if got is not key:
                 return got
-            transitions = self.c.network.transitions(m, h, terms)
+            relevant = len(movers) == 1 or self.c.network.relevant(m, h, terms)
+            transitions = self.c.network.transitions(m, h, terms) if relevant else ()
             if not transitions:
                 got = None
             elif h >> GROUP_BITS or len(transitions) >> GROUP_BITS:

@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from fito.semantics.steps import Semantics, Step
+from fito.semantics.steps import EVENT, Semantics, Step
 
 Shape = tuple  # ("hole", p) | ("par", sync, parts) | ("hide", chans, s) | ("intr", l, r) | ("seq", s, qkey, qenv)
 Control = tuple  # (mode, location of position 0, location of position 1, ...)
@@ -44,6 +44,9 @@ class Mode:
     shape: Shape
     size: int                                  # number of positions (components)
     candidates: tuple[tuple[int, ...], ...]
+    # why each candidate moves together: None for a single position, else the channels it
+    # synchronises on and whether it is the termination of a parallel
+    reasons: tuple[tuple[frozenset[str], bool] | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,7 @@ class Network:
     modes: list[Mode] = field(default_factory=list)
     _mode_ids: dict[Shape, int] = field(default_factory=dict)
     _transitions: dict[tuple, tuple[Transition, ...]] = field(default_factory=dict)
+    _offers: dict[int, frozenset[str]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ splitting terms
     def split(self, tid: int) -> Control:
@@ -107,10 +111,40 @@ class Network:
                 raise StructureGrows()
             self._mode_ids[shape] = got
             size = _count_holes(shape)
-            self.modes.append(Mode(got, shape, size, candidates(shape, size)))
+            sets, reasons = candidates(shape, size)
+            self.modes.append(Mode(got, shape, size, sets, reasons))
         return got
 
     # ------------------------------------------------------------------ transitions
+    def offers(self, tid: int) -> frozenset[str]:
+        """The channels a component at this location can take part in an event of."""
+        got = self._offers.get(tid)
+        if got is None:
+            got = frozenset(s.channel for s in self.semantics.steps(tid)
+                            if s.kind == EVENT and s.channel is not None)
+            self._offers[tid] = got
+        return got
+
+    def takes_part(self, reason: tuple[frozenset[str], bool], key: str | None, tid: int) -> bool:
+        """Whether a component at tid can take part in a candidate for `key`: a channel of
+        the candidate's synchronisation, or None for the termination of a parallel."""
+        if key is None:
+            return tid == self.semantics.omega
+        return key in self.offers(tid)
+
+    def relevant(self, mode: int, h: int, locations: tuple[int, ...]) -> bool:
+        """Whether a candidate can have transitions at these locations at all: every member
+        offers one common synchronised channel, or every member has terminated. The others
+        are never compiled (a candidate of every part of a parallel would otherwise be
+        compiled once per combination of their locations)."""
+        reason = self.modes[mode].reasons[h]
+        if reason is None:
+            return True
+        chans, end = reason
+        if end and all(t == self.semantics.omega for t in locations):
+            return True
+        return any(all(c in self.offers(t) for t in locations) for c in chans)
+
     def transitions(self, mode: int, h: int, locations: tuple[int, ...]) -> tuple[Transition, ...]:
         """The transitions of candidate h of a mode, its positions at the given locations."""
         key = (mode, h, locations)
@@ -188,26 +222,28 @@ def _count_holes(shape: Shape) -> int:
     return _count_holes(shape[2] if tag == "hide" else shape[1])
 
 
-def candidates(shape: Shape, size: int) -> tuple[tuple[int, ...], ...]:
+def candidates(shape: Shape, size: int) -> tuple[tuple[tuple[int, ...], ...], tuple]:
     """Every set of positions that may move together, in rank order: each position alone,
     then the participants of each synchronised channel of each parallel, then the parts of
-    each parallel whose parts are all components (its termination)."""
+    each parallel whose parts are all components (its termination); with the reason of each
+    (None for a single position, else (channels, termination))."""
     out: list[tuple[int, ...]] = [(p,) for p in range(size)]
-    seen = set(out)
+    why: dict[tuple[int, ...], tuple[set[str], bool]] = {}
     for node in _nodes(shape):
         if node[0] != "par":
             continue
-        groups: list[tuple[int, ...]] = []
         for chan in sorted(node[1]):
             for combo in itertools.product(*(_offers(part, chan) for part in node[2])):
-                groups.append(tuple(sorted(set().union(*combo))))
-        if all(part[0] == "hole" for part in node[2]):
-            groups.append(tuple(part[1] for part in node[2]))
-        for g in groups:
-            if len(g) > 1 and g not in seen:
-                seen.add(g)
-                out.append(g)
-    return tuple(out)
+                g = tuple(sorted(set().union(*combo)))
+                if len(g) > 1:
+                    why.setdefault(g, (set(), False))[0].add(chan)
+        if all(part[0] == "hole" for part in node[2]) and len(node[2]) > 1:
+            g = tuple(part[1] for part in node[2])
+            chans, _ = why.get(g, (set(), False))
+            why[g] = (chans, True)
+    out += list(why)
+    reasons = [None] * size + [(frozenset(c), end) for c, end in why.values()]
+    return tuple(out), tuple(reasons)
 
 
 def _nodes(shape: Shape) -> list[Shape]:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fito.check.reference import EVENT, TICK, Reference, _register
+from fito.check.reference_steps import EVENT, TICK
+from fito.check.reference_terms import Reference
 from fito.check.traces import DEADLOCK, VIOLATION, Trace
 from fito.driver import CheckOptions, check_source, front_end
 from fito.render.runs import Collapsed, rows
@@ -52,24 +53,24 @@ def report(text: str, name: str = "t.fito"):  # type: ignore[no-untyped-def]
 def replays_in_reference(text: str, trace: Trace) -> bool:
     """The trace's states follow transitions of the reference interpreter, one per step."""
     _, model, _ = front_end(text)
-    _register(model.spec)
     ref = Reference(model)
     assert model.system is not None
-    shown = lambda cells: tuple(  # noqa: E731
-        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), cells))
-    frontier = {(ref.make(model.system, {}, ref.init), ref.init)}
-    if shown(ref.init) != trace.initial_state:
+    shown = lambda store: tuple(  # noqa: E731
+        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells))
+    root = ref.root(model.system)
+    frontier = {root}
+    if shown(root[1]) != trace.initial_state:
         return False
     for step in trace.steps:
         nxt = set()
-        for term, cells in frontier:
-            for tr in ref.trans(term, cells):
+        for term, store in frontier:
+            for tr in ref.trans(term, store):
                 kind = {EVENT: "event", TICK: "tick"}.get(tr.kind, "internal")
                 if (kind == "event") != (step.kind == "event"):
                     continue
                 if kind == "event" and tr.event[0] != step.channel:
                     continue
-                after = ref.fire(tr, cells)
+                after = ref.fire(tr, store)
                 if shown(after[1]) == step.state:
                     nxt.add(after)
         if not nxt:
