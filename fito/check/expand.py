@@ -22,7 +22,7 @@ from fito.semantics.vector import NotVector, VectorCode
 
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
-ESTIMATE_CAP = 4096  # locations counted per position when estimating field widths
+ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
 
 
 @dataclass(slots=True)
@@ -284,6 +284,7 @@ def _estimate(c: Compiled, root: tuple) -> Packing:
         seen = {tid}
         todo = [tid]
         while todo and len(seen) < ESTIMATE_CAP:
+            c.check_time()
             for s in c.semantics.steps(todo.pop()):
                 if isinstance(s.target, int) and s.target not in seen and not terms.has_par(s.target):
                     seen.add(s.target)
