@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fito.lang.values import ValueType
+from fito.lang.values import SetT, ValueType
 from fito.semantics.ir import IR
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
@@ -92,13 +92,17 @@ class VectorCode:
         checks = []
         for ir, i, _err in step.checks:
             ftype = self.channel_types[step.channel][i]  # type: ignore[index]
-            checks.append((sub.int(ir), ftype))
+            if not self._within(ir, ftype):
+                checks.append((sub.int(ir), ftype))
         values = [sub.int(w.value) for w in step.writes]
         offsets = [None if w.slot is not None else sub.offset(self.layout.cells[w.cell], w.index)
                    for w in step.writes]
         effect = sub.reads("Y0") + sub.prelude
         for x, ftype in checks:
-            effect.append(f"EF[sel] |= ~np.isin({x}, {list(ftype.values())!r})")
+            lo, hi = value_range(ftype)
+            effect.append(f"EF[sel] |= ({x} < {lo}) | ({x} > {hi})")
+            if isinstance(ftype, SetT):
+                effect.append(f"EF[sel] |= ~np.isin({x}, {list(ftype.members)!r})")
         effect += self._writes(step, values, offsets)
         if t.deferred is None:
             effect += self._control(t, mode, movers, locations)
@@ -123,9 +127,11 @@ class VectorCode:
         out = self._crash() if step.crash else []
         slots: list[str] = []
         for j, (w, v, offset) in enumerate(zip(step.writes, values, offsets)):
-            lo, hi = value_range(self.layout.cells[w.cell].cell.type)
-            out += [f"v{j} = np.broadcast_to({v}, (rs,))",
-                    f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})"]
+            ctype = self.layout.cells[w.cell].cell.type
+            lo, hi = value_range(ctype)
+            out.append(f"v{j} = np.broadcast_to({v}, (rs,))")
+            if not self._within(w.value, ctype):
+                out.append(f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})")
             if offset is None:
                 slots.append(str(w.slot))
                 f = self.packing.fields[w.slot]
@@ -145,6 +151,14 @@ class VectorCode:
                 for b in range(a + 1, len(slots)):
                     out.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
         return out
+
+    def _within(self, ir: IR, t: ValueType) -> bool:
+        """Whether every value ir can take lies in t (then it needs no check at run time)."""
+        lo, hi = value_range(t)
+        if isinstance(t, SetT) and hi - lo + 1 != len(t.members):  # a set with gaps: checked
+            return False
+        a, b = _bounds(ir, self.ranges, self.layout)
+        return lo <= a and b <= hi
 
     def _crash(self) -> list[str]:
         """Volatile cells back to their initial values, one masked assignment per word."""
