@@ -17,7 +17,10 @@ from fito.lang.parser import parse
 from fito.lang.resolve import resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
+from conftest import cli, run_spec  # noqa: E402
 from random_specs import Gen  # noqa: E402
+
+from fito.driver import EXIT_FAIL  # noqa: E402
 
 HEAD = """
 type V = 0..2
@@ -248,10 +251,6 @@ def test_the_engine_agrees_once_it_runs_the_new_forms() -> None:
     "process P = (c.0 -> P) \\ {| c.0 |}",
 ])
 def test_the_model_checker_refuses_a_new_form_with_s003(body: str) -> None:
-    from conftest import run_spec
-
-    from fito.driver import EXIT_FAIL
-
     report = run_spec(HEAD + body + "\nassert P :[deadlock free]\n")
     assert [d.code for d in report.diagnostics if d.is_error] == ["S003"]
     assert report.status == EXIT_FAIL
@@ -259,8 +258,6 @@ def test_the_model_checker_refuses_a_new_form_with_s003(body: str) -> None:
 
 
 def test_lts_refuses_a_new_form(tmp_path: Path) -> None:
-    from conftest import cli
-
     path = tmp_path / "buffer.fito"
     path.write_text(HEAD + "channel q: V buffer 1\nprocess P = q!1 -> P\nsystem P\n")
     proc = cli("lts", str(path))
