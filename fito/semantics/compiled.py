@@ -8,6 +8,7 @@ and transition number in one int), the order in which a state's successors are l
 from __future__ import annotations
 
 import time
+from operator import itemgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ class Compiled:
     code: ScalarCode
     _groups: dict[tuple, Group] = field(default_factory=dict)
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
+    _reader_cache: dict[int, list] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -76,15 +78,33 @@ class Compiled:
     def groups(self, s: tuple) -> list[Group]:
         """The groups of a state, in rank order (an empty one for a candidate that cannot
         move at these locations)."""
-        K = self.cells
-        mode = s[K]
-        base = K + 1
+        mode = s[self.cells]
+        known = self._groups
         out = []
-        for h, movers in enumerate(self.network.modes[mode].candidates):
-            locations = tuple(s[base + p] for p in movers)
-            relevant = len(movers) == 1 or self.network.relevant(mode, h, locations)
-            out.append(self.group(mode, h, locations) if relevant else NO_GROUP)
+        for h, single, locations in self._readers(mode):
+            key = (mode, h, locations(s))
+            got = known.get(key)  # irrelevant candidates are cached as NO_GROUP too
+            if got is None:
+                if single or self.network.relevant(*key):
+                    got = self.group(*key)
+                else:
+                    got = known[key] = NO_GROUP
+            out.append(got)
         return out
+
+    def _readers(self, mode: int) -> list[tuple[int, bool, Callable[[tuple], tuple]]]:
+        """Per candidate of a mode: its number, whether it is one position, and a function
+        reading its members' locations out of a state (as a tuple)."""
+        got = self._reader_cache.get(mode)
+        if got is None:
+            base = self.cells + 1
+            got = []
+            for h, movers in enumerate(self.network.modes[mode].candidates):
+                at = [base + p for p in movers]
+                read = itemgetter(*at) if len(at) > 1 else (lambda s, i=at[0]: (s[i],))
+                got.append((h, len(at) == 1, read))
+            self._reader_cache[mode] = got
+        return got
 
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
