@@ -182,3 +182,34 @@ def model_check(domains: int, epochs: int = 2, epoch: int = 1, timeout: float = 
     """Generate, check and derive, in one call."""
     s = spec(domains, epochs, epoch)
     return derive(s, run(s, timeout))
+
+
+# ---------------------------------------------------------------- the same model, for the kernel
+def transition_system(domains: int, epochs: int = 2) -> dict[str, Any]:
+    """The model of `spec` as a transition system the proof kernel walks itself: state
+    variables saved1..saved_k, writing, crashed; one rule per step of `spec`'s processes.
+
+    Trainer: writing < N and every domain holds `writing` -> writing := writing + 1.
+    Persist(d): saved[d] < writing -> saved[d] := writing. Crash (the interrupt): crashed :=
+    true, after which nothing moves (`/\\ (crash -> STOP)` discards the left side)."""
+    _check_sizes(domains, epochs, 1)
+    saved = [f"saved{i}" for i in range(1, domains + 1)]
+    alive = ["=", "crashed", 0]
+    begin = ["and", alive, ["<", "writing", epochs], *(["=", s, "writing"] for s in saved)]
+    rules: list[tuple[Any, dict[str, Any]]] = [(begin, {"writing": ["+", "writing", 1]})]
+    rules += [(["and", alive, ["<", s, "writing"]], {s: "writing"}) for s in saved]
+    rules.append((alive, {"crashed": 1}))
+    return {"vars": [(s, 0, epochs) for s in saved] + [("writing", 0, epochs), ("crashed", 0, 1)],
+            "init": [0] * (domains + 2), "rules": rules}
+
+
+def vector_code(names: list[str], base: int) -> Any:
+    """sum_i x_i base^i as a JSON expression over the state variables (a vector's code)."""
+    return ["+", *(["*", base ** i, name] for i, name in enumerate(names))]
+
+
+def durable_at(domains: int) -> list[Any]:
+    """The timed model (unbounded write delays): epoch e's write starts at s and domain d
+    makes it durable at s + X_d, X_d > 0; at instant t domain d holds e iff s + X_d <= t
+    (else e - 1). One formula per domain, over the symbols s, t, X1..Xk."""
+    return [["<=", ["+", "s", f"X{d}"], "t"] for d in range(1, domains + 1)]

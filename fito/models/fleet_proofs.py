@@ -57,9 +57,9 @@ def diagonal(entries: Sequence[Json]) -> list[list[Json]]:
 
 def diagonal_chain(entries: Sequence[Json], j: str) -> Json:
     """entries[j - 1] for the symbol j = 1..len(entries), as an if-then-else chain (so that
-    an enumeration over j can count or maximise the entries of a diagonal)."""
-    out = entries[-1]
-    for i in range(len(entries) - 2, -1, -1):
+    an enumeration over j can count or maximise the entries of a diagonal); 0 past the end."""
+    out: Json = 0
+    for i in range(len(entries) - 1, -1, -1):
         out = ["ite", ["=", j, i + 1], entries[i], out]
     return out
 

@@ -9,8 +9,17 @@ from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer
-from fito.proof.kernel.expr import KernelError, compile_expr, is_number, is_symbol, parse, symbols
+from fito.proof.kernel import props
+from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer, not_same
+from fito.proof.kernel.expr import (
+    KernelError,
+    compile_expr,
+    is_number,
+    is_symbol,
+    parse,
+    symbols,
+    to_json,
+)
 
 MAX_DIM = 64
 MAX_MINORS = 20_000  # symbolic Laplace expansion skips zero entries: sparse/triangular stay cheap
@@ -18,14 +27,15 @@ T = "t"  # a name for the characteristic variable, made fresh when the matrix us
 FACTS = ("equals", "product", "det", "charpoly", "eigenvalues", "count")
 
 
-def check_matrix(ob: Obligation) -> None:
-    """Every fact stated about the matrix holds, recomputed exactly."""
+def check_matrix(ob: Obligation) -> Any:
+    """Every fact stated about the matrix holds, recomputed exactly; returns the facts."""
     fields(ob, ("matrix",), FACTS + ("nonzero",))
     if not any(f in ob for f in FACTS):
         raise KernelError("a matrix obligation states no fact")
     norm = normalizer(ob)
     a = _matrix(ob["matrix"], "matrix")
     if "equals" in ob:
+        not_same(a, _matrix(ob["equals"], "equals"), "the matrix and equals")
         _entries_equal(norm, a, _matrix(ob["equals"], "equals"), "matrix != equals")
     if "product" in ob:
         _check_product(norm, a, ob["product"])
@@ -41,6 +51,47 @@ def check_matrix(ob: Obligation) -> None:
         _check_eigenvalues(norm, a, rows, ob["eigenvalues"])
     if "count" in ob:
         _check_count(ob)
+    return _conclusion(ob, a)
+
+
+def _as_matrix(rows: list[list[Any]]) -> Any:
+    return ["matrix", *([to_json(x) for x in row] for row in rows)]
+
+
+def _conclusion(ob: Obligation, a: list[list[Any]]) -> Any:
+    """The facts as a proposition: for all values of the entries' symbols (where the
+    declared expressions are nonzero), M = E, M = P1 P2..., det M = d, ..."""
+    m = _as_matrix(a)
+    facts: list[Any] = []
+    parsed: list[Any] = [x for row in a for x in row]
+    if "equals" in ob:
+        e = _matrix(ob["equals"], "equals")
+        facts.append(["=", m, _as_matrix(e)])
+        parsed += [x for row in e for x in row]
+    if "product" in ob:
+        mats = [_matrix(f, "factor") for f in ob["product"]]
+        facts.append(["=", m, ["matmul", *(_as_matrix(f) for f in mats)]])
+        parsed += [x for f in mats for row in f for x in row]
+    if "det" in ob:
+        d = parse(ob["det"])
+        facts.append(["=", ["det", m], to_json(d)])
+        parsed.append(d)
+    if "charpoly" in ob:
+        t, p = ob["charpoly"]["var"], parse(ob["charpoly"]["poly"])
+        facts.append(["=", ["charpoly", m, t], to_json(p)])
+        parsed += [t, p]
+    if "eigenvalues" in ob:
+        values = [parse(e) for e in ob["eigenvalues"]]
+        facts.append(["=", ["spectrum", m], ["list", *(to_json(v) for v in values)]])
+        parsed += values
+    if "count" in ob:
+        cnt = ob["count"]
+        where = parse(cnt["where"])
+        facts.append(["=", ["count", [[cnt["bind"], ["spectrum", m]]], to_json(where)], cnt["value"]])
+        parsed += [x for x in symbols(where) - {cnt["bind"]}]
+    conds = [parse(c) for c in ob.get("nonzero", [])]
+    bound = props.binders(parsed + conds)
+    return props.forall(bound, props.implies(props.nonzero_hypotheses(conds), props.conj(facts)))
 
 
 def _matrix(x: Any, what: str) -> list[list[Any]]:
