@@ -32,6 +32,9 @@ from fito.models.fleet_branches import enumerate_branches, firing_orders
 from fito.models.fleet_maps import eigenvalues, gap_chart, gap_map
 from fito.models.fleet_proofs import (
     assumptions_json,
+    empty_region,
+    image_constraints,
+    numeric_empty_region,
     chart_sides,
     diagonal,
     diagonal_chain,
@@ -330,11 +333,13 @@ def theorem4(kind: str):
         formula = region_formula(leaf.constraints, K, 1, assumptions_json(setting))
         obligations.append(witness(formula, witness_assignment(leaf.verdict, 1),
                                    note=f"branch {i} occurs"))
-    obligations.append(trusted("z3", f"the {len(result.pruned)} other event prefixes from the "
-                               f"section (job 0 fires; job 1 computes or writes) have no "
-                               f"interior point for any parameters of the regime (nlsat); so "
-                               f"the {len(result.leaves)} branches above are every two-cycle "
-                               f"event order, up to ties"))
+    for i, pruned in enumerate(result.pruned, start=1):
+        words = " ".join(str(e) for e in pruned.events)
+        ob = empty_region(pruned.constraints, K, 1, setting,
+                          note=f"pruned prefix {i} ({words}) is empty in the whole regime")
+        if ob is None:
+            return unknown(f"no Farkas certificate for the pruned prefix {words}")
+        obligations.append(ob)
     return proved(*obligations)
 
 
@@ -387,7 +392,7 @@ def prop14_branches(capacity):
     text = (Path(__file__).resolve().parents[1] / "models" / "overlap.toml").read_text()
     overrides = {"jobs": "3"} | ({"capacity": capacity} if capacity else {})
     setting = setting_from_fleet(load_fleet(text, "overlap", overrides))
-    result = enumerate_branches(setting, cycles=2, certify=False)
+    result = enumerate_branches(setting, cycles=2, certify=True)
     if not result.complete:
         return unknown(f"{result.unknown} event prefixes undecided")
     K = setting.domain()
@@ -400,9 +405,12 @@ def prop14_branches(capacity):
                                    witness_assignment(leaf.verdict, 2),
                                    note=f"branch {i} ({' '.join(map(str, leaf.events))}) occurs; "
                                         f"firing order {first} in both cycles"))
-    obligations.append(trusted("z3", f"the {len(result.pruned)} other event prefixes have no "
-                               f"interior point (LRA); with the {len(result.leaves)} branches "
-                               f"above they exhaust the two-cycle event orders, up to ties"))
+    for i, pruned in enumerate(result.pruned, start=1):
+        if pruned.verdict.farkas is None:
+            return unknown(f"no Farkas multipliers for the pruned prefix {i}")
+        words = " ".join(str(e) for e in pruned.events)
+        obligations.append(numeric_empty_region(pruned.constraints, K, 2, pruned.verdict.farkas,
+                                                note=f"pruned prefix {i} ({words}) is empty"))
     return proved(*obligations)
 
 
@@ -469,6 +477,78 @@ for _N in range(2, N_STAGGER + 1):
             f"{_N} jobs, staggered branch, symbols W, V, f1..f{_N}"
             f"{', C' if _floor is not None else ''}", "sympy",
             functools.partial(prop16, _N, _key), timeout=120))
+
+
+# ---------------------------------------------------------------- Proposition 16: from outside
+def _staggered_fleet(N: int, capped: bool):
+    from pathlib import Path
+
+    from fito.models.fleet import load_fleet
+
+    name = "staggered_capped" if capped else "staggered"
+    text = (Path(__file__).resolve().parents[1] / "models" / f"{name}.toml").read_text()
+    overrides = {"jobs": str(N)} | ({"capacity": str(N - 1)} if capped else {})
+    return setting_from_fleet(load_fleet(text, name, overrides))
+
+
+def prop16_unreachable(setting):
+    """Every one-cycle branch other than the staggered one that ends in the staggered chart
+    maps its region outside the staggered region (Farkas), and the staggered one maps it
+    onto itself (Proposition 16's invariance claims): no state outside reaches it."""
+    N, K = setting.jobs, setting.domain()
+    m, target = N - 1, derive(setting, staggered(N))
+    result = enumerate_branches(setting, cycles=1, certify=False)
+    if not result.complete:
+        return unknown(f"{result.unknown} event prefixes undecided")
+    obligations, others = [], 0
+    for leaf in result.leaves:
+        if leaf.end_modes != target.branch.modes:
+            continue  # ends in another chart (another job writing at the section): outside
+        if leaf.modes == target.branch.modes and leaf.events == target.branch.events:
+            extra = () if K.is_Numerical else assumptions_json(setting)
+            obligations.append(witness(region_formula(leaf.constraints, K, m, extra),
+                                       witness_assignment(leaf.verdict, m),
+                                       note="the staggered branch itself occurs"))
+            continue
+        others += 1
+        words = " ".join(str(e) for e in leaf.events)
+        cons = image_constraints(leaf.constraints, leaf.end_state, target.constraints, K)
+        note = f"branch {words}: no state of its region lands in the staggered region"
+        if K.is_Numerical:
+            from fito.models.fleet_linear import farkas as engine_farkas
+
+            y = engine_farkas(cons, m, K)
+            ob = None if y is None else numeric_empty_region(cons, K, m, y, note)
+        else:
+            ob = empty_region(cons, K, m, setting, note)
+        if ob is None:
+            return unknown(f"no Farkas certificate for the branch {words}")
+        obligations.append(ob)
+    if not others:
+        return unknown("no other branch ends in the staggered chart")
+    return proved(*obligations)
+
+
+UNREACHABLE = {  # id suffix -> (setting, words)
+    "N2.uncapped": (lambda: symbolic_setting(2, "general"),
+                    "2 identical jobs, any f, uncapped, W and V symbolic"),
+    "N2.capped": (lambda: symbolic_setting(2, "general", cap_floor=1),
+                  "2 identical jobs, any f, a power cap 1 <= C < 2, W and V symbolic"),
+    "N3.uncapped": (lambda: _staggered_fleet(3, False),
+                    "3 jobs of models/staggered.toml (W = 10, V = 2, f = B = 1), uncapped"),
+    "N3.capped": (lambda: _staggered_fleet(3, True),
+                  "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 2"),
+}
+for _key, (_make, _words) in UNREACHABLE.items():
+    register(Claim(
+        f"fleet.prop16.unreachable.{_key}", f"Proposition 16: not reachable from outside ({_key})",
+        f"{_words}: from a firing of job 0, every branch of one cycle other than the staggered "
+        f"one that ends with the same jobs computing maps its region outside the staggered "
+        f"(collision-free) region; the staggered branch itself occurs. With the invariance of "
+        f"fleet.prop16.*, the collision-free set is invariant and no state outside it ever "
+        f"enters it (up to ties, which have measure zero).",
+        f"staggered chart, one-cycle branches, {_key}", "enumeration+farkas",
+        functools.partial(lambda make: prop16_unreachable(make()), _make), timeout=180))
 
 
 # ---------------------------------------------------------------- section 8.1

@@ -12,8 +12,17 @@ import sympy as sp
 
 from fito.models import optimizer as opt
 from fito.models import optimizer_search as search
-from fito.proof import (claim, identity, proved, recurrence, sum_of_squares, to_expr,
-                        unknown, witness)
+from fito.proof import (
+    claim,
+    identity,
+    instance,
+    proved,
+    recurrence,
+    sum_of_squares,
+    to_expr,
+    unknown,
+    witness,
+)
 
 prev = sp.Symbol("prev")
 S = sp.Symbol("s", positive=True)   # s = beta2 / (1 - beta2) > 0, i.e. beta2 = s / (1 + s)
@@ -76,13 +85,32 @@ def gd_mixed():
 
 
 # ---------------------------------------------------------------- momentum
+PAPER_TWO_STATE = ["=", ["-", "theta_next", "theta_now"], ["*", -1, "eta", "m_next"]]
+UNROLL = 4  # the momentum optimizer unrolled this many steps from a symbolic state
+
+
 @claim(id="optimizer.momentum.two-state", title="momentum: theta_(t+1) - theta_t = -eta m_(t+1)",
-       method="sympy", model="m' = beta m + g, theta' = theta - eta m'; any gradient g")
+       method="sympy", model="m' = beta m + g, theta' = theta - eta m'; any gradients, any start")
 def momentum_two_state():
-    """For every state (theta, m), gradient g and hyperparameters: one momentum step gives
-    theta' - theta = -eta m'."""
+    """Along every trajectory of the momentum optimizer, from any (theta_0, m_0) with any
+    gradients g_1, g_2, ...: theta_(t+1) - theta_t = -eta m_(t+1) (the paper's two-state
+    invariant). The engine unrolls the step map t = 1..4 steps (theta_t and m_t as
+    polynomials in the start, the gradients and the hyperparameters); the kernel expands the
+    invariant at each step. For every t it follows from one step from an arbitrary state."""
+    s = opt.symbols()
+    start = {s["theta"]: sp.Symbol("theta_0", real=True), s["m"]: sp.Symbol("m_0", real=True)}
+    gs = [sp.Symbol(f"g_{i}", real=True) for i in range(1, UNROLL + 1)]
+    states = opt.momentum().unroll(start, gs)
+    obligations = []
+    for t in range(1, UNROLL + 1):
+        values = {"theta_next": states[t][s["theta"]], "theta_now": states[t - 1][s["theta"]],
+                  "m_next": states[t][s["m"]]}
+        lhs, rhs = instance(PAPER_TWO_STATE, values)[1:]
+        obligations.append(identity(lhs, rhs, note=f"step {t} of the engine's unrolled trajectory"))
     theta_new, m_new = opt.momentum().update
-    return proved(identity(["-", to_expr(theta_new), "theta"], ["*", -1, "eta", to_expr(m_new)]))
+    one = instance(PAPER_TWO_STATE, {"theta_next": theta_new, "theta_now": "theta", "m_next": m_new})
+    obligations.append(identity(one[1], one[2], note="one step from an arbitrary state (theta, m)"))
+    return proved(*obligations)
 
 
 @claim(id="optimizer.momentum.mixed", title="a mixed (theta, m) restore breaks the two-state identity",

@@ -118,18 +118,25 @@ def producer() -> dict[str, str]:
 
 
 def build_certificate(c: Claim, outcome: Outcome) -> dict[str, Any]:
-    """The `fito-certificate/2` object of a proved or refuted outcome, hashed. Its statement
-    is what the kernel finds the obligations establish (KernelError if one fails)."""
-    obligations = json.loads(json.dumps([ob.to_json() for ob in outcome.obligations]))
-    cert: dict[str, Any] = {
+    """The `fito-certificate/2` object of a proved or refuted outcome, sealed by the kernel:
+    its statement is what the kernel finds the obligations establish (KernelError if the
+    kernel refuses them)."""
+    cert, result = certify(c, outcome)
+    if not result.accepted:
+        raise kernel.KernelError(result.reason)
+    return cert
+
+
+def certify(c: Claim, outcome: Outcome) -> tuple[dict[str, Any], kernel.Result]:
+    """The sealed certificate of an outcome and the kernel's verdict on it (each obligation
+    checked once)."""
+    body: dict[str, Any] = {
         "format": kernel.FORMAT, "id": c.id, "title": c.title, "description": c.statement,
         "model": c.model, "method": c.method, "verdict": outcome.verdict,
-        "statement": kernel.statement_of(outcome.verdict, obligations),
-        "obligations": obligations, "producer": producer(),
+        "obligations": [ob.to_json() for ob in outcome.obligations], "producer": producer(),
     }
-    cert = json.loads(json.dumps(cert))  # plain JSON values only (fails loudly on others)
-    cert["sha256"] = kernel.certificate_hash(cert)
-    return cert
+    body = json.loads(json.dumps(body))  # plain JSON values only (fails loudly on others)
+    return kernel.seal(body)
 
 
 def discharge(c: Claim) -> dict[str, Any]:
@@ -153,11 +160,7 @@ def _certify(c: Claim, outcome: Outcome) -> dict[str, Any]:
         raise ValueError(f"verdict {outcome.verdict!r} is not proved, refuted or unknown")
     if not outcome.obligations:
         return {"verdict": UNKNOWN, "reason": f"{outcome.verdict} without obligations: nothing to re-check"}
-    try:
-        cert = build_certificate(c, outcome)
-    except kernel.KernelError as exc:
-        return {"verdict": UNKNOWN, "reason": f"the kernel rejected the certificate: {exc}"}
-    checked = kernel.check(cert)
+    cert, checked = certify(c, outcome)
     if not checked.accepted:
         return {"verdict": UNKNOWN, "reason": f"the kernel rejected the certificate: {checked.reason}"}
     return {"verdict": outcome.verdict, "reason": outcome.reason, "certificate": cert,

@@ -20,6 +20,7 @@ from fito.proof.kernel.certificate import (
     check,
     ensure_certificate,
     load,
+    seal,
     statement_of,
 )
 from fito.proof.kernel.expr import KernelError
@@ -35,5 +36,6 @@ __all__ = [
     "check",
     "ensure_certificate",
     "load",
+    "seal",
     "statement_of",
 ]

@@ -164,7 +164,35 @@ def _statement(verdict: str, kinds: list[str], found: list[Any]) -> list[Any]:
     return [props.negate(c) for c in found]
 
 
+def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
+    """Complete a certificate (every field but `statement` and `sha256`) with the statement
+    its obligations establish and its hash, checking every obligation once: the sealed
+    certificate and the kernel's result (what `check` would answer for it)."""
+    claim = body.get("id") if isinstance(body.get("id"), str) else "?"
+    cert = dict(body)
+    try:
+        found, trusted = conclusions(cert.get("obligations"))
+        kinds = [ob["kind"] for ob in cert["obligations"]]
+        cert["statement"] = _statement(cert.get("verdict"), kinds, found)
+        cert = {k: cert[k] for k in FIELDS if k in cert}
+        cert["sha256"] = certificate_hash(cert)
+        _envelope(cert)
+    except KernelError as exc:
+        return cert, Result(False, claim, str(exc))
+    return cert, Result(True, claim, "", tuple(trusted), len(cert["obligations"]),
+                        tuple(cert["statement"]))
+
+
 def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
+    _envelope(cert)
+    found, trusted = conclusions(cert["obligations"], strict)
+    want = _statement(cert["verdict"], [ob["kind"] for ob in cert["obligations"]], found)
+    _same_statement(cert["statement"], want)
+    return tuple(trusted)
+
+
+def _envelope(cert: dict[str, Any]) -> None:
+    """Everything but the obligations: format, hash, fields, names, verdict, producer."""
     if cert.get("format") != FORMAT:
         raise KernelError(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
     recorded, computed = cert.get("sha256"), certificate_hash(cert)
@@ -185,10 +213,6 @@ def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
     producer = cert["producer"]
     if not isinstance(producer, dict) or not all(isinstance(v, str) for v in producer.values()):
         raise KernelError("producer must be an object of version strings")
-    found, trusted = conclusions(cert["obligations"], strict)
-    want = _statement(cert["verdict"], [ob["kind"] for ob in cert["obligations"]], found)
-    _same_statement(cert["statement"], want)
-    return tuple(trusted)
 
 
 def _same_statement(given: Any, want: list[Any]) -> None:

@@ -32,24 +32,9 @@ Json = Any
 
 
 # ---------------------------------------------------------------- signs of rational functions
-def poly_sign(p: P.Poly, positive: set[str], nonneg: set[str]) -> str | None:
-    """'pos', 'nonneg', 'zero', 'nonpos', 'neg' for every value of the (positive, nonneg)
-    symbols, read off the coefficients; None when they have both signs or other symbols occur."""
-    if not p:
-        return "zero"
-    if P.variables(p) - positive - nonneg:
-        return None
-    strict = any(all(v in positive for v, _ in m) for m in p)  # a monomial > 0 everywhere
-    if all(c > 0 for c in p.values()):
-        return "pos" if strict else "nonneg"
-    if all(c < 0 for c in p.values()):
-        return "neg" if strict else "nonpos"
-    return None
-
-
 def rf_sign(rf: P.RF, positive: set[str], nonneg: set[str]) -> str | None:
     """The sign class of num/den (den never zero on the domain), or None."""
-    num, den = poly_sign(rf[0], positive, nonneg), poly_sign(rf[1], positive, nonneg)
+    num, den = P.poly_sign(rf[0], positive, nonneg), P.poly_sign(rf[1], positive, nonneg)
     if den not in ("pos", "neg") or num is None:
         return None
     if den == "pos" or num == "zero":
@@ -126,7 +111,7 @@ def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, An
     """Check the Farkas combination of parsed constraints (KernelError if it fails)."""
     if not isinstance(mults, list) or len(mults) != len(cons):
         raise KernelError("multipliers must be a list as long as the constraints")
-    norm = Normalizer()
+    norm = Normalizer(positive=positive, nonneg=nonneg)
     total: P.RF = ({}, P.const(1))
     strict = False
     for i, (c, m) in enumerate(zip(cons, mults), 1):

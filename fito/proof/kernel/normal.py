@@ -23,7 +23,10 @@ DEPENDS: dict[str, frozenset[str]] = {}  # atom name -> the symbols its value de
 class Normalizer:
     """Turns expressions into rational forms under declared nonzero assumptions."""
 
-    def __init__(self, nonzero: Iterable[Any] = ()) -> None:
+    def __init__(self, nonzero: Iterable[Any] = (), positive: Iterable[str] = (),
+                 nonneg: Iterable[str] = ()) -> None:
+        # symbols known > 0 (>= 0): a divisor of one strict sign for all their values is fine
+        self._positive, self._nonneg = set(positive), set(nonneg)
         self._nonzero: set[tuple] = set()
         self._atoms: dict[tuple, str] = {}
         pending = list(nonzero)
@@ -146,6 +149,8 @@ class Normalizer:
             if P.is_const(num):
                 if not num:
                     raise KernelError(f"division by zero: divisor {render(factor)} is 0")
+                continue
+            if self._positive and P.poly_sign(num, self._positive, self._nonneg) in ("pos", "neg"):
                 continue
             if P.monic(num) not in self._nonzero:
                 raise KernelError(f"divisor {render(factor)} is not declared nonzero")

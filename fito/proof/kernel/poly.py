@@ -203,3 +203,18 @@ def rf_tidy(a: RF) -> RF:
 def rf_difference(a: RF, b: RF) -> tuple[Poly, Poly]:
     """The cross products num(a)*den(b) and num(b)*den(a), equal iff a == b as functions."""
     return mul(a[0], b[1]), mul(b[0], a[1])
+
+
+def poly_sign(p: Poly, positive: set[str], nonneg: set[str]) -> str | None:
+    """'pos', 'nonneg', 'zero', 'nonpos', 'neg' for every value of the (positive, nonneg)
+    symbols, read off the coefficients; None when they have both signs or other symbols occur."""
+    if not p:
+        return "zero"
+    if variables(p) - positive - nonneg:
+        return None
+    strict = any(all(v in positive for v, _ in m) for m in p)  # a monomial > 0 everywhere
+    if all(c > 0 for c in p.values()):
+        return "pos" if strict else "nonneg"
+    if all(c < 0 for c in p.values()):
+        return "neg" if strict else "nonpos"
+    return None
