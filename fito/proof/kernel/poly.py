@@ -19,9 +19,17 @@ MAX_TERMS = 200_000
 ONE_MONO: Mono = ()
 
 
+def num(c: Fraction | int) -> Fraction | int:
+    """c as an int when it is integral (int arithmetic is much faster than Fraction's)."""
+    if type(c) is int:
+        return c
+    c = Fraction(c)
+    return c.numerator if c.denominator == 1 else c
+
+
 def const(c: Fraction | int) -> Poly:
     """The constant polynomial c."""
-    c = Fraction(c)
+    c = num(c)
     return {ONE_MONO: c} if c else {}
 
 
@@ -54,7 +62,12 @@ def sub(a: Poly, b: Poly) -> Poly:
 
 def scale(a: Poly, k: Fraction) -> Poly:
     """k * a."""
-    return {m: c * k for m, c in a.items()} if k else {}
+    if not k:
+        return {}
+    if k == 1:
+        return dict(a)
+    k = num(k)
+    return {m: num(c * k) for m, c in a.items()}
 
 
 def _mono_mul(x: Mono, y: Mono) -> Mono:
@@ -81,6 +94,9 @@ def mul(a: Poly, b: Poly) -> Poly:
                 out[m] = s
             else:
                 out.pop(m, None)
+    for m, c in out.items():
+        if type(c) is Fraction and c.denominator == 1:
+            out[m] = c.numerator
     if len(out) > MAX_TERMS:
         raise KernelError("polynomial too large for the kernel")
     return out
@@ -182,21 +198,29 @@ def rf_neg(a: RF) -> RF:
 
 
 def rf_sum(items: Iterable[RF]) -> RF:
-    """The sum of rational forms."""
+    """The sum of rational forms (terms over the same denominator are added first, so
+    that sums of many terms with few distinct denominators stay small)."""
+    groups: dict[tuple, RF] = {}
+    for num, den in items:
+        key = tuple(sorted(den.items()))
+        if key in groups:
+            groups[key] = (add(groups[key][0], num), den)
+        else:
+            groups[key] = (num, den)
     total: RF = ({}, const(1))
-    for x in items:
+    for x in groups.values():
         total = rf_add(total, x)
     return total
 
 
 def rf_tidy(a: RF) -> RF:
     """Fold a constant denominator into the numerator."""
-    num, den = a
+    top, den = a
     if is_const(den):
         d = const_value(den)
         if d == 0:
             raise KernelError("denominator is identically zero")
-        return scale(num, 1 / d), const(1)
+        return (top, den) if d == 1 else (scale(top, Fraction(1) / d), const(1))
     return a
 
 
