@@ -113,11 +113,10 @@ def _text(results, paths, args, seconds: float) -> None:
             print(f"  {r.verdict}: {r.reason}")
     counts = {v: sum(r.verdict == v for r in results) for v in ("proved", "refuted", "unknown")}
     where = "not written" if args.no_certificates else f"in {args.certificates}/"
-    print(f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
-          f"{counts['unknown']} unknown; certificates {where} ({seconds:.2f} s)")
     trusted = sum(1 for r in results if r.trusted)
-    if trusted:
-        print(f"{trusted} claims carry a trust tag (`fito recheck --strict` refuses them)")
+    print(f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
+          f"{counts['unknown']} unknown, {trusted} with a trust tag; certificates {where} "
+          f"({seconds:.2f} s)")
 
 
 def _json(results, paths, args, seconds: float) -> None:

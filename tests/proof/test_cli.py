@@ -122,10 +122,12 @@ def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
     assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
 
 
-def test_trivial_certificates_are_pointed_out(capsys):
+def test_trivial_certificates_are_refused(capsys):
+    """An identity whose two sides SymPy already made equal re-checks nothing: the kernel
+    refuses it, so the claim is not proved."""
     code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates")
-    assert code == 0
-    assert "note: all 1 re-checked obligations are trivial (both sides identical)" in out
-    assert out.rstrip().endswith("note: 1 of 1 re-checked obligations are trivial (both sides identical), in 1 claims")
+    assert code == 3
+    assert "trivial: lhs and rhs are the same expression" in out
     code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates", "--format", "json")
-    assert json.loads(out)["claims"][0]["trivial_obligations"] == 1
+    claim = json.loads(out)["claims"][0]
+    assert claim["verdict"] == "unknown" and "trivial" in claim["reason"]

@@ -68,13 +68,61 @@ def normalizer(ob: Obligation, positive: Iterable[str] = ()) -> Normalizer:
     return norm
 
 
+def generic_functions(names: Iterable[str]) -> dict[str, Any]:
+    """Fixed positive-valued interpretations of uninterpreted functions, for satisfiability
+    searches: f(x, ...) = p + sum (i + 2) x_i^2, p a prime of the function's own."""
+    out = {}
+    for i, name in enumerate(sorted(names)):
+        prime = _PRIMES[i % len(_PRIMES)]
+        out["@" + name] = (lambda p: lambda *xs: exact(p + sum((j + 2) * Fraction(x) ** 2
+                                                               for j, x in enumerate(xs))))(prime)
+    return out
+
+
 def satisfiable(conds: list[Any], positive: Iterable[str] = ()) -> None:
     """Refuse nonzero assumptions that no point satisfies together (they would make a claim
-    vacuous). Each must not be identically zero as a rational function of its symbols and
-    atoms (Normalizer.assume_nonzero refuses it); then their product is not identically
-    zero either (polynomials over Q form an integral domain), so it is nonzero somewhere on
-    every open set and at some natural values of exponent symbols: they hold together."""
+    vacuous): each must not be identically zero in normal form, and a point where all hold
+    is searched (functions get fixed positive values). Conditions with exponentials (and no
+    symbolic power, whose atoms can hide relations such as (x y)^k = x^k y^k) are accepted
+    on their normal forms: a nonzero polynomial in variables and exponentials of distinct
+    polynomials is not the zero function, and neither is a product of such."""
+    if not conds:
+        return
     Normalizer(conds)
+    if any(_has(c, "exp") for c in conds) and not any(_symbolic_power(c) for c in conds):
+        return
+    positive = set(positive)
+    names = sorted(set().union(*(symbols(c) for c in conds)))
+    naturals = set().union(*(props.exponent_symbols(c) for c in conds))
+    funcs = generic_functions(set().union(*(functions(c) for c in conds)))
+    runs = [compile_expr(c) for c in conds]
+    for j in range(24):
+        env: dict[str, Any] = {
+            n: (i + j) % 5 + j // 5 if n in naturals else
+            Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1) * (1 if n in positive or (i + j) % 2 else -1)
+            for i, n in enumerate(names)}
+        env.update(funcs)
+        try:
+            if all(r(env) != 0 for r in runs):
+                return
+        except KernelError:
+            continue
+    raise KernelError("the nonzero assumptions hold at none of the points tried: they may be unsatisfiable")
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+
+
+def _has(e: Any, op: str) -> bool:
+    return isinstance(e, tuple) and (e[0] == op or any(_has(a, op) for a in e[1:]))
+
+
+def _symbolic_power(e: Any) -> bool:
+    if not isinstance(e, tuple):
+        return False
+    if e[0] == "^" and symbols(e[2]):
+        return True
+    return any(_symbolic_power(a) for a in e[1:])
 
 
 def assert_equal(norm: Normalizer, lhs: Any, rhs: Any, what: str) -> None:

@@ -112,21 +112,31 @@ def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, An
     if not isinstance(mults, list) or len(mults) != len(cons):
         raise KernelError("multipliers must be a list as long as the constraints")
     norm = Normalizer(positive=positive, nonneg=nonneg)
+    forms = [_linear_form(norm, substitute(c, subst), i, variables) for i, c in enumerate(cons, 1)]
+    # every unknown the forms mention (atoms such as x^k included) but the parameters
+    variables = set(variables).union(*(P.variables(f[0]) | P.variables(f[1]) for f, _ in forms))
+    variables -= positive | nonneg
     total: P.RF = ({}, P.const(1))
     strict = False
-    for i, (c, m) in enumerate(zip(cons, mults), 1):
-        form, op = _linear_form(norm, substitute(c, subst), i, variables)
+    for i, ((form, op), m) in enumerate(zip(forms, mults), 1):
+        _check_linear(form, variables, i)
         y = norm.rf(substitute(parse(m), subst))
         if P.variables(y[0]) & variables or P.variables(y[1]) & variables:
             raise KernelError(f"multiplier {i} depends on a variable")
         sign = rf_sign(y, positive, nonneg)
         if op != "=" and sign not in ("pos", "nonneg", "zero"):
+            if P.is_const(y[0]) and P.is_const(y[1]):
+                value = P.const_value(y[0]) / P.const_value(y[1])
+                raise KernelError(f"multiplier {i} is negative ({value}) for an inequality")
             raise KernelError(f"multiplier {i} is not shown >= 0 ({render(parse(m))})")
         total = P.rf_tidy(P.rf_add(total, P.rf_mul(y, form)))
         strict = strict or (op == ">" and sign == "pos")
     if (P.variables(total[0]) | P.variables(total[1])) & variables:
-        left = sorted((P.variables(total[0]) | P.variables(total[1])) & variables)
-        raise KernelError(f"the combination leaves a coefficient on {left[0]}")
+        v = sorted((P.variables(total[0]) | P.variables(total[1])) & variables)[0]
+        coef = {tuple(t for t in m if t != (v, 1)): c for m, c in total[0].items() if (v, 1) in m}
+        shown = (str(P.const_value(coef)) if P.is_const(coef) and P.is_const(total[1])
+                 else f"({P.poly_str(coef)})")
+        raise KernelError(f"the combination leaves coefficient {shown} on {v}")
     sign = rf_sign(total, positive, nonneg)
     if not (sign == "neg" or (strict and sign in ("nonpos", "zero"))):
         shown = P.poly_str(total[0]) if P.is_const(total[1]) else f"({P.poly_str(total[0])})/({P.poly_str(total[1])})"
@@ -135,15 +145,17 @@ def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, An
 
 
 def _linear_form(norm: Normalizer, c: Any, i: int, variables: set[str]) -> tuple[P.RF, str]:
-    """A comparison as (g, op) meaning g op 0 with op in >=, >, =; g linear in the variables."""
+    """A comparison as (g, op) meaning g op 0 with op in >=, >, =."""
     if not isinstance(c, tuple) or c[0] not in COMPARISONS or c[0] == "!=":
         raise KernelError(f"constraint {i} is not a comparison <, <=, =, >=, >")
     g = norm.rf(("-", c[1], c[2]) if c[0] in (">", ">=", "=") else ("-", c[2], c[1]))
-    g = P.rf_tidy(g)
+    return P.rf_tidy(g), {"<": ">", "<=": ">=", ">": ">", ">=": ">=", "=": "="}[c[0]]
+
+
+def _check_linear(g: P.RF, variables: set[str], i: int) -> None:
     if P.variables(g[1]) & variables or any(
             sum(e for v, e in m if v in variables) > 1 for m in g[0]):
         raise KernelError(f"constraint {i} is not linear")
-    return g, {"<": ">", "<=": ">=", ">": ">", ">=": ">=", "=": "="}[c[0]]
 
 
 def _list(x: Any, what: str) -> list:

@@ -120,8 +120,13 @@ def is_const(a: Poly) -> bool:
 
 
 def const_value(a: Poly) -> Fraction:
-    """The constant term of a."""
-    return a.get(ONE_MONO, Fraction(0))
+    """The constant term of a (a Fraction: coefficients may be stored as ints)."""
+    return Fraction(a.get(ONE_MONO, 0))
+
+
+def coefficient(a: Poly, mono: Mono) -> Fraction:
+    """The coefficient of a monomial (a Fraction)."""
+    return Fraction(a.get(mono, 0))
 
 
 def variables(a: Poly) -> set[str]:
@@ -139,7 +144,7 @@ def monic(a: Poly) -> tuple[tuple[Mono, Fraction], ...]:
     if not a:
         return ()
     lead = a[max(a)]
-    return tuple(sorted((m, c / lead) for m, c in a.items()))
+    return tuple(sorted((m, Fraction(c) / lead) for m, c in a.items()))
 
 
 def mono_str(m: Mono) -> str:

@@ -76,7 +76,7 @@ class _Eval:
     def floor(self, a: P.Poly) -> P.Poly:
         if P.degree(a) > 1:
             raise KernelError("floor of a nonlinear argument")
-        slope, c = a.get(((Q, 1),), Fraction(0)), P.const_value(a)
+        slope, c = P.coefficient(a, ((Q, 1),)), P.const_value(a)
         if slope.denominator != 1:
             raise _Period(slope.denominator)
         return P.add(P.scale(P.var(Q), slope), P.const(c.numerator // c.denominator))
@@ -87,7 +87,7 @@ class _Eval:
             diff = P.sub(a, best)  # a - best, linear in q
             if P.degree(diff) > 1:
                 raise KernelError(f"{op} of arguments that are not linear")
-            slope, at_q0 = diff.get(((Q, 1),), Fraction(0)), _value(diff, self.q0)
+            slope, at_q0 = P.coefficient(diff, ((Q, 1),)), _value(diff, self.q0)
             if at_q0 * slope < 0:  # the sign changes once, after q0
                 raise _Cross(int(self.q0 + (-at_q0 / slope)))
             larger = at_q0 > 0 or (at_q0 == 0 and slope > 0)
@@ -113,7 +113,7 @@ def _constant(p: P.Poly, op: str) -> Fraction:
 
 
 def _value(p: P.Poly, q: int) -> Fraction:
-    return P.const_value(p) + p.get(((Q, 1),), Fraction(0)) * q
+    return P.const_value(p) + P.coefficient(p, ((Q, 1),)) * q
 
 
 def quasi_equal(lhs: Any, rhs: Any, n: str, start: Fraction) -> None:
@@ -157,7 +157,7 @@ def _at(lhs: Any, rhs: Any, n: str, value: int) -> None:
 def count_matches(c: Fraction, d: P.Poly, strict: bool, lo: Any, hi: Any, n: str,
                   start: Fraction, value: Any) -> None:
     """#{j in [lo, hi] : c j + d(n) > 0 (>= 0)} = value(n) for every integer n >= start."""
-    dn, d0 = d.get(((n, 1),), Fraction(0)), P.const_value(d)
+    dn, d0 = P.coefficient(d, ((n, 1),)), P.const_value(d)
     if P.variables(d) - {n}:
         raise KernelError(f"the linear form depends on more than {n}")
     if c > 0:  # j > -d/c, or j >= -d/c

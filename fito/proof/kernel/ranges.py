@@ -130,8 +130,8 @@ def combination(ell: P.Poly, facts: list[P.Poly]) -> Fraction | None:
     best: Fraction | None = None
     for size in range(len(facts) + 1):
         for chosen in itertools.combinations(range(len(facts)), size):
-            mu = _solve([[facts[i].get(((x, 1),), Fraction(0)) for i in chosen] for x in names],
-                        [ell.get(((x, 1),), Fraction(0)) for x in names])
+            mu = _solve([[P.coefficient(facts[i], ((x, 1),)) for i in chosen] for x in names],
+                        [P.coefficient(ell, ((x, 1),)) for x in names])
             if mu is None or any(m < 0 for m in mu):
                 continue
             gamma = P.const_value(ell) - sum((m * P.const_value(facts[i]) for m, i in zip(mu, chosen)),
@@ -240,7 +240,7 @@ def _compare_counts(ell: P.Poly, strict: bool, rng: Range, n: str, start: Fracti
     j = rng.var
     if P.degree(ell) > 1 or P.variables(ell) - {j, n}:
         raise KernelError(f"linear must be linear in {j} and {n}")
-    c = ell.get(((j, 1),), Fraction(0))
+    c = P.coefficient(ell, ((j, 1),))
     if c == 0:
         raise KernelError(f"linear does not depend on {j}")
     from fito.proof.kernel.quasi import count_matches
