@@ -249,23 +249,6 @@ def image_constraints(leaf_constraints: Sequence[Constraint], end_state: Sequenc
                                      for c in target]
 
 
-# ---------------------------------------------------------------- certificate hygiene
-def trivial_obligations(certificate: dict[str, Any]) -> list[int]:
-    """1-based numbers of obligations true by their shape alone: an identity whose sides are
-    the same JSON, a recurrence with step = prev and closed = initial, a matrix equal to
-    itself entry by entry (the kernel would re-check nothing there)."""
-    out = []
-    for i, ob in enumerate(certificate.get("obligations", []), start=1):
-        kind = ob.get("kind")
-        same = ((kind == "identity" and ob.get("lhs") == ob.get("rhs"))
-                or (kind == "recurrence" and ob.get("step") == ob.get("prev", "prev")
-                    and ob.get("closed") == ob.get("initial"))
-                or (kind == "matrix" and ob.get("equals") == ob.get("matrix")))
-        if same:
-            out.append(i)
-    return out
-
-
 __all__ = [
     "assumptions_json",
     "empty_region",
@@ -284,7 +267,6 @@ __all__ = [
     "names",
     "next_state_json",
     "region_formula",
-    "trivial_obligations",
     "value_json",
     "witness_assignment",
 ]

@@ -102,7 +102,8 @@ def linear_valid(formula: Expr, cases: Sequence[Sequence[Any]], *,
 
 
 def _assignment(assignment: Mapping[Any, Any]) -> dict[str, Any]:
-    return {to_expr(k): _rational(v) for k, v in assignment.items()}
+    """name -> rational, sorted by name (certificates must not depend on set order)."""
+    return dict(sorted((to_expr(k), _rational(v)) for k, v in assignment.items()))
 
 
 def witness(formula: Expr, assignment: Mapping[Any, Any], *, note: str = "") -> Obligation:

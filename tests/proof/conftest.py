@@ -51,6 +51,25 @@ def certificate(*obligations, verdict: str = "proved") -> dict:
     return c
 
 
+@pytest.fixture(scope="session")
+def proofs_certificates(tmp_path_factory):
+    """Every certificate `fito prove proofs/` produces (all areas' claims).
+
+    Set FITO_PROOF_CERTIFICATES to a directory CI already filled with `fito prove proofs/`
+    to reuse it instead of proving everything again.
+    """
+    from fito.proof import runner
+
+    given = os.environ.get("FITO_PROOF_CERTIFICATES")
+    if given:
+        return Path(given)
+    directory = tmp_path_factory.mktemp("proofs-certificates")
+    claims = runner.collect([str(ROOT / "proofs")])
+    for r in runner.run_claims(claims, jobs=2):
+        runner.write_certificate(str(directory), r)
+    return directory
+
+
 def load_all(directory: Path) -> dict[str, dict]:
     """Every certificate in a directory, by file name."""
     return {p.name: json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))}

@@ -179,25 +179,6 @@ def test_positive_rescaling_of_farkas_multipliers_is_legitimate(kit_certificates
     assert check(_mutated(far, ("obligations", 0, "multipliers"), scaled)).accepted
 
 
-@pytest.fixture(scope="session")
-def proofs_certificates(tmp_path_factory):
-    """Every certificate `fito prove proofs/` produces (all areas' claims).
-
-    Set FITO_PROOF_CERTIFICATES to a directory CI already filled with `fito prove proofs/`
-    to reuse it instead of proving everything again.
-    """
-    from fito.proof import runner
-
-    given = os.environ.get("FITO_PROOF_CERTIFICATES")
-    if given:
-        return Path(given)
-    directory = tmp_path_factory.mktemp("proofs-certificates")
-    claims = runner.collect([str(ROOT / "proofs")])
-    for r in runner.run_claims(claims, jobs=2):
-        runner.write_certificate(str(directory), r)
-    return directory
-
-
 @pytest.mark.slow
 def test_every_proofs_certificate_resists_mutation(proofs_certificates):
     certs = load_all(proofs_certificates)
