@@ -133,6 +133,6 @@ for _k in range(1, K_MAX + 1):
         f"delay X_d > 0 (unbounded); at instant t domain d holds e iff s + X_d <= t. For all "
         f"s < t there are delays making the durable state of the {_k} domains at t "
         + ("mixed, " if _k >= 2 else "") + "all-old, and all-new: no instant is an "
-        f"atomicity boundary.",
+        "atomicity boundary.",
         f"{_k} domains, timed persist events with unbounded delays", "farkas",
         functools.partial(every_instant, _k)))

@@ -32,21 +32,22 @@ from fito.models.fleet_branches import enumerate_branches, firing_orders
 from fito.models.fleet_maps import eigenvalues, gap_chart, gap_map
 from fito.models.fleet_proofs import (
     assumptions_json,
-    empty_region,
-    image_constraints,
-    numeric_empty_region,
     chart_sides,
     diagonal,
     diagonal_chain,
+    empty_region,
     form_json,
     gap_map_sides,
+    image_constraints,
     instance_witness,
     matrix_json,
     names,
     next_state_json,
+    numeric_empty_region,
     region_formula,
     witness_assignment,
 )
+from fito.models.fleet_symbolic import overlapping_symbolic
 from fito.models.returnmap import (
     derive,
     overlapping,
@@ -54,13 +55,11 @@ from fito.models.returnmap import (
     staggered,
     symbolic_setting,
 )
-from fito.models.fleet_symbolic import overlapping_symbolic
 from fito.proof import (
     Claim,
     claim,
     conjunction,
     enumeration,
-    farkas,
     identity,
     instance,
     interval_count,

@@ -4,11 +4,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import certificate as cert
 
 from fito.proof.kernel import Unreadable, certificate_hash, check, load
-
 
 WITNESS = {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1}}
 

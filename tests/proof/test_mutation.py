@@ -10,10 +10,9 @@ from __future__ import annotations
 import copy
 import os
 import random
-from pathlib import Path
 
 import pytest
-from conftest import ROOT, load_all
+from conftest import load_all
 from oracle import holds
 
 from fito.proof.kernel import KernelError, certificate_hash, check, statement_of

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import sympy as sp
 import z3
-from hypothesis import HealthCheck, assume, given, settings
 from conftest import certificate as _cert
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from oracle import to_sympy, to_z3
 

@@ -6,7 +6,6 @@ of x and drops those multiplied by exp(c x + ...) with c < 0 for every value of 
 positive symbols (they tend to 0), refusing anything else. Standard library only."""
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel import poly as P

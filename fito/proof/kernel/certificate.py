@@ -1,4 +1,4 @@
-"""Certificates: reading, hashing and checking a `fito-certificate/1` file. Standard library only."""
+"""Certificates: reading, hashing and checking a `fito-certificate/2` file (stdlib only)."""
 from __future__ import annotations
 
 import hashlib
@@ -96,7 +96,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        dup = next(k for k, _ in pairs
+                   if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise ValueError(f"duplicate key {dup!r}")
     return out
 
@@ -153,14 +154,16 @@ def _statement(verdict: str, kinds: list[str], found: list[Any]) -> list[Any]:
     a counterexample, witness or Farkas refutation, at least one evaluated at a point)."""
     if verdict == "proved":
         if "counterexample" in kinds:
-            raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in a proved certificate")
+            raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in "
+                              "a proved certificate")
         return found
     bad = [i for i, k in enumerate(kinds, 1) if k not in REFUTING]
     if bad:
         raise KernelError(f"obligation {bad[0]} ({kinds[bad[0] - 1]}) cannot refute a claim: a "
                           f"refuted certificate holds only {', '.join(REFUTING)} obligations")
     if not {"counterexample", "witness"} & set(kinds):
-        raise KernelError("a refuted certificate needs a counterexample or witness the kernel evaluates")
+        raise KernelError("a refuted certificate needs a counterexample or witness the kernel "
+                          "evaluates")
     return [props.negate(c) for c in found]
 
 
@@ -197,7 +200,8 @@ def _envelope(cert: dict[str, Any]) -> None:
         raise KernelError(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
     recorded, computed = cert.get("sha256"), certificate_hash(cert)
     if recorded != computed:
-        raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed {computed[:16]}...")
+        raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed "
+                          f"{computed[:16]}...")
     missing = [f for f in FIELDS if f not in cert]
     extra = sorted(set(cert) - set(FIELDS))
     if missing or extra:
@@ -223,7 +227,8 @@ def _same_statement(given: Any, want: list[Any]) -> None:
     for i, (g, w) in enumerate(zip(given, want), 1):
         if g != w:
             raise KernelError(f"statement {i} is not what obligation {i} establishes: "
-                              f"it says {_short(props.render(g))}, the obligation gives {_short(props.render(w))}")
+                              f"it says {_short(props.render(g))}, "
+                              f"the obligation gives {_short(props.render(w))}")
 
 
 def _short(text: str) -> str:

@@ -99,7 +99,8 @@ def satisfiable(conds: list[Any], positive: Iterable[str] = ()) -> None:
     for j in range(24):
         env: dict[str, Any] = {
             n: (i + j) % 5 + j // 5 if n in naturals else
-            Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1) * (1 if n in positive or (i + j) % 2 else -1)
+            Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1)
+            * (1 if n in positive or (i + j) % 2 else -1)
             for i, n in enumerate(names)}
         env.update(funcs)
         try:
@@ -107,7 +108,8 @@ def satisfiable(conds: list[Any], positive: Iterable[str] = ()) -> None:
                 return
         except KernelError:
             continue
-    raise KernelError("the nonzero assumptions hold at none of the points tried: they may be unsatisfiable")
+    raise KernelError("the nonzero assumptions hold at none of the points tried: they may be "
+                      "unsatisfiable")
 
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
@@ -139,13 +141,15 @@ def assert_same_rf(norm: Normalizer, a: P.RF, b: P.RF, what: str) -> None:
     mono, cl, cr = diff
     plain = P.is_const(a[1]) and P.is_const(b[1])
     where = "" if plain else " after cross-multiplying the denominators"
-    raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} on the left, {cr} on the right{where}")
+    raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} on the left, {cr} on the "
+                      f"right{where}")
 
 
 def not_same(a: Any, b: Any, what: str) -> None:
     """Refuse two sides that are the same expression: the kernel would compare nothing."""
     if a == b:
-        raise KernelError(f"trivial: {what} are the same expression ({render(a)}), so nothing is re-checked")
+        raise KernelError(f"trivial: {what} are the same expression ({render(a)}), so nothing is "
+                          "re-checked")
 
 
 def not_constant(e: Any, what: str) -> None:
@@ -217,7 +221,8 @@ def _recurrence_conclusion(k: str, start: Fraction, prev: str, initial: Any, ste
     if stepwise:
         i = fresh_name(k + "_", set().union(*(symbols(c) for c in stepwise)) | {k})
         hyps.append(["forall", [[i, ["int", to_json(start), k]]],
-                     props.conj(props.nonzero_hypotheses([substitute(c, {k: i}) for c in stepwise]))])
+                     props.conj(props.nonzero_hypotheses(
+                         [substitute(c, {k: i}) for c in stepwise]))])
     return props.forall(bound, props.implies(hyps, ["=", sequence, to_json(closed)]))
 
 
@@ -259,7 +264,8 @@ def _nonzero_from(cond: Any, k: str, start: Fraction, index: int) -> None:
     coeffs = list(shifted.values())
     lead = P.const_value(shifted)
     if lead == 0 or not all(c * lead > 0 for c in coeffs):
-        raise KernelError(f"nonzero condition {index} ({render(cond)}) is not shown nonzero for all {k} >= {start}")
+        raise KernelError(f"nonzero condition {index} ({render(cond)}) is not shown nonzero for "
+                          f"all {k} >= {start}")
 
 
 def check_sum_of_squares(ob: Obligation) -> Json:
@@ -321,7 +327,8 @@ def _truth(ob: Obligation) -> tuple[Any, bool]:
     if missing:
         raise KernelError(f"symbol {missing[0]} has no value in the assignment")
     if extra:
-        raise KernelError(f"the assignment gives a value to {extra[0]}, which the formula does not have")
+        raise KernelError(f"the assignment gives a value to {extra[0]}, which the formula does not "
+                          "have")
     value = compile_expr(formula)(env)
     if not isinstance(value, bool):
         raise KernelError("formula is a number, not a truth value")
@@ -340,7 +347,8 @@ def check_counterexample(ob: Obligation) -> Json:
     """The formula (the claim's statement) evaluates to false under the assignment."""
     formula, value = _truth(ob)
     if value:
-        raise KernelError(f"formula is true under the assignment {_env_str(ob['assignment'])}: not a counterexample")
+        raise KernelError(f"formula is true under the assignment {_env_str(ob['assignment'])}: not "
+                          "a counterexample")
     return ["not", props.forall(props.binders([formula]), to_json(formula))]
 
 

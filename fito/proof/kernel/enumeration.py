@@ -49,7 +49,8 @@ def _parts(ob: Obligation, bound: set[str]) -> tuple[str, Any, Any]:
         if free:
             raise KernelError(f"symbol {free[0]} is not bound by the domain")
         if functions(part):
-            raise KernelError(f"{name} applies the function {min(functions(part))}, which has no value")
+            raise KernelError(f"{name} applies the function {min(functions(part))}, which has no "
+                              "value")
         if not symbols(part) & bound:
             raise KernelError(f"trivial: {name} mentions no enumerated variable: a constant")
         if isinstance(part, tuple) and part[0] in COMPARISONS:
@@ -230,7 +231,8 @@ def reachable(system: Any) -> tuple[list[str], list[tuple[int, ...]]]:
     init = system["init"]
     if not isinstance(init, list) or len(init) != len(names):
         raise KernelError("init must give one value per state variable")
-    start = tuple(_in_range(exact(parse_rational(v, "init")), r, n) for v, r, n in zip(init, ranges, names))
+    start = tuple(_in_range(exact(parse_rational(v, "init")), r, n)
+                  for v, r, n in zip(init, ranges, names))
     rules = _rules(system["rules"], names)
     seen, queue = {start}, deque([start])
     while queue:
@@ -259,7 +261,8 @@ def _state_vars(x: Any) -> tuple[list[str], list[tuple[int, int]]]:
         raise KernelError("vars must be a nonempty list of [name, lo, hi]")
     names, ranges = [], []
     for item in x:
-        if not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0]) or item[0] in names:
+        if (not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0])
+                or item[0] in names):
             raise KernelError("vars must be distinct [name, lo, hi] entries")
         lo, hi = parse_rational(item[1], "lo"), parse_rational(item[2], "hi")
         if lo.denominator != 1 or hi.denominator != 1 or lo > hi:
@@ -274,7 +277,8 @@ def _rules(x: Any, names: list[str]) -> list[tuple[Callable, list[tuple[int, Cal
         raise KernelError("rules must be a nonempty list of [guard, {var: expr}]")
     out = []
     for i, rule in enumerate(x, 1):
-        if not isinstance(rule, list) or len(rule) != 2 or not isinstance(rule[1], dict) or not rule[1]:
+        if (not isinstance(rule, list) or len(rule) != 2 or not isinstance(rule[1], dict)
+                or not rule[1]):
             raise KernelError(f"rule {i} must be [guard, {{var: expr, ...}}] with an assignment")
         guard = parse(rule[0])
         exprs = {k: parse(v) for k, v in rule[1].items()}
@@ -282,7 +286,8 @@ def _rules(x: Any, names: list[str]) -> list[tuple[Callable, list[tuple[int, Cal
         stray = sorted(used - set(names))
         if stray:
             raise KernelError(f"rule {i} uses {stray[0]}, which is not a state variable")
-        out.append((compile_expr(guard), [(names.index(k), compile_expr(e)) for k, e in exprs.items()]))
+        updates = [(names.index(k), compile_expr(e)) for k, e in exprs.items()]
+        out.append((compile_expr(guard), updates))
     return out
 
 

@@ -72,7 +72,8 @@ def parse(x: object, depth: int = 0) -> Any:
         lo, hi = ARITY[op]
         n = len(x) - 1
         if n < lo or (hi >= 0 and n > hi):
-            raise KernelError(f"operator {op!r} takes {lo}{'' if hi == lo else '+' if hi < 0 else '-' + str(hi)} arguments, got {n}")
+            most = "" if hi == lo else "+" if hi < 0 else f"-{hi}"
+            raise KernelError(f"operator {op!r} takes {lo}{most} arguments, got {n}")
         if op == "fn" or op in BINDERS:  # a function name or a bound variable comes first
             if not is_symbol(x[1]):
                 raise KernelError(f"{op}: {_short(x[1])} is not a name")
@@ -134,7 +135,8 @@ def substitute(e: Any, mapping: dict[str, Any]) -> Any:
         op, var, lo, hi, body = e
         inner = {k: v for k, v in mapping.items() if k != var}
         if any(var in symbols(v) for v in inner.values()):
-            fresh = fresh_name(var, symbols(body) | set().union(*(symbols(v) for v in inner.values())))
+            used = symbols(body).union(*(symbols(v) for v in inner.values()))
+            fresh = fresh_name(var, used)
             body, var = substitute(body, {var: fresh}), fresh
         return (op, var, substitute(lo, mapping), substitute(hi, mapping), substitute(body, inner))
     return (e[0], *(substitute(a, mapping) for a in e[1:]))
@@ -302,7 +304,8 @@ def _mod(a: Number, b: Number) -> Number:
     return exact(a % b)
 
 
-def _binary(step: Callable[[Number, Number], Number], op: str) -> Callable[[list], Callable[[Env], Number]]:
+def _binary(step: Callable[[Number, Number], Number],
+            op: str) -> Callable[[list], Callable[[Env], Number]]:
     def build(parts: list) -> Callable[[Env], Number]:
         if len(parts) == 2:
             a, b = parts
@@ -335,7 +338,8 @@ def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
                 return test(x, y)
             if op in ("=", "!=") and tx is bool and ty is bool:
                 return test(x, y)
-            raise KernelError(f"{op} expects two numbers{' or two truth values' if op in ('=', '!=') else ''}")
+            raise KernelError(f"{op} expects two "
+                              f"numbers{' or two truth values' if op in ('=', '!=') else ''}")
         return run
     return build
 
@@ -391,7 +395,8 @@ _OPS: dict[str, Callable[[list], Callable[[Env], Any]]] = {
     "and": _connective("and", False),
     "or": _connective("or", True),
     "not": lambda ps: lambda env: not _bool(ps[0](env), "not"),
-    "implies": lambda ps: lambda env: (not _bool(ps[0](env), "implies")) or _bool(ps[1](env), "implies"),
+    "implies": lambda ps: lambda env: ((not _bool(ps[0](env), "implies"))
+                                       or _bool(ps[1](env), "implies")),
     "ite": _ite,
     "exp": lambda ps: lambda env: _exp(_num(ps[0](env), "exp")),
     **{op: _compare(op) for op in COMPARISONS},

@@ -87,7 +87,8 @@ def check_farkas(ob: dict) -> Json:
     names = set().union(*(symbols(c) for c in cons))
     if "variables" in ob:
         variables = ob["variables"]
-        if not isinstance(variables, list) or not variables or not all(is_symbol(v) for v in variables):
+        if (not isinstance(variables, list) or not variables
+                or not all(is_symbol(v) for v in variables)):
             raise KernelError("variables must be a nonempty list of symbols")
         variables = set(variables)
     else:
@@ -102,7 +103,8 @@ def check_farkas(ob: dict) -> Json:
         if not symbols(c) & variables:
             raise KernelError(f"trivial: constraint {i} ({render(c)}) has no variable")
     refute(cons, ob["multipliers"], variables, subst, positive, nonneg)
-    exists = ["exists", [[v, "real"] for v in sorted(variables)], props.conj([to_json(c) for c in cons])]
+    exists = ["exists", [[v, "real"] for v in sorted(variables)],
+              props.conj([to_json(c) for c in cons])]
     return props.forall(sorted(bound), ["not", exists])
 
 
@@ -139,7 +141,8 @@ def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, An
         raise KernelError(f"the combination leaves coefficient {shown} on {v}")
     sign = rf_sign(total, positive, nonneg)
     if not (sign == "neg" or (strict and sign in ("nonpos", "zero"))):
-        shown = P.poly_str(total[0]) if P.is_const(total[1]) else f"({P.poly_str(total[0])})/({P.poly_str(total[1])})"
+        shown = (P.poly_str(total[0]) if P.is_const(total[1])
+                 else f"({P.poly_str(total[0])})/({P.poly_str(total[1])})")
         reason = " (no strict inequality used)" if sign in ("nonpos", "zero") else ""
         raise KernelError(f"the combination reads 0 <= {shown}{reason}: no contradiction")
 
@@ -234,7 +237,8 @@ def check_linear_valid(ob: dict) -> Json:
     cases = negated_cases(formula)
     given = ob["cases"]
     if not isinstance(given, list) or len(given) != len(cases):
-        raise KernelError(f"the negation has {len(cases)} case(s), the certificate gives {len(given) if isinstance(given, list) else 'no list of'} multipliers")
+        raise KernelError(f"the negation has {len(cases)} case(s), the certificate gives "
+                          f"{len(given) if isinstance(given, list) else 'no list of'} multipliers")
     for i, (case, mults) in enumerate(zip(cases, given), 1):
         if not case:
             raise KernelError(f"case {i} of the negation is true: the formula is not valid")
@@ -249,11 +253,13 @@ def check_linear_valid(ob: dict) -> Json:
 def _hypotheses_hold(formula: Any, witnesses: Any) -> None:
     hyps = hypotheses(formula)
     if not isinstance(witnesses, list) or len(witnesses) != len(hyps):
+        found = len(witnesses) if isinstance(witnesses, list) else 0
         raise KernelError(f"the formula assumes {len(hyps)} hypothesis(es); give a witness point "
-                          f"for each (found {len(witnesses) if isinstance(witnesses, list) else 'none'})")
+                          f"for each (found {found})")
     for i, (h, w) in enumerate(zip(hyps, witnesses), 1):
         if not isinstance(w, dict) or set(w) != symbols(h):
-            raise KernelError(f"witness {i} must give a value to exactly the symbols of hypothesis {i}")
+            raise KernelError(f"witness {i} must give a value to exactly the symbols of hypothesis "
+                              f"{i}")
         env = {k: exact(parse_rational(v, f"witness {i}: {k}")) for k, v in w.items()}
         if compile_expr(h)(env) is not True:
             raise KernelError(f"hypothesis {i} ({render(h)}) is false at its witness point: "

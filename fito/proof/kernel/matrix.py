@@ -87,7 +87,8 @@ def _conclusion(ob: Obligation, a: list[list[Any]]) -> Any:
     if "count" in ob:
         cnt = ob["count"]
         where = parse(cnt["where"])
-        facts.append(["=", ["count", [[cnt["bind"], ["spectrum", m]]], to_json(where)], cnt["value"]])
+        over = [[cnt["bind"], ["spectrum", m]]]
+        facts.append(["=", ["count", over, to_json(where)], cnt["value"]])
         parsed += [x for x in symbols(where) - {cnt["bind"]}]
     conds = [parse(c) for c in ob.get("nonzero", [])]
     bound = props.binders(parsed + conds)
@@ -159,9 +160,9 @@ def _charpoly_numeric(a: list[list[Fraction]], t: str) -> P.RF:
     n = len(a)
     coeffs, m = [Fraction(1)], [[Fraction(0)] * n for _ in range(n)]
     for k in range(1, n + 1):
-        m = [[sum((a[i][l] * m[l][j] for l in range(n)), coeffs[-1] if i == j else Fraction(0))
+        m = [[sum((a[i][h] * m[h][j] for h in range(n)), coeffs[-1] if i == j else Fraction(0))
               for j in range(n)] for i in range(n)]
-        am_trace = sum((a[i][l] * m[l][i] for i in range(n) for l in range(n)), Fraction(0))
+        am_trace = sum((a[i][h] * m[h][i] for i in range(n) for h in range(n)), Fraction(0))
         coeffs.append(-am_trace / k)
     poly: P.Poly = {}
     for power, c in zip(range(n, -1, -1), coeffs):
@@ -196,7 +197,8 @@ def _laplace(rows: list[list[P.RF]]) -> P.RF:
             return P.const(1), P.const(1)
         if cols not in memo:
             if len(memo) >= MAX_MINORS:
-                raise KernelError(f"the determinant needs more than {MAX_MINORS} minors (too dense for the kernel)")
+                raise KernelError(f"the determinant needs more than {MAX_MINORS} minors (too dense "
+                                  "for the kernel)")
             terms = []
             for idx, c in enumerate(cols):
                 entry = rows[r][c]
@@ -218,7 +220,8 @@ def _same_rf(a: P.RF, b: P.RF, what: str) -> None:
     diff = P.first_difference(left, right)
     if diff is not None:
         mono, cl, cr = diff
-        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, {cr} recomputed")
+        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, "
+                          f"{cr} recomputed")
 
 
 def _fresh(a: list) -> str:
@@ -231,7 +234,8 @@ def _fresh(a: list) -> str:
 
 def _char_rows(rows: list[list[P.RF]], t: str) -> list[list[P.RF]]:
     n = len(rows)
-    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j])) for j in range(n)]
+    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j]))
+             for j in range(n)]
             for i in range(n)]
 
 
@@ -257,8 +261,10 @@ def _check_eigenvalues(norm, a: list, rows: list, eig: Any) -> None:
 
 def _check_count(ob: Obligation) -> None:
     cnt = ob["count"]
-    if not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"} or not is_symbol(cnt["bind"]):
-        raise KernelError("count must be {\"bind\": symbol, \"where\": formula, \"value\": integer}")
+    if (not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"}
+            or not is_symbol(cnt["bind"])):
+        raise KernelError("count must be "
+                          "{\"bind\": symbol, \"where\": formula, \"value\": integer}")
     if "eigenvalues" not in ob:
         raise KernelError("count needs the eigenvalues")
     where = compile_expr(parse(cnt["where"]))

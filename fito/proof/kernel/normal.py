@@ -13,7 +13,15 @@ from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.expr import BINDERS, KernelError, fresh_name, render, render_full, substitute, symbols
+from fito.proof.kernel.expr import (
+    BINDERS,
+    KernelError,
+    fresh_name,
+    render,
+    render_full,
+    substitute,
+    symbols,
+)
 
 MAX_EXPONENT = 2000
 EXP_ARGS: dict[str, P.Poly] = {}   # atom name exp(u) -> u (the name spells u out in full)
@@ -109,7 +117,8 @@ class Normalizer:
         for a in args:
             num, den = P.rf_tidy(self.rf(a))
             shown.append(P.poly_str(num, limit=len(num)) if P.is_const(den)
-                         else f"({P.poly_str(num, limit=len(num))})/({P.poly_str(den, limit=len(den))})")
+                         else f"({P.poly_str(num, limit=len(num))})"
+                              f"/({P.poly_str(den, limit=len(den))})")
         return f"{name}({', '.join(shown)})"
 
     def _expand(self, e: tuple) -> Any:
@@ -194,7 +203,8 @@ def _without_exponentials(p: P.Poly) -> P.Poly:
     common: dict[str, int] | None = None
     for mono in p:
         here = {v: e for v, e in mono if v in EXP_ARGS}
-        common = here if common is None else {v: min(e, here[v]) for v, e in common.items() if v in here}
+        common = (here if common is None
+                  else {v: min(e, here[v]) for v, e in common.items() if v in here})
     if not common:
         return p
     return {tuple((v, e - common.get(v, 0)) for v, e in m if e - common.get(v, 0)): c

@@ -53,7 +53,8 @@ def binders(parsed: Iterable[Any], *, positive: Iterable[str] = (), nonneg: Iter
     for name in sorted(names):
         domain: Json = given.get(name)
         if domain is None:
-            domain = next((d for s, d in classes if name in s), "nat" if name in natural else "real")
+            fallback = "nat" if name in natural else "real"
+            domain = next((d for s, d in classes if name in s), fallback)
         out.append([name, domain])
     out += [[f, "positive function" if f in set(positive_functions) else "function"]
             for f in sorted(funcs)]

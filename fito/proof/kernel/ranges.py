@@ -77,7 +77,8 @@ class Range:
         """A linear form in the var and the integer parameters, positive by the facts."""
         ell = _poly(e)
         if P.degree(ell) > 1 or P.variables(ell) - self.integers - {self.var}:
-            raise KernelError(f"{render(e)} is not a linear form in {self.var} and the integer parameters")
+            raise KernelError(f"{render(e)} is not a linear form in {self.var} and the integer "
+                              "parameters")
         gamma = combination(ell, self.facts)
         if gamma is None:
             raise KernelError(f"{render(e)} is not shown >= 0 from the range's bounds")
@@ -108,7 +109,8 @@ class Range:
         stray = sorted(set().union(*(symbols(p) for p in parts)) - self.integers - self.positive
                        - {self.var})
         if stray:
-            raise KernelError(f"symbol {stray[0]} is neither the var, an integer parameter nor positive")
+            raise KernelError(f"symbol {stray[0]} is neither the var, an integer parameter nor "
+                              "positive")
         return [b for b in props.binders(parts, integer=self.integers, positive=self.positive,
                                          positive_functions=self.functions) if b[0] != self.var]
 
@@ -120,7 +122,8 @@ def _poly(e: Any) -> P.Poly:
 def _integer_linear(e: Any, integers: set[str], what: str) -> None:
     p = _poly(e)
     if P.degree(p) > 1 or P.variables(p) - integers or any(c.denominator != 1 for c in p.values()):
-        raise KernelError(f"{what} must be linear with integer coefficients in the integer parameters")
+        raise KernelError(f"{what} must be linear with integer coefficients in the integer "
+                          "parameters")
 
 
 def combination(ell: P.Poly, facts: list[P.Poly]) -> Fraction | None:
@@ -134,8 +137,8 @@ def combination(ell: P.Poly, facts: list[P.Poly]) -> Fraction | None:
                         [P.coefficient(ell, ((x, 1),)) for x in names])
             if mu is None or any(m < 0 for m in mu):
                 continue
-            gamma = P.const_value(ell) - sum((m * P.const_value(facts[i]) for m, i in zip(mu, chosen)),
-                                             Fraction(0))
+            used = (m * P.const_value(facts[i]) for m, i in zip(mu, chosen))
+            gamma = P.const_value(ell) - sum(used, Fraction(0))
             best = gamma if best is None or gamma > best else best
     return best if best is not None and best >= 0 else None
 

@@ -13,7 +13,15 @@ from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel.checks import fields
-from fito.proof.kernel.expr import KernelError, compile_expr, functions, parse, parse_rational, symbols, to_json
+from fito.proof.kernel.expr import (
+    KernelError,
+    compile_expr,
+    functions,
+    parse,
+    parse_rational,
+    symbols,
+    to_json,
+)
 
 _DF = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
        25, 26, 27, 28, 29, 30, 40, 60, 120)
@@ -93,7 +101,8 @@ def check_samples(ob: dict) -> Any:
 
 
 def _check_fact(fact: Any, data: dict[str, Sample], i: int) -> None:
-    if not isinstance(fact, list) or not fact or fact[0] not in FACTS or len(fact) != FACTS[fact[0]] + 1:
+    if (not isinstance(fact, list) or not fact or fact[0] not in FACTS
+            or len(fact) != FACTS[fact[0]] + 1):
         raise KernelError(f"fact {i} must be one of {', '.join(FACTS)} with its arguments")
     op, args = fact[0], fact[1:]
     names = {"mean_above": 2, "ratio_in": 2}.get(op, 1)
