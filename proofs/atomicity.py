@@ -36,7 +36,8 @@ PAPER_INDEPENDENT = ["^", "p", "k"]                                            #
 PAPER_ALL_OLD = ["^", ["-", 1, "p"], "k"]                                      # (1-p)^k
 PAPER_MIXED = ["-", ["-", 1, ["^", "p", "k"]], ["^", ["-", 1, "p"], "k"]]      # 1 - p^k - (1-p)^k
 PAPER_FIXED_DELAY = ["prod", "d", 1, "k", ["-", 1, ["exp", ["-", ["*", ["fn", "mu", "d"], "tau"]]]]]
-PAPER_RANDOM_FACTOR = ["/", ["*", "j", "mu"], ["+", ["*", "j", "mu"], "lambda"]]  # j mu/(j mu + lambda)
+# j mu/(j mu + lambda)
+PAPER_RANDOM_FACTOR = ["/", ["*", "j", "mu"], ["+", ["*", "j", "mu"], "lambda"]]
 
 
 def _exp_rate(rate: sp.Expr, var: sp.Expr) -> list:
@@ -45,7 +46,8 @@ def _exp_rate(rate: sp.Expr, var: sp.Expr) -> list:
 
 # ---------------------------------------------------------------- independent domains
 @claim(id="atomicity.independent", title="independent domains: P(atomic) = p^k, ratio p",
-       method="sympy+induction", model="k independent domains, each durable at the newest epoch w.p. p")
+       method="sympy+induction",
+       model="k independent domains, each durable at the newest epoch w.p. p")
 def independent():
     """With independent Bernoulli(p) domains: P(atomic) = p^k and P(all old) = (1-p)^k for
     every k (the joint law of k + 1 domains is that of k times the marginal of the new one,
@@ -76,7 +78,8 @@ def independent():
 
 # ---------------------------------------------------------------- fixed delay
 @claim(id="atomicity.fixed-delay", title="fixed delay: P(atomic) = prod (1 - exp(-mu_d tau))",
-       method="calculus+induction", model="lags X_d ~ Exp(mu_d) independent (any rates), crash at fixed delay tau")
+       method="calculus+induction",
+       model="lags X_d ~ Exp(mu_d) independent (any rates), crash at fixed delay tau")
 def fixed_delay():
     """P(X_d <= tau) = integral_0^tau mu_d exp(-mu_d x) dx = 1 - exp(-mu_d tau) (the kernel
     differentiates the antiderivative); independence appends one factor per domain, so for
@@ -102,7 +105,8 @@ def fixed_delay():
                         for st in box]
         paper = ["*", 1, *(["-", 1, _exp_rate(r, tau)] for r in rates)]
         obligations.append(identity(to_expr(box[-1].value), paper,
-                                    note=f"k = {k}: the box [0, tau]^k against the paper's product"))
+                                    note=f"k = {k}: the box [0, tau]^k against the paper's "
+                                         "product"))
     s_ = at.symbols()
     equal = at.derive_fixed_delay(True).atomic
     obligations.append(identity(["/", to_expr(equal.subs(s_["k"], s_["k"] + 1)), to_expr(equal)],
@@ -120,8 +124,9 @@ def _atoms(expr: sp.Expr) -> sp.Expr:
                           sp.exp(-s["mu"] * s["t"]): sp.Symbol("W")})
 
 
-@claim(id="atomicity.random-crash.by-parts", title="random crash: I_k = k mu/(k mu + lambda) I_(k-1)",
-       method="sympy+identity", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda) independent")
+@claim(id="atomicity.random-crash.by-parts",
+       title="random crash: I_k = k mu/(k mu + lambda) I_(k-1)", method="sympy+identity",
+       model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda) independent")
 def random_crash_by_parts():
     """I_k = E[(1 - exp(-mu T))^k] = integral_0^oo lambda e^(-lambda t) F^k dt, F = 1 - e^(-mu t).
     With G = -e^(-lambda t) F^k: the integrand is G' + (k mu/lambda)(lambda e^(-lambda t) F^(k-1)
@@ -145,7 +150,8 @@ def random_crash_by_parts():
                  nonzero=[k * mu + lam], note="the engine's ratio against the paper's factor"))
 
 
-@claim(id="atomicity.random-crash.product", title="random crash: prod_j j mu/(j mu + lambda) = the integral",
+@claim(id="atomicity.random-crash.product",
+       title="random crash: prod_j j mu/(j mu + lambda) = the integral",
        method="calculus+identity", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda)")
 def random_crash_product():
     """E[exp(-j mu T)] = integral_0^oo lambda e^(-lambda t) e^(-j mu t) dt = lambda/(lambda +
@@ -167,20 +173,24 @@ def random_crash_product():
         expanded = ["+", 0, *(["*", b, sgn, ["^", w, i]] for b, sgn, i in binom)]
         obligations.append(identity(["^", ["-", 1, w], size], expanded,
                                     note=f"k = {size}: (1 - e^(-mu T))^k expanded"))
-        expectation = ["+", 0, *(["*", b, sgn, instance(to_expr(value), {"j": i})] for b, sgn, i in binom)]
+        expectation = ["+", 0, *(["*", b, sgn, instance(to_expr(value), {"j": i})]
+                                 for b, sgn, i in binom)]
         paper = ["*", 1, *(instance(PAPER_RANDOM_FACTOR, {"j": i}) for i in range(1, size + 1))]
         by_parts = ["*", 1, *(instance(to_expr(parts.ratio), {"k": i}) for i in range(1, size + 1))]
         nz = [lam + i * mu for i in range(size + 1)]
         obligations.append(identity(expectation, paper, nonzero=nz,
-                                    note=f"k = {size}: sum_i C(k,i) (-1)^i E[e^(-i mu T)] = the paper's product"))
+                                    note=f"k = {size}: sum_i C(k,i) (-1)^i E[e^(-i mu T)] = the "
+                                         "paper's product"))
         obligations.append(identity(by_parts, paper, nonzero=nz,
-                                    note=f"k = {size}: the engine's by-parts ratios multiplied out"))
+                                    note=f"k = {size}: the engine's by-parts ratios multiplied "
+                                         "out"))
     del T, k
     return proved(*obligations)
 
 
 @claim(id="atomicity.random-crash.gamma", title="prod j/(j+r) = Gamma(k+1)Gamma(1+r)/Gamma(k+1+r)",
-       method="sympy", timeout=240, model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
+       method="sympy", timeout=240,
+       model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
 def random_crash_gamma():
     """For every k: prod_(j=1..k) j/(j + r) = Gamma(k+1) Gamma(1+r)/Gamma(k+1+r), and the same
     value comes out of the Beta integral r * integral_0^1 u^(r-1) (1-u)^k du (substitution
@@ -198,10 +208,13 @@ def random_crash_gamma():
     return proved(trusted("sympy", f"gammasimp(prod_(j=1..k) j/(j+r)) = {closed}"),
                   trusted("sympy", f"r * integral_0^1 u^(r-1) (1-u)^k du = {beta}; "
                                    f"gammasimp(P(k+1)/P(k)) = {ratio}"),
-                  identity(to_expr(ratio), by_parts, nonzero=[k + 1 + r, s["mu"], (k + 1 + r) * s["mu"]],
-                           note="the Gamma form's consecutive ratio against the by-parts ratio at k + 1"))
+                  identity(to_expr(ratio), by_parts,
+                           nonzero=[k + 1 + r, s["mu"], (k + 1 + r) * s["mu"]],
+                           note="the Gamma form's consecutive ratio against the by-parts ratio "
+                                "at k + 1"))
 @claim(id="atomicity.random-crash.ratio-to-one", title="random crash: P(k+1)/P(k) -> 1",
-       method="sympy+sos", model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu > 0")
+       method="sympy+sos",
+       model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu > 0")
 def random_crash_ratio_to_one():
     """P(k+1)/P(k) = (k+1)/(k+1+r) and 0 <= 1 - P(k+1)/P(k) <= eps for every eps > 0 and every
     k with k + 1 >= r/eps (written k + 1 = (r + s)/eps, s > 0): the ratio tends to 1, so the
@@ -222,7 +235,8 @@ def random_crash_ratio_to_one():
 
 
 @claim(id="atomicity.random-crash.asymptotic", title="random crash: P(k) ~ Gamma(1+r) k^(-r)",
-       method="sympy-limit", timeout=240, model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
+       method="sympy-limit", timeout=240,
+       model="lags X_d ~ Exp(mu) iid, crash at T ~ Exp(lambda), r = lambda/mu")
 def random_crash_asymptotic():
     """lim_(k -> oo) P(atomic)(k) k^r = Gamma(1 + r): P decays polynomially like Gamma(1+r) k^(-r),
     not exponentially (SymPy's limit, trusted)."""
@@ -254,7 +268,8 @@ def decay_contrast():
 
 # ---------------------------------------------------------------- exact coincidence
 @claim(id="atomicity.coincidence-measure-zero", title="exact coincidence has measure zero",
-       method="calculus+induction+sos", model="completion instants X_1, X_2 independent, X_i ~ Exp(mu_i)")
+       method="calculus+induction+sos",
+       model="completion instants X_1, X_2 independent, X_i ~ Exp(mu_i)")
 def coincidence():
     """Two domains complete at the same instant with probability 0. For every cell width
     h > 0, X_1 = X_2 puts both in the same cell [n h, (n+1) h); P(X_i in cell n) =

@@ -56,7 +56,8 @@ def window_mixed_count():
     the counts taken from the window's definition (fito.models.lattice.steps). Counted by
     the kernel for k = 2..6."""
     st = lat.steps()
-    step = ["+", ["*", "prev", st.window_extensions], ["*", st.window_consistent, st.window_breaking]]
+    step = ["+", ["*", "prev", st.window_extensions],
+            ["*", st.window_consistent, st.window_breaking]]
     counts = []
     for k in range(2, K_MAX + 1):
         box = [(f"x{i}", 0, 1) for i in range(1, k + 1)]
@@ -72,7 +73,8 @@ def model_check(domains: int, epochs: int = EPOCHS, epoch: int = EPOCH):
     saved = [f"saved{i}" for i in range(1, domains + 1)]
     base = epochs + 1
     at_crash = ["and", ["=", "crashed", 1], ["=", "writing", epoch]]
-    window = sorted(sum(x * base ** i for i, x in enumerate(v)) for v in paper_window(domains, epoch))
+    window = sorted(sum(x * base ** i for i, x in enumerate(v))
+                    for v in paper_window(domains, epoch))
     obligations = [reachability(system, "set", window, expr=c1.vector_code(saved, base),
                                 where=at_crash,
                                 note=f"the durable vectors at a crash while e = {epoch} is "

@@ -225,7 +225,8 @@ for _name, (_lhs, _rhs) in LAWS.items():
 def meet_is_glb():
     """For all x, y, z of E^k: z <= x and z <= y iff z <= meet(x, y), with meet the
     componentwise min; and join = componentwise max is the least upper bound (dually).
-    Per coordinate on every chain of reals by Farkas cases; enumerated on E^2 (n = 3), E^3 (n = 2)."""
+    Per coordinate on every chain of reals by Farkas cases; enumerated on E^2 (n = 3) and
+    E^3 (n = 2)."""
     z, m = sp.symbols("z m")
     is_min = sp.And(m <= a, m <= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
     is_max = sp.And(m >= a, m >= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
@@ -265,7 +266,8 @@ def _json_code(names: list[Json], base: int) -> Json:
 
 
 @claim(id="lattice.best-recovery-point", title="best recovery point = (min x, ..., min x)",
-       method="farkas+enumeration", model="durable vectors x of E^k; consistent elements (c, ..., c)")
+       method="farkas+enumeration",
+       model="durable vectors x of E^k; consistent elements (c, ..., c)")
 def best_recovery_point():
     """For every x in E^k, (c, ..., c) <= x iff c <= min(x_1..x_k), so the greatest consistent
     element below x is (min x, ..., min x). Induction on k: c <= min(m, y) iff c <= m and

@@ -48,7 +48,8 @@ def _upper(values: list[Fraction], t: float) -> Fraction:
 CLUSTER_JOBS, CLUSTER_CYCLES, CLUSTER_SEEDS = 12, 150, 16
 
 
-@claim(id="fleet.numerics.no-clustering", title="from random starts fleets neither lock nor cluster",
+@claim(id="fleet.numerics.no-clustering",
+       title="from random starts fleets neither lock nor cluster",
        method="simulation+statistics",
        model=f"models/clustering_fleet.toml: {CLUSTER_JOBS} jobs, f = B = 2, W = 10, V = 3, "
              f"uncapped, random phases (seeds 0..{CLUSTER_SEEDS - 1}), {CLUSTER_CYCLES} cycles")
@@ -58,7 +59,8 @@ def no_clustering():
     is 1, random phases about 1/sqrt(12) = 0.29): no locking; and the smallest gap between
     consecutive phases, averaged over the last 20 cycles and divided by its average over the
     first 20, has a 99% interval above 1/2: no clustering."""
-    runs = [fn.clustering_sample(CLUSTER_JOBS, CLUSTER_CYCLES, seed) for seed in range(CLUSTER_SEEDS)]
+    runs = [fn.clustering_sample(CLUSTER_JOBS, CLUSTER_CYCLES, seed)
+            for seed in range(CLUSTER_SEEDS)]
     data = {"order_parameter": _exact(r for r, _ in runs), "gap_ratio": _exact(g for _, g in runs)}
     return proved(samples(data, [["mean_in", "order_parameter", 0, "1/2"],
                                  ["mean_above_value", "gap_ratio", "1/2"]], level=LEVEL,
@@ -107,7 +109,8 @@ def writer_tail():
     concurrent writers has a 99% interval above twice P(X >= k) for X ~ Binomial(16, p_hi),
     the tail with independent phases (increasing in p, so p_hi is the conservative choice):
     the fleet does not cluster, yet its upper tail is heavier."""
-    tails = [fn.writer_tail(TAIL_JOBS, TAIL_CYCLES, seed, TAIL_VOLUME) for seed in range(TAIL_SEEDS)]
+    tails = [fn.writer_tail(TAIL_JOBS, TAIL_CYCLES, seed, TAIL_VOLUME)
+             for seed in range(TAIL_SEEDS)]
     data = {"p": _exact(sum(t[1:]) / TAIL_JOBS for t in tails)}
     data |= {f"tail{k}": _exact(t[k] for t in tails) for k in TAIL_KS}
     p_hi = _upper(data["p"], 2.75)

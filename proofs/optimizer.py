@@ -64,7 +64,8 @@ def _mixed(found: search.MixedState | None, what: str):
 
 # ---------------------------------------------------------------- gradient descent
 @claim(id="optimizer.gd.trajectory", title="gradient descent on a known quadratic: theta_t",
-       method="sympy+induction", model="L(theta) = a theta^2/2 - b theta, a > 0; theta' = theta - eta L'(theta)")
+       method="sympy+induction",
+       model="L(theta) = a theta^2/2 - b theta, a > 0; theta' = theta - eta L'(theta)")
 def gd_trajectory():
     """theta_t = b/a + (1 - a eta)^t (theta_0 - b/a) for every t >= 0: the trajectory is
     determined by theta_0 and the loss, so Reach_t is the single point theta_t."""
@@ -75,7 +76,8 @@ def gd_trajectory():
                              prev=prev, nonzero=[s["a"]]))
 
 
-@claim(id="optimizer.gd.mixed-off-trajectory", title="a mixed-shard restore leaves the GD trajectory",
+@claim(id="optimizer.gd.mixed-off-trajectory",
+       title="a mixed-shard restore leaves the GD trajectory",
        method="z3+evaluation", model="two shards, loss a = (1, 2), b = (0, 1), eta = 1/10, 3 steps")
 def gd_mixed():
     """Some restored state with shard 0 and the step counter from epoch e and shard 1 from
@@ -108,12 +110,14 @@ def momentum_two_state():
         lhs, rhs = instance(PAPER_TWO_STATE, values)[1:]
         obligations.append(identity(lhs, rhs, note=f"step {t} of the engine's unrolled trajectory"))
     theta_new, m_new = opt.momentum().update
-    one = instance(PAPER_TWO_STATE, {"theta_next": theta_new, "theta_now": "theta", "m_next": m_new})
+    one = instance(PAPER_TWO_STATE,
+                   {"theta_next": theta_new, "theta_now": "theta", "m_next": m_new})
     obligations.append(identity(one[1], one[2], note="one step from an arbitrary state (theta, m)"))
     return proved(*obligations)
 
 
-@claim(id="optimizer.momentum.mixed", title="a mixed (theta, m) restore breaks the two-state identity",
+@claim(id="optimizer.momentum.mixed",
+       title="a mixed (theta, m) restore breaks the two-state identity",
        method="z3+evaluation", model="momentum, beta = 9/10, eta = 1/10, 3 steps")
 def momentum_mixed():
     """Some restored (theta_(e-1), theta_e) from epoch e with m from epoch e' != e violates
@@ -132,7 +136,8 @@ def sgd_reach_all():
     g = sp.Symbol("g_opaque", real=True)
     final = opt.sgd().step({s["theta"]: theta0}, g)[s["theta"]]
     lhs = _unsimplified(final, {g: found.gradients[0]})
-    return proved(identity(lhs, to_expr(target), nonzero=[s["eta"]], note=f"g = {found.gradients[0]}"))
+    return proved(identity(lhs, to_expr(target), nonzero=[s["eta"]],
+                           note=f"g = {found.gradients[0]}"))
 
 
 @claim(id="optimizer.momentum.reach-all", title="momentum reaches every (theta, m) in two steps",
@@ -198,7 +203,8 @@ def adam_K():
 
 
 @claim(id="optimizer.adam.bound", title="Adam: m_t^2 <= K_t v_t for every gradient sequence",
-       method="sympy+induction+sos", model="Adam moments from m_0 = v_0 = 0, 0 < b1 < 1, 0 < b2 < 1")
+       method="sympy+induction+sos",
+       model="Adam moments from m_0 = v_0 = 0, 0 < b1 < 1, 0 < b2 < 1")
 def adam_bound():
     """Induction on t. Base t = 1: K_1 v_1 = m_1^2. Step: if K > 0 and H = K v - m^2 >= 0, one
     Adam step with any g gives K (K' v' - m'^2) = (1/s)((1-b1) s m - b1 K g)^2 + s H (1-b1)^2
@@ -232,7 +238,8 @@ def adam_K_is_max():
         gap, terms = opt.adam_lagrange_gap(t)
         if terms:  # t = 1: the gap is 0 for every g (the tightness identity below says so)
             obligations.append(sum_of_squares(gap, terms, positive=[s["beta2"]],
-                                              nonzero=[s["beta2"], 1 - s["beta2"]], note=f"t = {t}"))
+                                              nonzero=[s["beta2"], 1 - s["beta2"]],
+                                              note=f"t = {t}"))
         m, v, gs = opt.adam_moments(t)
         star = {gs[i - 1]: bound.maximizer.subs({s["t"]: t, s["i"]: i}) for i in range(1, t + 1)}
         obligations.append(identity(opt.adam_K(t) * v.xreplace(star), m.xreplace(star) ** 2,
@@ -240,13 +247,15 @@ def adam_K_is_max():
     # Termwise, for every t: with j = t - i steps back, b1^j and b2^j are atoms A and B > 0.
     j = sp.Symbol("j", integer=True, nonnegative=True)
     A, B = sp.symbols("A B", positive=True)
-    atoms = lambda e: sp.expand_power_base(e.subs(s["i"], s["t"] - j), force=True).replace(  # noqa: E731
+    atoms = lambda e: sp.expand_power_base(  # noqa: E731
+        e.subs(s["i"], s["t"] - j), force=True).replace(
         lambda x: x.is_Pow and x.base in (s["beta1"], s["beta2"]) and x.exp in (j, -j),
         lambda x: (A if x.base == s["beta1"] else B) ** (1 if x.exp == j else -1))
     a_j, d_j, star_j = atoms(bound.a), atoms(bound.d), atoms(bound.maximizer)
     nz = [B, 1 - s["beta2"]]
     obligations += [identity(a_j * star_j, a_j ** 2 / d_j, nonzero=nz, note="A = b1^j, B = b2^j"),
-                    identity(d_j * star_j ** 2, a_j ** 2 / d_j, nonzero=nz, note="A = b1^j, B = b2^j")]
+                    identity(d_j * star_j ** 2, a_j ** 2 / d_j, nonzero=nz,
+                             note="A = b1^j, B = b2^j")]
     return proved(*obligations)
 
 
@@ -260,7 +269,8 @@ def adam_mixed():
 
 
 @claim(id="optimizer.adam.counter-rescale", title="restoring Adam's counter from another epoch",
-       method="sympy+evaluation", model="Adam bias correction m/(1-b1^t), v/(1-b2^t), b1 = 9/10, b2 = 999/1000")
+       method="sympy+evaluation",
+       model="Adam bias correction m/(1-b1^t), v/(1-b2^t), b1 = 9/10, b2 = 999/1000")
 def adam_counter_rescale():
     """Restoring the step counter t2 instead of t multiplies m_hat/sqrt(v_hat) by
     (1 - b1^t)/(1 - b1^t2) sqrt((1 - b2^t2)/(1 - b2^t)); at t = 10, t2 = 1 its square is not 1."""

@@ -2,6 +2,7 @@
 engine against the return-map engine at concrete N, the kernel's walk of claim 1's model
 against the model checker, the numerics' stored samples against a re-run of their seeds,
 and the documented K_inf of Adam against the derived bound."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,13 @@ def _to_sympy(e, f_values):
     if op == "fn":
         return f_values[int(_to_sympy(args[1], f_values))]
     vals = [_to_sympy(a, f_values) for a in args]
-    table = {"+": lambda: sp.Add(*vals), "*": lambda: sp.Mul(*vals), "/": lambda: vals[0] / vals[1],
-             "-": lambda: -vals[0] if len(vals) == 1 else vals[0] - vals[1], "^": lambda: vals[0] ** vals[1]}
+    table = {
+        "+": lambda: sp.Add(*vals),
+        "*": lambda: sp.Mul(*vals),
+        "/": lambda: vals[0] / vals[1],
+        "-": lambda: -vals[0] if len(vals) == 1 else vals[0] - vals[1],
+        "^": lambda: vals[0] ** vals[1],
+    }
     return table[op]()
 
 
@@ -59,16 +65,24 @@ def test_symbolic_n_engine_agrees_with_the_return_map_engine(N):
 def test_symbolic_n_engine_counts_writers_from_the_events():
     der = overlapping_symbolic("constant")
     assert der.writers_in_gap == "j"
-    assert sp.simplify(_to_sympy(der.writers_after_end, {}) - (sp.Symbol("N") - sp.Symbol("m"))) == 0
+    assert (
+        sp.simplify(_to_sympy(der.writers_after_end, {}) - (sp.Symbol("N") - sp.Symbol("m"))) == 0
+    )
 
 
 @pytest.mark.parametrize("k,n,e", [(2, 2, 1), (3, 2, 1), (2, 3, 2)])
 def test_the_kernels_walk_of_claim1_agrees_with_the_model_checker(k, n, e):
     names, states = reachable(json.loads(json.dumps(c1.transition_system(k, n))))
-    at_crash = {s[:k] for s in states if s[names.index("crashed")] == 1 and s[names.index("writing")] == e}
+    at_crash = {
+        s[:k] for s in states if s[names.index("crashed")] == 1 and s[names.index("writing")] == e
+    }
     checked = c1.model_check(k, n, e)
     assert checked.decided
-    assert at_crash == set(checked.reachable) == {v for v in __import__("itertools").product((e - 1, e), repeat=k)}
+    assert (
+        at_crash
+        == set(checked.reachable)
+        == {v for v in __import__("itertools").product((e - 1, e), repeat=k)}
+    )
 
 
 def test_every_instant_schedules_follow_the_timed_model():

@@ -1,6 +1,7 @@
 """The independent judge, continued: the obligation kinds added with statement binding
 (reachability, samples, range facts, integrals). Plain Python, mpmath and statistics; no
 kernel code. Each answers: is what the obligation asserts true?"""
+
 from __future__ import annotations
 
 import math
@@ -49,10 +50,42 @@ def _reachability(ob: dict, rng) -> bool:
     return _enumeration_values(ob, envs)
 
 
-T99 = {1: 63.66, 2: 9.93, 3: 5.85, 4: 4.61, 5: 4.04, 6: 3.71, 7: 3.50, 8: 3.36, 9: 3.25,
-       10: 3.17, 15: 2.95, 20: 2.85, 30: 2.75, 40: 2.71, 60: 2.67, 120: 2.62}
-T95 = {1: 12.71, 2: 4.31, 3: 3.19, 4: 2.78, 5: 2.58, 6: 2.45, 7: 2.37, 8: 2.31, 9: 2.27,
-       10: 2.23, 15: 2.14, 20: 2.09, 30: 2.05, 40: 2.03, 60: 2.01, 120: 1.99}
+T99 = {
+    1: 63.66,
+    2: 9.93,
+    3: 5.85,
+    4: 4.61,
+    5: 4.04,
+    6: 3.71,
+    7: 3.50,
+    8: 3.36,
+    9: 3.25,
+    10: 3.17,
+    15: 2.95,
+    20: 2.85,
+    30: 2.75,
+    40: 2.71,
+    60: 2.67,
+    120: 2.62,
+}
+T95 = {
+    1: 12.71,
+    2: 4.31,
+    3: 3.19,
+    4: 2.78,
+    5: 2.58,
+    6: 2.45,
+    7: 2.37,
+    8: 2.31,
+    9: 2.27,
+    10: 2.23,
+    15: 2.14,
+    20: 2.09,
+    30: 2.05,
+    40: 2.03,
+    60: 2.01,
+    120: 1.99,
+}
 
 
 def _t(level: str, df: int) -> float:
@@ -72,14 +105,18 @@ def _samples(ob: dict, rng) -> bool:
         op, args = fact[0], fact[1:]
         m, h, xs = stats[args[0]]
         value = lambda e: float(_ev(e, {}))  # noqa: E731
-        ok = {"mean_in": lambda: m - h >= value(args[1]) and m + h <= value(args[2]),
-              "mean_above_value": lambda: m - h > value(args[1]),
-              "mean_below_value": lambda: m + h < value(args[1]),
-              "mean_above": lambda: m - h > stats[args[1]][0] + stats[args[1]][1],
-              "all_above": lambda: all(x > value(args[1]) for x in xs),
-              "all_below": lambda: all(x < value(args[1]) for x in xs),
-              "ratio_in": lambda: (m - h) / (stats[args[1]][0] + stats[args[1]][1]) >= value(args[2])
-              and (m + h) / (stats[args[1]][0] - stats[args[1]][1]) <= value(args[3])}[op]()
+        ok = {
+            "mean_in": lambda: m - h >= value(args[1]) and m + h <= value(args[2]),
+            "mean_above_value": lambda: m - h > value(args[1]),
+            "mean_below_value": lambda: m + h < value(args[1]),
+            "mean_above": lambda: m - h > stats[args[1]][0] + stats[args[1]][1],
+            "all_above": lambda: all(x > value(args[1]) for x in xs),
+            "all_below": lambda: all(x < value(args[1]) for x in xs),
+            "ratio_in": lambda: (
+                (m - h) / (stats[args[1]][0] + stats[args[1]][1]) >= value(args[2])
+                and (m + h) / (stats[args[1]][0] - stats[args[1]][1]) <= value(args[3])
+            ),
+        }[op]()
         if not ok:
             return False
     return True
@@ -97,7 +134,9 @@ def _range_points(ob: dict, rng, top: int = 24):
     ints = list(ob.get("integers", [])) + ([ob["param"]] if "param" in ob else [])
     for _ in range(30):
         env = {p: Fraction(rng.randint(int(ob.get("from", -3)), top)) for p in ints}
-        env.update({p: Fraction(rng.randint(1, 9), rng.randint(1, 5)) for p in ob.get("positive", [])})
+        env.update(
+            {p: Fraction(rng.randint(1, 9), rng.randint(1, 5)) for p in ob.get("positive", [])}
+        )
         lo, hi = _ev(ob["lo"], env), _ev(ob["hi"], env)
         yield env, int(lo), int(hi)
 
@@ -127,7 +166,9 @@ def _interval_count(ob: dict, rng) -> bool:
         env = {ob["param"]: Fraction(n)}
         env.update({p: Fraction(rng.randint(1, 9)) for p in ob.get("positive", [])})
         lo, hi = int(_ev(ob["lo"], env)), int(_ev(ob["hi"], env))
-        count = sum(1 for j in range(lo, hi + 1) if _ev(ob["predicate"], {**env, ob["var"]: Fraction(j)}))
+        count = sum(
+            1 for j in range(lo, hi + 1) if _ev(ob["predicate"], {**env, ob["var"]: Fraction(j)})
+        )
         if count != _ev(ob["value"], env):
             return False
     return True
@@ -166,8 +207,12 @@ def _integral(ob: dict, rng) -> bool:
     from oracle import symbols_of
 
     x = ob["var"]
-    names = (symbols_of(ob["integrand"]) | symbols_of(ob["value"]) | symbols_of(ob["lo"])
-             | (symbols_of(ob["hi"]) if ob["hi"] != "oo" else set())) - {x}
+    names = (
+        symbols_of(ob["integrand"])
+        | symbols_of(ob["value"])
+        | symbols_of(ob["lo"])
+        | (symbols_of(ob["hi"]) if ob["hi"] != "oo" else set())
+    ) - {x}
     mpmath.mp.dps = 30
     for _ in range(3):
         env = {n: mpmath.mpf(rng.randint(1, 9)) / rng.randint(1, 4) for n in names}
@@ -180,6 +225,12 @@ def _integral(ob: dict, rng) -> bool:
     return True
 
 
-NEW_KINDS = {"reachability": _reachability, "samples": _samples, "range_sign": _range_sign,
-             "product_one": _product_one, "interval_count": _interval_count, "integral": _integral}
+NEW_KINDS = {
+    "reachability": _reachability,
+    "samples": _samples,
+    "range_sign": _range_sign,
+    "product_one": _product_one,
+    "interval_count": _interval_count,
+    "integral": _integral,
+}
 random.Random  # noqa: B018 -- rng objects are passed in by the caller

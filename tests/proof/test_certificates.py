@@ -4,6 +4,7 @@ kernel cannot follow (SymPy's calculus), each tagged.
 
 Uses FITO_PROOF_CERTIFICATES when CI filled it with `fito prove proofs/`, else proves
 everything (slow)."""
+
 from __future__ import annotations
 
 import re
@@ -49,21 +50,26 @@ def checks_nothing(ob: dict) -> str | None:
     if kind == "recurrence" and ob["step"] == ob.get("prev", "prev"):
         return "recurrence stepping by prev"
     if kind in ("enumeration", "reachability"):
-        bound = ({d[0] for d in ob["domain"]} if kind == "enumeration"
-                 else {v[0] for v in ob["system"]["vars"]})
+        bound = (
+            {d[0] for d in ob["domain"]}
+            if kind == "enumeration"
+            else {v[0] for v in ob["system"]["vars"]}
+        )
         for part in ("expr", "where"):
             if part in ob and not free(ob[part]) & bound:
                 return f"{part} mentions no enumerated variable"
-        if kind == "enumeration" and any(isinstance(lo, int) and isinstance(hi, int) and hi < lo
-                                         for _, lo, hi in ob["domain"]):
+        if kind == "enumeration" and any(
+            isinstance(lo, int) and isinstance(hi, int) and hi < lo for _, lo, hi in ob["domain"]
+        ):
             return "an empty box"
     if kind in ("witness", "counterexample"):
         if not free(ob["formula"]) or set(ob["assignment"]) != free(ob["formula"]):
             return "a point that is not the formula's"
     if kind == "farkas" and any(not free(c) for c in ob["constraints"]):
         return "a constraint without a variable"
-    if kind == "linear_valid" and (not free(ob["formula"])
-                                   or len(ob.get("witnesses", [])) != len(hypotheses(ob["formula"]))):
+    if kind == "linear_valid" and (
+        not free(ob["formula"]) or len(ob.get("witnesses", [])) != len(hypotheses(ob["formula"]))
+    ):
         return "a linear formula without symbols or with unwitnessed hypotheses"
     if kind == "sum_of_squares" and not free(ob["target"]):
         return "a constant target"
@@ -81,8 +87,12 @@ def every_certificate(proofs_certificates) -> dict[str, dict]:
 
 @pytest.mark.slow
 def test_no_certificate_has_an_obligation_that_checks_nothing(every_certificate):
-    found = {(name, i): why for name, cert in every_certificate.items()
-             for i, ob in enumerate(cert["obligations"], 1) if (why := checks_nothing(ob))}
+    found = {
+        (name, i): why
+        for name, cert in every_certificate.items()
+        for i, ob in enumerate(cert["obligations"], 1)
+        if (why := checks_nothing(ob))
+    }
     assert found == {}
     for name, cert in every_certificate.items():
         assert len(cert["statement"]) == len(cert["obligations"]), name
@@ -91,12 +101,16 @@ def test_no_certificate_has_an_obligation_that_checks_nothing(every_certificate)
 
 @pytest.mark.slow
 def test_trust_is_only_sympys_calculus_and_always_tagged(every_certificate):
-    trusted = {name: {ob["tool"] for ob in cert["obligations"] if ob["kind"] == "trusted"}
-               for name, cert in every_certificate.items()}
+    trusted = {
+        name: {ob["tool"] for ob in cert["obligations"] if ob["kind"] == "trusted"}
+        for name, cert in every_certificate.items()
+    }
     trusted = {name: tools for name, tools in trusted.items() if tools}
     assert set().union(*trusted.values()) <= {"sympy"}, trusted
     for name in trusted:
         result = check(every_certificate[name], strict=True)
         assert not result.accepted and "(--strict)" in result.reason
     # the fleet, the lattice, claim 1, the optimizer and the numerics rely on no solver
-    assert not [n for n in trusted if n.split(".")[0] in ("fleet", "lattice", "claim1", "optimizer")]
+    assert not [
+        n for n in trusted if n.split(".")[0] in ("fleet", "lattice", "claim1", "optimizer")
+    ]

@@ -1,6 +1,7 @@
 """The statement is bound (issue 15, point 1): what a certificate says it proves is exactly what
 its obligations establish, computed by the kernel; every edit of the statement, the verdict,
 the symbols or their domains is rejected even with the hash recomputed."""
+
 from __future__ import annotations
 
 import copy
@@ -11,13 +12,25 @@ from conftest import certificate, run_cli
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.kernel.props import render
 
-SQUARE = {"kind": "identity", "lhs": ["^", ["+", "x", "y"], 2],
-          "rhs": ["+", ["^", "x", 2], ["*", 2, "x", "y"], ["^", "y", 2]]}
-GEOMETRIC = {"kind": "recurrence", "var": "k", "start": 0, "initial": 0, "step": ["+", "prev", ["^", "x", "k"]],
-             "closed": ["/", ["-", 1, ["^", "x", "k"]], ["-", 1, "x"]], "nonzero": [["-", 1, "x"]]}
-COUNTEREXAMPLE = {"kind": "counterexample", "formula": ["=", ["^", ["+", "x", "y"], 2],
-                                                        ["+", ["^", "x", 2], ["^", "y", 2]]],
-                  "assignment": {"x": 1, "y": 1}}
+SQUARE = {
+    "kind": "identity",
+    "lhs": ["^", ["+", "x", "y"], 2],
+    "rhs": ["+", ["^", "x", 2], ["*", 2, "x", "y"], ["^", "y", 2]],
+}
+GEOMETRIC = {
+    "kind": "recurrence",
+    "var": "k",
+    "start": 0,
+    "initial": 0,
+    "step": ["+", "prev", ["^", "x", "k"]],
+    "closed": ["/", ["-", 1, ["^", "x", "k"]], ["-", 1, "x"]],
+    "nonzero": [["-", 1, "x"]],
+}
+COUNTEREXAMPLE = {
+    "kind": "counterexample",
+    "formula": ["=", ["^", ["+", "x", "y"], 2], ["+", ["^", "x", 2], ["^", "y", 2]]],
+    "assignment": {"x": 1, "y": 1},
+}
 
 
 def edited(cert: dict, edit) -> dict:
@@ -45,7 +58,8 @@ EDITS = {
     "the formula": lambda c: c["statement"][0][2].__setitem__(2, ["^", "x", 2]),
     "the quantifier": lambda c: c["statement"][0].__setitem__(0, "exists"),
     "a hypothesis added": lambda c: c["statement"][0].__setitem__(
-        2, ["implies", ["!=", "x", 0], c["statement"][0][2]]),
+        2, ["implies", ["!=", "x", 0], c["statement"][0][2]]
+    ),
     "a second statement dropped": lambda c: c["statement"].pop(),
     "statements swapped": lambda c: c["statement"].reverse(),
     "a statement added": lambda c: c["statement"].append(True),
@@ -59,7 +73,9 @@ def test_every_edit_of_the_statement_or_verdict_is_rejected(what):
     c = edited(certificate(SQUARE, GEOMETRIC), EDITS[what])
     r = check(c)
     assert not r.accepted, what
-    assert r.reason.startswith(("statement", "a refuted certificate", "obligation 1 (identity) cannot")), r.reason
+    assert r.reason.startswith(
+        ("statement", "a refuted certificate", "obligation 1 (identity) cannot")
+    ), r.reason
 
 
 def test_a_refuted_certificate_states_the_claim_it_refutes():
@@ -74,12 +90,21 @@ def test_a_refuted_certificate_states_the_claim_it_refutes():
 
 
 def test_refutations_are_evaluated_by_the_kernel():
-    farkas = {"kind": "farkas", "constraints": [[">", "x", 0], ["<", "x", 0]], "multipliers": [1, 1]}
-    assert "needs a counterexample or witness" in check(certificate(farkas, verdict="refuted")).reason
+    farkas = {
+        "kind": "farkas",
+        "constraints": [[">", "x", 0], ["<", "x", 0]],
+        "multipliers": [1, 1],
+    }
+    assert (
+        "needs a counterexample or witness" in check(certificate(farkas, verdict="refuted")).reason
+    )
     trusted = {"kind": "trusted", "tool": "z3", "version": "4", "statement": "sat"}
     assert "(trusted) cannot refute" in check(certificate(trusted, verdict="refuted")).reason
-    both = certificate(farkas, {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1}},
-                       verdict="refuted")
+    both = certificate(
+        farkas,
+        {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1}},
+        verdict="refuted",
+    )
     assert check(both).accepted  # each part refutes its own claim
 
 
@@ -91,8 +116,9 @@ def test_the_description_is_not_the_statement():
 
 
 def test_an_obligation_edit_that_changes_its_conclusion_is_rejected():
-    c = edited(certificate(SQUARE), lambda d: d["obligations"][0].__setitem__(
-        "nonzero", ["x"]))  # a hypothesis the statement does not have
+    c = edited(
+        certificate(SQUARE), lambda d: d["obligations"][0].__setitem__("nonzero", ["x"])
+    )  # a hypothesis the statement does not have
     assert check(c).reason.startswith("statement 1 is not what obligation 1 establishes")
 
 
