@@ -170,6 +170,11 @@ def momentum_reach_all():
 
 
 # ---------------------------------------------------------------- Adam
+# PAPERS.md: K_t = (1-b1)^2/(1-b2) * sum_(i=0..t-1) (b1^2/b2)^i
+PAPER_K = ["*", ["/", ["^", ["-", 1, "beta1"], 2], ["-", 1, "beta2"]],
+           ["sum", "i", 0, ["-", "t", 1], ["^", ["/", ["^", "beta1", 2], "beta2"], "i"]]]
+
+
 def _k_closed():
     """K_t = sum_(j<t) c q^j in closed form (generic branch q != 1), from SymPy's summation."""
     bound = opt.adam_bound()
@@ -187,7 +192,9 @@ def _k_closed():
 def adam_K():
     """K_t, found by maximizing m_t^2/v_t over the gradients (stationary direction g_i = a_i/d_i),
     is sum_(i=1..t) a_i^2/d_i = c sum_(j<t) q^j with c = (1-b1)^2/(1-b2) and q = b1^2/b2, which
-    is c (1 - q^t)/(1 - q) for q != 1 and c t for q = 1 (induction on t); K_(t+1) = c + q K_t."""
+    is c (1 - q^t)/(1 - q) for q != 1 and c t for q = 1 (induction on t); K_(t+1) = c + q K_t.
+    The engine's increments c q^t (the newest gradient's term, derived) sum to the paper's
+    (1-b1)^2/(1-b2) sum_(i=0..t-1) (b1^2/b2)^i for every t."""
     s = opt.symbols()
     t = s["t"]
     closed, bound = _k_closed()
@@ -199,7 +206,9 @@ def adam_K():
         recurrence(t, 0, initial=0, step=prev + c, closed=c * t, prev=prev, nonzero=[1 - b2],
                    note="the case q = 1 (b1^2 = b2)"),
         identity(closed.subs(t, t + 1), c + q * closed, nonzero=[b2, 1 - b2, b1 ** 2 - b2],
-                 note="K_(t+1) = c + q K_t"))
+                 note="K_(t+1) = c + q K_t"),
+        recurrence(t, 0, initial=0, step=prev + c * q ** t, closed=PAPER_K, prev=prev,
+                   nonzero=[b2, 1 - b2], note="the engine's increments against the paper's sum"))
 
 
 @claim(id="optimizer.adam.bound", title="Adam: m_t^2 <= K_t v_t for every gradient sequence",
