@@ -47,7 +47,7 @@ def test_the_statement_is_what_the_obligations_establish():
     square, geometric = c["statement"]
     assert square == ["forall", [["x", "real"], ["y", "real"]], ["=", SQUARE["lhs"], SQUARE["rhs"]]]
     assert geometric[0] == "forall" and ["k", "nat"] in geometric[1]
-    assert "s(k) with s(0) = 0" in render(geometric)
+    assert "[s(k) where s(0) = 0 and s(k + 1) = (s(k) + (x ^ k))]" in render(geometric)
 
 
 EDITS = {

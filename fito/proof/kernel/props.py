@@ -126,8 +126,9 @@ def render(p: Json, depth: int = 0) -> str:
         return f"{op}{what} over {over} where {render(p[2], depth + 1)}"
     if op == "rec" and len(p) == 6:
         k, start, initial, prev, step = p[1:]
-        return (f"s({k}) with s({render(start)}) = {render(initial)}, "
-                f"s({k}+1) = {render(step).replace(prev, f's({k})')}")
+        step = _replace(step, prev, ["fn", "s", k])
+        return (f"[s({k}) where s({render(start)}) = {render(initial)} and "
+                f"s({k} + 1) = {render(step)}]")
     if op == "matrix":
         return "[" + "; ".join(", ".join(render(x) for x in row) for row in p[1:]) + "]"
     if op in ("sum", "prod") and len(p) == 5:
@@ -140,6 +141,12 @@ def render(p: Json, depth: int = 0) -> str:
 
 
 _AGGREGATES = ("count", "sum", "min", "max", "set", "all", "any")
+
+
+def _replace(p: Json, name: str, by: Json) -> Json:
+    if p == name:
+        return by
+    return [_replace(a, name, by) for a in p] if isinstance(p, list) else p
 
 
 def _binders_text(bound: list) -> str:
