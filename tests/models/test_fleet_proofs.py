@@ -187,7 +187,7 @@ def all_fleet_certificates(tmp_path_factory) -> dict[str, dict]:
 
 @pytest.mark.slow
 def test_every_fleet_certificate_is_accepted(all_fleet_certificates, fleet_claims):
-    assert set(all_fleet_certificates) == set(fleet_claims)
+    assert set(fleet_claims) <= set(all_fleet_certificates)  # and proofs/numerics.py's
     total = sum(len(c["obligations"]) for c in all_fleet_certificates.values())
     checked = sum(1 for c in all_fleet_certificates.values() for ob in c["obligations"]
                   if ob["kind"] != "trusted")

@@ -374,8 +374,9 @@ KINDS = {"identity": _identity, "recurrence": _recurrence, "sum_of_squares": _su
          **NEW_KINDS}
 
 
-def holds(cert: dict) -> bool:
-    """True when the certificate is well formed and everything it asserts is true."""
+def holds(cert: dict, limit: int | None = None) -> bool:
+    """True when the certificate is well formed and everything it asserts is true (with a
+    limit, a seeded sample of that many obligations is judged)."""
     try:
         if set(cert) != TOP or cert["format"] != "fito-certificate/2":
             return False
@@ -393,7 +394,10 @@ def holds(cert: dict) -> bool:
                                              or not {"counterexample", "witness"} & set(kinds)):
             return False
         rng = random.Random(1)
-        return all(KINDS[ob["kind"]](ob, rng) for ob in cert["obligations"])
+        judged = cert["obligations"]
+        if limit is not None and len(judged) > limit:
+            judged = random.Random(cert["id"]).sample(judged, limit)
+        return all(KINDS[ob["kind"]](ob, rng) for ob in judged)
     except (Bad, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError):
         return False
 

@@ -78,15 +78,16 @@ def judge(name: str, cert: dict, sample: int | None = None, focused: bool = Fals
     and already accepted, become trivial stand-ins of the same kinds), for big certificates.
     """
     assert check(cert).accepted, name
-    assert holds(cert), name
-    plain = _sample(sites(cert), None if sample is None else 4 * sample, name)
+    assert holds(cert, None if sample is None else 2 * sample), name
+    every = sites(cert)  # listed once: the re-hashed regime mutates all but the hash
+    plain = _sample(every, None if sample is None else 2 * sample, name)
     for site in plain:
         m = mutant(cert, site, rehash=False)
         r = check(m.certificate)
         assert not r.accepted, (name, m.description)
         expected = "format is" if m.path == ("format",) else "sha256 mismatch"
         assert r.reason.startswith(expected), (name, m.description, r.reason)
-    rehashed = _sample(sites(cert, rehash=True), sample, name)
+    rehashed = _sample([site for site in every if site[0] != ("sha256",)], sample, name)
     rejected = 0
     for site in rehashed:
         m = mutant(cert, site, rehash=True)
