@@ -99,10 +99,11 @@ class RegionSolver:
 class Session:
     """An incremental Z3 session over one setting: push constraints, check, pop (DFS)."""
 
-    def __init__(self, region: RegionSolver) -> None:
+    def __init__(self, region: RegionSolver, cores: bool = False) -> None:
         import z3
 
         self.region = region
+        self.cores = cores and not region.symbolic  # track constraints for unsat cores
         self.solver = z3.Solver()
         self.solver.set("timeout", region.timeout_ms)
         self.xs = [z3.Real(f"x{i}") for i in range(region.m)]
@@ -118,6 +119,9 @@ class Session:
         self.solver.push()
         self.marks.append(len(self.flags))
         for c in constraints:
+            if not self.cores:
+                self.solver.add(self._term(c.form) > 0)
+                continue
             flag = z3.Bool(f"c{len(self.flags)}")
             self.flags.append(flag)
             self.solver.add(z3.Implies(flag, self._term(c.form) > 0))

@@ -46,7 +46,7 @@ def _to_sympy(e, f_values):
     return table[op]()
 
 
-@pytest.mark.parametrize("N", [3, 4, 6])
+@pytest.mark.parametrize("N", [3, 5])
 def test_symbolic_n_engine_agrees_with_the_return_map_engine(N):
     """The multipliers derived for symbolic N, at a concrete N, are the diagonal of the gap
     matrix the return-map engine derives by stepping every event of that fleet."""
@@ -70,7 +70,7 @@ def test_symbolic_n_engine_counts_writers_from_the_events():
     )
 
 
-@pytest.mark.parametrize("k,n,e", [(2, 2, 1), (3, 2, 1), (2, 3, 2)])
+@pytest.mark.parametrize("k,n,e", [(2, 2, 1), (2, 3, 2)])
 def test_the_kernels_walk_of_claim1_agrees_with_the_model_checker(k, n, e):
     names, states = reachable(json.loads(json.dumps(c1.transition_system(k, n))))
     at_crash = {
