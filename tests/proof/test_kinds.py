@@ -75,10 +75,6 @@ VACUOUS = {
         {"kind": "witness", "formula": True, "assignment": {}},
         "no symbol",
     ),
-    "an assignment to an extra symbol": (
-        {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1, "y": 2}},
-        "does not have",
-    ),
     "a recurrence stepping by prev": (
         {
             "kind": "recurrence",
@@ -126,6 +122,20 @@ VACUOUS = {
 def test_obligations_that_check_nothing_are_refused(what):
     ob, why = VACUOUS[what]
     assert why in reason(ob), what
+
+
+def test_an_empty_selection_sums_to_zero_but_has_no_minimum():
+    box = {"kind": "enumeration", "domain": [["a", 0, 3]], "where": [">", "a", 5]}
+    assert accepted(dict(box, aggregate="sum", expr=["*", 2, "a"], value=0))
+    assert accepted(dict(box, aggregate="set", expr="a", value=[]))
+    assert "no point satisfies the filter" in reason(dict(box, aggregate="min", expr="a", value=0))
+
+
+def test_a_witness_may_assign_names_its_formula_does_not_use():
+    """A rule assigns every view; the formula of a requirement may use some of them only.
+    The statement quantifies the formula's symbols alone."""
+    ob = {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1, "y": 2}}
+    assert check(certificate(ob)).statement == (["exists", [["x", "real"]], [">", "x", 0]],)
 
 
 def test_a_count_of_zero_is_a_claim():

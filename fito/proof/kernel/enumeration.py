@@ -2,8 +2,8 @@
 transition system reaches (the kernel walks them itself). Standard library only.
 
 The kernel refuses enumerations that check nothing: an empty box, an expression or filter
-that mentions no enumerated variable, a comparison of an expression with itself, and (for
-every aggregate but count) a filter that no point satisfies.
+that mentions no enumerated variable, a comparison of an expression with itself, and for
+all, any, min and max a filter that no point satisfies (vacuous or undefined).
 """
 from __future__ import annotations
 
@@ -151,12 +151,13 @@ def _select(points: Iterator[dict], expr: Any, where: Any) -> Iterator[Any]:
 
 
 def aggregate(agg: str, values: Iterator[Any], filtered: bool) -> Any:
-    """count, sum, min, max, all, any or set of the values; a filter matching nothing is
-    refused for every aggregate but count (the claim would be vacuous)."""
+    """count, sum, min, max, all, any or set of the values. No point selected: count, sum
+    and set are 0, 0 and the empty set (a claim that nothing is selected); all and any
+    would be vacuous and min and max undefined, so they are refused."""
     vals = list(values)
     if agg == "count":
         return len(vals)
-    if not vals:
+    if not vals and agg in ("all", "any", "min", "max"):
         raise KernelError("trivial: no point satisfies the filter (where): the aggregate is vacuous"
                           if filtered else "trivial: nothing to aggregate")
     if agg in ("all", "any"):
