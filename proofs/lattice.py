@@ -226,7 +226,8 @@ def meet_is_glb():
     """For all x, y, z of E^k: z <= x and z <= y iff z <= meet(x, y), with meet the
     componentwise min; and join = componentwise max is the least upper bound (dually).
     Per coordinate on every chain of reals by Farkas cases; enumerated on E^2 (n = 3) and
-    E^3 (n = 2)."""
+    E^3 (n = 2), where the engine's meet and join (fito.models.lattice) of every pair are the
+    componentwise min and max."""
     z, m = sp.symbols("z m")
     is_min = sp.And(m <= a, m <= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
     is_max = sp.And(m >= a, m >= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
@@ -234,8 +235,26 @@ def meet_is_glb():
                                     sp.Implies(z <= m, sp.And(z <= a, z <= b))))
     lub = sp.Implies(is_max, sp.And(sp.Implies(sp.And(z >= a, z >= b), z >= m),
                                     sp.Implies(z >= m, sp.And(z >= a, z >= b))))
+    sizes = ((2, 3), (3, 2))
     return conjunction(prove_linear(glb), prove_linear(lub),
-                       proved(*(_order_enumeration(k, n) for k, n in ((2, 3), (3, 2)))))
+                       proved(*(_order_enumeration(k, n) for k, n in sizes),
+                              *(_engine_operation(k, n, op) for k, n in sizes
+                                for op in ("min", "max"))))
+
+
+def _engine_operation(k: int, n: int, op: str):
+    """The engine's meet (join) of every pair of E^k, as codes of (x, y, meet(x, y)), against
+    the componentwise min (max) written here: the laws above are about the model's lattice."""
+    L, base = lat.EpochLattice(k, n), n + 1
+    operation = L.meet if op == "min" else L.join
+    pairs = list(itertools.product(L.elements(), repeat=2))
+    table = sorted(_code(x + y + operation(x, y), base) for x, y in pairs)
+    xs, ys = [x for x, _, _ in _box(k, n)], [y for y, _, _ in _box(k, n, "y")]
+    paper = _json_code([*xs, *ys, *([op, x, y] for x, y in zip(xs, ys))], base)
+    name = "meet" if op == "min" else "join"
+    return enumeration([*_box(k, n), *_box(k, n, "y")], "set", table, expr=paper,
+                       note=f"E^{k}, n = {n}: codes of (x, y, the engine's {name}) against "
+                            f"(x, y, componentwise {op})")
 
 
 def _order_enumeration(k: int, n: int):
