@@ -17,6 +17,7 @@ from fito.check.explore import (
     Task,
     search,
 )
+from fito.check.graph import GraphError, StateGraph, state_graph  # noqa: F401 (re-exported)
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.support import unsupported
 from fito.check.trace_adapter import build_trace

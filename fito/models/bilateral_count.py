@@ -2,7 +2,7 @@
 
 `count(k, mode)` builds the labelled transition system that fito's checker explores for
 `fito.models.bilateral.spec(k, epochs=1)` (one epoch written, crashes unbounded; through
-`fito.models.state_graph`) and walks it:
+`fito.check.api`) and walks it:
 
 - the *protocol graph*: the states reached from the start by write, reflect and commit
   events alone; it is acyclic, and its paths from the start to the commit are the
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb, factorial
 
+from fito.check.api import GraphError, StateGraph, state_graph
 from fito.models.bilateral import spec
-from fito.models.state_graph import GraphError, StateGraph, state_graph
 
 MODES = ("bilateral", "latest")
 PROTOCOL_EVENTS = ("write.", "reflect.", "commit.")

@@ -1,11 +1,9 @@
-"""The state graph of a process of a spec, as plain data: the one seam between the models'
-counting engines (`fito.models.bilateral_count`) and the checker's state-graph builder.
+"""The state graph of a process of a spec, as plain data (exported by `fito.check.api`).
 
-`fito.check.api` answers assertions (verdicts, counts, traces) but has no entry point for
-the whole labelled transition system that `fito lts` exports; until it has one, this module
-is the only place outside `fito/check/` that calls the builder and reads the checker's state
-representation (flat tuples: cells, then control). Everything it returns is named: cells by
-their spec names, transitions by their event labels.
+The whole labelled transition system that `fito lts` exports, for engines outside the
+checker that count over it (`fito.models.bilateral_count`): states as the values of the
+named cells, transitions by their event labels. Nothing of the checker's own state
+representation (flat tuples: store, control, process variables) leaves this module.
 """
 from __future__ import annotations
 
@@ -55,6 +53,6 @@ def state_graph(text: str, process: str, args: tuple[Arg, ...], limit: int) -> S
         lts = build_lts(compiled, root, limit)
     except TooLarge:
         raise GraphError(f"more than {limit:,} states") from None
-    width = compiled.cells
-    values = tuple(tuple(int(v) for v in s[:width]) for s in lts.states)
-    return StateGraph(tuple(compiled.layout.names), values, lts.edges)
+    names = tuple(compiled.layout.names)
+    values = tuple(tuple(int(v) for v in s[:len(names)]) for s in lts.states)
+    return StateGraph(names, values, lts.edges)
