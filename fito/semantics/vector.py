@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from fito.lang.values import ValueType
+from fito.lang.values import SetT
 from fito.semantics.ir import IR
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
-from fito.semantics.packing import Codebook, Field, Overflow, Packing, value_range
+from fito.semantics.packing import Codebook, Field, Overflow, Packing, extract, value_range
+from fito.semantics.steps import ASSERT, EVAL
 
 SAFE = 1 << 62  # intermediate values must stay below this to use int64 arithmetic
 
@@ -43,28 +44,46 @@ def _bits(f: Field) -> tuple[int, int, int, int]:
 class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
-    def __init__(self, layout: Layout, packing: Packing, codebook: Codebook,
-                 channel_types: dict[str, tuple[ValueType, ...]], network: Network) -> None:
+    def __init__(self, layout: Layout, packing: Packing, codebook: Codebook, network: Network,
+                 resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None) -> None:
         self.network = network
         self._deferred: list[Transition] = []
         self.layout = layout
         self.packing = packing
         self.codebook = codebook
-        self.channel_types = channel_types
-        self.ranges = [value_range(t) for t in layout.types]
+        self.resets = resets
+        self.K = layout.size
+        self.R = len(layout.region)
+        self.cell_ranges = [value_range(t) for t in layout.types]
+        self.region_ranges = [value_range(t) for t in layout.region]
+        self.size = 0  # positions of the mode of the group being compiled
         self.namespace: dict[str, Any] = {"np": np, "_rd": _read_field, "_put": _put_field,
                                           "_int": _as_int, "U": np.uint64, "_tr": self._translate,
-                                          "_dfr": self._deferred_control}
+                                          "_dfr": self._deferred_control, "_crv": self._crash_vars}
+
+    # ------------------------------------------------------------------ slots of a state
+    def field(self, slot: int) -> Field:
+        """The packed field of a state slot (the store's, or a region's in the current mode)."""
+        if slot < self.K:
+            return self.packing.fields[slot]
+        r = slot - self.K - 1 - self.size
+        return self.packing.region_field(r // self.R, r % self.R)
+
+    def range(self, slot: int) -> tuple[int, int]:
+        if slot < self.K:
+            return self.cell_ranges[slot]
+        return self.region_ranges[(slot - self.K - 1 - self.size) % self.R]
 
     # ------------------------------------------------------------------ a group
     def compile(self, mode: int, movers: tuple[int, ...], locations: tuple[int, ...],
                 transitions: Sequence[Transition]) -> Callable[[np.ndarray], tuple]:
+        self.size = self.network.modes[mode].size
         constants: dict[str, Any] = {}
         em = _Emitter(self, "c", "r", "GF", constants)
         guards = []
         for t in transitions:
-            if t.deferred is not None and t.deferred.arguments() is None:
-                raise NotVector("a target that depends on the cells beyond a call's arguments")
+            if t.deferred is not None and (t.deferred.arguments() is None or self.R):
+                raise NotVector("a target that depends on the state beyond a call's arguments")
             guards.append(em.conjunction(t.step.guard) if t.step.guard else None)
         body: list[str] = []
         for n, t in enumerate(transitions):
@@ -86,16 +105,13 @@ class VectorCode:
                     mode: int, movers: tuple[int, ...], locations: tuple[int, ...]) -> list[str]:
         step = t.step
         sub = _Emitter(self, "s", "rs", "EF", constants)
-        checks = []
-        for ir, i, _err in step.checks:
-            ftype = self.channel_types[step.channel][i]  # type: ignore[index]
-            checks.append((sub.int(ir), ftype))
+        checks = self._checks(sub, step.checks)
         values = [sub.int(w.value) for w in step.writes]
-        offsets = [None if w.slot is not None else sub.offset(self.layout.cells[w.cell], w.index)
-                   for w in step.writes]
-        effect = sub.reads("Y0") + sub.prelude
-        for x, ftype in checks:
-            effect.append(f"EF[sel] |= ~np.isin({x}, {list(ftype.values())!r})")
+        offsets = [None if w.loc[0] in ("c", "fault") else
+                   sub.offset(self.layout.cells[w.loc[1]], w.loc[2]) for w in step.writes]
+        effect = sub.reads("Y0") + sub.prelude + checks
+        if step.fault is not None or any(w.loc[0] == "fault" for w in step.writes):
+            effect.append("EF[sel] = True")  # taking the step is a model error
         effect += self._writes(step, values, offsets)
         if t.deferred is None:
             effect += self._control(t, mode, movers, locations)
@@ -116,35 +132,56 @@ class VectorCode:
         lines += [f"    outs.append((Y, sel, {n}))", "    cnt[sel] += 1"]
         return lines
 
+    def _checks(self, em: _Emitter, checks: Sequence[tuple]) -> list[str]:
+        """Rows where a check may fail are flagged (the scalar code decides which error)."""
+        out = []
+        for ir, kind, _err in checks:
+            if kind == ASSERT:
+                out.append(em.flag_rows(f"np.logical_not(np.broadcast_to({em.bool(ir)}, (rs,)))"))
+            elif kind == EVAL:
+                out.append(f"_ = {em.int(ir)}")
+            else:
+                x = em.int(ir)
+                lo, hi = value_range(kind)
+                test = f"np.isin(_x, {list(kind.values())!r})" if isinstance(kind, SetT) else \
+                    f"(_x >= {lo}) & (_x <= {hi})"
+                out += [f"_x = np.broadcast_to({x}, (rs,))", em.flag_rows(f"~({test})")]
+        return out
+
     def _writes(self, step: Any, values: list[str], offsets: list[str | None]) -> list[str]:
         out = self._crash() if step.crash else []
         slots: list[str] = []
         for j, (w, v, offset) in enumerate(zip(step.writes, values, offsets)):
-            lo, hi = value_range(self.layout.cells[w.cell].cell.type)
-            out += [f"v{j} = np.broadcast_to({v}, (rs,))",
-                    f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})"]
+            out.append(f"v{j} = np.broadcast_to({v}, (rs,))")
+            if w.range_err >= 0:
+                lo, hi = value_range(w.type)
+                out.append(f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})")
+            if w.loc[0] == "fault":
+                slots.append("-1")
+                continue
             if offset is None:
-                slots.append(str(w.slot))
-                f = self.packing.fields[w.slot]
+                slots.append(str(w.loc[1]))
+                f = self.field(w.loc[1])
                 if f.width:
                     out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j})")
                 continue
-            cell = self.layout.cells[w.cell]
+            cell = self.layout.cells[w.loc[1]]
             out.append(f"q{j} = np.broadcast_to({offset}, (rs,))")
             slots.append(f"q{j}")
             for k in range(cell.size):
-                f = self.packing.fields[cell.base + k]
+                f = self.field(cell.base + k)
                 if f.width:
                     out += [f"m = np.flatnonzero(q{j} == {cell.base + k})",
                             f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j}[m], m)"]
-        if step.synced and len(step.writes) > 1:
+        if (step.synced or step.conflict) and len(step.writes) > 1:
             for a in range(len(slots)):
                 for b in range(a + 1, len(slots)):
                     out.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
         return out
 
     def _crash(self) -> list[str]:
-        """Volatile cells back to their initial values, one masked assignment per word."""
+        """Volatile cells and buffers back to their initial values, one masked assignment per
+        word; the volatile variables of every live activation back to theirs."""
         out = []
         for word in sorted({self.packing.fields[s].word for s in self.layout.volatile}):
             clear, bits = 0, 0
@@ -155,35 +192,95 @@ class VectorCode:
                     bits |= (self.layout.init[s] - f.lo) << f.shift
             if clear:
                 out.append(f"Y[:, {word}] = (Y[:, {word}] & U({~clear & (2**64 - 1)})) | U({bits})")
+        if self.R and self.resets is not None:
+            out.append(f"_crv(Y, Y0, {self.size})")
         return out
+
+    def _crash_vars(self, Y: np.ndarray, Y0: np.ndarray, size: int) -> None:
+        for q in range(size):
+            codes = extract(Y0, self.packing.position_field(q))
+            for code in np.unique(codes).tolist():
+                resets = self.resets(self.codebook.terms[q][code]) if code else ()  # type: ignore[misc]
+                if not resets:
+                    continue
+                rows = np.flatnonzero(codes == code)
+                for j, v in resets:
+                    f = self.packing.region_field(q, j)
+                    if f.width:
+                        _put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
 
     def _control(self, t: Transition, mode: int, movers: tuple[int, ...],
                  locations: tuple[int, ...]) -> list[str]:
         pk = self.packing
         out: list[str] = []
-        if t.mode == mode:
-            here = dict(zip(movers, locations))
-            for q, e in enumerate(t.locations):
-                if e >= 0 and here.get(q) != e:
-                    out.append(self._set_position(q, e))
-                elif e < 0 and -e - 1 != q:
-                    out.append(self._copy_position(-e - 1, q))
-            return out
-        f = pk.mode_field
-        if t.mode >> f.width:
+        same = t.mode == mode
+        if not same:
+            f = pk.mode_field
+            if t.mode >> f.width:
+                raise Overflow()
+            out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {t.mode})")
+        size = len(t.locations)
+        if size > pk.positions:
             raise Overflow()
-        out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {t.mode})")
-        if len(t.locations) > pk.positions:
-            raise Overflow()
+        here = dict(zip(movers, locations)) if same else {}
+        moved = self._moves_regions(t)
+        if moved:
+            out.append("Yw = Y.copy()")  # regions move from the state after the writes
         for q in range(pk.positions):
-            e = t.locations[q] if q < len(t.locations) else None
+            e = t.locations[q] if q < size else None
             if e is None:
-                out.append(self._set_code(q, 0))
+                if not same:
+                    out += [self._set_code(q, 0)] + self._region_zero(q)
             elif e >= 0:
-                out.append(self._set_position(q, e))
+                if here.get(q) != e:
+                    out.append(self._set_position(q, e))
+                if self.R:
+                    out += self._region_recipe(q, t.regions[q])  # type: ignore[arg-type]
             elif -e - 1 != q:
                 out.append(self._copy_position(-e - 1, q))
+                out += self._region_copy(-e - 1, q, 0, self.R, moved)
         return out
+
+    def _moves_regions(self, t: Transition) -> bool:
+        """Whether some region is copied from another position (read from a snapshot)."""
+        if not self.R:
+            return False
+        for q, e in enumerate(t.locations):
+            if e < 0 and -e - 1 != q:
+                return True
+            if e >= 0 and any(h is not None and h[0] == "copy" and h[1] != q for h in t.regions[q]):  # type: ignore[index]
+                return True
+        return False
+
+    def _region_zero(self, q: int) -> list[str]:
+        if not self.R:
+            return []
+        return [self._put_region(q, j, "0") for j in range(self.R) if self.packing.region_field(q, j).width]
+
+    def _region_recipe(self, q: int, recipe: tuple) -> list[str]:
+        out = []
+        for frame, how in zip(self.layout.frames.values(), recipe):
+            if how is not None and how[0] == "copy":
+                if how[1] != q:
+                    out += self._region_copy(how[1], q, frame.base, frame.base + frame.size, True)
+                continue
+            values = how[1] if how is not None else (0,) * frame.size
+            out += [self._put_region(q, frame.base + i, str(v)) for i, v in enumerate(values)
+                    if self.packing.region_field(q, frame.base + i).width]
+        return out
+
+    def _region_copy(self, p: int, q: int, lo: int, hi: int, snapshot: bool) -> list[str]:
+        src = "Yw" if snapshot else "Y"
+        out = []
+        for j in range(lo, hi):
+            a, b = self.packing.region_field(p, j), self.packing.region_field(q, j)
+            if b.width:
+                out.append(self._put_region(q, j, f"_rd({src}, {a.word}, {a.shift}, {a.mask}, {a.lo})"))
+        return out
+
+    def _put_region(self, q: int, j: int, value: str) -> str:
+        f = self.packing.region_field(q, j)
+        return f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, {value})"
 
     def _set_position(self, q: int, tid: int) -> str:
         if q >= self.packing.positions:
@@ -226,7 +323,7 @@ class VectorCode:
             except Exception:  # noqa: BLE001 - any failure: the scalar code decides exactly
                 bad[which] = True
                 continue
-            self._write_control(Y, Y0, which, self.network.split(tid), mode)
+            self._write_control(Y, Y0, which, self.network.split(tid).control, mode)
         return bad
 
     def _write_control(self, Y: np.ndarray, Y0: np.ndarray, rows: np.ndarray, control: tuple,
@@ -301,7 +398,7 @@ class _Emitter:
     def reads(self, source: str) -> list[str]:
         out = []
         for slot in sorted(self.used):
-            f = self.code.packing.fields[slot]
+            f = self.code.field(slot)
             if f.width:
                 out.append(f"{self.prefix}{slot} = _rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
             else:
@@ -328,7 +425,7 @@ class _Emitter:
         return code if kind == "b" else f"({code} != 0)"
 
     def expr(self, ir: IR) -> tuple[str, str]:
-        lo, hi = _bounds(ir, self.code.ranges, self.code.layout)
+        lo, hi = _bounds(ir, self.code.range, self.code.layout)
         if max(abs(lo), abs(hi)) >= SAFE:
             raise NotVector("an intermediate value may exceed 64 bits")
         tag = ir[0]
@@ -355,6 +452,20 @@ class _Emitter:
         if tag == "fault":
             self.prelude.append(self.flag_rows("True"))
             return "0", "i"
+        if tag == "chk":  # rows where the value is outside the type may fail
+            t = self.fresh()
+            lo, hi = value_range(ir[2])
+            self.prelude.append(f"{t} = np.broadcast_to({self.int(ir[1])}, ({self.rows},))")
+            bad = f"np.isin({t}, {list(ir[2].values())!r}, invert=True)" if isinstance(ir[2], SetT) \
+                else f"({t} < {lo}) | ({t} > {hi})"
+            self.prelude.append(self.flag_rows(bad))
+            return t, "i"
+        if tag == "seq":
+            for x in ir[1]:
+                self.prelude.append(f"_ = {self.int(x)}")
+            return self.expr(ir[2])
+        if tag == "safe":  # rows where it fails are flagged, and the scalar code decides
+            return self.expr(ir[1])
         return self._op(ir)
 
     def _op(self, ir: IR) -> tuple[str, str]:
@@ -413,16 +524,16 @@ class _Emitter:
         return f"np.stack(({stack},))[{t}, np.arange({self.rows})]"
 
 
-def _bounds(ir: IR, ranges: Sequence[tuple[int, int]], layout: Layout) -> tuple[int, int]:
+def _bounds(ir: IR, ranges: Callable[[int], tuple[int, int]], layout: Layout) -> tuple[int, int]:
     """Interval bounds of an IR node's values (over every state), for int64 safety."""
     tag = ir[0]
     if tag == "k":
         return ir[1], ir[1]
     if tag == "c":
-        return ranges[ir[1]]
+        return ranges(ir[1])
     if tag == "cd":
         cell = layout.cells[ir[1]]
-        got = [ranges[cell.base + k] for k in range(cell.size)]
+        got = [ranges(cell.base + k) for k in range(cell.size)]
         return min(a for a, _ in got), max(b for _, b in got)
     if tag in ("not", "fault"):
         return 0, 1
@@ -432,6 +543,14 @@ def _bounds(ir: IR, ranges: Sequence[tuple[int, int]], layout: Layout) -> tuple[
     if tag in ("if", "min", "max"):
         parts = [_bounds(x, ranges, layout) for x in ir[-2:]]
         return min(p[0] for p in parts), max(p[1] for p in parts)
+    if tag == "chk":
+        return _bounds(ir[1], ranges, layout)
+    if tag == "seq":
+        for x in ir[1]:
+            _bounds(x, ranges, layout)
+        return _bounds(ir[2], ranges, layout)
+    if tag == "safe":
+        return _bounds(ir[1], ranges, layout)
     _, op, a, b, _ = ir
     (al, ah), (bl, bh) = _bounds(a, ranges, layout), _bounds(b, ranges, layout)
     if op == "+":
