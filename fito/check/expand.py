@@ -21,6 +21,7 @@ from fito.semantics.vector import NotVector, VectorCode
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
 ESTIMATE_CAP = 4096  # locations counted per position when estimating field widths
+ESTIMATE_SECONDS = 0.25  # and the time spent on it (terms that grow at every step are slow)
 
 
 @dataclass(slots=True)
@@ -210,10 +211,11 @@ def _estimate(c: Compiled, root: tuple) -> Packing:
     K = c.cells
     terms = c.semantics.terms
     bits = []
+    stop = time.monotonic() + ESTIMATE_SECONDS
     for tid in c.control(root)[1:]:
         seen = {tid}
         todo = [tid]
-        while todo and len(seen) < ESTIMATE_CAP:
+        while todo and len(seen) < ESTIMATE_CAP and time.monotonic() < stop:
             for s in c.semantics.steps(todo.pop()):
                 if isinstance(s.target, int) and s.target not in seen and not terms.has_par(s.target):
                     seen.add(s.target)
