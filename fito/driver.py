@@ -25,6 +25,7 @@ class CheckOptions:
     type_check: bool = True
     progress: bool = False
     engine: str = "auto"
+    jobs: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,12 @@ class FileReport:
                 any(d.code in undecided for d in self.diagnostics):
             return EXIT_LIMIT
         return EXIT_OK
+
+    def _repr_html_(self) -> str:
+        """Notebooks: diagnostics, a table of verdicts, each run as a chart."""
+        from fito.render.page import report_html
+
+        return report_html(self)
 
 
 def check_path(path: str, options: CheckOptions) -> FileReport:

@@ -84,6 +84,7 @@ _TABLE = (
     ("M101", "event-limit", "the simulator reached --max-events before the requested cycles"),
     # runtime checkpoints: `fito inspect`
     ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
+    ("C301", "expectation-not-met", "a verdict or diagnostic differs from the file's `-- expect:` comment"),
     # FITO type checker (issue #4): pipeline epoch facts
     ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
     # names (front end, issue #2)

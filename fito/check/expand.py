@@ -7,7 +7,9 @@ state by state by the scalar code, which decides the error exactly (docs/semanti
 """
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,8 +22,7 @@ from fito.semantics.vector import NotVector, VectorCode
 
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
-ESTIMATE_CAP = 4096  # locations counted per position when estimating field widths
-ESTIMATE_SECONDS = 0.25  # and the time spent on it (terms that grow at every step are slow)
+ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
 
 
 @dataclass(slots=True)
@@ -70,16 +71,27 @@ class Expander:
     def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
         self.c = c
         self.limits = limits
+        # with several jobs, chunks are expanded by worker threads; everything that makes
+        # terms, compiles groups or assigns location codes holds this lock
+        self.lock = threading.RLock()
+        self.jobs = max(1, limits.jobs)
+        self.pool = ThreadPoolExecutor(self.jobs, "fito-expand") if self.jobs > 1 else None
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
         self.packer = Packer(self.packing, self.codebook, c.network.modes)
-        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.network, c.code.resets)
+        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.network, c.code.resets,
+                                 self.lock)
         self.groups: dict[tuple, object] = {}
+        self.tables: dict[tuple, np.ndarray] = {}
         self.store = StateStore(self.packing.words)
 
     def state(self, sid: int) -> tuple:
         return self.packer.unpack(self.store.keys[sid], [m.size for m in self.c.network.modes])
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
     def widen(self) -> None:
         """Re-pack every stored state with control fields wide enough for what is known."""
@@ -94,7 +106,7 @@ class Expander:
         self.store = StateStore.of(keys, self.store.keys.shape[0])
         self.packing = new
         self.packer = Packer(new, self.codebook, c.network.modes)
-        self.vector = VectorCode(c.layout, new, self.codebook, c.network, c.code.resets)
+        self.vector = VectorCode(c.layout, new, self.codebook, c.network, c.code.resets, self.lock)
         self.groups.clear()
 
     # ------------------------------------------------------------------ one chunk
@@ -121,28 +133,73 @@ class Expander:
             for p in movers:
                 if p not in codes:
                     codes[p] = extract(Fm, self.packing.position_field(p))
-            for combo, rows in _groups_by(tuple(codes[p] for p in movers)):
-                terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
-                group = self._group(m, h, movers, terms)
-                if group is None:
+            member = tuple(codes[p] for p in movers)
+            reason = mode.reasons[h]
+            if reason is not None:  # only rows where every member can take part
+                keep = self._taking_part(reason, movers, member)
+                if not keep.any():
                     continue
-                sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
-                if group is SCALAR:
-                    chunk.suspect[sel] = True
+                if not keep.all():
+                    which = np.flatnonzero(keep)
+                    self._expand_candidate(m, h, movers, tuple(c[which] for c in member),
+                                           F, rows_m[which], Fm[which], chunk)
                     continue
-                outs, cnt, sus = group(X)  # type: ignore[operator]
-                chunk.counts[sel] += cnt
-                chunk.suspect[sel] |= sus
-                for Y, which, n in outs:
-                    chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    raise TimeLimit()
+            self._expand_candidate(m, h, movers, member, F, rows_m, Fm, chunk)
+
+    def _taking_part(self, reason: tuple, movers: tuple[int, ...], codes: tuple) -> np.ndarray:
+        """Rows whose members all offer one common channel of the candidate, or have all
+        terminated (lookup tables over each position's location codes)."""
+        chans, end = reason
+        keys = sorted(chans) + ([None] if end else [])
+        out = np.zeros(codes[0].size, dtype=bool)
+        for key in keys:
+            mask = np.ones(codes[0].size, dtype=bool)
+            for p, c in zip(movers, codes):
+                mask &= self._member_table(reason, key, p)[c]
+            out |= mask
+        return out
+
+    def _member_table(self, reason: tuple, key: str | None, p: int) -> np.ndarray:
+        terms = self.codebook.terms[p]
+        got = self.tables.get((key, p))
+        if got is None or got.size < len(terms):
+            with self.lock:
+                got = np.array([tid >= 0 and self.c.network.takes_part(reason, key, tid)
+                                for tid in terms], dtype=bool)
+                self.tables[(key, p)] = got
+        return got
+
+    def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
+                          F: np.ndarray, rows_m: np.ndarray, Fm: np.ndarray, chunk: Chunk) -> None:
+        """Apply the groups of one candidate to the rows of its mode, grouped by location."""
+        for combo, rows in _groups_by(member):
+            terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
+            group = self._group(m, h, movers, terms)
+            if group is None:
+                continue
+            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            if group is SCALAR:
+                chunk.suspect[sel] = True
+                continue
+            outs, cnt, sus = group(X)  # type: ignore[operator]
+            chunk.counts[sel] += cnt
+            chunk.suspect[sel] |= sus
+            for Y, which, n in outs:
+                chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise TimeLimit()
 
     def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...]) -> object:
         key = (m, h, terms)
         got = self.groups.get(key, key)
-        if got is key:
-            transitions = self.c.network.transitions(m, h, terms)
+        if got is not key:
+            return got
+        with self.lock:
+            got = self.groups.get(key, key)
+            if got is not key:
+                return got
+            relevant = len(movers) == 1 or self.c.network.relevant(m, h, terms)
+            transitions = self.c.network.transitions(m, h, terms) if relevant else ()
             if not transitions:
                 got = None
             elif h >> GROUP_BITS or len(transitions) >> GROUP_BITS:
@@ -161,6 +218,10 @@ class Expander:
         rows = np.flatnonzero(chunk.suspect)
         if not rows.size:
             return
+        with self.lock:
+            self._scalar_rows_locked(chunk, rows)
+
+    def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
         sizes = [m.size for m in self.c.network.modes]
         mask = (1 << RANK_BITS) - 1
         for row in rows.tolist():
@@ -211,11 +272,11 @@ def _estimate(c: Compiled, root: tuple) -> Packing:
     K = c.cells
     terms = c.semantics.terms
     bits = []
-    stop = time.monotonic() + ESTIMATE_SECONDS
     for tid in c.control(root)[1:]:
         seen = {tid}
         todo = [tid]
-        while todo and len(seen) < ESTIMATE_CAP and time.monotonic() < stop:
+        while todo and len(seen) < ESTIMATE_CAP:
+            c.check_time()
             for s in c.semantics.steps(todo.pop()):
                 if isinstance(s.target, int) and s.target not in seen and not terms.has_par(s.target):
                     seen.add(s.target)

@@ -10,13 +10,28 @@ transition), so verdicts, state counts and traces are those of fito/check/explor
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fito.check.expand import Chunk, Expander
-from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Found, Graph, Limits, Progress
+from fito.check.explore import (
+    DEADLOCK,
+    ERROR,
+    EXHAUSTED,
+    GOAL,
+    LIMIT,
+    Answers,
+    Decided,
+    Found,
+    Graph,
+    Limits,
+    Progress,
+    Task,
+)
 from fito.check.visited import StateStore
 from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import IR, Fault
@@ -67,31 +82,43 @@ class _Outcome:
     step_errors: list = field(default_factory=list)
 
 
-def frontier_search(c: Compiled, root: tuple, goal: IR | None, negate: bool,
-                    scalar_goal: Callable[[tuple], object] | None, deadlock: bool,
-                    limits: Limits, start: Graph | None = None) -> tuple[Found, FrontierGraph]:
-    """BFS from root until a goal state, a deadlock (if asked) or a model error; or, from
-    `start`, go on where a state-by-state search handed over (its next level pending)."""
+def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
+                    start: Graph | None = None, answers: Answers | None = None
+                    ) -> tuple[list[Decided], FrontierGraph]:
+    """BFS from root until every task is answered; or, from `start`, go on where a
+    state-by-state search handed over (its next level pending, its answers so far)."""
     ex = Expander(c, root, limits)
     graph = FrontierGraph(c, ex, np.full(1024, -1, dtype=np.int32))
+    if answers is None:
+        answers = Answers(tasks, graph)
+    answers.graph = graph
+    for d in answers.got:
+        if d is not None:
+            d.graph = graph
     if start is not None:
         level = _adopt(ex, graph, start)
     else:
         _insert_root(ex, root)
         level = (0, 1)
-        if scalar_goal is not None:
+        for i, t in enumerate(tasks):
+            if t.goal is None:
+                continue
             try:
-                if scalar_goal(root):
-                    return Found(GOAL, 0), graph
+                if t.goal(root):
+                    answers.decide(i, Found(GOAL, 0), 1, 0, 0)
             except Fault as f:
-                return Found(ERROR, 0, None, f), graph
+                answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
     progress = Progress(limits.progress)
     try:
-        return _levels(ex, graph, level, goal, negate, scalar_goal, deadlock, progress), graph
+        if answers.open():
+            _levels(ex, graph, level, answers, progress)
     except TimeLimit:
-        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), graph
+        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(graph),
+                      graph.transitions, graph.depth)
     finally:
+        ex.close()
         progress.done()
+    return answers.got, graph  # type: ignore[return-value]
 
 
 def _insert_root(ex: Expander, root: tuple) -> None:
@@ -120,24 +147,26 @@ def _adopt(ex: Expander, graph: FrontierGraph, start: Graph) -> tuple[int, int]:
     return lo, hi
 
 
-def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], goal: IR | None,
-            negate: bool, scalar_goal: Callable[[tuple], object] | None, deadlock: bool,
-            progress: Progress) -> Found:
-    limits = ex.limits
-    predicate = None
+def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers: Answers,
+            progress: Progress) -> None:
+    limits, tasks = ex.limits, answers.tasks
+    predicates: dict[int, object] = {}
     lo, hi = level
     while hi > lo:
         first = ex.store.n
+        todo = answers.open()
+        deadlock = any(tasks[i].deadlock for i in todo)
         while True:
             try:
                 outcome, best = _expand_level(ex, lo, hi, deadlock)
-                if goal is not None and predicate is None:
-                    predicate = ex.vector.predicate(goal, negate)
+                for i in todo:
+                    if tasks[i].ir is not None and i not in predicates:
+                        predicates[i] = ex.vector.predicate(tasks[i].ir, tasks[i].negate)
                 break
             except Overflow:
                 ex.store.truncate(first)
                 ex.widen()
-                predicate = None
+                predicates.clear()
         graph.transitions += outcome.transitions
         perm = np.argsort(best, kind="stable")
         ex.store.reorder(first, perm)
@@ -147,27 +176,34 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], goal: IR
         depth = graph.depth
         graph.depth += 1
         progress.tick(ex.store.n, depth)
-        found = _this_level_verdict(outcome)
-        if found is None:
-            found = _next_level_verdict(ex, outcome, first, best, predicate, scalar_goal)
-        if found is not None:
-            return found
+        for i in todo:
+            found = _this_level_verdict(outcome, tasks[i].deadlock)
+            if found is None:
+                found = _next_level_verdict(ex, outcome, first, best, predicates.get(i), tasks[i].goal)
+            if found is not None:
+                answers.decide(i, found, ex.store.n, graph.transitions, graph.depth)
+        if not answers.open():
+            return
         if limits.max_states is not None and ex.store.n > limits.max_states:
-            return Found(LIMIT, reason=f"more than {limits.max_states:,} states")
+            answers.close(Found(LIMIT, reason=f"more than {limits.max_states:,} states"),
+                          ex.store.n, graph.transitions, graph.depth)
+            return
         if ex.deadline is not None and time.monotonic() > ex.deadline:
             raise TimeLimit()
         lo, hi = first, ex.store.n
-    return Found(EXHAUSTED)
+    answers.close(Found(EXHAUSTED), ex.store.n, graph.transitions, graph.depth)
 
 
 def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outcome, np.ndarray]:
     """Expand the states lo .. hi - 1 chunk by chunk, inserting as it goes; the discovery
-    key (parent << 32 | dense rank) of every new state."""
+    key (parent << 32 | dense rank) of every new state. With several jobs, worker threads
+    expand the next chunks while this thread inserts (numpy releases the interpreter lock
+    in its loops); the result does not depend on the order chunks are inserted in, since
+    the new states are renumbered by discovery key afterwards."""
     out = _Outcome()
     first = ex.store.n
     best = np.zeros(0, dtype=np.int64)
-    for start in range(lo, hi, CHUNK):
-        chunk = ex.expand(start, min(hi, start + CHUNK))
+    for chunk in _chunks(ex, lo, hi):
         out.transitions += int(chunk.counts.sum())
         _note(ex, chunk, out, deadlock)
         block, keys = chunk.candidates(ex.packing.words)
@@ -183,26 +219,52 @@ def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outc
     return out, best
 
 
+def _chunks(ex: Expander, lo: int, hi: int) -> Iterator[Chunk]:
+    """The expanded chunks of a level, in order; expanded ahead by worker threads when the
+    search has more than one job."""
+    starts = list(range(lo, hi, CHUNK))
+    if ex.pool is None or len(starts) < 2:
+        for start in starts:
+            yield ex.expand(start, min(hi, start + CHUNK))
+        return
+    ahead = ex.jobs
+    futures = deque(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)) for a in starts[:ahead])
+    following = iter(starts[ahead:])
+    try:
+        while futures:
+            chunk = futures.popleft().result()
+            a = next(following, None)
+            if a is not None:
+                futures.append(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)))
+            yield chunk
+    finally:
+        for f in futures:
+            f.cancel()
+        wait(futures)
+
+
 def _note(ex: Expander, chunk: Chunk, out: _Outcome, deadlock: bool) -> None:
     """Keep the first state error, the first deadlock and every transition error."""
-    if chunk.state_errors and out.state_error is None:
-        out.state_error = min(chunk.state_errors, key=lambda x: x[0])
+    if chunk.state_errors:
+        first = min(chunk.state_errors, key=lambda x: x[0])
+        if out.state_error is None or first[0] < out.state_error[0]:
+            out.state_error = first
     out.step_errors += chunk.step_errors
-    if deadlock and out.dead is None:
+    if deadlock and (out.dead is None or out.dead > chunk.start):
         failed = {sid for sid, _, _ in chunk.step_errors} | {sid for sid, _ in chunk.state_errors}
         for row in np.flatnonzero(chunk.counts == 0).tolist():
             sid = chunk.start + row
             if sid not in failed and not ex.c.is_terminated(ex.state(sid)):
-                out.dead = sid
+                out.dead = sid if out.dead is None else min(out.dead, sid)
                 break
 
 
-def _this_level_verdict(out: _Outcome) -> Found | None:
+def _this_level_verdict(out: _Outcome, deadlock: bool) -> Found | None:
     """An error of a state of this level (first in order), else a deadlock."""
     if out.state_error is not None:
         sid, fault = out.state_error
         return Found(ERROR, sid, None, fault)
-    if out.dead is not None:
+    if deadlock and out.dead is not None:
         return Found(DEADLOCK, out.dead)
     return None
 

@@ -16,7 +16,10 @@ from collections.abc import Iterable
 
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.trace_adapter import build_trace
+from fito.check.traces import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.lang import nodes as A
+from fito.lang.printer import print_expr
 from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
@@ -42,6 +45,9 @@ def check_eventually(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
 
 
 def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:  # type: ignore[no-untyped-def]
+    proc = a.proc if a.proc is not None else c.model.system
+    assert proc is not None and a.expr is not None
+    shown = print_expr(a.expr)
     states = [root]
     index = {root: 0}
     parent, via = [-1], [-1]
@@ -59,13 +65,17 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
             sid = parent[sid]
         return out[::-1]
 
-    def labels(steps: Iterable[tuple[int, object]]) -> tuple[str, ...]:
-        return tuple(c.label(states[s], k) for s, k in steps)
+    def run(steps: Iterable[tuple[int, int]], failure: Failure) -> dict[str, object]:
+        got = build_trace(c, proc, [(states[s], k) for s, k in steps], failure,
+                          a.expr if failure.kind != MODEL_ERROR else None)
+        return {"trace": got.labels, "run": got}
 
     def error(fault: Fault, steps: list[tuple[int, int]]) -> Verdict:
         code, message, span = c.error_site(fault)
-        return verdict(FAILS, trace=labels(steps), reason=f"model error [{code}]: {message}",
-                       error=ModelError(message, span))
+        reason = f"model error [{code}]: {message}"
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        return verdict(FAILS, reason=reason, error=ModelError(message, span),
+                       **run(steps, failure))
 
     try:
         if goal(root):
@@ -84,8 +94,9 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
         transitions += len(moves)
         if not moves:
             what = "terminates" if c.is_terminated(here) else "deadlocks"
-            return verdict(FAILS, trace=labels(path(i)),
-                           reason=f"the run {what} before reaching a state where the expression holds")
+            reason = f"the run {what} before reaching a state where the expression holds"
+            failure = Failure(END if c.is_terminated(here) else DEADLOCK, reason, expression=shown)
+            return verdict(FAILS, reason=reason, **run(path(i), failure))
         mine: list[tuple[int, int, frozenset]] = []
         threads: set = set()
         for k, post in moves:
@@ -115,9 +126,10 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
         return verdict(HOLDS)
     entry, cycle = loop
     stem = path(entry)
-    return verdict(FAILS, trace=labels(stem + cycle),
-                   reason=f"a weakly fair loop avoids the expression forever: transitions "
-                          f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat")
+    reason = (f"a weakly fair loop avoids the expression forever: transitions "
+              f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat")
+    failure = Failure(LOOP, reason, expression=shown, loop_start=len(stem) + 1)
+    return verdict(FAILS, reason=reason, **run(stem + cycle, failure))
 
 
 def _fair_loop(edges: list[list[tuple[int, int, frozenset]]], enabled: list[frozenset]

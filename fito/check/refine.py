@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.trace_adapter import Transition, build_trace
+from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
 from fito.lang import nodes as A
 from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
@@ -86,7 +88,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
     try:
         spec_root = norm.node({c.initial(a.spec)})
     except SpecFault as e:
-        return _error(c, a, text, e.fault, (), 0, 0, "in the specification")
+        return _error(c, a, text, e.fault, [], 0, 0, "in the specification")
     root = (c.initial(impl), spec_root)
     states: list[tuple] = [root]
     parent, via = [-1], [-1]
@@ -97,7 +99,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
     progress = Progress(limits.progress)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
 
-    def trace(sid: int, extra: tuple[int, int] | None = None) -> tuple[str, ...]:
+    def trace(sid: int, extra: tuple[int, int] | None = None) -> list[Transition]:
         path = []
         while parent[sid] >= 0:
             path.append((parent[sid], via[sid]))
@@ -105,10 +107,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         path.reverse()
         if extra is not None:
             path.append(extra)
-        out = []
-        for s, rank in path:
-            out.append(c.label(states[s][0], rank))
-        return tuple(out)
+        return [(states[s][0], k) for s, k in path]
 
     try:
         while frontier:
@@ -124,7 +123,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     if length < pending_len:
                         extra = None if e.step is None else (sid, e.step)
                         pending, pending_len = _error(c, a, text, e.fault, trace(sid, extra),
-                                                      len(states), transitions), length
+                                                      len(states), transitions, impl=impl), length
                     continue
                 transitions += len(moves)
                 for rank, post in moves:
@@ -137,10 +136,12 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                             if pending_len > depth + 1:
                                 pending_len = depth + 1
                                 event = c.label(here, rank)
+                                reason = f"the specification cannot perform {event} here"
+                                run = build_trace(c, impl, trace(sid, (sid, rank)),
+                                                  Failure(REFUSAL, reason, event=event))
                                 pending = Verdict(text, a.span.line, FAILS, len(states), transitions,
-                                                  trace=trace(sid, (sid, rank)), depth=depth + 1,
-                                                  reason=f"the specification cannot perform {event} here",
-                                                  engine="refinement")
+                                                  trace=run.labels, run=run, depth=depth + 1,
+                                                  reason=reason, engine="refinement")
                             continue
                     key = (post, nnode)
                     if key in index:
@@ -161,7 +162,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                 return replace(pending, states=len(states), transitions=transitions, depth=depth)
             frontier = nxt
     except SpecFault as e:
-        return _error(c, a, text, e.fault, (), len(states), transitions, "in the specification")
+        return _error(c, a, text, e.fault, [], len(states), transitions, "in the specification")
     except TimeLimit:
         return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
     finally:
@@ -174,10 +175,15 @@ def _limit(a: A.AssertDecl, text: str, reason: str, states: int, transitions: in
                    engine="refinement")
 
 
-def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: tuple[str, ...], states: int,
-           transitions: int, where: str = "") -> Verdict:
+def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: list[Transition],
+           states: int, transitions: int, where: str = "", impl: A.Proc | None = None) -> Verdict:
     code, message, span = c.error_site(fault)
     where = f" {where}" if where else ""
-    return Verdict(text, a.span.line, FAILS, states, transitions, trace=trace,
-                   reason=f"model error{where} [{code}]: {message}", error=ModelError(message, span),
-                   engine="refinement")
+    reason = f"model error{where} [{code}]: {message}"
+    run = None
+    if impl is not None:
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        run = build_trace(c, impl, trace, failure)
+    return Verdict(text, a.span.line, FAILS, states, transitions,
+                   trace=run.labels if run is not None else (), run=run, reason=reason,
+                   error=ModelError(message, span), engine="refinement")

@@ -221,6 +221,11 @@ def _statement(a: A.Statement) -> list[Piece]:
 Layout = tuple[list[Piece], int]
 
 
+def layout_of(node: Node) -> Layout:
+    """A node's pieces and binding level (`fito fmt` breaks long lines between pieces)."""
+    return _LAYOUT[type(node)](node)
+
+
 def _stop(p: A.Stop) -> Layout:
     return ["STOP"], _ATOM
 

@@ -21,6 +21,7 @@ from fito.semantics.network import Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
+NO_GROUP = Group((), None, lambda s, g, out, base: None)
 Rank = int  # candidate number << RANK_BITS | transition number
 RANK_BITS = 32
 
@@ -90,12 +91,17 @@ class Compiled:
         return got
 
     def groups(self, s: tuple) -> list[Group]:
-        """The groups of a state, in rank order."""
+        """The groups of a state, in rank order (an empty one for a candidate that cannot
+        move at these locations)."""
         K = self.cells
         mode = s[K]
         base = K + 1
-        return [self.group(mode, h, tuple(s[base + p] for p in movers))
-                for h, movers in enumerate(self.network.modes[mode].candidates)]
+        out = []
+        for h, movers in enumerate(self.network.modes[mode].candidates):
+            locations = tuple(s[base + p] for p in movers)
+            relevant = len(movers) == 1 or self.network.relevant(mode, h, locations)
+            out.append(self.group(mode, h, locations) if relevant else NO_GROUP)
+        return out
 
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from fito.semantics.ir import ACT
 from fito.semantics.refusal import refuse
-from fito.semantics.steps import Semantics, Step, owners
+from fito.semantics.steps import EVENT, Semantics, Step, owners
 
 Shape = tuple  # ("hole", p) | ("par"|"apar", sets, parts) | ("hide"|"rename", set, s) |
 #                ("intr", l, r) | ("seq", s, qkey, qenv)
@@ -38,6 +38,12 @@ Recipe = tuple
 # an entry of a target's locations: a term id (>= 0), or -(p + 1): position p keeps its own
 KEEP = -1
 _SHAPES = ("par", "apar", "hide", "rename", "intr", "seq")
+MAX_MODES = 10_000  # more shapes than this: the structure grows without bound
+
+
+class StructureGrows(Exception):
+    """More modes than MAX_MODES: the parallel structure keeps growing as the search goes
+    on (recursion through a parallel operator), so no finite network describes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,9 @@ class Mode:
     shape: Shape
     size: int                                  # number of positions (components)
     candidates: tuple[tuple[int, ...], ...]
+    # why each candidate moves together: None for a single position, else the channels it
+    # synchronises on and whether it is the termination of a parallel
+    reasons: tuple[tuple[frozenset[str], bool] | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,7 @@ class Network:
     modes: list[Mode] = field(default_factory=list)
     _mode_ids: dict[Shape, int] = field(default_factory=dict)
     _transitions: dict[tuple, tuple[Transition, ...]] = field(default_factory=dict)
+    _offers: dict[int, frozenset[str]] = field(default_factory=dict)
 
     @property
     def region(self) -> int:
@@ -160,15 +170,47 @@ class Network:
         got = self._mode_ids.get(shape)
         if got is None:
             got = len(self.modes)
+            if got >= MAX_MODES:
+                raise StructureGrows()
             self._mode_ids[shape] = got
             size = _count_holes(shape)
-            self.modes.append(Mode(got, shape, size, candidates(shape, size, self._channels())))
+            sets, reasons = candidates(shape, size, self._channels())
+            self.modes.append(Mode(got, shape, size, sets, reasons))
         return got
 
     def _channels(self) -> list[str]:
         return [name for name, c in self.semantics.model.channels.items() if not c.buffered]
 
     # ------------------------------------------------------------------ transitions
+    def offers(self, tid: int) -> frozenset[str]:
+        """The channels a component at this location can take part in an event of."""
+        got = self._offers.get(tid)
+        if got is None:
+            got = frozenset(s.channel for s in self.semantics.steps(tid)
+                            if s.kind == EVENT and s.channel is not None)
+            self._offers[tid] = got
+        return got
+
+    def takes_part(self, reason: tuple[frozenset[str], bool], key: str | None, tid: int) -> bool:
+        """Whether a component at tid can take part in a candidate for `key`: a channel of
+        the candidate's synchronisation, or None for the termination of a parallel."""
+        if key is None:
+            return tid == self.semantics.omega
+        return key in self.offers(tid)
+
+    def relevant(self, mode: int, h: int, locations: tuple[int, ...]) -> bool:
+        """Whether a candidate can have transitions at these locations at all: every member
+        offers one common synchronised channel, or every member has terminated. The others
+        are never compiled (a candidate of every part of a parallel would otherwise be
+        compiled once per combination of their locations)."""
+        reason = self.modes[mode].reasons[h]
+        if reason is None:
+            return True
+        chans, end = reason
+        if end and all(t == self.semantics.omega for t in locations):
+            return True
+        return any(all(c in self.offers(t) for t in locations) for c in chans)
+
     def transitions(self, mode: int, h: int, locations: tuple[int, ...]) -> tuple[Transition, ...]:
         """The transitions of candidate h of a mode, its positions at the given locations."""
         key = (mode, h, locations)
@@ -273,27 +315,32 @@ def _count_holes(shape: Shape) -> int:
     return _count_holes(shape[2] if tag in ("hide", "rename") else shape[1])
 
 
-def candidates(shape: Shape, size: int, channels: Sequence[str]) -> tuple[tuple[int, ...], ...]:
+def candidates(shape: Shape, size: int, channels: Sequence[str]
+               ) -> tuple[tuple[tuple[int, ...], ...], tuple]:
     """Every set of positions that may move together, in rank order: each position alone,
     then the participants of each synchronised class of events at each parallel, then the
-    parts of each parallel whose parts are all components (its termination)."""
+    parts of each parallel whose parts are all components (its termination); with the reason
+    of each (None for a single position, else (channels, termination)). Under a renaming an
+    event's channel is not the one its components offer: any channel is a reason there."""
     out: list[tuple[int, ...]] = [(p,) for p in range(size)]
-    seen = set(out)
+    why: dict[tuple[int, ...], tuple[set[str], bool]] = {}
     classes = _classes(shape, channels)
+    renamed = any(node[0] == "rename" for node in _nodes(shape))
     for node in _nodes(shape):
         if node[0] not in ("par", "apar"):
             continue
-        groups: list[tuple[int, ...]] = []
         for q in classes:
-            for g in _offers(node, q, classes):
-                groups.append(tuple(sorted(g)))
-        if all(part[0] == "hole" for part in node[2]):
-            groups.append(tuple(part[1] for part in node[2]))
-        for g in groups:
-            if len(g) > 1 and g not in seen:
-                seen.add(g)
-                out.append(g)
-    return tuple(out)
+            for combo in _offers(node, q, classes):
+                g = tuple(sorted(combo))
+                if len(g) > 1:
+                    why.setdefault(g, (set(), False))[0].update(channels if renamed else (q[0],))
+        if all(part[0] == "hole" for part in node[2]) and len(node[2]) > 1:
+            g = tuple(part[1] for part in node[2])
+            chans, _ = why.get(g, (set(), False))
+            why[g] = (chans, True)
+    out += list(why)
+    reasons = [None] * size + [(frozenset(c), end) for c, end in why.values()]
+    return tuple(out), tuple(reasons)
 
 
 def _classes(shape: Shape, channels: Sequence[str]) -> list[tuple]:

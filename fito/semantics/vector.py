@@ -11,14 +11,15 @@ only needs to over-approximate faults, never to order them.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fito.lang.values import SetT
-from fito.semantics.ir import IR
+from fito.lang.values import SetT, ValueType
+from fito.semantics.ir import IR, may_fault
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
 from fito.semantics.packing import Codebook, Field, Overflow, Packing, extract, value_range
@@ -45,8 +46,10 @@ class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
     def __init__(self, layout: Layout, packing: Packing, codebook: Codebook, network: Network,
-                 resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None) -> None:
+                 resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None,
+                 lock: Any = None) -> None:
         self.network = network
+        self.lock = lock if lock is not None else contextlib.nullcontext()
         self._deferred: list[Transition] = []
         self.layout = layout
         self.packing = packing
@@ -140,6 +143,9 @@ class VectorCode:
                 out.append(em.flag_rows(f"np.logical_not(np.broadcast_to({em.bool(ir)}, (rs,)))"))
             elif kind == EVAL:
                 out.append(f"_ = {em.int(ir)}")
+            elif self._within(ir, kind):
+                if may_fault(ir):
+                    out.append(f"_ = {em.int(ir)}")
             else:
                 x = em.int(ir)
                 lo, hi = value_range(kind)
@@ -153,7 +159,7 @@ class VectorCode:
         slots: list[str] = []
         for j, (w, v, offset) in enumerate(zip(step.writes, values, offsets)):
             out.append(f"v{j} = np.broadcast_to({v}, (rs,))")
-            if w.range_err >= 0:
+            if w.range_err >= 0 and not self._within(w.value, w.type):
                 lo, hi = value_range(w.type)
                 out.append(f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})")
             if w.loc[0] == "fault":
@@ -179,6 +185,14 @@ class VectorCode:
                     out.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
         return out
 
+    def _within(self, ir: IR, t: ValueType) -> bool:
+        """Whether every value ir can take lies in t (then it needs no check at run time)."""
+        lo, hi = value_range(t)
+        if isinstance(t, SetT) and hi - lo + 1 != len(t.members):  # a set with gaps: checked
+            return False
+        a, b = _bounds(ir, self.range, self.layout)
+        return lo <= a and b <= hi
+
     def _crash(self) -> list[str]:
         """Volatile cells and buffers back to their initial values, one masked assignment per
         word; the volatile variables of every live activation back to theirs."""
@@ -197,6 +211,10 @@ class VectorCode:
         return out
 
     def _crash_vars(self, Y: np.ndarray, Y0: np.ndarray, size: int) -> None:
+        with self.lock:
+            self._crash_vars_locked(Y, Y0, size)
+
+    def _crash_vars_locked(self, Y: np.ndarray, Y0: np.ndarray, size: int) -> None:
         for q in range(size):
             codes = extract(Y0, self.packing.position_field(q))
             for code in np.unique(codes).tolist():
@@ -307,6 +325,10 @@ class VectorCode:
         """Write the control after a transition whose target is a call with arguments read
         after the step: one target per distinct argument tuple; rows whose target cannot be
         made this way (an error, or more of it reads cells) are flagged for the scalar code."""
+        with self.lock:
+            return self._deferred_locked(j, mode, Y, Y0, args)
+
+    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
         rows = Y.shape[0]
         bad = np.zeros(rows, dtype=bool)
         if not args:
@@ -359,6 +381,10 @@ class VectorCode:
     def _translate(self, p: int, q: int, codes: np.ndarray) -> np.ndarray:
         """Location codes of position p as codes of position q (each has its own codebook)."""
         values, inverse = np.unique(codes, return_inverse=True)
+        with self.lock:
+            return self._translate_locked(p, q, values, inverse)
+
+    def _translate_locked(self, p: int, q: int, values: np.ndarray, inverse: np.ndarray) -> np.ndarray:
         book = self.codebook
         book.ensure(self.packing.positions)
         mapped = [0 if c == 0 else book.code(q, book.terms[p][c]) for c in values.tolist()]

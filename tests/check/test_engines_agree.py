@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fito.driver import CheckOptions, check_source
@@ -35,6 +35,7 @@ def assert_same(text: str, label: str) -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
+@example(seed=39448290)  # a component whose terms grow: the width estimate once ran away
 def test_frontier_agrees_with_scalar_on_random_specs(seed: int) -> None:
     assert_same(Gen(seed).spec(), f"seed {seed}")
 
