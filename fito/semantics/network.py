@@ -123,7 +123,10 @@ class Network:
         if tag == "hole":
             holes.append(-t[1] - 1)
             return ("hole", len(holes) - 1)
-        if tag not in _SHAPES or not terms.has_par(tid):
+        if tag not in _SHAPES or (tag != "intr" and not terms.has_par(tid)):
+            # an interrupt is always split: its two sides move on their own, and a side
+            # standing still must stay a position of its own when the other loses its
+            # parallel operator
             assert tag != "mark", "a component in place survived a step"
             holes.append(tid)
             return ("hole", len(holes) - 1)
