@@ -18,7 +18,6 @@ from fito.check.explore import (
     search,
 )
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.support import unsupported
 from fito.check.trace_adapter import build_trace
 from fito.check.traces import DEADLOCK as TRACE_DEADLOCK
 from fito.check.traces import MODEL_ERROR, VIOLATION, WITNESS, Failure
@@ -46,8 +45,6 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     """Check every assertion of the model in order. The safety assertions about one process
     (deadlock freedom, `always`, `reaches`) are answered by one search together: each gets
     the verdict, counts and trace a search of its own would give."""
-    if (refusal := unsupported(model)) is not None:  # forms the engine does not run yet
-        raise refusal
     compiled = compile_model(model)
     limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
                     getattr(options, "timeout", None), getattr(options, "progress", False),

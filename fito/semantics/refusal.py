@@ -29,15 +29,17 @@ def check_expansion(count: int, what: str, span: Span = NO_SPAN) -> None:
     """Refuse (S002) an expansion over more than MAX_EXPANSION values, before making it."""
     if count > MAX_EXPANSION:
         raise NotSupported(error(
-            "S002", f"{what} ranges over {count:,} values, more than the {MAX_EXPANSION:,} the "
-            "model checker expands", span,
-            hint="narrow the type (a range of the values the model needs)"))
+            "S002", f"{what} has {count:,} values, more than the {MAX_EXPANSION:,} the model "
+            "checker expands", span,
+            hint="narrow the type to the values the model needs"))
 
 
 def values_of(t: ValueType, what: str, span: Span = NO_SPAN) -> tuple[int, ...]:
     """The values of a type, refused when there are too many to list."""
+    from fito.lang.resolve import show_type
+
     n = size(t)
     if n is None:
         raise NotSupported(error("S002", f"{what} ranges over Int, which is unbounded", span))
-    check_expansion(n, what, span)
+    check_expansion(n, f"{what} over {show_type(t)}", span)
     return t.values()
