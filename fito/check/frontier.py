@@ -84,41 +84,52 @@ class _Outcome:
 
 def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
                     start: Graph | None = None, answers: Answers | None = None
-                    ) -> tuple[list[Decided], FrontierGraph]:
+                    ) -> tuple[list[Decided], object]:
     """BFS from root until every task is answered; or, from `start`, go on where a
     state-by-state search handed over (its next level pending, its answers so far)."""
-    ex = Expander(c, root, limits)
-    graph = FrontierGraph(c, ex, np.full(1024, -1, dtype=np.int32))
     if answers is None:
-        answers = Answers(tasks, graph)
+        answers = Answers(tasks, start)
+    try:
+        ex = Expander(c, root, limits)
+    except TimeLimit:  # estimating the packing took the time left: the scalar figures stand
+        assert start is not None
+        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(start),
+                      start.transitions, start.depth)
+        return answers.got, start  # type: ignore[return-value]
+    graph = FrontierGraph(c, ex, np.full(1024, -1, dtype=np.int32))
     answers.graph = graph
     for d in answers.got:
         if d is not None:
             d.graph = graph
-    if start is not None:
-        level = _adopt(ex, graph, start)
-    else:
-        _insert_root(ex, root)
-        level = (0, 1)
-        for i, t in enumerate(tasks):
-            if t.goal is None:
-                continue
-            try:
-                if t.goal(root):
-                    answers.decide(i, Found(GOAL, 0), 1, 0, 0)
-            except Fault as f:
-                answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
     progress = Progress(limits.progress)
     try:
+        if start is not None:
+            level = _adopt(ex, graph, start)
+        else:
+            _insert_root(ex, root)
+            level = (0, 1)
+            _root_answers(answers, root)
         if answers.open():
             _levels(ex, graph, level, answers, progress)
     except TimeLimit:
-        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(graph),
-                      graph.transitions, graph.depth)
+        figures = graph if start is None or len(graph) >= len(start) else start
+        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(figures),
+                      figures.transitions, figures.depth)
     finally:
         ex.close()
         progress.done()
     return answers.got, graph  # type: ignore[return-value]
+
+
+def _root_answers(answers: Answers, root: tuple) -> None:
+    for i, t in enumerate(answers.tasks):
+        if t.goal is None:
+            continue
+        try:
+            if t.goal(root):
+                answers.decide(i, Found(GOAL, 0), 1, 0, 0)
+        except Fault as f:
+            answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
 
 
 def _insert_root(ex: Expander, root: tuple) -> None:

@@ -27,6 +27,7 @@ from fito.lang.printer import (
     print_event,
     print_expr,
     print_proc,
+    print_statement,
     print_type,
     process_head,
 )
@@ -183,7 +184,8 @@ def _prefix_head(p: A.Prefix) -> Doc:
     if p.assigns:
         assigns: list[Doc | str] = []
         for i, a in enumerate(p.assigns):
-            item = concat(print_expr(a.target, _ATOM) + " := ", node_doc(a.value, 0))
+            item = (concat(print_expr(a.target, _ATOM) + " := ", node_doc(a.value, 0))
+                    if isinstance(a, A.Assign) else print_statement(a))
             assigns.append(concat(",", Group(concat(LINE, item))) if i else item)
         head.extend(([" "] if head else []) + ["{", Align(concat(*assigns)), "}"])
     elif p.event is None:

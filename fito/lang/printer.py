@@ -188,6 +188,11 @@ def _event(e: A.Event) -> list[Piece]:
     return out
 
 
+def print_statement(a: A.Statement) -> str:
+    """One statement of a `{ }` block or an `atomic` block, as text."""
+    return "".join(x if isinstance(x, str) else _emit(x[0], x[1]) for x in _statement(a))
+
+
 def _assigns(assigns: tuple[A.Statement, ...]) -> list[Piece]:
     out: list[Piece] = ["{"]
     for i, a in enumerate(assigns):

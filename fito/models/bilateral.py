@@ -126,5 +126,8 @@ def spec(k: int, epochs: int = 2, crashes: int = 1) -> str:
                                 ("crashes", crashes, 1, 9)):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
+    from fito.lang.format import format_text
+
     body = _BODY.format(k=k, epochs=epochs, crashes=crashes)
-    return "\n".join([_HEADER.format(k=k, epochs=epochs, crashes=crashes), body, _assertions()])
+    text = "\n".join([_HEADER.format(k=k, epochs=epochs, crashes=crashes), body, _assertions()])
+    return format_text(text).text or text  # in the canonical layout of `fito fmt`

@@ -19,7 +19,9 @@ from fito.lang.resolve import resolve
 from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))
+from conftest import cli  # noqa: E402
 from random_specs import Gen  # noqa: E402
+from test_reference_agreement import agree  # noqa: E402
 
 HEAD = """
 type V = 0..2
@@ -247,8 +249,6 @@ def test_the_reference_runs_random_specs_with_the_new_forms(seed: int) -> None:
 def test_the_engine_agrees_on_random_specs_with_the_new_forms() -> None:
     """The agreement test on specs with the new forms (a fixed set of seeds; the property
     test with drawn seeds is in test_reference_agreement.py)."""
-    from test_reference_agreement import agree
-
     compared = sum(agree(Gen(seed, forms=True).spec(), 600, f"seed {seed}", seconds=2.0)
                    for seed in range(12))
     assert compared >= 30
@@ -256,8 +256,6 @@ def test_the_engine_agrees_on_random_specs_with_the_new_forms() -> None:
 
 def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path) -> None:
     import json
-
-    from conftest import cli
 
     path = tmp_path / "buffer.fito"
     path.write_text(HEAD + "channel q: V buffer 1\nprocess P\n  var n: V = 0\n"

@@ -49,7 +49,7 @@ def test_every_command_in_the_text_runs(tmp_path: Path, monkeypatch: pytest.Monk
                                         capsys: pytest.CaptureFixture[str]) -> None:
     from fito.cli import main
 
-    for name in ("specs", "models", "proofs"):
+    for name in ("specs", "models", "proofs", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)  # files the examples write land here
     commands = [" ".join(c.split()) for c in INLINE.findall(README)]
