@@ -1,5 +1,8 @@
 /* Peterson's algorithm as in Holzmann, The SPIN Model Checker (2004), with the careless
-   variant of peterson.fito (compile with -DCARELESS). */
+   variant of peterson.fito (compile with -DCARELESS).
+   SPIN twin of: Peterson, -DCARELESS: Careless
+   One Promela statement per fito step, so SPIN's "states, stored" is fito's state count
+   (the entry test and ncrit++ are one d_step, as they are one guarded step in fito). */
 bool turn, flag[2];
 byte ncrit;
 
@@ -13,8 +16,7 @@ again:
 	flag[_pid] = 1;
 	turn = _pid;
 #endif
-	(flag[1 - _pid] == 0 || turn == 1 - _pid);
-	ncrit++;
+	d_step { (flag[1 - _pid] == 0 || turn == 1 - _pid); ncrit++ };
 	assert(ncrit == 1);	/* critical section */
 	ncrit--;
 	flag[_pid] = 0;
