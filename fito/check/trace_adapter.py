@@ -80,23 +80,26 @@ def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: 
 
 
 def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
-    """Every slot's name, domain (its first enumeration index) and durability (the store's
-    slots: cells, then buffers)."""
+    """Every cell element's name, domain (its first enumeration index) and durability, then
+    every buffer's (the entries `Layout.entries` shows)."""
     out: list[CellInfo] = []
     for slots in layout.cells.values():
-        if slots.base >= layout.size:  # a process variable's array, placed in a region
-            continue
+        if slots.base >= (layout.size if layout.shown < 0 else layout.shown):
+            continue  # a buffer's slots, or a process variable's array placed in a region
         cell = slots.cell
         combos = itertools.product(*(t.values() for t in cell.indices))
         for k, combo in enumerate(combos):
             domain = next((t.show(v) for t, v in zip(cell.indices, combo)
                            if isinstance(t, EnumT)), OTHER)
             out.append(CellInfo(layout.names[slots.base + k], domain, cell.durable))
+    for b in (layout.buffers or {}).values():
+        durable = layout.cells[b.length].cell.durable
+        out.extend(CellInfo(label, OTHER, durable) for label in layout.buffer_labels(b))
     return tuple(out)
 
 
 def _shown(layout: Layout, cells: Sequence[int]) -> Cells:
-    return tuple((n, t.show(v)) for n, t, v in zip(layout.names, layout.types, cells))
+    return tuple(layout.entries(tuple(cells)))
 
 
 def _split(c: Compiled, state: tuple) -> tuple[int, tuple]:
@@ -125,8 +128,10 @@ def _step(c: Compiled, names: _Names, index: int, source: tuple, k: int,
     writes = tuple(pair for pair, old in zip(state, before) if pair != old)
     reset: tuple[str, ...] = ()
     if step.crash:
-        init = c.layout.init
-        reset = tuple(c.layout.names[i] for i in c.layout.volatile if cells[i] != init[i])
+        volatile = {info.name for info in cell_infos(c.layout) if not info.durable}
+        initial = _shown(c.layout, c.layout.init)
+        reset = tuple(n for (n, v), (_, v0) in zip(_shown(c.layout, cells), initial)
+                      if n in volatile and v != v0)
     channel = step.channel if step.kind == S.EVENT or step.hidden else None
     values: tuple[str, ...] = ()
     if channel is not None:
@@ -152,7 +157,8 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     todo: list[object] = [e]
     while todo:
         node = todo.pop()
-        if isinstance(node, A.Name) and node.id in c.layout.cells:
+        if isinstance(node, A.Name) and (node.id in c.layout.cells or
+                                         node.id in (c.layout.buffers or {})):
             used[node.id] = None
         elif isinstance(node, tuple):
             todo.extend(node)
@@ -161,8 +167,12 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     shown = _shown(c.layout, cells)
     out: list[tuple[str, str]] = []
     for name, slots in c.layout.cells.items():
-        if name in used:
+        if name in used and name not in (c.layout.buffers or {}):
             out.extend(shown[slots.base:slots.base + slots.size])
+    for name, b in (c.layout.buffers or {}).items():
+        if name in used:
+            labels = set(c.layout.buffer_labels(b))
+            out.extend(pair for pair in shown if pair[0] in labels)
     return tuple(out)
 
 

@@ -116,24 +116,36 @@ class Layout:
     region: tuple[ValueType, ...] = ()  # value range of each slot of a region
 
     def show(self, values: tuple[int, ...]) -> str:
-        n = len(self.names) if self.shown < 0 else self.shown
-        parts = [f"{nm} = {t.show(v)}" for nm, t, v in zip(self.names[:n], self.types, values)]
-        for b in (self.buffers or {}).values():
-            parts += self._show_buffer(b, values)
-        return ", ".join(parts)
+        return ", ".join(f"{name} = {value}" for name, value in self.entries(values))
 
-    def _show_buffer(self, b: BufferSlots, values: tuple[int, ...]) -> list[str]:
+    def entries(self, values: tuple[int, ...]) -> list[tuple[str, str]]:
+        """(name, value) of every cell element, then of every buffer: its messages, oldest
+        first, as `<1, 2.0>`."""
+        n = len(self.names) if self.shown < 0 else self.shown
+        out = [(nm, t.show(v)) for nm, t, v in zip(self.names[:n], self.types, values)]
+        for b in (self.buffers or {}).values():
+            out += self._show_buffer(b, values)
+        return out
+
+    def buffer_labels(self, b: BufferSlots) -> list[str]:
+        """The name of each FIFO of a buffered channel (`q`, or `q[0]`, ... for an array)."""
+        length = self.cells[b.length]
+        if length.size == 1:
+            return [b.name]
+        shown = self.names[length.base:length.base + length.size]  # `len(q[0])`
+        return [name[4:-1] for name in shown]
+
+    def _show_buffer(self, b: BufferSlots, values: tuple[int, ...]) -> list[tuple[str, str]]:
         length = self.cells[b.length]
         out = []
-        for k in range(length.size):
+        for k, label in enumerate(self.buffer_labels(b)):
             n = values[length.base + k]
             msgs = []
             for m in range(n):
                 fs = [t.show(values[self.cells[f].base + k * b.capacity + m])
                       for f, t in zip(b.fields, b.types)]
                 msgs.append(".".join(fs))
-            label = b.name if length.size == 1 else f"{b.name}[{k}]"
-            out.append(f"{label} = <{', '.join(msgs)}>")
+            out.append((label, f"<{', '.join(msgs)}>"))
         return out
 
     @property
