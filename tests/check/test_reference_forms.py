@@ -247,11 +247,12 @@ def test_the_reference_runs_random_specs_with_the_new_forms(seed: int) -> None:
 
 
 def test_the_engine_agrees_on_random_specs_with_the_new_forms() -> None:
-    """The agreement test on specs with the new forms (a fixed set of seeds; the property
-    test with drawn seeds is in test_reference_agreement.py)."""
-    compared = sum(agree(Gen(seed, forms=True).spec(), 600, f"seed {seed}", seconds=2.0)
-                   for seed in range(12))
-    assert compared >= 30
+    """The agreement test on specs with the new forms, on both engines (a fixed set of
+    seeds; drawn seeds: test_engines_agree.py, marked slow)."""
+    for engine in ("scalar", "frontier"):
+        compared = sum(agree(Gen(seed, forms=True).spec(), 600, f"seed {seed}", 2.0, engine)
+                       for seed in range(12))
+        assert compared >= 30, engine
 
 
 def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path) -> None:
