@@ -33,6 +33,7 @@ class Atomic:
         self.env = {n: (("vp", n) if isinstance(v, int) else v) for n, v in env.items()}
         self.cur: dict[IR, IR] = {}            # place ("c"/"r", slot) -> value written there
         self.info: dict[IR, Write] = {}        # place -> a Write naming it (type, labels)
+        self.combos: dict[IR, tuple[int, ...]] = {}  # place of an array element -> its indices
         self.checks: list[tuple[IR, object, int]] = []
         self.rebound: dict[str, tuple[ValueType, int]] = {}
 
@@ -74,6 +75,7 @@ class Atomic:
         for combo in itertools.product(*(t.values() for t in slots.cell.indices)):
             cond = conjoin([fold(("op", "==", i, ("k", v), -1)) for i, v in zip(idx, combo)])
             out.append((slots.slot(combo), cond))  # type: ignore[arg-type]
+            self.combos[(tag[0], slots.slot(combo))] = combo
         return out
 
     # ------------------------------------------------------------------ statements
@@ -84,7 +86,8 @@ class Atomic:
             elif isinstance(s, A.BlockAssert):
                 err = self.p.sites.add("M009", f"assertion violated: assert({_text(s.cond)}) at "
                                        f"line {s.span.line}", s.span)
-                self.checks.append((self.sub(self.p.compiler.compile(s.cond, self.env)), ASSERT, err))
+                cond = self.sub(self.p.compiler.compile(s.cond, self.env))
+                self.checks.append((cond, ASSERT, err))
             else:
                 self._assign(s)
 
@@ -154,8 +157,9 @@ class Atomic:
         writes = []
         for place, value in self.cur.items():
             w = self.info[place]
-            writes.append(Write(place, value, w.type, w.range_err, w.name, w.index
-                                if w.loc == place else ()))
+            index = w.index if w.loc == place else \
+                tuple(("k", v) for v in self.combos.get(place, ()))
+            writes.append(Write(place, value, w.type, w.range_err, w.name, index))
         rebinds = tuple((name, self.vps[name], vtype, err)
                         for name, (vtype, err) in self.rebound.items())
         return tuple(writes), tuple(self.checks), rebinds

@@ -170,3 +170,13 @@ def test_runs_of_internal_steps_are_collapsed_unless_verbose() -> None:
         r, Collapsed) and r.is_internal) == len(internal)
     assert collapsed and len(rows(v.run, verbose=True)) == len(v.run.steps)
     assert any(s.kind == "hidden" and s.label == "tau (a)" for s in v.run.steps)
+
+
+def test_an_atomic_label_names_the_elements_it_writes_at_a_computed_index() -> None:
+    text = ("type V = 0..2\ndomain a[i: 0..1]: V = 0 volatile\ndomain k: 0..1 = 1 volatile\n"
+            "process P = atomic { a[k] := 2, k := 0 } -> STOP\nsystem P\n"
+            "assert :[deadlock free]\n")
+    (v,) = report(text).verdicts
+    assert v.run is not None
+    label = v.run.steps[0].label
+    assert "a[1] := 2" in label and "k := 0" in label and "a :=" not in label
