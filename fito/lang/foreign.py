@@ -134,6 +134,16 @@ def _double_operators(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
     return None
 
 
+def _linked_parallel(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
+    """CSPm's `P [a <-> b] Q`, read by the lexer as `<-` then `>`."""
+    if _type(tokens, i) == "LARROW" and _text(tokens, i + 1) == ">" and \
+            _adjacent(tokens, i + 1):
+        return ("CSPm's linked parallel `P [a <-> b] Q` has no fito form",
+                "rename both sides to one channel and synchronise on it, hidden: "
+                "(P [[a <- m]] [| {| m |} |] Q [[b <- m]]) \\ {| m |}")
+    return None
+
+
 def _refinement(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
     if _type(tokens, i) == "EQUALS" and _type(tokens, i - 2) == "LSQB" and \
             _text(tokens, i - 1) in ("F", "FD", "R", "V", "RD", "M"):
@@ -191,7 +201,8 @@ def _promela_statement(tokens: list[Tok], i: int, at_decl: bool) -> Found | None
 
 
 _RULES: tuple[Rule, ...] = (_declaration_word, _do_loop, _double_operators, _refinement,
-                            _property, _statement_end, _promela_statement, _bare_definition)
+                            _property, _statement_end, _promela_statement, _linked_parallel,
+                            _bare_definition)
 
 
 def foreign_form(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
