@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.semantics.ir import IR, conjoin, disjoin, fold
+from fito.semantics.program import names_read
 from fito.semantics.refusal import check_expansion
 from fito.semantics.steps import TAU, Step, Write
-from fito.semantics.terms import names_read
 
 if TYPE_CHECKING:
     from fito.semantics.prefixes import Prefixes

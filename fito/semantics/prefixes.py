@@ -18,11 +18,13 @@ from fito.lang import nodes as A
 from fito.lang.resolve import CRASH
 from fito.lang.values import ValueType
 from fito.semantics.atomic import Atomic as AtomicRun
+from fito.semantics.deferred import Deferred
 from fito.semantics.ir import IR, Fault, conjoin, disjoin, fold, split_index
 from fito.semantics.layout import with_zero
+from fito.semantics.program import names_read
 from fito.semantics.refusal import check_expansion, values_of
 from fito.semantics.steps import ASSERT, EVAL, EVENT, TAU, Step, Write
-from fito.semantics.terms import Deferred, NeedsState, names_read
+from fito.semantics.terms import NeedsState
 
 if TYPE_CHECKING:
     from fito.semantics.steps import Semantics

@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 
 from fito.lang.resolve import Model
 from fito.lang.values import ValueType
+from fito.semantics.deferred import Deferred, Joint
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.layout import Layout
-from fito.semantics.terms import OMEGA, Deferred, Joint, Terms
+from fito.semantics.terms import OMEGA, Terms
 
 EVENT, TAU, TICK = 0, 1, 2
 ASSERT, EVAL = "assert", "eval"  # kinds of checks besides a value type

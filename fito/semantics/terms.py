@@ -40,7 +40,7 @@ the call is made (the state after the transition that reaches it).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
@@ -54,6 +54,7 @@ from fito.semantics.ir import (
     reads_cells,
     relocate,
 )
+from fito.semantics.program import loop_calls, names_read
 
 OMEGA: tuple = ("omega",)
 STOP: tuple = ("stop",)
@@ -232,7 +233,8 @@ class Terms:
             self.fresh += 1
         return decl.body, inner
 
-    def _initial(self, p: A.ProcRef, frame: object, params: Mapping[str, object]) -> tuple[int, ...]:
+    def _initial(self, p: A.ProcRef, frame: object,
+                 params: Mapping[str, object]) -> tuple[int, ...]:
         """Initial values of a new activation (they read constants, parameters, indices)."""
         import itertools
 
@@ -490,135 +492,4 @@ def _rebuild(t: tuple, sub: Callable[[int], int], mapping: Mapping[tuple, tuple]
     return t
 
 
-# ---------------------------------------------------------------------- the program
-def names_read(node: object) -> set[str]:
-    """Every name a node reads and does not bind itself (binders, inputs)."""
-    out: set[str] = set()
-
-    def walk(n: object, bound: frozenset[str]) -> None:
-        if isinstance(n, A.Name):
-            if n.id not in bound:
-                out.add(n.id)
-        elif isinstance(n, (A.Quant, A.Replicated, A.AssignLoop, A.Let)):
-            walk(getattr(n, "domain", None), bound)
-            walk(getattr(n, "value", None), bound)
-            walk(getattr(n, "sync", ()), bound | ({n.var} if isinstance(n, A.Replicated)
-                                                  and n.op == "||" else frozenset()))
-            walk(n.body, bound | {n.var})
-        elif isinstance(n, A.Prefix):
-            inner = bound
-            for f in (n.event.fields if n.event else ()):
-                if isinstance(f, A.InField):
-                    walk(f.restriction, bound)
-                    inner = inner | {f.var}
-                else:
-                    walk(f.value, inner)
-            walk(n.assigns, inner)
-            walk(n.body, inner)
-        elif isinstance(n, tuple):
-            for x in n:
-                walk(x, bound)
-        elif hasattr(n, "__slots__"):
-            for name in n.__slots__:  # type: ignore[union-attr]
-                if name not in ("span", "name_span", "name_spans"):
-                    walk(getattr(n, name), bound)
-
-    walk(node, frozenset())
-    return out
-
-
-def loop_calls(decl: A.ProcessDecl) -> list[A.ProcRef]:
-    """Calls of the definition from its own body outside every parallel operator: they keep
-    the caller's activation (a loop); every other call makes a new one."""
-    out: list[A.ProcRef] = []
-    work: list[A.Proc] = [decl.body]
-    while work:
-        p = work.pop()
-        if isinstance(p, A.ProcRef):
-            if p.name == decl.name:
-                out.append(p)
-        elif isinstance(p, (A.Prefix, A.Guard, A.AssertStep, A.Atomic)):
-            work.append(p.body)
-        elif isinstance(p, A.ProcIf):
-            work.extend((p.then, p.orelse))
-        elif isinstance(p, A.ProcBinary) and p.op != "|||":
-            work.extend((p.left, p.right))
-        elif isinstance(p, (A.Hide, A.Rename)):
-            work.append(p.proc)
-        elif isinstance(p, A.Replicated) and p.op in ("[]", "|~|"):
-            work.append(p.body)
-        elif isinstance(p, A.Select):
-            work.extend(p.branches + ((p.orelse,) if p.orelse is not None else ()))
-    return out
-
-
-# ---------------------------------------------------------------------- deferred targets
-@dataclass(frozen=True, slots=True, eq=False)
-class Deferred:
-    """A target that reads the state after the step: a call whose arguments read it.
-    `wrap` rebuilds the enclosing term around the made term (innermost operator first);
-    `base` is where the component's variables start in the state."""
-
-    terms: Terms
-    body: A.Proc
-    env: Mapping[str, object]
-    wrap: tuple[Callable[[int], tuple], ...] = ()
-    base: int = 0
-
-    def __call__(self, post: Sequence[int]) -> int:
-        return self.around(self.terms.make(self.body, self.env, post, self.base))
-
-    def around(self, tid: int) -> int:
-        for build in self.wrap:
-            tid = self.terms.intern(build(tid))
-        return tid
-
-    def wrapped(self, build: Callable[[int], tuple]) -> Deferred:
-        return replace(self, wrap=self.wrap + (build,))
-
-    def placed(self, p: int, base: int) -> Deferred:
-        """At position p of a configuration, its variables at base: markers retagged."""
-        terms = self.terms
-        return replace(self, base=base).wrapped(lambda x: terms.table[terms.retag(x, p)])
-
-    def arguments(self) -> tuple[IR, ...] | None:
-        """The arguments' IRs when the target is one call whose arguments alone read the state."""
-        if not isinstance(self.body, A.ProcRef):
-            return None
-        layout = self.terms.compiler.layout
-        return tuple(relocate(self.terms.compiler.compile(a, self.env), self.base, layout)
-                     for a in self.body.args)
-
-    def with_arguments(self, values: Sequence[int]) -> int:
-        """The target term for given argument values (NeedsState if more of it reads the
-        state; Fault if a value is outside its parameter's type)."""
-        assert isinstance(self.body, A.ProcRef)
-        terms = self.terms
-        terms.fresh = 0
-        body, inner = terms.enter(self.body, values, self.env)
-        return self.around(terms.intern(terms._make(body, inner, None, 1, self.base)))
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Joint:
-    """The target of a synchronised step where several parts' targets read the state."""
-
-    terms: Terms
-    build: Callable[[Sequence[int]], int]
-
-    def __call__(self, post: Sequence[int]) -> int:
-        return self.build(post)
-
-    def wrapped(self, build: Callable[[int], tuple]) -> Joint:
-        inner, intern = self.build, self.terms.intern
-        return Joint(self.terms, lambda post: intern(build(inner(post))))
-
-    def placed(self, p: int, base: int) -> Joint:
-        terms = self.terms
-        return self.wrapped(lambda x: terms.table[terms.retag(x, p)])
-
-    def arguments(self) -> None:
-        return None
-
-
-__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Joint", "Terms", "reads_cells"]
+__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Terms", "reads_cells"]
