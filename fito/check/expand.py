@@ -18,7 +18,8 @@ from fito.check.explore import Limits
 from fito.check.visited import StateStore
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
 from fito.semantics.packing import Codebook, Packer, Packing, extract, layout_fields, repack  # noqa: F401
-from fito.semantics.vector import NotVector, VectorCode
+from fito.semantics.vector import VectorCode
+from fito.semantics.vector_emit import NotVector
 
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
@@ -269,7 +270,6 @@ def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.
 
 def _estimate(c: Compiled, root: tuple) -> Packing:
     """Field widths from the root: each position's locations reachable by its own steps."""
-    K = c.cells
     terms = c.semantics.terms
     bits = []
     for tid in c.control(root)[1:]:

@@ -24,12 +24,14 @@ from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
 from fito.semantics.packing import Codebook, Field, Overflow, Packing, extract, value_range
 from fito.semantics.steps import ASSERT, EVAL
-
-SAFE = 1 << 62  # intermediate values must stay below this to use int64 arithmetic
-
-
-class NotVector(Exception):
-    """A group the vector code does not handle (run its rows state by state)."""
+from fito.semantics.vector_emit import (
+    Emitter,
+    NotVector,
+    as_int,
+    bounds,
+    put_field,
+    read_field,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +62,8 @@ class VectorCode:
         self.cell_ranges = [value_range(t) for t in layout.types]
         self.region_ranges = [value_range(t) for t in layout.region]
         self.size = 0  # positions of the mode of the group being compiled
-        self.namespace: dict[str, Any] = {"np": np, "_rd": _read_field, "_put": _put_field,
-                                          "_int": _as_int, "U": np.uint64, "_tr": self._translate,
+        self.namespace: dict[str, Any] = {"np": np, "_rd": read_field, "_put": put_field,
+                                          "_int": as_int, "U": np.uint64, "_tr": self._translate,
                                           "_dfr": self._deferred_control, "_crv": self._crash_vars}
 
     # ------------------------------------------------------------------ slots of a state
@@ -82,7 +84,7 @@ class VectorCode:
                 transitions: Sequence[Transition]) -> Callable[[np.ndarray], tuple]:
         self.size = self.network.modes[mode].size
         constants: dict[str, Any] = {}
-        em = _Emitter(self, "c", "r", "GF", constants)
+        em = Emitter(self, "c", "r", "GF", constants)
         guards = []
         for t in transitions:
             if t.deferred is not None and (t.deferred.arguments() is None or self.R):
@@ -107,7 +109,7 @@ class VectorCode:
     def _transition(self, constants: dict[str, Any], n: int, t: Transition, guard: str | None,
                     mode: int, movers: tuple[int, ...], locations: tuple[int, ...]) -> list[str]:
         step = t.step
-        sub = _Emitter(self, "s", "rs", "EF", constants)
+        sub = Emitter(self, "s", "rs", "EF", constants)
         checks = self._checks(sub, step.checks)
         values = [sub.int(w.value) for w in step.writes]
         offsets = [None if w.loc[0] in ("c", "fault") else
@@ -119,7 +121,7 @@ class VectorCode:
         if t.deferred is None:
             effect += self._control(t, mode, movers, locations)
         else:
-            post = _Emitter(self, "y", "rs", "EF", constants)
+            post = Emitter(self, "y", "rs", "EF", constants)
             args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
             self._deferred.append(t)
             effect += post.reads("Y") + post.prelude
@@ -135,7 +137,7 @@ class VectorCode:
         lines += [f"    outs.append((Y, sel, {n}))", "    cnt[sel] += 1"]
         return lines
 
-    def _checks(self, em: _Emitter, checks: Sequence[tuple]) -> list[str]:
+    def _checks(self, em: Emitter, checks: Sequence[tuple]) -> list[str]:
         """Rows where a check may fail are flagged (the scalar code decides which error)."""
         out = []
         for ir, kind, _err in checks:
@@ -190,7 +192,7 @@ class VectorCode:
         lo, hi = value_range(t)
         if isinstance(t, SetT) and hi - lo + 1 != len(t.members):  # a set with gaps: checked
             return False
-        a, b = _bounds(ir, self.range, self.layout)
+        a, b = bounds(ir, self.range, self.layout)
         return lo <= a and b <= hi
 
     def _crash(self) -> list[str]:
@@ -225,7 +227,7 @@ class VectorCode:
                 for j, v in resets:
                     f = self.packing.region_field(q, j)
                     if f.width:
-                        _put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
+                        put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
 
     def _control(self, t: Transition, mode: int, movers: tuple[int, ...],
                  locations: tuple[int, ...]) -> list[str]:
@@ -360,7 +362,7 @@ class VectorCode:
             raise Overflow()
         same = control[0] == source
         if not same:
-            _put_field(Y, f.word, f.shift, f.mask, 0, control[0], rows)
+            put_field(Y, f.word, f.shift, f.mask, 0, control[0], rows)
         for q in range(pk.positions):
             e = control[1 + q] if q + 1 < len(control) else None
             if same and e == -q - 1:
@@ -374,9 +376,9 @@ class VectorCode:
                     raise Overflow()
             else:
                 a = pk.position_field(-e - 1)
-                code = self._translate(-e - 1, q, _read_field(Y0[rows], a.word, a.shift, a.mask, 0))
+                code = self._translate(-e - 1, q, read_field(Y0[rows], a.word, a.shift, a.mask, 0))
             if b.width:
-                _put_field(Y, b.word, b.shift, b.mask, 0, code, rows)
+                put_field(Y, b.word, b.shift, b.mask, 0, code, rows)
 
     def _translate(self, p: int, q: int, codes: np.ndarray) -> np.ndarray:
         """Location codes of position p as codes of position q (each has its own codebook)."""
@@ -396,7 +398,7 @@ class VectorCode:
     def predicate(self, ir: IR, negate: bool) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """A cell predicate over a block: (truth per row, rows where it may fault)."""
         constants: dict[str, Any] = {}
-        em = _Emitter(self, "c", "r", "GF", constants)
+        em = Emitter(self, "c", "r", "GF", constants)
         cond = em.bool(ir)
         if negate:
             cond = f"np.logical_not({cond})"
@@ -404,210 +406,3 @@ class VectorCode:
         lines += ["    " + x for x in em.reads("X") + em.prelude]
         lines.append(f"    return np.broadcast_to(np.asarray({cond}, dtype=bool), (r,)), GF")
         return self._exec(lines, constants, "pred")
-
-
-class _Emitter:
-    """Translates IR into numpy expressions over the field arrays of one block of rows
-    (named prefix + slot; `rows` names the row count), collecting the fields read, helper
-    statements and the fault flags they raise (into the array named `flag`, indexed by
-    `sel` for effects)."""
-
-    def __init__(self, code: VectorCode, prefix: str, rows: str, flag: str, constants: dict[str, Any]) -> None:
-        self.code = code
-        self.prefix = prefix
-        self.rows = rows
-        self.flag = flag
-        self.used: set[int] = set()
-        self.prelude: list[str] = []
-        self.constants = constants
-
-    def reads(self, source: str) -> list[str]:
-        out = []
-        for slot in sorted(self.used):
-            f = self.code.field(slot)
-            if f.width:
-                out.append(f"{self.prefix}{slot} = _rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
-            else:
-                out.append(f"{self.prefix}{slot} = np.full({self.rows}, {f.lo}, dtype=np.int64)")
-        return out
-
-    def fresh(self) -> str:
-        name = f"_{self.prefix}{len(self.constants)}_{len(self.prelude)}"
-        self.constants.setdefault("__names", []).append(name)
-        return name
-
-    def flag_rows(self, bad: str) -> str:
-        return f"{self.flag} |= {bad}" if self.flag == "GF" else f"{self.flag}[sel] |= {bad}"
-
-    def conjunction(self, guard: Sequence[IR]) -> str:
-        return " & ".join(f"np.asarray({self.bool(g)}, dtype=bool)" for g in guard)
-
-    def int(self, ir: IR) -> str:
-        code, kind = self.expr(ir)
-        return code if kind == "i" else f"_int({code})"
-
-    def bool(self, ir: IR) -> str:
-        code, kind = self.expr(ir)
-        return code if kind == "b" else f"({code} != 0)"
-
-    def expr(self, ir: IR) -> tuple[str, str]:
-        lo, hi = _bounds(ir, self.code.range, self.code.layout)
-        if max(abs(lo), abs(hi)) >= SAFE:
-            raise NotVector("an intermediate value may exceed 64 bits")
-        tag = ir[0]
-        if tag == "k":
-            return str(ir[1]), "i"
-        if tag == "c":
-            self.used.add(ir[1])
-            return f"{self.prefix}{ir[1]}", "i"
-        if tag == "cd":
-            return self._dynamic_read(ir), "i"
-        if tag == "neg":
-            return f"(-{self.int(ir[1])})", "i"
-        if tag == "not":
-            return f"np.logical_not({self.bool(ir[1])})", "b"
-        if tag == "if":
-            c = self.bool(ir[1])
-            (a, ka), (b, kb) = self.expr(ir[2]), self.expr(ir[3])
-            if ka == kb:
-                return f"np.where({c}, {a}, {b})", ka
-            return f"np.where({c}, {self.int(ir[2])}, {self.int(ir[3])})", "i"
-        if tag in ("min", "max"):
-            fn = "np.minimum" if tag == "min" else "np.maximum"
-            return f"{fn}({self.int(ir[1])}, {self.int(ir[2])})", "i"
-        if tag == "fault":
-            self.prelude.append(self.flag_rows("True"))
-            return "0", "i"
-        if tag == "chk":  # rows where the value is outside the type may fail
-            t = self.fresh()
-            lo, hi = value_range(ir[2])
-            self.prelude.append(f"{t} = np.broadcast_to({self.int(ir[1])}, ({self.rows},))")
-            bad = f"np.isin({t}, {list(ir[2].values())!r}, invert=True)" if isinstance(ir[2], SetT) \
-                else f"({t} < {lo}) | ({t} > {hi})"
-            self.prelude.append(self.flag_rows(bad))
-            return t, "i"
-        if tag == "seq":
-            for x in ir[1]:
-                self.prelude.append(f"_ = {self.int(x)}")
-            return self.expr(ir[2])
-        if tag == "safe":  # rows where it fails are flagged, and the scalar code decides
-            return self.expr(ir[1])
-        return self._op(ir)
-
-    def _op(self, ir: IR) -> tuple[str, str]:
-        _, op, a_ir, b_ir, _err = ir
-        if op in ("and", "or", "=>"):
-            a, b = self.bool(a_ir), self.bool(b_ir)
-            if op == "and":
-                return f"np.logical_and({a}, {b})", "b"
-            if op == "or":
-                return f"np.logical_or({a}, {b})", "b"
-            return f"np.logical_or(np.logical_not({a}), {b})", "b"
-        if op in ("==", "!="):
-            (a, ka), (b, kb) = self.expr(a_ir), self.expr(b_ir)
-            if ka != kb:
-                a, b = self.int(a_ir), self.int(b_ir)
-            return f"({a} {op} {b})", "b"
-        a, b = self.int(a_ir), self.int(b_ir)
-        if op in ("<", "<=", ">", ">="):
-            return f"({a} {op} {b})", "b"
-        if op in ("+", "-", "*"):
-            return f"({a} {op} {b})", "i"
-        t = self.fresh()
-        self.prelude += [f"{t} = {b}", self.flag_rows(f"np.asarray({t} == 0, dtype=bool)")]
-        fn = "np.floor_divide" if op == "/" else "np.remainder"
-        return f"{fn}({a}, np.where({t} == 0, 1, {t}))", "i"
-
-    def offset(self, cell: Any, index: Sequence[IR]) -> str:
-        """The slot of an element of a cell array at computed indices (faults flagged)."""
-        parts = []
-        positions = cell.positions or (None,) * len(cell.dims)
-        for x, (lo, size, stride), pos in zip(index, cell.dims, positions):
-            v = self.fresh()
-            self.prelude.append(f"{v} = {self.int(x)}")
-            if pos is not None:
-                keys = sorted(pos)
-                table = self.fresh()
-                self.constants[table] = np.array([pos.get(k, -1) for k in range(keys[0], keys[-1] + 1)])
-                o = self.fresh()
-                self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
-                                    f"{table}[np.clip({v} - {keys[0]}, 0, {keys[-1] - keys[0]})], -1)")
-            else:
-                o = f"({v} - {lo})"
-            self.prelude.append(self.flag_rows(f"(({o} < 0) | ({o} >= {size}))"))
-            parts.append(f"np.clip({o}, 0, {size - 1}) * {stride}")
-        return f"({cell.base} + " + " + ".join(parts) + ")"
-
-    def _dynamic_read(self, ir: IR) -> str:
-        _, name, index, _err = ir
-        cell = self.code.layout.cells[name]
-        offset = self.offset(cell, index)
-        for k in range(cell.size):
-            self.used.add(cell.base + k)
-        stack = ", ".join(f"{self.prefix}{cell.base + k}" for k in range(cell.size))
-        t = self.fresh()
-        self.prelude.append(f"{t} = np.broadcast_to({offset} - {cell.base}, ({self.rows},))")
-        return f"np.stack(({stack},))[{t}, np.arange({self.rows})]"
-
-
-def _bounds(ir: IR, ranges: Callable[[int], tuple[int, int]], layout: Layout) -> tuple[int, int]:
-    """Interval bounds of an IR node's values (over every state), for int64 safety."""
-    tag = ir[0]
-    if tag == "k":
-        return ir[1], ir[1]
-    if tag == "c":
-        return ranges(ir[1])
-    if tag == "cd":
-        cell = layout.cells[ir[1]]
-        got = [ranges(cell.base + k) for k in range(cell.size)]
-        return min(a for a, _ in got), max(b for _, b in got)
-    if tag in ("not", "fault"):
-        return 0, 1
-    if tag == "neg":
-        lo, hi = _bounds(ir[1], ranges, layout)
-        return -hi, -lo
-    if tag in ("if", "min", "max"):
-        parts = [_bounds(x, ranges, layout) for x in ir[-2:]]
-        return min(p[0] for p in parts), max(p[1] for p in parts)
-    if tag == "chk":
-        return _bounds(ir[1], ranges, layout)
-    if tag == "seq":
-        for x in ir[1]:
-            _bounds(x, ranges, layout)
-        return _bounds(ir[2], ranges, layout)
-    if tag == "safe":
-        return _bounds(ir[1], ranges, layout)
-    _, op, a, b, _ = ir
-    (al, ah), (bl, bh) = _bounds(a, ranges, layout), _bounds(b, ranges, layout)
-    if op == "+":
-        return al + bl, ah + bh
-    if op == "-":
-        return al - bh, ah - bl
-    if op == "*":
-        products = [al * bl, al * bh, ah * bl, ah * bh]
-        return min(products), max(products)
-    if op in ("/", "%"):
-        m = max(abs(al), abs(ah), abs(bl), abs(bh))
-        return -m, m
-    return 0, 1
-
-
-def _read_field(X: np.ndarray, word: int, shift: int, mask: int, lo: int) -> np.ndarray:
-    out = ((X[:, word] >> np.uint64(shift)) & np.uint64(mask)).astype(np.int64)
-    if lo:
-        out += lo
-    return out
-
-
-def _put_field(Y: np.ndarray, word: int, shift: int, mask: int, lo: int, value: Any,
-               rows: np.ndarray | None = None) -> None:
-    bits = (np.asarray(value, dtype=np.int64) - lo).astype(np.uint64) & np.uint64(mask)
-    clear = np.uint64(~(mask << shift) & (2**64 - 1))
-    if rows is None:
-        Y[:, word] = (Y[:, word] & clear) | (bits << np.uint64(shift))
-    else:
-        Y[rows, word] = (Y[rows, word] & clear) | (bits << np.uint64(shift))
-
-
-def _as_int(x: Any) -> Any:
-    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
