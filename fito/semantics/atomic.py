@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.values import ValueType
-from fito.semantics.ir import IR, conjoin, fold, may_fault, type_bounds
+from fito.semantics.ir import IR, conjoin, fold, may_fault
+from fito.semantics.ir_python import type_bounds
 from fito.semantics.refusal import refuse
 from fito.semantics.steps import ASSERT, EVAL, Write
 

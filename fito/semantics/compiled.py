@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate, to_python
+from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate
+from fito.semantics.ir_python import to_python
 from fito.semantics.layout import Layout, build_layout
 from fito.semantics.network import Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault, tail

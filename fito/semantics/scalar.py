@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito.lang.values import ValueType
-from fito.semantics.ir import IR, Fault, chk_range, chk_set, contains_source, to_python
+from fito.semantics.ir import IR, Fault
+from fito.semantics.ir_python import chk_range, chk_set, contains_source, to_python
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Placement, Transition
 from fito.semantics.steps import ASSERT, EVAL
