@@ -82,6 +82,7 @@ def spin_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple, 
 
 @pytest.mark.parametrize(("path", "flag", "proc"), CASES,
                          ids=[f"{p.stem}-{f or 'ok'}" for p, f, _ in CASES])
+@pytest.mark.slow  # gcc builds eight verifiers: ~15 s
 @pytest.mark.spin
 @pytest.mark.skipif(not harness.spin_available(), reason="needs spin and gcc")
 def test_protocol_agrees_with_spin(path: Path, flag: str, proc: str,
