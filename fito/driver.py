@@ -154,9 +154,10 @@ def _model_check(model: object, options: CheckOptions,
         from fito.semantics.refusal import NotSupported
     except ImportError:
         return unknown("the model checker is not available"), ()
+    refusals: list[Diagnostic] = []
     try:
-        return tuple(check_assertions(model, options)), ()
-    except NotSupported as refusal:
+        return tuple(check_assertions(model, options, refusals)), tuple(refusals)
+    except NotSupported as refusal:  # an expansion too large to compile the model at all
         return unknown(f"not checked: {refusal}"), (refusal.diagnostic,)
 
 

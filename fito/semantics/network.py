@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from fito.diagnostics import NO_SPAN, Span
 from fito.semantics.ir import ACT
 from fito.semantics.refusal import refuse
 from fito.semantics.steps import EVENT, Semantics, Step, owners
@@ -144,10 +145,12 @@ class Network:
         the regions cannot represent: one activation in several components, two live
         activations of one definition in one component, an activation outside components."""
         terms, frames = self.semantics.terms, self.semantics.layout.frames
-        if any(name == ACT for name, _ in _shape_envs(shape)):
-            raise refuse("an activation of a process with variables is referred to outside its "
-                         "components (a parallel inside a definition with variables, with a "
-                         "continuation)", hint=_HINT)
+        outside = [value for name, value in _shape_envs(shape) if name == ACT]
+        if outside:
+            proc = outside[0][0] if isinstance(outside[0], tuple) and outside[0] else ""
+            raise refuse(f"an activation of '{proc}' is referred to outside its components (a "
+                         "parallel inside a definition with variables, with a continuation)",
+                         self._span(str(proc)), hint=_HINT)
         locations, regions, seen = [], [], {}
         for q, e in enumerate(control[1:]):
             if e < 0:
@@ -159,15 +162,20 @@ class Network:
             for m in marks:
                 if m in seen and seen[m] != q:
                     raise refuse(f"an activation of '{m[0]}' is shared by two parallel components",
-                                 hint=_HINT)
+                                 self._span(m[0]), hint=_HINT)
                 seen[m] = q
                 if per.setdefault(m[0], m) != m:
                     raise refuse(f"two activations of '{m[0]}' are live in one component",
-                                 hint=_HINT)
+                                 self._span(m[0]), hint=_HINT)
             canon = {m: (m[0], m[1], None) for m in marks if m[2] is not None}
             locations.append(terms.map_markers(e, canon) if canon else e)
             regions.append(tuple(_source(per.get(name)) for name in frames))
         return Placement((control[0],) + tuple(locations), tuple(regions))
+
+    def _span(self, name: str) -> Span:
+        """Where a definition with variables is declared (the place a refusal points at)."""
+        decl = self.semantics.model.processes.get(name)
+        return NO_SPAN if decl is None else decl.span
 
     def _mode(self, shape: Shape) -> int:
         got = self._mode_ids.get(shape)
@@ -279,7 +287,8 @@ class Network:
         if tag in ("hide", "rename"):
             return intern((tag, shape[1], self._rebuild(shape[2], placed)))
         if tag == "intr":
-            return intern(("intr", self._rebuild(shape[1], placed), self._rebuild(shape[2], placed)))
+            return intern(("intr", self._rebuild(shape[1], placed),
+                           self._rebuild(shape[2], placed)))
         return intern(("seq", self._rebuild(shape[1], placed), shape[2], shape[3]))
 
 

@@ -267,3 +267,17 @@ def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path) -> None:
     # n = 0, 1, 2 with q empty, and n = 1, 2 with the message waiting: 5 states
     assert len(graph["states"]) == 5
     assert sorted({t["label"] for t in graph["transitions"]}) == ["q!0", "q!1", "q?0", "q?1"]
+
+
+def test_a_refused_process_leaves_the_other_assertions_checked() -> None:
+    """S003 (a shape of process variables the compiled engine cannot keep) at the
+    definition, for the assertions about that process only."""
+    text = ("process P(i: V)\n  var n: V = 0\n  = n < 1 & a {n := n + 1} -> P(i)\n"
+            "process Q = P(0) [] P(1)\nprocess R = P(0) ; P(1)\n"
+            "assert Q :[deadlock free]\nassert R :[deadlock free]\n")
+    report = check_source(Source("t.fito", HEAD + text), CheckOptions())
+    (d,) = [d for d in report.diagnostics if d.is_error]
+    assert d.code == "S003" and "two activations of 'P'" in d.message
+    assert (HEAD + text).splitlines()[d.span.line - 1].startswith("process P(")
+    q, r = report.verdicts
+    assert q.verdict == "unknown" and r.verdict == "fails" and len(r.trace) == 1
