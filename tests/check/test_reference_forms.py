@@ -19,7 +19,6 @@ from fito.lang.resolve import resolve
 from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import cli  # noqa: E402
 from random_specs import Gen  # noqa: E402
 from test_reference_agreement import agree  # noqa: E402
 
@@ -255,15 +254,19 @@ def test_the_engine_agrees_on_random_specs_with_the_new_forms() -> None:
         assert compared >= 30, engine
 
 
-def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path) -> None:
+def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
     import json
+
+    from fito.cli import main
 
     path = tmp_path / "buffer.fito"
     path.write_text(HEAD + "channel q: V buffer 1\nprocess P\n  var n: V = 0\n"
                     "  = n < 2 & q!n {n := n + 1} -> q?m -> P\nsystem P\n")
-    proc = cli("lts", "--format", "json", str(path))
-    assert proc.returncode == 0, proc.stderr
-    graph = json.loads(proc.stdout)
+    status = main(["lts", "--format", "json", str(path)])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    graph = json.loads(out.out)
     # n = 0, 1, 2 with q empty, and n = 1, 2 with the message waiting: 5 states
     assert len(graph["states"]) == 5
     assert sorted({t["label"] for t in graph["transitions"]}) == ["q!0", "q!1", "q?0", "q?1"]
