@@ -29,7 +29,8 @@ class Emitter:
     statements and the fault flags they raise (into the array named `flag`, indexed by
     `sel` for effects)."""
 
-    def __init__(self, code: VectorCode, prefix: str, rows: str, flag: str, constants: dict[str, Any]) -> None:
+    def __init__(self, code: VectorCode, prefix: str, rows: str, flag: str,
+                 constants: dict[str, Any]) -> None:
         self.code = code
         self.prefix = prefix
         self.rows = rows
@@ -43,7 +44,8 @@ class Emitter:
         for slot in sorted(self.used):
             f = self.code.field(slot)
             if f.width:
-                out.append(f"{self.prefix}{slot} = _rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
+                out.append(f"{self.prefix}{slot} = "
+                           f"_rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
             else:
                 out.append(f"{self.prefix}{slot} = np.full({self.rows}, {f.lo}, dtype=np.int64)")
         return out
@@ -99,8 +101,10 @@ class Emitter:
             t = self.fresh()
             lo, hi = value_range(ir[2])
             self.prelude.append(f"{t} = np.broadcast_to({self.int(ir[1])}, ({self.rows},))")
-            bad = f"np.isin({t}, {list(ir[2].values())!r}, invert=True)" if isinstance(ir[2], SetT) \
-                else f"({t} < {lo}) | ({t} > {hi})"
+            if isinstance(ir[2], SetT):
+                bad = f"np.isin({t}, {list(ir[2].values())!r}, invert=True)"
+            else:
+                bad = f"({t} < {lo}) | ({t} > {hi})"
             self.prelude.append(self.flag_rows(bad))
             return t, "i"
         if tag == "seq":
@@ -145,10 +149,12 @@ class Emitter:
             if pos is not None:
                 keys = sorted(pos)
                 table = self.fresh()
-                self.constants[table] = np.array([pos.get(k, -1) for k in range(keys[0], keys[-1] + 1)])
+                self.constants[table] = np.array([pos.get(k, -1)
+                                                  for k in range(keys[0], keys[-1] + 1)])
                 o = self.fresh()
+                span = keys[-1] - keys[0]
                 self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
-                                    f"{table}[np.clip({v} - {keys[0]}, 0, {keys[-1] - keys[0]})], -1)")
+                                    f"{table}[np.clip({v} - {keys[0]}, 0, {span})], -1)")
             else:
                 o = f"({v} - {lo})"
             self.prelude.append(self.flag_rows(f"(({o} < 0) | ({o} >= {size}))"))
