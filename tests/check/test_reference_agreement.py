@@ -21,7 +21,7 @@ from random_specs import Gen
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
-def agree(text: str, limit: int, label: str, seconds: float = 5.0) -> int:
+def agree(text: str, limit: int, label: str, seconds: float = 5.0, engine: str = "auto") -> int:
     """Check every assertion of text both ways; returns how many were compared.
 
     Both engines are bounded in states and in seconds: a random spec whose process terms
@@ -33,7 +33,8 @@ def agree(text: str, limit: int, label: str, seconds: float = 5.0) -> int:
     if any(d.is_error for d in diags):
         return 0  # the generator may write a constant out of range: a static error, fine
     compared = 0
-    for a, v in zip(model.assertions, check_assertions(model, CheckOptions(max_states=limit, timeout=seconds))):
+    options = CheckOptions(max_states=limit, timeout=seconds, engine=engine)
+    for a, v in zip(model.assertions, check_assertions(model, options)):
         if v.limit_hit:
             continue
         try:
