@@ -239,7 +239,7 @@ class Expander:
                 continue
             chunk.counts[row] = len(moves)
             if moves:
-                block = np.stack([self.packer.pack(post) for _, post in moves])
+                block = self.packer.pack_many([post for _, post in moves])
                 ranks = np.array([((r >> RANK_BITS) << GROUP_BITS) | (r & mask) for r, _ in moves],
                                  dtype=np.int64)
                 chunk.add(block, np.full(len(moves), row, dtype=np.int64), ranks, scalar=True)

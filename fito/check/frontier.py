@@ -145,7 +145,7 @@ def _adopt(ex: Expander, graph: FrontierGraph, start: Graph) -> tuple[int, int]:
     """Take over the states, parent links and pending level of a scalar search."""
     while True:
         try:
-            keys = np.stack([ex.packer.pack(s) for s in start.states])
+            keys = ex.packer.pack_many(start.states)
             break
         except Overflow:
             ex.widen()

@@ -131,6 +131,12 @@ class Packer:
         self.packing = packing
         self.codebook = codebook
         self.modes = modes  # the network's modes (a growing list), for their sizes
+        fields = packing.fields
+        self._lows = np.array([f.lo for f in fields], dtype=np.int64)
+        self._widths = np.array([f.width for f in fields], dtype=np.int64)
+        self._shifts = np.array([f.shift for f in fields], dtype=np.uint64)
+        words = [f.word for f in fields]  # fields are laid out word by word
+        self._starts = np.array([words.index(w) for w in range(packing.words)], dtype=np.int64)
 
     def pack(self, s: tuple) -> np.ndarray:
         """One state as a row of words; raises Overflow when a control field is too narrow."""
@@ -149,6 +155,28 @@ class Packer:
                 raise Overflow()
             row[f.word] |= v << f.shift
         return np.array(row, dtype=np.uint64)
+
+    def pack_many(self, states: Sequence[tuple]) -> np.ndarray:
+        """Many states as rows of words (as `pack`, with the bit work done by numpy)."""
+        pk = self.packing
+        K, positions = pk.cells, pk.positions
+        self.codebook.ensure(positions)
+        code = self.codebook.code
+        n = len(pk.fields)
+        values = np.zeros((len(states), n), dtype=np.int64)
+        values += self._lows  # fields a state does not fill (regions of absent positions)
+        for i, s in enumerate(states):
+            size = self.modes[s[K]].size  # type: ignore[attr-defined]
+            if size > positions:
+                raise Overflow()
+            row = list(s[:K + 1]) + [code(p, s[K + 1 + p]) for p in range(size)] \
+                + [0] * (positions - size) + list(s[K + 1 + size:])
+            values[i, :len(row)] = row
+        values -= self._lows
+        if ((values >> self._widths) != 0).any():
+            raise Overflow()
+        shifted = values.astype(np.uint64) << self._shifts
+        return np.add.reduceat(shifted, self._starts, axis=1)  # disjoint bits: sum == or
 
     def unpack(self, row: np.ndarray, sizes: Sequence[int]) -> tuple:
         """The flat state tuple of one row (sizes: number of positions of each mode)."""
