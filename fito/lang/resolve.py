@@ -81,6 +81,7 @@ class Resolver(TypeRules):
         self._evaluating: list[str] = []
         self._type_cache: dict[str, ValueType | None] = {}
         self._suggestions: dict[tuple[str, str | None], str | None] = {}
+        self.quantifiers: list[ValueType | None] = []  # domains of the enclosing quantifiers
 
     # ------------------------------------------------------------------ helpers
     def err(self, code: str, message: str, span: Span, hint: str | None = None,

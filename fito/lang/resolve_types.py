@@ -148,7 +148,10 @@ class TypeRules:
         if name not in self.members:
             decl = self.names[name][1]
             assert isinstance(decl, A.TypeDecl)
-            self.named_type(decl.name)
+            if self.names.get(decl.name, ("", None))[1] is decl:
+                self.named_type(decl.name)
+            else:  # an enumeration whose type name is a duplicate (R002): its own members
+                self._type_of(decl.name, decl)
         return self.members[name]
 
     def _domain_values(self, t: A.TypeExpr) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
-from fito.lang.values import INT, SetT, ValueType, is_finite, within
+from fito.lang.values import INT, SetT, ValueType, is_finite, size, within
 
 if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
@@ -77,7 +77,26 @@ def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -
     if dom is not None and not is_finite(dom):
         r.err("T006", "a replicated operator needs a finite set", p.domain.span)
         dom = None
+    if dom is not None:
+        _refuse_large(r, [dom], p.domain.span, f"the replicated '{p.op}'")
     return bind(scope, own, p.var, dom or INT)
+
+
+def _refuse_large(r: "Resolver", types: list[ValueType], span: Span, what: str) -> bool:
+    """S003 (and True) when the types together have more than MAX_VALUES combinations: the
+    model checker enumerates them (one operand, or one input value, each)."""
+    from fito.lang.resolve_types import MAX_VALUES, show_type
+
+    product = 1
+    for t in types:
+        product *= size(t) or 1
+    if product <= MAX_VALUES:
+        return False
+    over = " x ".join(show_type(t) for t in types)
+    r.err("S003", f"{what} ranges over {over}: {product:,} values, more than {MAX_VALUES:,}",
+          span, hint="use a smaller type" if len(types) == 1 or "input" not in what
+          else "restrict the input to a smaller set: c?x:T")
+    return True
 
 
 def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
@@ -167,9 +186,11 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
               f"this event has {len(ev.fields)}", ev.span)
         return _bind_inputs(ev, scope, own)
     inner: Scope = scope
+    inputs: list[ValueType] = []
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
-            inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
+            inputs.append(_input_type(r, ev, f, want))
+            inner, own = bind(inner, own, f.var, inputs[-1]), True
             continue
         got_t = r.infer(f.value, inner)
         if got_t is None:
@@ -186,6 +207,8 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
                 "T003", f"value {value} is outside the field type {show_type(want)} of "
                 f"'{ev.channel}'", f.value.span,
                 hint="this event is a model error wherever it is enabled"))
+    if inputs:
+        _refuse_large(r, inputs, ev.span, f"the input of '{ev.channel}'")
     return inner, own
 
 
