@@ -50,7 +50,10 @@ class FileReport:
 
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""
-    src = read_source(path, options.max_bytes)
+    from fito import budget
+
+    with budget.active(budget.current().within(options.timeout)):
+        src = read_source(path, options.max_bytes)
     if isinstance(src, Diagnostic):
         return FileReport(path, None, (src,), unreadable=True)
     return check_source(src, options)

@@ -175,8 +175,8 @@ class ClosedForms:
 
 def _to_fraction(value: "sympy.Expr") -> Fraction:
     import sympy
-    q = sympy.nsimplify(value)
-    if not q.is_Rational:
+    q = value if value.is_Rational else sympy.nsimplify(value)  # nsimplify can mangle
+    if not q.is_Rational:                                         # an exact rational
         raise ValueError(f"{value} is not rational")
     return Fraction(int(q.p), int(q.q))
 

@@ -1,0 +1,102 @@
+"""`python -m tests.fuzz --budget N --seed S`: run N cases, report, minimise and save failures.
+
+Exit status 0 when every failure found is known to belong to another piece of work (the
+model checker's engine, issue 12; `fito fmt`), 1 when a failure of our own was found.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from .cases import Case
+from .minimise import known_signatures, minimise, save
+from .outcome import Outcome
+from .pool import Bounds, Pool, warm_up
+from .seeds import CORPUS, load
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
+    p.add_argument("--budget", type=int, default=1000, help="cases to run (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="the stream of cases (default 0)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="workers (default: CPUs)")
+    p.add_argument("--seconds", type=float, default=10.0, help="wall clock per case (default 10)")
+    p.add_argument("--memory-mb", type=int, default=2048,
+                   help="resident memory per case, MiB (default 2048)")
+    p.add_argument("--minimise-seconds", type=float, default=60.0,
+                   help="time to shrink each new failure (default 60; 0: do not shrink)")
+    p.add_argument("--corpus", type=Path, default=CORPUS, help="where failures are saved")
+    p.add_argument("--no-save", action="store_true", help="report failures, save nothing")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    bounds = Bounds(seconds=args.seconds, memory=args.memory_mb << 20)
+    warm_up()
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="fito-fuzz-seeds-") as work:
+        seeds = load(Path(work))
+        from .inputs import cases
+
+        stream = (c for _, c in zip(range(args.budget), cases(args.seed, seeds)))
+        failures: dict[str, tuple[Case, Outcome]] = {}
+        counts: Counter[str] = Counter()
+        with Pool(args.jobs, bounds) as pool:
+            for n, (case, outcome) in enumerate(pool.run(stream), 1):
+                counts[f"{case.command or '-'} {outcome.kind}"] += 1
+                if outcome.failed and outcome.signature not in failures:
+                    failures[outcome.signature] = (case, outcome)
+                    print(f"[{n}] {outcome.signature} ({outcome.owner or 'ours'})", flush=True)
+                if n % 1000 == 0:
+                    print(f"{n} cases, {time.monotonic() - start:.0f} s", flush=True)
+        ran = time.monotonic() - start
+        _report(counts, failures, ran)
+        if failures and not args.no_save:
+            _keep(failures, bounds, args)
+    ours = [s for s, (_, o) in failures.items() if not o.owner]
+    print(f"{len(ours)} failure class(es) of our own, "
+          f"{len(failures) - len(ours)} known to belong to the engine or fmt")
+    return 1 if ours else 0
+
+
+def _report(counts: Counter[str], failures: dict[str, tuple[Case, Outcome]], ran: float) -> None:
+    total = sum(counts.values())
+    print(f"ran {total:,} cases in {ran:.0f} s ({total / max(ran, 1e-9):.0f}/s)")
+    by_command: Counter[str] = Counter()
+    for key, n in counts.items():
+        by_command[key.split()[0]] += n
+    for command, n in sorted(by_command.items()):
+        kinds = ", ".join(f"{k.split()[1]} {m}" for k, m in sorted(counts.items())
+                          if k.split()[0] == command)
+        print(f"  {command:10} {n:6,}  {kinds}")
+    for signature, (case, outcome) in sorted(failures.items()):
+        print(f"  FAIL {signature} [{outcome.owner or 'ours'}] from {case.origin}")
+
+
+def _keep(failures: dict[str, tuple[Case, Outcome]], bounds: Bounds,
+          args: argparse.Namespace) -> None:
+    """Minimise and save the failures whose signature the corpus does not hold yet."""
+    known = known_signatures(args.corpus)
+    with Pool(1, bounds) as pool:
+        def run(c: Case) -> Outcome:
+            return next(o for _, o in pool.run([c]))
+
+        for signature, (case, outcome) in sorted(failures.items()):
+            if signature in known:
+                continue
+            small = minimise(case, outcome, run, args.minimise_seconds) \
+                if args.minimise_seconds > 0 else case
+            final = run(small)
+            path = save(small, final if final.failed else outcome, args.corpus)
+            print(f"saved {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
+                  f" ({case.size()} -> {small.size()} bytes)", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The inside of a fuzz worker: run cases in-process, report Outcomes, never return."""
+from __future__ import annotations
+
+import faulthandler
+import io
+import os
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .cases import Case, materialise
+from .outcome import FMT, OK, STATUS, TRACEBACK, EXPECTED_STATUSES, Outcome, classify
+
+if TYPE_CHECKING:
+    from .pool import Bounds
+
+
+def serve(conn: Connection, bounds: Bounds, root: Path, stacks: Path) -> None:
+    """Answer cases until told to stop (None), then exit the process."""
+    code = 0
+    try:
+        home = Path(tempfile.mkdtemp(prefix="worker-", dir=root))
+        os.chdir(home)  # commands that write (prove --certificates) write here
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        resource.setrlimit(resource.RLIMIT_AS, (bounds.address_space, bounds.address_space))
+        dump = open(stacks, "w")  # noqa: SIM115 - open for the life of the worker
+        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=True)
+        from .pool import RETIRE_ABOVE, RETIRE_AFTER
+
+        done = 0
+        while True:
+            case = conn.recv()
+            if case is None:
+                break
+            outcome = run_case(case, home, bounds)
+            done += 1
+            retiring = done >= RETIRE_AFTER or _rss() > RETIRE_ABOVE
+            conn.send((outcome, retiring))
+            if retiring:
+                break
+    except (EOFError, KeyboardInterrupt, BrokenPipeError):
+        pass
+    except BaseException:  # noqa: BLE001 - the harness itself failed: say so, then leave
+        traceback.print_exc()
+        code = 70
+    os._exit(code)
+
+
+def _rss() -> int:
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
+    """fito.cli.main on the case's argv (with the bounds), its files in a fresh directory."""
+    from fito.cli import main
+
+    where = Path(tempfile.mkdtemp(dir=home))
+    start = time.perf_counter()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        argv = bounds.argv(tuple(materialise(case, where)))
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exc:  # --help, --version
+                status = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+        seconds = time.perf_counter() - start
+        if status not in EXPECTED_STATUSES:
+            return classify(STATUS, case.command, status, err.getvalue()[-3000:], seconds=seconds)
+        if case.command == "fmt" and status == 0 and "--check" not in case.argv:
+            broken = fmt_round_trip(case, out.getvalue())
+            if broken:
+                return classify(FMT, case.command, status, broken, seconds=seconds)
+        return classify(OK, case.command, status, "", seconds=seconds)
+    except BaseException as exc:  # noqa: BLE001 - what the fuzzer looks for
+        return classify(TRACEBACK, case.command, None, traceback.format_exc(),
+                        exc_type=type(exc).__name__, seconds=time.perf_counter() - start)
+    finally:
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def fmt_round_trip(case: Case, output: str) -> str:
+    """What is wrong with `fito fmt`'s output for the case's one spec file ('' if nothing):
+    it must parse to the same tree as the input, and be its own canonical form."""
+    from fito.deep import run_deep
+    from fito.lang.format import format_text
+    from fito.lang.parser import parse
+
+    specs = [data for name, data in case.files if name.endswith(".fito")]
+    if len(specs) != 1 or sum(a.endswith(".fito") for a in case.argv) != 1:
+        return ""
+    source = specs[0].decode("utf-8", "replace").removeprefix("\ufeff")
+
+    def judge() -> str:
+        before, after = parse(source), parse(output)
+        if after.spec is None or any(d.is_error for d in after.diagnostics):
+            first = after.diagnostics[0].message if after.diagnostics else "?"
+            return f"the output does not parse: {first}\n--- output\n{output}"
+        if before.spec != after.spec:
+            return f"the output parses to another tree\n--- output\n{output}"
+        again = format_text(output).text
+        if again != output:
+            return f"fmt of the output differs from the output\n--- output\n{output}\n" \
+                   f"--- again\n{again}"
+        return ""
+
+    return run_deep(judge)
+
+
+__all__ = ["serve", "run_case", "OK"]
