@@ -153,7 +153,10 @@ def _params(table: Any, jobs: int) -> dict[str, Fraction]:
 
 def _rational(value: Any, key: str, params: Mapping[str, Fraction]) -> Fraction:
     if isinstance(value, str):
-        result = _expr(value, key, params).evaluate(dict(params))
+        try:
+            result = _expr(value, key, params).evaluate(dict(params))
+        except ExprError as exc:
+            raise ModelError(BAD_MODEL, f"{key}: {exc}", key) from None
         if isinstance(result, float):
             raise ModelError(BAD_MODEL, f"{key} = {value!r} is not a rational number", key)
         return result
