@@ -12,6 +12,7 @@ DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 #: How long a FIFO or a device given as a spec file may take to deliver its bytes when the
 #: command has no deadline of its own (fito.budget): reading never blocks forever.
 STREAM_WAIT = 10.0
+MAX_READ = 1 << 40  # what --max-bytes can ask for at most (a read needs an index-sized count)
 _CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -23,6 +24,7 @@ class Source:
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagnostic:
     """The file's text, or the diagnostic that says why it cannot be read as a spec."""
+    max_bytes = min(max_bytes, MAX_READ)
     if os.path.isdir(path):
         return error("C002", f"'{path}' is a directory, not a spec file",
                      hint="pass the files: fito check dir/*.fito")

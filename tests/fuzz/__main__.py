@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                 counts[f"{case.command or '-'} {outcome.kind}"] += 1
                 if outcome.failed and outcome.signature not in failures:
                     failures[outcome.signature] = (case, outcome)
-                    print(f"[{n}] {outcome.signature} ({outcome.owner or 'ours'})", flush=True)
+                    print(f"[{n}] {outcome.signature} ({outcome.owner or 'ours'}): "
+                          f"{' '.join(case.argv)[:200]}", flush=True)
                 if n % 1000 == 0:
                     print(f"{n} cases, {time.monotonic() - start:.0f} s", flush=True)
         ran = time.monotonic() - start
