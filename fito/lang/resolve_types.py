@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Mapping
 
+from fito import budget
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
@@ -299,6 +300,7 @@ class TypeRules:
             return one * _count(index_types) if len(one) == 1 else one
         values: list[int] = []
         for combo in itertools.product(*(t.values() for t in index_types)):
+            budget.check()  # up to MAX_VALUES elements: the command's deadline and memory
             bound = {p.name: v for p, v in zip(d.indices, combo)}
             v = self.const_eval(d.init, bound, what="an initial value")
             if v is None or not vtype.contains(v):

@@ -47,9 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         stream = (c for _, c in zip(range(args.budget), cases(args.seed, seeds)))
         failures: dict[str, tuple[Case, Outcome]] = {}
         counts: Counter[str] = Counter()
+        cpu: Counter[str] = Counter()
         with Pool(args.jobs, bounds) as pool:
             for n, (case, outcome) in enumerate(pool.run(stream), 1):
                 counts[f"{case.command or '-'} {outcome.kind}"] += 1
+                cpu[case.command or "-"] += outcome.seconds
                 if outcome.failed and outcome.signature not in failures:
                     failures[outcome.signature] = (case, outcome)
                     print(f"[{n}] {outcome.signature} ({outcome.owner or 'ours'}): "
@@ -57,25 +59,29 @@ def main(argv: list[str] | None = None) -> int:
                 if n % 1000 == 0:
                     print(f"{n} cases, {time.monotonic() - start:.0f} s", flush=True)
         ran = time.monotonic() - start
-        _report(counts, failures, ran)
+        _report(counts, failures, ran, cpu, args.jobs)
         if failures and not args.no_save:
             _keep(failures, bounds, args)
+    print(f"the harness itself used {time.process_time():.0f} s of CPU")
     ours = [s for s, (_, o) in failures.items() if not o.owner]
     print(f"{len(ours)} failure class(es) of our own, "
           f"{len(failures) - len(ours)} known to belong to the engine or fmt")
     return 1 if ours else 0
 
 
-def _report(counts: Counter[str], failures: dict[str, tuple[Case, Outcome]], ran: float) -> None:
-    total = sum(counts.values())
-    print(f"ran {total:,} cases in {ran:.0f} s ({total / max(ran, 1e-9):.0f}/s)")
+def _report(counts: Counter[str], failures: dict[str, tuple[Case, Outcome]], ran: float,
+            cpu: Counter[str], jobs: int) -> None:
+    total, seconds = sum(counts.values()), sum(cpu.values())
+    print(f"ran {total:,} cases in {ran:.0f} s ({total / max(ran, 1e-9):.0f}/s); "
+          f"{seconds:.0f} s of CPU in the cases, {seconds / max(total, 1) * 1000:.0f} ms each "
+          f"({jobs} workers on an idle machine: about {seconds / jobs:.0f} s)")
     by_command: Counter[str] = Counter()
     for key, n in counts.items():
         by_command[key.split()[0]] += n
     for command, n in sorted(by_command.items()):
         kinds = ", ".join(f"{k.split()[1]} {m}" for k, m in sorted(counts.items())
                           if k.split()[0] == command)
-        print(f"  {command:10} {n:6,}  {kinds}")
+        print(f"  {command:10} {n:6,}  {cpu[command] / n * 1000:6.0f} ms  {kinds}")
     for signature, (case, outcome) in sorted(failures.items()):
         print(f"  FAIL {signature} [{outcome.owner or 'ours'}] from {case.origin}")
 

@@ -32,7 +32,7 @@ class Outcome:
     signature: str = ""   # identifies the failure: kind, command, exception, innermost fito frame
     detail: str = ""      # the traceback, or the stacks at the kill (trimmed)
     owner: str = ""       # "" (this issue), "engine" or "fmt"
-    seconds: float = 0.0
+    seconds: float = 0.0  # CPU time of the case
 
     @property
     def failed(self) -> bool:

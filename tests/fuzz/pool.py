@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection, Pipe, wait
 from pathlib import Path
 
 from .cases import Case
-from .outcome import CRASH, HANG, MEMORY, Outcome, classify
+from .outcome import CRASH, HANG, MEMORY, Outcome, busiest_thread, classify
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -207,8 +207,8 @@ class Pool:
         self.workers.remove(w)
         what = (f"still running after {cpu:.1f} s of CPU, {elapsed:.1f} s" if kind == HANG
                 else f"resident memory above {self.bounds.memory >> 20} MiB")
-        return case, classify(kind, case.command, None, f"{what}\n{stacks}",
-                              innermost_first=True, seconds=elapsed)
+        return case, classify(kind, case.command, None, f"{what}\n{busiest_thread(stacks)}",
+                              innermost_first=True, seconds=cpu)
 
 
 def run_one(case: Case, bounds: Bounds) -> Outcome:

@@ -65,7 +65,7 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
     from fito.cli import main
 
     where = Path(tempfile.mkdtemp(dir=home))
-    start = time.perf_counter()
+    start = time.process_time()
     out, err = io.StringIO(), io.StringIO()
     try:
         argv = bounds.argv(tuple(materialise(case, where)))
@@ -74,7 +74,7 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
                 status = main(argv)
             except SystemExit as exc:  # --help, --version
                 status = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         if status not in EXPECTED_STATUSES:
             return classify(STATUS, case.command, status, err.getvalue()[-3000:], seconds=seconds)
         if case.command == "fmt" and status == 0 and "--check" not in case.argv:
@@ -84,7 +84,7 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
         return classify(OK, case.command, status, "", seconds=seconds)
     except BaseException as exc:  # noqa: BLE001 - what the fuzzer looks for
         return classify(TRACEBACK, case.command, None, traceback.format_exc(),
-                        exc_type=type(exc).__name__, seconds=time.perf_counter() - start)
+                        exc_type=type(exc).__name__, seconds=time.process_time() - start)
     finally:
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         shutil.rmtree(where, ignore_errors=True)
