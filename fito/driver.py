@@ -70,13 +70,17 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
 
+    from fito import budget
+
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         parsed = parse(text)
         if parsed.spec is None or not parsed.spec.decls:
             return parsed, None, ()
+        budget.current().poll()  # between stages: the deadline and the memory, now
         model, diags = resolve(parsed.spec)
+        budget.current().poll()
         return parsed, model, tuple(diags)
     finally:
         gc.freeze()

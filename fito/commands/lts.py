@@ -18,8 +18,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
+    """Every stage on a deep stack, as `fito check` runs them (long prefix chains and deep
+    `if`s recurse in the compiler)."""
     from fito.deep import run_deep
+
+    return run_deep(_run, args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
     from fito.diagnostics import error, render_text
     from fito.lang import nodes as A
     from fito.lang.parser import parse
@@ -31,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if not hasattr(src, "text"):
         print(render_text(src, args.file, None), file=sys.stderr)  # type: ignore[arg-type]
         return 2
-    parsed = run_deep(parse, src.text)  # type: ignore[union-attr]
+    parsed = parse(src.text)  # type: ignore[union-attr]
     if parsed.spec is None:
         for d in parsed.diagnostics:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]

@@ -136,7 +136,7 @@ class Resolver(TypeRules):
             if isinstance(d, A.ProcessDecl):
                 self._check_process_decl(d)
             elif isinstance(d, A.SystemDecl):
-                self.check_proc(d.proc, {})
+                self.check_proc(d.proc, {}, initial=True)
             elif isinstance(d, A.AssertDecl):
                 self._check_assertion(d, systems)
                 assertions.append(d)
@@ -181,17 +181,20 @@ class Resolver(TypeRules):
             scope[p.name] = t
         self.check_proc(d.body, scope)
 
-    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType]) -> None:
-        static.check_proc(self, p, scope)
+    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType],
+                   initial: bool = False) -> None:
+        """Static checks of a process term (`initial`: a system's or an assertion's term,
+        whose calls are evaluated when the check starts)."""
+        static.check_proc(self, p, scope, initial)
 
     def _check_assertion(self, d: A.AssertDecl, systems: list[A.SystemDecl]) -> None:
         if d.proc is None and not systems:
             self.err("R005", "this assertion names no process and the spec has no `system`", d.span,
                      hint="add `system Name` or name the process in the assertion")
         if d.proc is not None:
-            self.check_proc(d.proc, {})
+            self.check_proc(d.proc, {}, initial=True)
         if d.spec is not None:
-            self.check_proc(d.spec, {})
+            self.check_proc(d.spec, {}, initial=True)
         if d.expr is not None:
             t = self.infer(d.expr, {})
             if t is not None and not isinstance(t, BoolT):

@@ -9,7 +9,7 @@ assertion being checked fails with that transition at the end of its trace).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 Scope = Mapping[str, ValueType]
 
 
-def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
-    """Report every static problem in p.
+def check_proc(r: "Resolver", p: A.Proc, scope: Scope, initial: bool = False) -> None:
+    """Report every static problem in p (`initial`: the term of a system or an assertion).
 
     Each work item carries whether its scope is its own (no other item shares it): then
     bindings (inputs, replicated variables) go into it in place, so a chain such as
@@ -39,7 +39,7 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
             _expect_bool(r, p.cond, scope, "a guard")
             work.append((p.body, scope, own))
         elif isinstance(p, A.ProcRef):
-            _check_call(r, p, scope)
+            _check_call(r, p, scope, initial)
         elif isinstance(p, (A.ProcBinary, A.Parallel)):
             if isinstance(p, A.Parallel):
                 _check_channels(r, p.sync, scope)
@@ -105,7 +105,7 @@ def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
         r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
 
 
-def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
+def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope, initial: bool) -> None:
     entry = r.names.get(p.name)
     if p.name in scope or entry is None or entry[0] != "process":
         if entry is None and p.name not in scope:
@@ -128,6 +128,15 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
             r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}",
                   arg.span)
             continue
+        failure = const_failure(r, arg, scope)
+        if failure is not None:  # 1 / 0: an error where the check starts, else a model error
+            message = f"argument of '{p.name}': {failure.message}"
+            if initial:
+                r.err("T009", message, arg.span)
+            else:
+                r.diagnostics.append(warning("T009", message, arg.span,
+                                             hint="this call is a model error where it is reached"))
+            continue
         value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
             from fito.lang.resolve import show_type
@@ -135,6 +144,19 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
             r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside "
                   f"{show_type(want)}",
                   arg.span)
+
+
+def const_failure(r: "Resolver", e: A.Expr, scope: Scope) -> ConstError | None:
+    """Why the constant expression e cannot be evaluated (1 / 0), or None."""
+    if isinstance(e, (A.IntLit, A.Name)):
+        return None
+    try:
+        evaluate(e, _lookup(r, scope))
+    except ConstError as exc:
+        return exc
+    except NotConstant:
+        pass
+    return None
 
 
 def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
@@ -145,6 +167,14 @@ def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
                                   r.names.get(e.id, ("",))[0] not in ("const", "member")):
         return None
 
+    try:
+        return evaluate(e, _lookup(r, scope))
+    except (NotConstant, ConstError):
+        return None
+
+
+def _lookup(r: "Resolver", scope: Scope) -> Callable[[str, Span], int]:
+    """The values of constants and enumeration members; NotConstant for anything else."""
     def lookup(name: str, span: Span) -> int:
         if name in scope:
             raise NotConstant(span)
@@ -158,10 +188,7 @@ def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
             raise NotConstant(span)
         return got[1]
 
-    try:
-        return evaluate(e, lookup)
-    except (NotConstant, ConstError):
-        return None
+    return lookup
 
 
 def _show(t: ValueType, v: int) -> str:

@@ -252,6 +252,8 @@ def _phase_spec(value: Any) -> PhaseSpec:
         seed = value.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ExprError("seed must be an integer")
+        if not isinstance(value.get("values", ()), (list, tuple)):
+            raise ExprError("values must be a list of positions")
         return PhaseSpec(kind=kind, values=tuple(number(v) for v in value.get("values", ())),
                          step=number(value.get("step", 1)), seed=seed,
                          start=None if value.get("start") is None else number(value["start"]))

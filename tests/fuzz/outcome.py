@@ -33,6 +33,8 @@ class Outcome:
     detail: str = ""      # the traceback, or the stacks at the kill (trimmed)
     owner: str = ""       # "" (this issue), "engine" or "fmt"
     seconds: float = 0.0  # CPU time of the case
+    stdout: str = ""      # the beginning of what the command printed
+    stderr: str = ""
 
     @property
     def failed(self) -> bool:

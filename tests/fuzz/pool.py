@@ -39,6 +39,7 @@ class Bounds:
     fito_timeout: str = "1"        # --timeout given to every command
     fito_memory: str = "1G"        # --max-memory given to every command
     fito_states: str = "200000"    # --max-states given to `check`
+    override: bool = True          # append the flags even where the case gives its own
 
     def argv(self, argv: tuple[str, ...]) -> list[str]:
         """argv with the bounds appended (last wins), for a command that takes them."""
@@ -46,9 +47,11 @@ class Bounds:
 
         if not argv or argv[0] not in COMMANDS or "--help" in argv or "-h" in argv:
             return list(argv)
-        extra = ["--timeout", self.fito_timeout, "--max-memory", self.fito_memory]
+        flags = [("--timeout", self.fito_timeout), ("--max-memory", self.fito_memory)]
         if argv[0] == "check":
-            extra += ["--max-states", self.fito_states]
+            flags.append(("--max-states", self.fito_states))
+        extra = [x for flag, value in flags if self.override or flag not in argv
+                 for x in (flag, value)]
         return list(argv) + extra
 
 

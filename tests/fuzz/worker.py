@@ -12,6 +12,7 @@ import tempfile
 import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,8 @@ from .outcome import FMT, OK, STATUS, TRACEBACK, EXPECTED_STATUSES, Outcome, cla
 
 if TYPE_CHECKING:
     from .pool import Bounds
+
+OUTPUT = 4000  # characters of stdout and of stderr kept in an Outcome
 
 
 def serve(conn: Connection, bounds: Bounds, root: Path, stacks: Path) -> None:
@@ -81,7 +84,8 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
             broken = fmt_round_trip(case, out.getvalue())
             if broken:
                 return classify(FMT, case.command, status, broken, seconds=seconds)
-        return classify(OK, case.command, status, "", seconds=seconds)
+        return replace(classify(OK, case.command, status, "", seconds=seconds),
+                       stdout=out.getvalue()[:OUTPUT], stderr=err.getvalue()[:OUTPUT])
     except BaseException as exc:  # noqa: BLE001 - what the fuzzer looks for
         return classify(TRACEBACK, case.command, None, traceback.format_exc(),
                         exc_type=type(exc).__name__, seconds=time.process_time() - start)
