@@ -258,10 +258,20 @@ def prove(r: random.Random, seeds: Seeds) -> Case:
 
 def odd(r: random.Random, seeds: Seeds) -> Case:
     """Paths and command lines that are not files: a FIFO, devices, directories, no command."""
-    choice = r.randrange(7)
+    choice = r.randrange(8)
     command = r.choice(["check", "types", "fmt", "lts"])
     if choice == 0:
         return Case((command, f"{DIR}/fifo.fito"), fifos=("fifo.fito",), origin="fifo")
+    if choice == 7:  # a FIFO where another command reads a file
+        return r.choice([
+            Case(("simulate", f"{DIR}/m.toml"), fifos=("m.toml",), origin="fifo"),
+            Case(("recheck", f"{DIR}/c.json"), fifos=("c.json",), origin="fifo"),
+            Case(("recheck", f"{DIR}/certs"), fifos=("certs/c.json",), origin="fifo"),
+            Case(("inspect", f"{DIR}/ckpt"), tuple((f"ckpt/{n}", d) for n, d in
+                                                 seeds.checkpoints[0][1:]),
+                 fifos=(f"ckpt/{seeds.checkpoints[0][0][0]}",), origin="fifo"),
+            Case(("prove", f"{DIR}/claims.py", "--no-certificates"), fifos=("claims.py",),
+                 origin="fifo")])
     if choice == 1:
         return Case((command, r.choice(["/dev/zero", "/dev/null", "/dev/urandom", "/proc/self/mem",
                                         "/", DIR])), origin="device")
