@@ -85,7 +85,7 @@ class Budget:
         self.max_bytes = max_bytes
         self.timeout = timeout        # the seconds the deadline was set from (for messages)
         self._countdown = 0           # the first check polls
-        self._stride = 64
+        self._stride = 1              # checks between polls: adapted to the callers' pace
         self._polled = time.monotonic()
 
     @classmethod
@@ -114,10 +114,10 @@ class Budget:
         now = time.monotonic()
         elapsed = now - self._polled
         self._polled = now
-        if elapsed < _POLL_SECONDS / 2:
+        if elapsed < _POLL_SECONDS / 2:  # calls come quickly: look less often
             self._stride = min(self._stride * 2, _MAX_STRIDE)
-        elif elapsed > _POLL_SECONDS * 2:
-            self._stride = max(self._stride // 2, 1)
+        elif elapsed > _POLL_SECONDS:  # slowly: at once to the stride that fits the pace
+            self._stride = max(1, int(self._stride * _POLL_SECONDS / elapsed))
         self._countdown = self._stride
         if self.deadline is not None and now > self.deadline:
             raise BudgetExceeded("timeout", self.timeout_message())

@@ -67,10 +67,9 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
     full collection costs about 0.4 s per 20,000 lines) buys nothing."""
     import gc
 
+    from fito import budget
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
-
-    from fito import budget
 
     was_enabled = gc.isenabled()
     gc.disable()

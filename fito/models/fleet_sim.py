@@ -176,7 +176,7 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
     sections: list = []
     Pc = Pw = t = zero
     nc, nw, done, events = len(ch), len(wh), 0, 0
-    check, stopped = budget.check, ""
+    poll, stopped = budget.current().poll, ""
     while done < jobs and events < max_events:
         if wh and (not ch or (wh[0] - Pw) * winv[nw] <= (ch[0] - Pc) * cinv[nc]):
             k = heappop(wh)
@@ -233,9 +233,9 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
             if rec_s and i == 0:
                 sections.append((t, _positions(W, V, key, writing, Pc, Pw)))
         events += 1
-        if not events & 4095:  # the command's deadline and memory (fito.budget)
+        if not events & 4095:  # the command's deadline and memory (fito.budget), now
             try:
-                check()
+                poll()
             except budget.BudgetExceeded as exc:
                 stopped = exc.message
                 break

@@ -104,8 +104,8 @@ def _keep(failures: dict[str, tuple[Case, Outcome]], bounds: Bounds,
                 if args.minimise_seconds > 0 else case
             final = run(small)
             path = save(small, final if final.failed else outcome, args.corpus)
-            print(f"saved {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
-                  f" ({case.size()} -> {small.size()} bytes)", flush=True)
+            shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+            print(f"saved {shown} ({case.size()} -> {small.size()} bytes)", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe, wait
+from multiprocessing.connection import Pipe, wait
 from pathlib import Path
 
 from .cases import Case

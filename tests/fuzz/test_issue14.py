@@ -55,7 +55,8 @@ def _pair_with(old: str, new: str) -> bytes:
 CHAIN = "channel a\nprocess P = " + "a -> " * 1500 + "STOP\nsystem P\n"
 DEEP_IF = ("channel a\ndomain v: 0..1 = 0 volatile\nprocess P = " + "if v == 0 then a -> " * 1500
            + "STOP" + " else STOP" * 1500 + "\nsystem P\n")
-CHOICE = "channel a\nprocess P = " + " [] ".join(["a -> P"] * 200) + "\nsystem P\nassert :[deadlock free]\n"
+CHOICE = ("channel a\nprocess P = " + " [] ".join(["a -> P"] * 200)
+          + "\nsystem P\nassert :[deadlock free]\n")
 # P(atomic) of the random-crash model at k = 3, r = 10000: prod_i i / (i + r) = k! r! / (k + r)!
 RANDOM_CRASH = Fraction(math.factorial(3) * math.factorial(10000), math.factorial(10003))
 
@@ -111,8 +112,8 @@ CASES: dict[str, Expect] = {
     "lts-long-prefix-chain-is-linear": spec(
         "lts SPEC", CHAIN.replace("a -> " * 1500, "a -> " * 6000), {0}, marks=(ENGINE,)),
     "parallel-recursion-memory": spec(
-        "check --max-memory 200M SPEC", "channel c\nprocess P = c -> (P [| {| c |} |] P)\nsystem P\n"
-        "assert P :[deadlock free]\n", {3}, "unknown", marks=(ENGINE,)),
+        "check --max-memory 200M SPEC", "channel c\nprocess P = c -> (P [| {| c |} |] P)\n"
+        "system P\nassert P :[deadlock free]\n", {3}, "unknown", marks=(ENGINE,)),
     "argument-out-of-range-from-a-cell": spec(
         "check SPEC", "channel a\ndomain v: 0..2 = 0 volatile\nprocess Q(y: 1..2) = a -> Q(y)\n"
         "system Q(v)\nassert :[deadlock free]\n", {1}, "M001", marks=(ENGINE,)),
@@ -160,7 +161,8 @@ CASES: dict[str, Expect] = {
     "simulate-deadline": model(["simulate", "MODEL", "--cycles", "99999999999999999999",
                                 "--timeout", "0.5"], {3}, "M003"),
     "returnmap-deadline": model(["returnmap", "MODEL", "--branch", "all", "--timeout", "0.3"],
-                                {3}, "M003", text=(ROOT / "models" / "staggered.toml").read_bytes()),
+                                {3}, "M003",
+                                text=(ROOT / "models" / "staggered.toml").read_bytes()),
 }
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cases import Case, materialise
-from .outcome import FMT, OK, STATUS, TRACEBACK, EXPECTED_STATUSES, Outcome, classify
+from .outcome import EXPECTED_STATUSES, FMT, OK, STATUS, TRACEBACK, Outcome, classify
 
 if TYPE_CHECKING:
     from .pool import Bounds
