@@ -32,6 +32,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="time to shrink each new failure (default 60; 0: do not shrink)")
     p.add_argument("--corpus", type=Path, default=CORPUS, help="where failures are saved")
     p.add_argument("--no-save", action="store_true", help="report failures, save nothing")
+    p.add_argument("--shrink", type=Path, nargs="+", metavar="CASE",
+                   help="minimise these saved cases again (in place) instead of fuzzing")
     p.add_argument("--known", default="engine,fmt", metavar="OWNERS",
                    help="owners whose failures do not fail the run (default: engine,fmt)")
     return p.parse_args(argv)
@@ -41,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     bounds = Bounds(seconds=args.seconds, memory=args.memory_mb << 20)
     warm_up()
+    if args.shrink:
+        return _shrink(args.shrink, bounds, args.minimise_seconds)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fito-fuzz-seeds-") as work:
         seeds = load(Path(work))
@@ -106,6 +110,28 @@ def _keep(failures: dict[str, tuple[Case, Outcome]], bounds: Bounds,
             path = save(small, final if final.failed else outcome, args.corpus)
             shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
             print(f"saved {shown} ({case.size()} -> {small.size()} bytes)", flush=True)
+
+
+def _shrink(paths: list[Path], bounds: Bounds, seconds: float) -> int:
+    """Minimise saved cases again; each is replaced by its smaller form (if still failing)."""
+    import json
+
+    with Pool(1, bounds) as pool:
+        def run(c: Case) -> Outcome:
+            return next(o for _, o in pool.run([c]))
+
+        for path in paths:
+            case = Case.from_json(json.loads(path.read_text("utf-8")))
+            outcome = run(case)
+            if not outcome.failed:
+                print(f"{path}: no longer fails")
+                continue
+            small = minimise(case, outcome, run, seconds)
+            final = run(small)
+            path.unlink()
+            new = save(small, final if final.failed else outcome, path.parent.parent)
+            print(f"{path} -> {new} ({case.size()} -> {small.size()} bytes)")
+    return 0
 
 
 if __name__ == "__main__":

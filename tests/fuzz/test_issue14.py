@@ -105,6 +105,10 @@ CASES: dict[str, Expect] = {
     "call-argument-divides-by-zero": spec(
         "check SPEC", "channel a\nprocess P(n: 0..3) = a -> P(n / 0)\nsystem P(1)\n"
         "assert :[deadlock free]\n", {1}, "M002", marks=(ENGINE,)),
+    "quantifier-over-250-values-in-a-guard": spec(
+        "check SPEC", "channel a\ndomain y: 0..3 = 0 volatile\nprocess P = (exists i: {0..250} "
+        "@ i == y) & a -> P\nsystem P\nassert P :[deadlock free]\n", {0}, "holds",
+        marks=(ENGINE,)),
     "replicated-choice-is-linear": spec(
         "check SPEC", "type T = 0..1000\nchannel c: T\nprocess P = [] v: T @ c.v -> P\n"
         "system P\nassert P :[deadlock free]\n", {0, 3}, marks=(ENGINE,)),
