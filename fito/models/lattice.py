@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterator
 
+from fito import budget
+
 if TYPE_CHECKING:  # pragma: no cover
     import sympy
 
@@ -140,7 +142,9 @@ class LatticeCounts:
 def count(lattice: EpochLattice) -> LatticeCounts:
     """Count L and its diagonal by walking every element (exponential in k: small sizes only)."""
     size = consistent = 0
+    check = budget.check  # the command's deadline and memory
     for x in lattice.elements():
+        check()
         size += 1
         consistent += lattice.is_consistent(x)
     return LatticeCounts(lattice.domains, lattice.epochs, size, consistent)

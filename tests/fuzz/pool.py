@@ -55,6 +55,24 @@ class Bounds:
         return list(argv) + extra
 
 
+def preload() -> None:
+    """Import what the commands import, so that forked workers start with it (cheap: no
+    command is run)."""
+    import fito.check.api  # noqa: F401
+    import fito.check.lts  # noqa: F401
+    import fito.cli
+    import fito.lang.format  # noqa: F401
+    import fito.models.fleet_cli  # noqa: F401
+    import fito.models.fleet_sim  # noqa: F401
+    import fito.proof.kernel  # noqa: F401
+    import fito.runtime  # noqa: F401
+    import fito.types  # noqa: F401
+    from fito.lang.parser import machinery
+
+    machinery()
+    fito.cli.build_parser()
+
+
 def warm_up() -> None:
     """Run each kind of command once in the parent, so that workers inherit the imports and
     the caches (the grammar's tables, SymPy's derivations, Z3) warm."""
@@ -65,6 +83,7 @@ def warm_up() -> None:
 
     from .seeds import ROOT
 
+    preload()
     model, spec = str(ROOT / "models" / "pair_storage.toml"), str(ROOT / "specs")
     for argv in (["check", f"{spec}/checkpoint_naive.fito"], ["types", f"{spec}/pipelines.fito"],
                  ["fmt", f"{spec}/checkpoint_naive.fito"], ["lattice", "-k", "3", "-n", "2"],

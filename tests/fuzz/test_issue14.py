@@ -16,7 +16,7 @@ import pytest
 
 from .cases import DIR, Case
 from .outcome import Outcome
-from .pool import Bounds, Pool
+from .pool import Bounds, Pool, preload
 from .seeds import ROOT
 
 ENGINE = pytest.mark.xfail(strict=True, reason="engine rewrite, issue 12")
@@ -174,6 +174,7 @@ CASES: dict[str, Expect] = {
 def outcomes() -> dict[str, Outcome]:
     """Every case at once, on two bounded workers."""
     names = {e.case.key(): name for name, e in CASES.items()}
+    preload()
     with Pool(2, BOUNDS) as pool:
         return {names[c.key()]: o for c, o in pool.run([e.case for e in CASES.values()])}
 
