@@ -51,7 +51,9 @@ class FileReport:
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""
     from fito import budget
+    from fito.lang.parser import machinery
 
+    machinery()  # built (or loaded) once per process: not part of any file's time
     with budget.active(budget.current().within(options.timeout)):
         src = read_source(path, options.max_bytes)
     if isinstance(src, Diagnostic):
