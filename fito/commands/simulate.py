@@ -39,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
                           record_sections=args.sections, max_events=args.max_events)
     except ValueError as exc:
         raise UsageError(f"{exc} (drop --exact)") from None
-    result = _shown(result)
     if args.format == "json":
         print(json.dumps(_json(fleet, path, result, args.writers, args.sections), indent=1))
     else:
@@ -48,21 +47,6 @@ def run(args: argparse.Namespace) -> int:
         _limit_note(path, result, args.format)
         return 3
     return 0
-
-
-SHOWN_WHEN_STOPPED = 20
-
-
-def _shown(result):  # type: ignore[no-untyped-def]
-    """After a stop at the budget the lists are as long as the time allowed: only their last
-    SHOWN_WHEN_STOPPED entries are printed (printing them all would take longer still)."""
-    from dataclasses import replace
-
-    if not result.stopped:
-        return result
-    n = SHOWN_WHEN_STOPPED
-    return replace(result, firings=tuple(f[-n:] for f in result.firings),
-                   writers=result.writers[-n:], sections=result.sections[-n:])
 
 
 def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
@@ -118,8 +102,7 @@ def _limit_note(path: str, result, fmt: str) -> None:
 
     if result.stopped:  # a bound of fito.budget: --timeout or --max-memory
         diag = error("M003", f"{result.stopped}: stopped after {result.events:,} events before "
-                     f"every job fired {result.cycles} times (shown: the last "
-                     f"{SHOWN_WHEN_STOPPED} firings of each job)",
+                     f"every job fired {result.cycles} times",
                      hint="raise --timeout or --max-memory, or lower --cycles")
     else:
         diag = error("M101", f"stopped after {result.events} events before every job fired "

@@ -76,12 +76,12 @@ class Resolver(TypeRules):
         self.cells: dict[str, Cell] = {}
         self.processes: dict[str, A.ProcessDecl] = {}
         self.param_types: dict[str, tuple[ValueType, ...]] = {}
+        self.quantifiers: list[ValueType | None] = []  # domains of the enclosing quantifiers
         self.failed: set[str] = set()  # names whose definition was reported as wrong
         self.enum_decls: set[int] = set()  # ids of the type declarations that are enumerations
         self._evaluating: list[str] = []
         self._type_cache: dict[str, ValueType | None] = {}
         self._suggestions: dict[tuple[str, str | None], str | None] = {}
-        self.quantifiers: list[ValueType | None] = []  # domains of the enclosing quantifiers
 
     # ------------------------------------------------------------------ helpers
     def err(self, code: str, message: str, span: Span, hint: str | None = None,
@@ -184,8 +184,11 @@ class Resolver(TypeRules):
     def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType],
                    initial: bool = False) -> None:
         """Static checks of a process term (`initial`: a system's or an assertion's term,
-        whose calls are evaluated when the check starts)."""
-        static.check_proc(self, p, scope, initial)
+        whose calls are evaluated when the check starts), and what it costs (fito.lang.costs)."""
+        from fito.lang.costs import check_costs
+
+        static.check_proc(self, p, scope)
+        check_costs(self, p, scope, initial)
 
     def _check_assertion(self, d: A.AssertDecl, systems: list[A.SystemDecl]) -> None:
         if d.proc is None and not systems:

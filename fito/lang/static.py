@@ -9,12 +9,12 @@ assertion being checked fails with that transition at the end of its trace).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
-from fito.lang.values import INT, SetT, ValueType, is_finite, size, within
+from fito.lang.values import INT, SetT, ValueType, is_finite, within
 
 if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 Scope = Mapping[str, ValueType]
 
 
-def check_proc(r: "Resolver", p: A.Proc, scope: Scope, initial: bool = False) -> None:
-    """Report every static problem in p (`initial`: the term of a system or an assertion).
+def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
+    """Report every static problem in p.
 
     Each work item carries whether its scope is its own (no other item shares it): then
     bindings (inputs, replicated variables) go into it in place, so a chain such as
@@ -39,7 +39,7 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope, initial: bool = False) ->
             _expect_bool(r, p.cond, scope, "a guard")
             work.append((p.body, scope, own))
         elif isinstance(p, A.ProcRef):
-            _check_call(r, p, scope, initial)
+            _check_call(r, p, scope)
         elif isinstance(p, (A.ProcBinary, A.Parallel)):
             if isinstance(p, A.Parallel):
                 _check_channels(r, p.sync, scope)
@@ -77,26 +77,7 @@ def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -
     if dom is not None and not is_finite(dom):
         r.err("T006", "a replicated operator needs a finite set", p.domain.span)
         dom = None
-    if dom is not None:
-        _refuse_large(r, [dom], p.domain.span, f"the replicated '{p.op}'")
     return bind(scope, own, p.var, dom or INT)
-
-
-def _refuse_large(r: "Resolver", types: list[ValueType], span: Span, what: str) -> bool:
-    """S003 (and True) when the types together have more than MAX_VALUES combinations: the
-    model checker enumerates them (one operand, or one input value, each)."""
-    from fito.lang.resolve_types import MAX_VALUES, show_type
-
-    product = 1
-    for t in types:
-        product *= size(t) or 1
-    if product <= MAX_VALUES:
-        return False
-    over = " x ".join(show_type(t) for t in types)
-    r.err("S003", f"{what} ranges over {over}: {product:,} values, more than {MAX_VALUES:,}",
-          span, hint="use a smaller type" if len(types) == 1 or "input" not in what
-          else "restrict the input to a smaller set: c?x:T")
-    return True
 
 
 def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
@@ -105,7 +86,7 @@ def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
         r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
 
 
-def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope, initial: bool) -> None:
+def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
     entry = r.names.get(p.name)
     if p.name in scope or entry is None or entry[0] != "process":
         if entry is None and p.name not in scope:
@@ -128,15 +109,6 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope, initial: bool) -> Non
             r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}",
                   arg.span)
             continue
-        failure = const_failure(r, arg, scope)
-        if failure is not None:  # 1 / 0: an error where the check starts, else a model error
-            message = f"argument of '{p.name}': {failure.message}"
-            if initial:
-                r.err("T009", message, arg.span)
-            else:
-                r.diagnostics.append(warning("T009", message, arg.span,
-                                             hint="this call is a model error where it is reached"))
-            continue
         value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
             from fito.lang.resolve import show_type
@@ -144,19 +116,6 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope, initial: bool) -> Non
             r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside "
                   f"{show_type(want)}",
                   arg.span)
-
-
-def const_failure(r: "Resolver", e: A.Expr, scope: Scope) -> ConstError | None:
-    """Why the constant expression e cannot be evaluated (1 / 0), or None."""
-    if isinstance(e, (A.IntLit, A.Name)):
-        return None
-    try:
-        evaluate(e, _lookup(r, scope))
-    except ConstError as exc:
-        return exc
-    except NotConstant:
-        pass
-    return None
 
 
 def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
@@ -167,14 +126,6 @@ def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
                                   r.names.get(e.id, ("",))[0] not in ("const", "member")):
         return None
 
-    try:
-        return evaluate(e, _lookup(r, scope))
-    except (NotConstant, ConstError):
-        return None
-
-
-def _lookup(r: "Resolver", scope: Scope) -> Callable[[str, Span], int]:
-    """The values of constants and enumeration members; NotConstant for anything else."""
     def lookup(name: str, span: Span) -> int:
         if name in scope:
             raise NotConstant(span)
@@ -188,7 +139,10 @@ def _lookup(r: "Resolver", scope: Scope) -> Callable[[str, Span], int]:
             raise NotConstant(span)
         return got[1]
 
-    return lookup
+    try:
+        return evaluate(e, lookup)
+    except (NotConstant, ConstError):
+        return None
 
 
 def _show(t: ValueType, v: int) -> str:
@@ -213,11 +167,9 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
               f"this event has {len(ev.fields)}", ev.span)
         return _bind_inputs(ev, scope, own)
     inner: Scope = scope
-    inputs: list[ValueType] = []
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
-            inputs.append(_input_type(r, ev, f, want))
-            inner, own = bind(inner, own, f.var, inputs[-1]), True
+            inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
             continue
         got_t = r.infer(f.value, inner)
         if got_t is None:
@@ -234,8 +186,6 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
                 "T003", f"value {value} is outside the field type {show_type(want)} of "
                 f"'{ev.channel}'", f.value.span,
                 hint="this event is a model error wherever it is enabled"))
-    if inputs:
-        _refuse_large(r, inputs, ev.span, f"the input of '{ev.channel}'")
     return inner, own
 
 

@@ -65,7 +65,7 @@ def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
 
 
 def _refuse_costly_nest(r: "Resolver", e: A.Quant) -> None:
-    """S003 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
+    """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
     cost is the product of the domains' sizes, on every evaluation."""
     from fito.lang.resolve_types import MAX_VALUES, show_type
 
@@ -82,7 +82,7 @@ def _refuse_costly_nest(r: "Resolver", e: A.Quant) -> None:
               f"{show_type(doms[0])} has {product:,}", e.domain.span)
         return
     over = ", ".join(show_type(d) for d in doms)
-    r.err("S003", f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
+    r.err("S004", f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
           f"more than {MAX_VALUES:,}", e.domain.span, hint="quantify over smaller types")
 
 

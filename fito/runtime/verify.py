@@ -52,11 +52,8 @@ def status_of(committed: bool, problems: Iterable[Skip], complete: bool) -> str:
 
 def read_manifest(root: Path, epoch: int) -> tuple[Manifest | None, list[Skip]]:
     """The manifest of epoch, or None and the torn-manifest problem."""
-    path = root / layout.manifest_relpath(epoch)
-    if path.exists() and not path.is_file():  # a FIFO or a device: reading it could block
-        return None, [Skip(epoch, TORN_MANIFEST, None, "unreadable: not a regular file")]
     try:
-        data = path.read_bytes()
+        data = (root / layout.manifest_relpath(epoch)).read_bytes()
         return parse_manifest(data, epoch), []
     except TornManifest as exc:
         return None, [Skip(epoch, TORN_MANIFEST, None, str(exc))]
@@ -89,8 +86,6 @@ def _check_shard(root: Path, epoch: int, rec: ShardRecord,
                  keep_bytes: bool) -> tuple[list[Skip], bytes | None]:
     path = root / rec.file
     digest, size, data = "", 0, None
-    if path.exists() and not path.is_file():  # a FIFO or a device: reading it could block
-        return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file}: not a regular file")], None
     try:
         if keep_bytes:
             data = path.read_bytes()

@@ -72,10 +72,10 @@ CASES: dict[str, Expect] = {
         "assert :[deadlock free]\n", {1}, "T009"),
     "nested-quantifiers-in-a-constant": spec(
         "check SPEC", "type T = 0..1000\nconst N = forall a: T @ forall b: T @ forall c: T @ "
-        "a + b + c >= 0\nchannel x\nprocess P = x -> P\nsystem P\n", {1}, "S003", "0..1000"),
+        "a + b + c >= 0\nchannel x\nprocess P = x -> P\nsystem P\n", {1}, "S004", "0..1000"),
     "nested-quantifiers-in-an-assertion": spec(
         "check SPEC", "type T = 0..1000\nchannel x\nprocess P = x -> P\nsystem P\nassert P |= "
-        "always forall a: T @ forall b: T @ forall c: T @ a + b + c >= 0\n", {1}, "S003"),
+        "always forall a: T @ forall b: T @ forall c: T @ a + b + c >= 0\n", {1}, "S004"),
     "repeated-squaring": spec(
         "check SPEC", "const A = 99999999\n" + "".join(
             f"const A{i} = {p} * {p} * {p} * {p}\n" for i, p in
@@ -83,10 +83,10 @@ CASES: dict[str, Expect] = {
         "system P\n", {1}, "T009", "bits"),
     "input-over-a-huge-channel-type": spec(
         "check SPEC", "type T = 0..1000000000\nchannel c: T\nprocess P = c?x -> P\nsystem P\n"
-        "assert P :[deadlock free]\n", {1}, "S003", "0..1000000000"),
+        "assert P :[deadlock free]\n", {1}, "S004", "0..1000000000"),
     "replicated-over-a-huge-type": spec(
         "check SPEC", "type T = 0..10000000\nchannel c: T\nprocess P = [] v: T @ c.v -> P\n"
-        "system P\n", {1}, "S003", "0..10000000"),
+        "system P\n", {1}, "S004", "0..10000000"),
     "front-end-deadline": spec(
         "check --timeout 0.2 SPEC", "domain r[i: 0..999][j: 0..999]: Bool = i == j volatile\n",
         {3}, "M003", "timeout"),
