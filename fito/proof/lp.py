@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from fito import budget
 from fito.proof.kernel import poly as P
 from fito.proof.kernel.expr import KernelError
 from fito.proof.kernel.normal import Normalizer
@@ -27,6 +26,8 @@ def feasible_nonnegative(a: Sequence[Sequence[Fraction]], b: Sequence[Fraction])
     basis = list(range(n, n + m))
     cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
     obj = [cost[j] - sum(tab[i][j] for i in range(m)) for j in range(n + m + 1)]
+    from fito import budget  # here, not at import: fito.proof's API loads with the kernel alone
+
     while True:
         budget.check()  # the command's deadline and memory: pivots of exact fractions add up
         enter = next((j for j in range(n + m) if obj[j] < 0), None)
