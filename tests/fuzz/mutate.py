@@ -74,9 +74,17 @@ def mutate_bytes(r: random.Random, data: bytes) -> bytes:
     return bytes(b)
 
 
+COMMENTS = (b"{- c -}", b"{--}", b"{- {- nested -} -}", b"-- line\n", b"--\n", b"{-\n-}",
+            b"{- -- -}", b" -- {-\n", b"{- \xe2\x80\xae -}")
+
+
 def mutate_text(r: random.Random, data: bytes, others: tuple[bytes, ...] = ()) -> bytes:
     """One random change at the level of tokens or lines (specs, models, certificates)."""
-    op = r.randrange(10)
+    op = r.randrange(11)
+    if op == 10:  # a comment between two tokens (the printer must keep it, and the tree)
+        tokens = _TOKEN.findall(data)
+        tokens.insert(r.randrange(len(tokens) + 1), r.choice(COMMENTS))
+        return b"".join(tokens)
     if op == 0 and others:
         return splice(r, data, r.choice(others))
     if op == 1:

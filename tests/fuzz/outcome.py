@@ -11,7 +11,8 @@ HANG = "hang"                # still running at the wall-clock bound
 MEMORY = "memory"            # resident memory above the bound
 STATUS = "exit-status"       # an exit status outside {0, 1, 2, 3}
 FMT = "fmt-round-trip"       # `fito fmt` output that does not parse to the same tree, or moves
-KINDS = (TRACEBACK, CRASH, HANG, MEMORY, STATUS, FMT)
+OUTPUT_KIND = "bad-output"   # --format json/sarif output that is not strict JSON
+KINDS = (TRACEBACK, CRASH, HANG, MEMORY, STATUS, FMT, OUTPUT_KIND)
 EXPECTED_STATUSES = frozenset({0, 1, 2, 3})
 
 #: Who fixes a failure whose innermost fito frame is in these files (issue 12: the model

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cases import Case, materialise
-from .outcome import EXPECTED_STATUSES, FMT, OK, STATUS, TRACEBACK, Outcome, classify
+from .outcome import EXPECTED_STATUSES, FMT, OK, OUTPUT_KIND, STATUS, TRACEBACK, Outcome, classify
 
 if TYPE_CHECKING:
     from .pool import Bounds
@@ -80,8 +80,11 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
         seconds = time.process_time() - start
         if status not in EXPECTED_STATUSES:
             return classify(STATUS, case.command, status, err.getvalue()[-3000:], seconds=seconds)
-        if case.command == "fmt" and status == 0 and "--check" not in case.argv:
-            broken = fmt_round_trip(case, out.getvalue())
+        wrong = output_problem(case, status, out.getvalue())
+        if wrong:
+            return classify(OUTPUT_KIND, case.command, status, wrong, seconds=seconds)
+        if case.command == "fmt" and "--check" not in case.argv:
+            broken = fmt_round_trip(case, out.getvalue()) if status == 0 else fmt_refusal(case)
             if broken:
                 return classify(FMT, case.command, status, broken, seconds=seconds)
         return replace(classify(OK, case.command, status, "", seconds=seconds),
@@ -92,6 +95,49 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
     finally:
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         shutil.rmtree(where, ignore_errors=True)
+
+
+def output_problem(case: Case, status: int, stdout: str) -> str:
+    """What is wrong with what the command printed ('' if nothing): with --format json or
+    sarif, stdout is one strict JSON document (no NaN, no Infinity) whenever it is not empty."""
+    import json
+
+    formats = [b for a, b in zip(case.argv, case.argv[1:]) if a == "--format"]
+    if "--expect" in case.argv:  # `check --expect` prints its own comparison, as text
+        return ""
+    if not formats or formats[-1] not in ("json", "sarif") or not stdout.strip() or status == 2 \
+            and not stdout.lstrip().startswith(("{", "[")):
+        return ""
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        json.loads(stdout, parse_constant=refuse)
+    except ValueError as exc:
+        return f"--format {formats[-1]} printed something that is not JSON: {exc}\n" \
+               f"--- stdout\n{stdout[:3000]}"
+    return ""
+
+
+def fmt_refusal(case: Case) -> str:
+    """`fito fmt` exits 2 only on a file that does not parse (or cannot be read)."""
+    from fito.deep import run_deep
+    from fito.lang.parser import parse
+
+    specs = [data for name, data in case.files if name.endswith(".fito")]
+    if len(specs) != 1 or sum(a.endswith(".fito") for a in case.argv) != 1:
+        return ""
+    try:
+        source = specs[0].decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    parsed = run_deep(parse, source.removeprefix("\ufeff"))
+    if parsed.spec is None or any(d.is_error for d in parsed.diagnostics) or \
+            not parsed.spec.decls or any(ord(c) < 32 and c not in "\t\n\r\f" or c == "\x7f"
+                                         for c in source):
+        return ""
+    return "fito fmt refused (exit 2) a file that parses"
 
 
 def fmt_round_trip(case: Case, output: str) -> str:
