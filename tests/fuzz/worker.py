@@ -84,7 +84,9 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
         if wrong:
             return classify(OUTPUT_KIND, case.command, status, wrong, seconds=seconds)
         if case.command == "fmt" and "--check" not in case.argv:
-            broken = fmt_round_trip(case, out.getvalue()) if status == 0 else fmt_refusal(case)
+            broken = fmt_round_trip(case, out.getvalue()) if status == 0 else \
+                fmt_refusal(case) if status == 2 and "[C001 bad-usage]" not in err.getvalue() \
+                else ""
             if broken:
                 return classify(FMT, case.command, status, broken, seconds=seconds)
         return replace(classify(OK, case.command, status, "", seconds=seconds),
@@ -121,7 +123,8 @@ def output_problem(case: Case, status: int, stdout: str) -> str:
 
 
 def fmt_refusal(case: Case) -> str:
-    """`fito fmt` exits 2 only on a file that does not parse (or cannot be read)."""
+    """`fito fmt` exits 2 (past its command line) only on a file that does not parse or
+    cannot be read."""
     from fito.deep import run_deep
     from fito.lang.parser import parse
 
