@@ -19,6 +19,7 @@ class Case:
     files: tuple[tuple[str, bytes], ...] = ()
     fifos: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)
+    stdin: bytes = b""  # what the command reads on standard input (`fito lsp`)
 
     @property
     def command(self) -> str:
@@ -30,19 +31,22 @@ class Case:
         return h.hexdigest()[:16]
 
     def size(self) -> int:
-        return sum(len(a) for a in self.argv) + sum(len(c) for _, c in self.files)
+        return sum(len(a) for a in self.argv) + sum(len(c) for _, c in self.files) + \
+            len(self.stdin)
 
     def with_files(self, files: tuple[tuple[str, bytes], ...]) -> Case:
-        return Case(self.argv, files, self.fifos, self.origin)
+        return Case(self.argv, files, self.fifos, self.origin, self.stdin)
 
     def with_argv(self, argv: tuple[str, ...]) -> Case:
-        return Case(argv, self.files, self.fifos, self.origin)
+        return Case(argv, self.files, self.fifos, self.origin, self.stdin)
 
     def to_json(self, with_origin: bool = True) -> dict[str, object]:
         out: dict[str, object] = {"argv": list(self.argv),
                                   "files": {name: _encode(data) for name, data in self.files}}
         if self.fifos:
             out["fifos"] = list(self.fifos)
+        if self.stdin:
+            out["stdin"] = _encode(self.stdin)
         if with_origin and self.origin:
             out["origin"] = self.origin
         return out
@@ -54,7 +58,8 @@ class Case:
         return Case(tuple(data["argv"]),  # type: ignore[arg-type]
                     tuple((name, _decode(v)) for name, v in files.items()),
                     tuple(data.get("fifos", ())),  # type: ignore[arg-type]
-                    str(data.get("origin", "")))
+                    str(data.get("origin", "")),
+                    _decode(data["stdin"]) if "stdin" in data else b"")
 
 
 def _encode(data: bytes) -> object:

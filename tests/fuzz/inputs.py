@@ -26,7 +26,7 @@ def draw(r: random.Random, seeds: Seeds) -> Case:
     makers: list[tuple[float, Callable[[random.Random, Seeds], Case]]] = [
         (30, check), (10, types), (14, fmt), (7, lts), (8, lattice), (9, simulate),
         (6, returnmap), (6, recheck), (4, inspect), (0.3, prove), (2, odd),
-    ]
+    ] + [(weight, make) for name, weight, make in LATER if name in _commands()]
     total = sum(w for w, _ in makers)
     x = r.uniform(0, total)
     for weight, make in makers:
@@ -287,3 +287,96 @@ def odd(r: random.Random, seeds: Seeds) -> Case:
                     origin="device")
     return Case((command, f"{DIR}/spec.fito", "--max-memory", r.choice(SIZES)),
                 (("spec.fito", r.choice(seeds.specs)),), origin="memory-flag")
+
+
+# ------------------------------------------------------------------ commands added later
+def _commands() -> tuple[str, ...]:
+    from fito.cli import COMMANDS
+
+    return COMMANDS
+
+
+def lint(r: random.Random, seeds: Seeds) -> Case:
+    """`fito lint` on a training script: mutated, deeply nested, or not Python at all."""
+    data = r.choice(seeds.python) if seeds.python else b"import torch\n"
+    k = r.random()
+    if k < 0.6:
+        data = mutate(r, data, seeds.python)
+    elif k < 0.75:
+        depth = r.choice([50, 200, 1000, 100_000])
+        data = r.choice([b"x = " + b"(" * depth + b"1" + b")" * depth + b"\n",
+                         b"x = " + b"1 + " * depth + b"1\n",
+                         b"if x:\n" + b"".join(b" " * i + b"if x:\n" for i in range(1, 120))
+                         + b" " * 120 + b"pass\n"])
+    elif k < 0.85:
+        data = mutate_bytes(r, data)
+    argv = ["lint", f"{DIR}/train.py"] + _maybe(r, 0.3, "--format", r.choice(["json", "sarif"]))
+    argv += _maybe(r, 0.2, "--model", "--model-dir", f"{DIR}/models")
+    argv += _hostile(r, {"--select": ("", ",", "X", "FITO", "*"), "--ignore": ("", "FITO001"),
+                         "--max-bytes": NUMBERS}, 0.1)
+    return Case(tuple(argv), (("train.py", data),), origin="lint")
+
+
+def replay(r: random.Random, seeds: Seeds) -> Case:
+    """`fito replay` of a saved counterexample on its spec: either side changed."""
+    if not seeds.reports:
+        return check(r, seeds)
+    report, text = r.choice(seeds.reports)
+    k = r.random()
+    if k < 0.4:
+        report = certificate_like(r, report)
+    elif k < 0.6:
+        report = mutate(r, report)
+    elif k < 0.9:
+        text = mutate(r, text, seeds.specs)
+    argv = ["replay", f"{DIR}/trace.json", f"{DIR}/spec.fito"] + _maybe(r, 0.5, "-v")
+    argv += _maybe(r, 0.3, "--line", r.choice(["1", "24", "0", "-1", "999999", "x"]))
+    return Case(tuple(argv), (("trace.json", report), ("spec.fito", text)), origin="replay")
+
+
+def certificate_like(r: random.Random, data: bytes) -> bytes:
+    """A structural change of a JSON document (no signature to keep)."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return mutate(r, data)
+    _mutate_json(r, doc)
+    return json.dumps(doc).encode()
+
+
+def lsp(r: random.Random, seeds: Seeds) -> Case:
+    """`fito lsp`: a session on standard input (initialize, open a mutated spec, edit it,
+    ask for what the server offers, shut down), sometimes with its bytes mutated."""
+    text = mutate(r, r.choice(seeds.specs), seeds.specs).decode("utf-8", "replace")
+    uri = "file:///spec.fito"
+    messages: list[dict[str, object]] = [
+        {"id": 1, "method": "initialize", "params": {"capabilities": {}}},
+        {"method": "initialized", "params": {}},
+        {"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "fito", "version": 1, "text": text}}},
+    ]
+    for i in range(r.randrange(4)):
+        messages.append(r.choice([
+            {"method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": 2 + i},
+                "contentChanges": [{"text": mutate(r, text.encode()).decode("utf-8", "replace")}]}},
+            {"id": 10 + i, "method": r.choice(["textDocument/hover", "textDocument/definition",
+                                               "textDocument/documentSymbol",
+                                               "textDocument/formatting"]),
+             "params": {"textDocument": {"uri": uri},
+                        "position": {"line": r.randrange(-1, 40), "character": r.randrange(80)},
+                        "options": {"tabSize": 2, "insertSpaces": True}}}]))
+    messages += [{"id": 99, "method": "shutdown"}, {"method": "exit"}]
+    stream = b"".join(_frame(m) for m in messages)
+    if r.random() < 0.2:
+        stream = mutate_bytes(r, stream)
+    return Case(("lsp",), stdin=stream, origin="lsp")
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+LATER: tuple[tuple[str, float, Callable[[random.Random, Seeds], Case]], ...] = (
+    ("lint", 4, lint), ("replay", 3, replay), ("lsp", 0.5, lsp))

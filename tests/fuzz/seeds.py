@@ -20,6 +20,8 @@ class Seeds:
     claims: tuple[tuple[str, bytes], ...]
     certificates: tuple[bytes, ...]
     checkpoints: tuple[tuple[tuple[str, bytes], ...], ...]  # one file tree per directory
+    python: tuple[bytes, ...] = ()                  # training scripts (`fito lint`)
+    reports: tuple[tuple[bytes, bytes], ...] = ()   # (check --format json report, spec)
 
 
 def shared_examples() -> list[Path]:
@@ -66,8 +68,36 @@ def load(work: Path) -> Seeds:
     models += corpus_files(".toml")
     claims = [(p.name, p.read_bytes()) for p in sorted((ROOT / "tests" / "proof" / "data")
                                                       .glob("demo_*.py"))]
-    return Seeds(tuple(spec_texts()), tuple(models), tuple(claims),
-                 tuple(certificates(work)), (checkpoint_tree(work),))
+    specs = tuple(spec_texts())
+    return Seeds(specs, tuple(models), tuple(claims), tuple(certificates(work)),
+                 (checkpoint_tree(work),), tuple(python_files()), tuple(reports()))
+
+
+def python_files() -> list[bytes]:
+    """Training scripts for `fito lint`: its corpus where there is one, and fito's own code."""
+    paths = sorted((ROOT / "tests" / "lint").rglob("*.py"))[:200] if \
+        (ROOT / "tests" / "lint").is_dir() else []
+    paths += sorted((ROOT / "fito" / "runtime").glob("*.py"))
+    return [p.read_bytes() for p in paths if p.stat().st_size < 100_000]
+
+
+def reports() -> list[tuple[bytes, bytes]]:
+    """`fito check --format json` reports of the shipped specs, with their specs
+    (counterexamples for `fito replay`)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from fito.cli import COMMANDS, main
+
+    if "replay" not in COMMANDS:
+        return []
+    out = []
+    for path in sorted((ROOT / "specs").glob("*.fito")):
+        text = io.StringIO()
+        with redirect_stdout(text), redirect_stderr(io.StringIO()):
+            main(["check", "--format", "json", "--timeout", "10", str(path)])
+        out.append((text.getvalue().encode(), path.read_bytes()))
+    return out
 
 
 def certificates(work: Path) -> list[bytes]:

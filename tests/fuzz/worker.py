@@ -63,15 +63,28 @@ def _rss() -> int:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+class _Capture(io.TextIOWrapper):
+    """A captured stdout or stderr with a binary `buffer` too (as the real ones have)."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8", errors="backslashreplace",
+                         write_through=True)
+
+    def getvalue(self) -> str:
+        self.flush()
+        return self.buffer.getvalue().decode("utf-8", "replace")  # type: ignore[attr-defined]
+
+
 def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
     """fito.cli.main on the case's argv (with the bounds), its files in a fresh directory."""
     from fito.cli import main
 
     where = Path(tempfile.mkdtemp(dir=home))
     start = time.process_time()
-    out, err = io.StringIO(), io.StringIO()
+    out, err = _Capture(), _Capture()
     try:
         argv = bounds.argv(tuple(materialise(case, where)))
+        sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8")
         with redirect_stdout(out), redirect_stderr(err):
             try:
                 status = main(argv)
@@ -95,7 +108,7 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
         return classify(TRACEBACK, case.command, None, traceback.format_exc(),
                         exc_type=type(exc).__name__, seconds=time.process_time() - start)
     finally:
-        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         shutil.rmtree(where, ignore_errors=True)
 
 
