@@ -33,6 +33,9 @@ COMMANDS: tuple[str, ...] = (
     "simulate",   # fleet simulator
     "returnmap",  # symbolic return maps of fleets
     "inspect",    # epoch-aware checkpoint directories
+    "lint",       # checkpoint mistakes in PyTorch training scripts
+    "replay",     # re-run a saved counterexample on a spec
+    "lsp",        # the language server (stdio)
 )
 
 # commands whose module is not named after them (no module shadows the standard library)

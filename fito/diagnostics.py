@@ -154,12 +154,22 @@ def to_sarif(per_file: Iterable[tuple[str, Sequence[Diagnostic]]],
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "fito", "version": __version__,
-                                "informationUri": "https://example.org/fito",
-                                "rules": rules}},
+            "tool": {"driver": _driver(rules)},
             "results": results,
         }],
     }
+
+
+def _driver(rules: list[dict[str, object]]) -> dict[str, object]:
+    """The tool: fito, its version, and (where the source tree is at hand) its documentation
+    as `informationUri`; fito has no web site, so no address is made up."""
+    from pathlib import Path
+
+    driver: dict[str, object] = {"name": "fito", "version": __version__, "rules": rules}
+    docs = Path(__file__).resolve().parent.parent / "docs" / "diagnostics.md"
+    if docs.is_file():
+        driver["informationUri"] = docs.as_uri()
+    return driver
 
 
 __all__ = [

@@ -24,6 +24,8 @@ class CheckOptions:
     model_check: bool = True
     type_check: bool = True
     progress: bool = False
+    engine: str = "auto"
+    jobs: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,12 @@ class FileReport:
                 any(d.code in undecided for d in self.diagnostics):
             return EXIT_LIMIT
         return EXIT_OK
+
+    def _repr_html_(self) -> str:
+        """Notebooks: diagnostics, a table of verdicts, each run as a chart."""
+        from fito.render.page import report_html
+
+        return report_html(self)
 
 
 def check_path(path: str, options: CheckOptions) -> FileReport:
@@ -117,8 +125,10 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
         return FileReport(src.path, src.text, (limit_diagnostic(exc, stage),))
     verdicts: tuple[Verdict, ...] = ()
     if options.model_check:
+        checked, refusals = _model_check(model, options, blocked)
+        diags.extend(refusals)
         verdicts = tuple(_with_source_text(v, a, src.text)
-                         for v, a in zip(_model_check(model, options, blocked), model.assertions))
+                         for v, a in zip(checked, model.assertions))
     diags.sort(key=sort_key)
     return FileReport(src.path, src.text, tuple(diags), verdicts)
 
@@ -152,19 +162,29 @@ def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
     return list(check_pipelines(model, timeout_ms=max(1, int(timeout * 1000))))
 
 
-def _model_check(model: object, options: CheckOptions, blocked: bool) -> tuple[Verdict, ...]:
+def _model_check(model: object, options: CheckOptions,
+                 blocked: bool) -> tuple[tuple[Verdict, ...], tuple[Diagnostic, ...]]:
+    """The verdicts, and the diagnostic of a model the checker refuses (forms it does not
+    run yet, fito.check.support)."""
     from fito.lang.printer import print_assertion
 
-    assertions = model.assertions
+    assertions = model.assertions  # type: ignore[attr-defined]
+
+    def unknown(reason: str) -> tuple[Verdict, ...]:
+        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN, reason=reason)
+                     for a in assertions)
+
     if blocked:
-        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN,
-                             reason="not checked: the spec has errors") for a in assertions)
+        return unknown("not checked: the spec has errors"), ()
     try:
         from fito.check.api import check_assertions
+        from fito.check.support import NotSupported
     except ImportError:
-        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN,
-                             reason="the model checker is not available") for a in assertions)
-    return tuple(check_assertions(model, options))
+        return unknown("the model checker is not available"), ()
+    try:
+        return tuple(check_assertions(model, options)), ()
+    except NotSupported as refusal:
+        return unknown(f"not checked: {refusal}"), (refusal.diagnostic,)
 
 
 def exit_status(reports: list[FileReport]) -> int:

@@ -2,7 +2,8 @@
 
 Codes are stable: extend with new numbers, never reuse one. Phase letters: P syntax,
 R names, T types and static checks, S semantics, M model checking, K kernel, C command
-line; FITO0xx are the category errors of LANGUAGE.md. docs/diagnostics.md documents each.
+line; FITO0xx are the category errors of LANGUAGE.md; FITOL0xx are `fito lint`'s findings in
+Python training code (docs/lint.md). docs/diagnostics.md documents each.
 """
 from __future__ import annotations
 
@@ -84,10 +85,37 @@ _TABLE = (
     ("M101", "event-limit", "the simulator reached --max-events before the requested cycles"),
     # runtime checkpoints: `fito inspect`
     ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
+    ("C301", "expectation-not-met", "a verdict or diagnostic differs from the file's `-- expect:` comment"),
     # FITO type checker (issue #4): pipeline epoch facts
     ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
     # names (front end, issue #2)
     ("R007", "recursive-type", "a type whose definition depends on itself"),
+    # `fito lint`: checkpoint mistakes in Python training code (issue #19, docs/lint.md)
+    ("FITOL000", "python-syntax-error", "the file is not valid Python"),
+    ("FITOL001", "split-checkpoint",
+     "components saved to separate files (or by separate ranks) with no commit marker after all"),
+    ("FITOL002", "latest-per-component",
+     "each component resumed from its own latest file, with no check that their steps agree"),
+    ("FITOL003", "save-in-place",
+     "torch.save straight onto the final path (no temporary file, fsync and rename)"),
+    ("FITOL004", "rename-without-fsync",
+     "a rename publishes a checkpoint without an fsync of the file before or the directory after"),
+    ("FITOL005", "unawaited-async-save",
+     "a background save that the next save, the commit marker or the exit does not wait for"),
+    ("FITOL006", "commit-before-barrier",
+     "a rank-0 commit or done marker with no barrier after the other ranks' shards"),
+    ("FITOL007", "mixed-restore",
+     "model weights and optimizer state restored from different checkpoints"),
+    ("FITOL008", "partial-restore",
+     "the optimizer, the LR scheduler or the step counter not restored with the weights"),
+    # protocols: local variables, buffered channels, functions, CSPm operators (issue #13)
+    ("R008", "recursive-function", "a function that calls itself, directly or through others"),
+    ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
+    ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),
+    ("T016", "internal-step-in-choice", "(warning) a buffered, assert or atomic step under [], which it does not resolve"),
+    ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
+    ("S003", "not-supported-yet", "a form the model checker does not run yet"),
+    ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),
 )
 
 CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}

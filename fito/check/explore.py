@@ -1,7 +1,7 @@
 """Breadth-first exploration, state by state: shortest counterexamples by construction.
 
-States are (term id, cell tuple) pairs; the visited set maps them to numbers, and parent
-links (number, step) rebuild traces. No AST objects are kept per state. Each level is
+States are flat tuples (cells, then control; fito/semantics/compiled.py); the visited set
+maps them to numbers, and parent links (number, rank) rebuild traces. No AST objects are kept per state. Each level is
 finished before a verdict is drawn, so the reported trace is the shortest among
 violations, deadlocks and model errors alike.
 """
@@ -13,8 +13,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled, TimeLimit
+from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
@@ -25,6 +24,8 @@ class Limits:
     max_states: int | None = None
     timeout: float | None = None
     progress: bool = False
+    engine: str = "auto"          # auto (frontier where states pack), frontier, scalar
+    jobs: int = 1                 # threads of the frontier engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,41 +34,42 @@ class Found:
 
     kind: str                    # goal, deadlock, error, exhausted or limit
     state: int = -1              # the state reached (or where the error happened)
-    step: int | None = None      # for an error in a step's effect: that step
+    step: Rank | None = None     # for an error in a transition's effect: its rank
     fault: Fault | None = None
     reason: str = ""
 
 
 @dataclass(slots=True)
 class Graph:
-    """The visited states of a search: per term, a dict from cell tuples to state numbers;
-    per state its term, cells and parent link (the term and links in 4-byte arrays)."""
+    """The visited states of a search: a dict from state tuples to numbers, and per state
+    its parent link (number, rank of the transition), the links in 8-byte arrays."""
 
-    terms: array = field(default_factory=lambda: array("i"))
-    cells: list[tuple] = field(default_factory=list)
-    parent: array = field(default_factory=lambda: array("i"))
-    via: array = field(default_factory=lambda: array("i"))
-    index: dict[int, dict[tuple, int]] = field(default_factory=dict)
+    states: list[tuple] = field(default_factory=list)
+    parent: array = field(default_factory=lambda: array("q"))
+    via: array = field(default_factory=lambda: array("q"))
+    index: dict[tuple, int] = field(default_factory=dict)
     transitions: int = 0
     depth: int = 0
+    engine: str = "scalar"
+    frontier: list[int] = field(default_factory=list)   # the next level, at a handover
+    answers: object = None                               # the tasks' answers so far
 
-    def add(self, key: tuple[int, tuple], parent: int, step: int) -> int:
-        n = len(self.cells)
-        self.index.setdefault(key[0], {})[key[1]] = n
-        self.terms.append(key[0])
-        self.cells.append(key[1])
+    def add(self, state: tuple, parent: int, rank: int) -> int:
+        n = len(self.states)
+        self.index[state] = n
+        self.states.append(state)
         self.parent.append(parent)
-        self.via.append(step)
+        self.via.append(rank)
         return n
 
-    def state(self, sid: int) -> tuple[int, tuple]:
-        return self.terms[sid], self.cells[sid]
-
     def __len__(self) -> int:
-        return len(self.cells)
+        return len(self.states)
 
-    def path(self, sid: int) -> list[tuple[int, int]]:
-        """The (state, step) pairs from the initial state to sid."""
+    def state(self, sid: int) -> tuple:
+        return self.states[sid]
+
+    def path(self, sid: int) -> list[tuple[int, Rank]]:
+        """The (state, rank) pairs from the initial state to sid."""
         out = []
         while self.parent[sid] >= 0:
             out.append((self.parent[sid], self.via[sid]))
@@ -102,6 +104,13 @@ class Progress:
             sys.stderr.flush()
 
 
+def _probing(probes: list[int], best: dict[int, Found]) -> list[int]:
+    """The tasks whose goal can still change this level's answer: none is found yet, or
+    only a goal state (a model error of the same length would beat it); the first error
+    found stands."""
+    return [i for i in probes if i not in best or best[i].kind == GOAL]
+
+
 def _better(length: int, kind: str, best_len: int, best: Found | None) -> bool:
     """Shorter wins; at equal length a model error beats a goal or a deadlock."""
     if length != best_len:
@@ -109,105 +118,179 @@ def _better(length: int, kind: str, best_len: int, best: Found | None) -> bool:
     return kind == ERROR and best is not None and best.kind != ERROR
 
 
-def search(c: Compiled, root: tuple[int, tuple], goal: Callable[[tuple], object] | None,
-           deadlock: bool, limits: Limits) -> tuple[Found, Graph]:
-    """BFS from root until a goal state, a deadlock (if asked) or a model error."""
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One safety question asked of a search: a goal predicate on states (a violation of
+    `always`, a witness of `reaches`: `goal` for one state tuple, `ir` and `negate` for
+    whole blocks) and/or deadlock. One search answers several tasks on the same process."""
+
+    goal: Callable[[tuple], object] | None = None
+    ir: object = None
+    negate: bool = False
+    deadlock: bool = False
+
+
+@dataclass(slots=True)
+class Decided:
+    """A task's answer and the search's figures when it was drawn (what a search of that
+    task alone would report), over the graph that holds its trace."""
+
+    found: Found
+    graph: object
+    states: int
+    transitions: int
+    depth: int
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return self.states
+
+    @property
+    def engine(self) -> str:
+        return self.graph.engine  # type: ignore[attr-defined, no-any-return]
+
+    def path(self, sid: int) -> list:
+        return self.graph.path(sid)  # type: ignore[attr-defined, no-any-return]
+
+    def state(self, sid: int) -> tuple:
+        return self.graph.state(sid)  # type: ignore[attr-defined, no-any-return]
+
+
+class Answers:
+    """The answers of the tasks of one search, filled in level by level."""
+
+    def __init__(self, tasks: list[Task], graph: object) -> None:
+        self.tasks = tasks
+        self.graph = graph
+        self.got: list[Decided | None] = [None] * len(tasks)
+        self.start = time.perf_counter()
+
+    def open(self) -> list[int]:
+        return [i for i, d in enumerate(self.got) if d is None]
+
+    def decide(self, i: int, found: Found, states: int, transitions: int, depth: int) -> None:
+        self.got[i] = Decided(found, self.graph, states, transitions, depth,
+                              time.perf_counter() - self.start)
+
+    def close(self, found: Found, states: int, transitions: int, depth: int) -> list[Decided]:
+        """Every undecided task ends with `found` (exhausted, limit)."""
+        for i in self.open():
+            self.decide(i, found, states, transitions, depth)
+        return self.got  # type: ignore[return-value]
+
+
+def search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
+           handover_at: int | None = None) -> tuple[list[Decided] | None, Graph]:
+    """BFS from root until every task is answered: a goal state, a deadlock (if asked) or a
+    model error; with handover_at, stop (returning None) at the end of the first level that
+    passes that many states while some task is still open."""
     g = Graph()
     g.add(root, -1, -1)
-    expanded = 0
-    if goal is not None:
+    answers = Answers(tasks, g)
+    g.answers = answers
+    for i, t in enumerate(tasks):
+        if t.goal is None:
+            continue
         try:
-            if goal(root[1]):
-                return Found(GOAL, 0), g
+            if t.goal(root):
+                answers.decide(i, Found(GOAL, 0), 1, 0, 0)
         except Fault as f:
-            return Found(ERROR, 0, None, f), g
-    frontier = [0]
-    omega = c.omega
+            answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
+    if not answers.open():
+        return answers.got, g  # type: ignore[return-value]
     progress = Progress(limits.progress)
-    deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
-    max_states = limits.max_states
-    terms, all_cells, index = g.terms, g.cells, g.index
-    parents, vias = g.parent, g.via
-    push_term, push_cells, push_parent, push_via = terms.append, all_cells.append, parents.append, vias.append
-    succ_of: dict[int, object] = {}
-    targets_of: dict[int, list[object]] = {}
-    n = len(all_cells)
-    expanded = 0
     try:
-        while frontier:
-            # the whole level is expanded before a verdict, so the state count and the
-            # length of the reported trace do not depend on the order of expansion
-            best: Found | None = None
-            best_len = 1 << 60
-            nxt: list[int] = []
-            push_next = nxt.append
-            depth = g.depth
-            probe = goal is not None  # can a goal check still change the verdict of this level?
-            transitions = 0
-            for sid in frontier:
-                tid = terms[sid]
-                succ = succ_of.get(tid)
-                if succ is None:
-                    try:
-                        succ = succ_of[tid] = c.successors(tid)
-                    except TimeLimit:
-                        g.transitions += transitions
-                        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
-                    targets_of[tid] = c.targets(tid)
-                try:
-                    moves = succ(all_cells[sid])  # type: ignore[operator]
-                except StepFault as e:
-                    length = depth if e.step is None else depth + 1
-                    if _better(length, ERROR, best_len, best):
-                        best, best_len = Found(ERROR, sid, e.step, e.fault), length
-                        probe = goal is not None and length > depth
-                    continue
-                if not moves:
-                    if deadlock and tid != omega and depth < best_len:
-                        best, best_len = Found(DEADLOCK, sid), depth
-                        probe = False
-                    continue
-                transitions += len(moves)
-                targets = targets_of[tid]
-                for k, post in moves:
-                    t2 = targets[k]
-                    if t2.__class__ is not int:
-                        t2 = t2(post)  # type: ignore[operator]
-                    seen = index.get(t2)
-                    if seen is None:
-                        seen = index[t2] = {}
-                    elif post in seen:
-                        continue
-                    seen[post] = n
-                    push_term(t2)
-                    push_cells(post)
-                    push_parent(sid)
-                    push_via(k)
-                    push_next(n)
-                    n += 1
-                    if probe:
-                        try:
-                            hit = goal(post)  # type: ignore[misc]
-                        except Fault as f:
-                            best, best_len = Found(ERROR, n - 1, None, f), depth + 1
-                            probe = False  # nothing of this length beats an error
-                            continue
-                        if hit and best is None:
-                            best, best_len = Found(GOAL, n - 1), depth + 1
-                expanded += 1
-                if expanded & 1023 == 0:
-                    progress.tick(n, depth)
-                    if deadline is not None and time.monotonic() > deadline:
-                        g.transitions += transitions
-                        return Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), g
-                if max_states is not None and n > max_states:
-                    g.transitions += transitions
-                    return Found(LIMIT, reason=f"more than {max_states:,} states"), g
-            g.transitions += transitions
-            g.depth += 1
-            if best is not None:
-                return best, g
-            frontier = nxt
-        return Found(EXHAUSTED), g
+        return _levels(c, g, answers, limits, handover_at, progress)
     finally:
         progress.done()
+
+
+def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at: int | None,
+            progress: Progress) -> tuple[list[Decided] | None, Graph]:
+    deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
+    max_states = limits.max_states
+    states, index, parents, vias = g.states, g.index, g.parent, g.via
+    push_state, push_parent, push_via = states.append, parents.append, vias.append
+    successors = c.successors
+    tasks = answers.tasks
+    n = len(states)
+    frontier = [0]
+    expanded = 0
+    while frontier:
+        # the whole level is expanded before a verdict, so the state count and the
+        # length of the reported trace do not depend on the order of expansion
+        todo = answers.open()
+        best: dict[int, Found] = {}
+        best_len = {i: 1 << 60 for i in todo}
+        probes = [i for i in todo if tasks[i].goal is not None]  # goals that can still decide
+        deadlock = any(tasks[i].deadlock for i in todo)
+        nxt: list[int] = []
+        push_next = nxt.append
+        depth = g.depth
+        transitions = 0
+        for sid in frontier:
+            s = states[sid]
+            try:
+                moves = successors(s)
+            except StepFault as e:
+                length = depth if e.step is None else depth + 1
+                for i in todo:
+                    if _better(length, ERROR, best_len[i], best.get(i)):
+                        best[i], best_len[i] = Found(ERROR, sid, e.step, e.fault), length
+                probes = _probing(probes, best)
+                continue
+            except TimeLimit:
+                g.transitions += transitions
+                return answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
+                                     n, g.transitions, g.depth), g
+            if not moves:
+                if deadlock and not c.is_terminated(s):
+                    for i in todo:
+                        if tasks[i].deadlock and depth < best_len[i]:
+                            best[i], best_len[i] = Found(DEADLOCK, sid), depth
+                    probes = _probing(probes, best)
+                continue
+            transitions += len(moves)
+            for rank, post in moves:
+                if post in index:
+                    continue
+                index[post] = n
+                push_state(post)
+                push_parent(sid)
+                push_via(rank)
+                push_next(n)
+                n += 1
+                failed = False
+                for i in probes:
+                    try:
+                        hit = tasks[i].goal(post)  # type: ignore[misc]
+                    except Fault as f:
+                        best[i], best_len[i] = Found(ERROR, n - 1, None, f), depth + 1
+                        failed = True
+                        continue
+                    if hit and i not in best:
+                        best[i], best_len[i] = Found(GOAL, n - 1), depth + 1
+                if failed:
+                    probes = _probing(probes, best)
+            expanded += 1
+            if expanded & 1023 == 0:
+                progress.tick(n, depth)
+                if deadline is not None and time.monotonic() > deadline:
+                    g.transitions += transitions
+                    return answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
+                                         n, g.transitions, g.depth), g
+            if max_states is not None and n > max_states:
+                g.transitions += transitions
+                return answers.close(Found(LIMIT, reason=f"more than {max_states:,} states"),
+                                     n, g.transitions, g.depth), g
+        g.transitions += transitions
+        g.depth += 1
+        for i, found in best.items():
+            answers.decide(i, found, n, g.transitions, g.depth)
+        if not answers.open():
+            return answers.got, g  # type: ignore[return-value]
+        frontier = nxt
+        if handover_at is not None and n > handover_at and frontier:
+            g.frontier = frontier
+            return None, g
+    return answers.close(Found(EXHAUSTED), n, g.transitions, g.depth), g

@@ -16,9 +16,11 @@ from collections.abc import Iterable
 
 from fito.check.explore import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.trace_adapter import build_trace
+from fito.check.traces import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.lang import nodes as A
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled, TimeLimit
+from fito.lang.printer import print_expr
+from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 
 
@@ -43,6 +45,9 @@ def check_eventually(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
 
 
 def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:  # type: ignore[no-untyped-def]
+    proc = a.proc if a.proc is not None else c.model.system
+    assert proc is not None and a.expr is not None
+    shown = print_expr(a.expr)
     states = [root]
     index = {root: 0}
     parent, via = [-1], [-1]
@@ -60,48 +65,52 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
             sid = parent[sid]
         return out[::-1]
 
-    def labels(steps: Iterable[tuple[int, int]]) -> tuple[str, ...]:
-        return tuple(c.label(states[s][0], k, states[s][1]) for s, k in steps)
+    def run(steps: Iterable[tuple[int, int]], failure: Failure) -> dict[str, object]:
+        got = build_trace(c, proc, [(states[s], k) for s, k in steps], failure,
+                          a.expr if failure.kind != MODEL_ERROR else None)
+        return {"trace": got.labels, "run": got}
 
     def error(fault: Fault, steps: list[tuple[int, int]]) -> Verdict:
         code, message, span = c.error_site(fault)
-        return verdict(FAILS, trace=labels(steps), reason=f"model error [{code}]: {message}",
-                       error=ModelError(message, span))
+        reason = f"model error [{code}]: {message}"
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        return verdict(FAILS, reason=reason, error=ModelError(message, span),
+                       **run(steps, failure))
 
     try:
-        if goal(root[1]):
+        if goal(root):
             return verdict(HOLDS)
     except Fault as f:
         return error(f, [])
     i = 0
     while i < len(states):
-        tid, cells = states[i]
+        here = states[i]
         try:
-            moves = c.successors(tid)(cells)
+            moves = c.successors(here)
         except StepFault as e:
             return error(e.fault, path(i) + ([(i, e.step)] if e.step is not None else []))
         except TimeLimit:
             return verdict(UNKNOWN, reason=f"timeout after {limits.timeout:g} s", limit_hit=True)
         transitions += len(moves)
         if not moves:
-            what = "terminates" if tid == c.omega else "deadlocks"
-            return verdict(FAILS, trace=labels(path(i)),
-                           reason=f"the run {what} before reaching a state where the expression holds")
+            what = "terminates" if c.is_terminated(here) else "deadlocks"
+            reason = f"the run {what} before reaching a state where the expression holds"
+            failure = Failure(END if c.is_terminated(here) else DEADLOCK, reason, expression=shown)
+            return verdict(FAILS, reason=reason, **run(path(i), failure))
         mine: list[tuple[int, int, frozenset]] = []
         threads: set = set()
         for k, post in moves:
-            movers = c.step(tid, k).movers
+            movers = c.step(here, k).movers
             threads |= movers
             try:
                 if goal(post):
                     continue
             except Fault as f:
                 return error(f, path(i) + [(i, k)])
-            key = (c.target(tid, k, post), post)
-            j = index.get(key)
+            j = index.get(post)
             if j is None:
-                j = index[key] = len(states)
-                states.append(key)
+                j = index[post] = len(states)
+                states.append(post)
                 parent.append(i)
                 via.append(k)
                 if limits.max_states is not None and len(states) > limits.max_states:
@@ -117,9 +126,10 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
         return verdict(HOLDS)
     entry, cycle = loop
     stem = path(entry)
-    return verdict(FAILS, trace=labels(stem + cycle),
-                   reason=f"a weakly fair loop avoids the expression forever: transitions "
-                          f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat")
+    reason = (f"a weakly fair loop avoids the expression forever: transitions "
+              f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat")
+    failure = Failure(LOOP, reason, expression=shown, loop_start=len(stem) + 1)
+    return verdict(FAILS, reason=reason, **run(stem + cycle, failure))
 
 
 def _fair_loop(edges: list[list[tuple[int, int, frozenset]]], enabled: list[frozenset]

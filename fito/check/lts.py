@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled
+from fito.semantics.compiled import Compiled, StepFault
 
 
 @dataclass(frozen=True, slots=True)
 class LTS:
-    states: tuple[tuple[int, tuple], ...]        # (term id, cells)
+    states: tuple[tuple, ...]                    # flat states: cells, then control
     edges: tuple[tuple[int, str, int], ...]      # (source, label, target)
     errors: tuple[tuple[int, str], ...]          # states whose successors raise a model error
     terminated: frozenset[int]
@@ -20,7 +19,7 @@ class TooLarge(Exception):
     """More states than the export limit."""
 
 
-def build_lts(c: Compiled, root: tuple[int, tuple], limit: int) -> LTS:
+def build_lts(c: Compiled, root: tuple, limit: int) -> LTS:
     """Breadth-first, all transitions; raises TooLarge past `limit` states."""
     index = {root: 0}
     states = [root]
@@ -29,24 +28,23 @@ def build_lts(c: Compiled, root: tuple[int, tuple], limit: int) -> LTS:
     deadlocked, terminated = set(), set()
     i = 0
     while i < len(states):
-        tid, cells = states[i]
+        here = states[i]
         try:
-            moves = c.successors(tid)(cells)
+            moves = c.successors(here)
         except StepFault as e:
             errors.append((i, c.error_site(e.fault)[1]))
             i += 1
             continue
         if not moves:
-            (terminated if tid == c.omega else deadlocked).add(i)
-        for k, post in moves:
-            key = (c.target(tid, k, post), post)
-            j = index.get(key)
+            (terminated if c.is_terminated(here) else deadlocked).add(i)
+        for rank, post in moves:
+            j = index.get(post)
             if j is None:
                 if len(states) >= limit:
                     raise TooLarge()
-                j = index[key] = len(states)
-                states.append(key)
-            edges.append((i, c.label(tid, k, cells), j))
+                j = index[post] = len(states)
+                states.append(post)
+            edges.append((i, c.label(here, rank), j))
         i += 1
     return LTS(tuple(states), tuple(edges), tuple(errors), frozenset(terminated), frozenset(deadlocked))
 
@@ -56,8 +54,9 @@ def to_dot(c: Compiled, lts: LTS, name: str) -> str:
     out = [f"digraph {_quote(name)} {{", "  rankdir=LR;", '  node [shape=circle, fontsize=10];',
            '  start [shape=point];', "  start -> s0;"]
     errors = dict(lts.errors)
-    for i, (tid, cells) in enumerate(lts.states):
-        label = f"{i}\\n" + c.layout.show(cells).replace(", ", "\\n") if cells else str(i)
+    for i, state in enumerate(lts.states):
+        shown = c.show(state)
+        label = f"{i}\\n" + shown.replace(", ", "\\n") if shown else str(i)
         attrs = [f"label={_quote(label)}"]
         if i in lts.deadlocked:
             attrs.append("color=red")
@@ -74,9 +73,9 @@ def to_dot(c: Compiled, lts: LTS, name: str) -> str:
 
 def to_json(c: Compiled, lts: LTS) -> dict[str, object]:
     return {
-        "states": [{"id": i, "cells": {n: t.show(v) for n, t, v in zip(c.layout.names, c.layout.types, cells)},
+        "states": [{"id": i, "cells": {n: t.show(v) for n, t, v in zip(c.layout.names, c.layout.types, state)},
                     "deadlock": i in lts.deadlocked, "terminated": i in lts.terminated}
-                   for i, (_, cells) in enumerate(lts.states)],
+                   for i, state in enumerate(lts.states)],
         "transitions": [{"from": a, "label": label, "to": b} for a, label, b in lts.edges],
         "initial": 0,
     }

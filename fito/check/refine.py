@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.trace_adapter import Transition, build_trace
+from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
 from fito.lang import nodes as A
-from fito.semantics.codegen import StepFault
-from fito.semantics.compiled import Compiled, TimeLimit
+from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 from fito.semantics.steps import TAU
 
@@ -36,7 +37,7 @@ class Normaliser:
     ids: dict[frozenset, int] = field(default_factory=dict)
     after: dict[tuple[int, tuple], int] = field(default_factory=dict)
 
-    def node(self, states: set[tuple[int, tuple]]) -> int:
+    def node(self, states: set[tuple]) -> int:
         closed = frozenset(self._closure(states))
         got = self.ids.get(closed)
         if got is None:
@@ -45,23 +46,21 @@ class Normaliser:
             self.nodes.append(closed)
         return got
 
-    def _moves(self, state: tuple[int, tuple]) -> list[tuple[int, int, tuple]]:
-        tid, cells = state
+    def _moves(self, state: tuple) -> list:
         try:
-            moves = self.c.successors(tid)(cells)
+            return self.c.successors(state)
         except StepFault as e:
             raise SpecFault(e.fault) from None
-        return [(k, self.c.target(tid, k, post), post) for k, post in moves]
 
-    def _closure(self, states: set[tuple[int, tuple]]) -> set[tuple[int, tuple]]:
+    def _closure(self, states: set[tuple]) -> set[tuple]:
         seen = set(states)
         todo = list(states)
         while todo:
             s = todo.pop()
-            for k, t2, post in self._moves(s):
-                if self.c.step(s[0], k).kind == TAU and (t2, post) not in seen:
-                    seen.add((t2, post))
-                    todo.append((t2, post))
+            for rank, post in self._moves(s):
+                if self.c.step(s, rank).kind == TAU and post not in seen:
+                    seen.add(post)
+                    todo.append(post)
         return seen
 
     def step(self, node: int, event: tuple) -> int | None:
@@ -70,12 +69,12 @@ class Normaliser:
         if key in self.after:
             got = self.after[key]
             return None if got < 0 else got
-        nxt: set[tuple[int, tuple]] = set()
+        nxt: set[tuple] = set()
         for s in self.nodes[node]:
-            for k, t2, post in self._moves(s):
-                step = self.c.step(s[0], k)
-                if step.kind != TAU and self.c.event_key(step, s[1]) == event:
-                    nxt.add((t2, post))
+            for rank, post in self._moves(s):
+                step = self.c.step(s, rank)
+                if step.kind != TAU and self.c.event_key(step, s) == event:
+                    nxt.add(post)
         got = self.node(nxt) if nxt else -1
         self.after[key] = got
         return None if got < 0 else got
@@ -89,7 +88,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
     try:
         spec_root = norm.node({c.initial(a.spec)})
     except SpecFault as e:
-        return _error(c, a, text, e.fault, (), 0, 0, "in the specification")
+        return _error(c, a, text, e.fault, [], 0, 0, "in the specification")
     root = (c.initial(impl), spec_root)
     states: list[tuple] = [root]
     parent, via = [-1], [-1]
@@ -100,7 +99,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
     progress = Progress(limits.progress)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
 
-    def trace(sid: int, extra: tuple[int, int] | None = None) -> tuple[str, ...]:
+    def trace(sid: int, extra: tuple[int, int] | None = None) -> list[Transition]:
         path = []
         while parent[sid] >= 0:
             path.append((parent[sid], via[sid]))
@@ -108,11 +107,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         path.reverse()
         if extra is not None:
             path.append(extra)
-        out = []
-        for s, k in path:
-            (tid, cells), _ = states[s]
-            out.append(c.label(tid, k, cells))
-        return tuple(out)
+        return [(states[s][0], k) for s, k in path]
 
     try:
         while frontier:
@@ -120,39 +115,41 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
             pending: Verdict | None = None
             pending_len = 1 << 60
             for sid in frontier:
-                (tid, cells), node = states[sid]
+                here, node = states[sid]
                 try:
-                    moves = c.successors(tid)(cells)
+                    moves = c.successors(here)
                 except StepFault as e:
                     length = depth if e.step is None else depth + 1
                     if length < pending_len:
                         extra = None if e.step is None else (sid, e.step)
                         pending, pending_len = _error(c, a, text, e.fault, trace(sid, extra),
-                                                      len(states), transitions), length
+                                                      len(states), transitions, impl=impl), length
                     continue
                 transitions += len(moves)
-                for k, post in moves:
-                    step = c.step(tid, k)
+                for rank, post in moves:
+                    step = c.step(here, rank)
                     if step.kind == TAU:
                         nnode: int | None = node
                     else:
-                        nnode = norm.step(node, c.event_key(step, cells))
+                        nnode = norm.step(node, c.event_key(step, here))
                         if nnode is None:
                             if pending_len > depth + 1:
                                 pending_len = depth + 1
-                                event = c.label(tid, k, cells)
+                                event = c.label(here, rank)
+                                reason = f"the specification cannot perform {event} here"
+                                run = build_trace(c, impl, trace(sid, (sid, rank)),
+                                                  Failure(REFUSAL, reason, event=event))
                                 pending = Verdict(text, a.span.line, FAILS, len(states), transitions,
-                                                  trace=trace(sid, (sid, k)), depth=depth + 1,
-                                                  reason=f"the specification cannot perform {event} here",
-                                                  engine="refinement")
+                                                  trace=run.labels, run=run, depth=depth + 1,
+                                                  reason=reason, engine="refinement")
                             continue
-                    key = ((c.target(tid, k, post), post), nnode)
+                    key = (post, nnode)
                     if key in index:
                         continue
                     index[key] = len(states)
                     states.append(key)
                     parent.append(sid)
-                    via.append(k)
+                    via.append(rank)
                     nxt.append(len(states) - 1)
                 if len(states) & 1023 == 0:
                     progress.tick(len(states), depth)
@@ -165,7 +162,7 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                 return replace(pending, states=len(states), transitions=transitions, depth=depth)
             frontier = nxt
     except SpecFault as e:
-        return _error(c, a, text, e.fault, (), len(states), transitions, "in the specification")
+        return _error(c, a, text, e.fault, [], len(states), transitions, "in the specification")
     except TimeLimit:
         return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
     finally:
@@ -178,10 +175,15 @@ def _limit(a: A.AssertDecl, text: str, reason: str, states: int, transitions: in
                    engine="refinement")
 
 
-def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: tuple[str, ...], states: int,
-           transitions: int, where: str = "") -> Verdict:
+def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: list[Transition],
+           states: int, transitions: int, where: str = "", impl: A.Proc | None = None) -> Verdict:
     code, message, span = c.error_site(fault)
     where = f" {where}" if where else ""
-    return Verdict(text, a.span.line, FAILS, states, transitions, trace=trace,
-                   reason=f"model error{where} [{code}]: {message}", error=ModelError(message, span),
-                   engine="refinement")
+    reason = f"model error{where} [{code}]: {message}"
+    run = None
+    if impl is not None:
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        run = build_trace(c, impl, trace, failure)
+    return Verdict(text, a.span.line, FAILS, states, transitions,
+                   trace=run.labels if run is not None else (), run=run, reason=reason,
+                   error=ModelError(message, span), engine="refinement")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fito.check.traces import Trace
 from fito.diagnostics import Span
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
@@ -26,12 +27,13 @@ class Verdict:
     states: int = 0
     transitions: int = 0
     seconds: float = 0.0
-    trace: tuple[str, ...] = ()
+    trace: tuple[str, ...] = ()    # one label per transition (the run's labels, when it has one)
     reason: str | None = None      # why unknown, or what failed
     error: ModelError | None = None
     limit_hit: bool = False        # unknown because --max-states or --timeout was reached
     depth: int = 0
     engine: str = ""
+    run: Trace | None = None       # the counterexample or witness as data (fito.check.traces)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -46,4 +48,12 @@ class Verdict:
                             "column": self.error.span.column}
         if self.engine:
             out["engine"] = self.engine
+        if self.run is not None:
+            out["run"] = self.run.to_json()
         return out
+
+    def _repr_html_(self) -> str:
+        """Notebooks: the verdict as a table row, its run as a chart and a table."""
+        from fito.render.page import verdict_html
+
+        return verdict_html(self)

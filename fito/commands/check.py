@@ -11,7 +11,16 @@ HELP = "parse, type-check and model-check .fito specs"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
+                   help="text (default), json, sarif, or html (a standalone page with the "
+                        "counterexamples as message-sequence charts)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the report to FILE instead of standard output")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="show every internal step of a counterexample (they are collapsed)")
+    p.add_argument("--explain", action="store_true",
+                   help="show each counterexample as a timeline: one row per step, one column "
+                        "per persistence domain")
     p.add_argument("--max-states", type=positive_int, default=None, metavar="N",
                    help="give up (verdict unknown, exit 3) after N states per assertion")
     p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
@@ -22,39 +31,64 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="compare the results with the `-- expect:` comments of each file; "
                         "exit 0 when all match")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
+                   help="search engine: state by state (scalar), whole levels of packed states "
+                        "(frontier), or scalar first and frontier once the search grows (auto)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="threads of the frontier engine (same verdicts, counts and traces for "
+                        "every N; `--jobs 2` uses both cores of a 2-core machine)")
 
 
 def run(args: argparse.Namespace) -> int:
     from fito.deep import run_deep
     from fito.driver import CheckOptions, check_path, exit_status
+    from fito.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
 
     options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
                            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-                           progress=not args.no_progress and sys.stderr.isatty())
+                           progress=not args.no_progress and sys.stderr.isatty(),
+                           engine=args.engine, jobs=args.jobs)
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
-        return _expect(reports)
-    from fito.report import render_report
+        from fito.expect import compare
 
-    text = render_report(reports, args.format)
-    if text:
-        print(text)
-    return exit_status(reports)
+        problems = [compare(r) for r in reports]
+        status = 1 if any(problems) else 0
+        if args.format == "text":
+            return _emit(args, _expect_text(reports, problems), status)
+        return _emit(args, render_report(reports, args.format, expectations=problems), status)
+    text = render_report(reports, args.format, args.verbose, args.explain)
+    return _emit(args, text, exit_status(reports))
 
 
-def _expect(reports: list) -> int:
-    from fito.expect import compare
+def _emit(args: argparse.Namespace, text: str, status: int) -> int:
+    """Print the report, or write it to --output (a write error is a usage error)."""
+    from fito.diagnostics import UsageError
 
+    if args.output is None:
+        if text:
+            print(text)
+        return status
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text + "\n" if text else "")
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+    return status
+
+
+def _expect_text(reports: list, problems: list) -> str:
+    lines = []
     failed = 0
-    for r in reports:
-        problems = compare(r)
-        for p in problems:
+    for r, found in zip(reports, problems):
+        for p in found:
             where = f"{r.path}:{p.line}" if p.line else r.path
-            print(f"{where}: {p.message}")
-        if problems:
+            lines.append(f"{where}: {p.message}")
+        if found:
             failed += 1
         else:
-            print(f"{r.path}: ok ({len(r.verdicts)} assertion(s), {len(r.diagnostics)} diagnostic(s) as expected)")
-    print(f"{len(reports) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+            lines.append(f"{r.path}: ok ({len(r.verdicts)} assertion(s), "
+                         f"{len(r.diagnostics)} diagnostic(s) as expected)")
+    lines.append(f"{len(reports) - failed} passed, {failed} failed")
+    return "\n".join(lines)

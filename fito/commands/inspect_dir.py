@@ -1,4 +1,4 @@
-"""`fito inspect DIR`: the epochs of an epoch-aware checkpoint directory and what a restore takes."""
+"""`fito inspect DIR`: the epochs of an epoch-aware checkpoint directory, what a restore takes."""
 from __future__ import annotations
 
 import argparse

@@ -45,6 +45,10 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     model, diags = resolve(parsed.spec)
     errors = [d for d in list(parsed.diagnostics) + list(diags) if d.is_error and not d.code.startswith("FITO")]
+    from fito.check.support import unsupported
+
+    if (refusal := unsupported(model)) is not None:
+        errors.append(refusal.diagnostic)
     if errors:
         for d in errors:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]

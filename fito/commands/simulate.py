@@ -22,6 +22,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also print every job's phase (position) at each firing of job 0")
     parser.add_argument("--max-events", type=int, default=None, metavar="K",
                         help="stop after K events (exit 3 if the cycles are not reached)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the whole result to FILE and print a summary")
+    parser.add_argument("--full", action="store_true",
+                        help=f"print every firing even past {SUMMARY_LIMIT:,} of them")
+
+
+# Past this many firing times (a 10,000-job fleet has ten million) the terminal gets a
+# summary: the first and last jobs, each with its first and last firings.
+SUMMARY_LIMIT = 20_000
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,14 +48,61 @@ def run(args: argparse.Namespace) -> int:
                           record_sections=args.sections, max_events=args.max_events)
     except ValueError as exc:
         raise UsageError(f"{exc} (drop --exact)") from None
-    if args.format == "json":
-        print(json.dumps(_json(fleet, path, result, args.writers, args.sections), indent=1))
+    full = _render(args, fleet, path, result)
+    firings = sum(len(times) for times in result.firings)
+    if args.output is not None:
+        _write(args.output, full)
+        print(_summary(args, fleet, path, result, f"written to {args.output}"))
+    elif firings > SUMMARY_LIMIT and not args.full:
+        print(_summary(args, fleet, path, result, "--output FILE writes them all, --full "
+                       "prints them"))
     else:
-        print(_text(fleet, path, result, args.writers, args.sections))
+        print(full)
     if not result.complete:
         _limit_note(path, result, args.format)
         return 3
     return 0
+
+
+def _render(args: argparse.Namespace, fleet, path: str, result) -> str:
+    if args.format == "json":
+        return json.dumps(_json(fleet, path, result, args.writers, args.sections), indent=1)
+    return _text(fleet, path, result, args.writers, args.sections)
+
+
+def _write(target: str, text: str) -> None:
+    try:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {target!r}: {exc.strerror or exc}") from None
+
+
+def _summary(args: argparse.Namespace, fleet, path: str, result, where: str) -> str:
+    """The header and a sample of the firings: a few jobs, each with its first and last."""
+    from fito.models.fleet_sim import format_number as fmt
+
+    jobs = len(result.firings)
+    shown = sorted({0, 1, 2, jobs - 1} & set(range(jobs)))
+    total = sum(len(times) for times in result.firings)
+    if args.format == "json":
+        doc = _json(fleet, path, result, False, False)
+        doc["firings"] = {str(i): _sample(result.firings[i], fmt) for i in shown}
+        doc["summary"] = f"{total:,} firing times of {jobs:,} jobs, a sample shown; {where}"
+        return json.dumps(doc, indent=1)
+    lines = _text(fleet, path, result, False, False).split("\n", 1)[:1]
+    lines.append(f"{total:,} firing times of {jobs:,} jobs; jobs {', '.join(map(str, shown))} "
+                 f"shown, their first and last firings ({where})")
+    width = len(str(jobs - 1))
+    lines.extend(f"job {i:>{width}}: " + " ".join(_sample(result.firings[i], fmt))
+                 for i in shown)
+    return "\n".join(lines)
+
+
+def _sample(times: list, fmt) -> list[str]:
+    if len(times) <= 6:
+        return [str(fmt(t)) for t in times]
+    return [str(fmt(t)) for t in times[:3]] + ["..."] + [str(fmt(t)) for t in times[-2:]]
 
 
 def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:

@@ -16,9 +16,21 @@ from typing import Any
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang.build_decl import DeclRules
+from fito.lang.build_forms import FormRules
 from fito.lang.build_util import (
-    EXPR_TYPES, PROC_TYPES, Assigned, ChanSet, Chain, EventParts, SyncOp, make_span, new_span,
-    span_of, tok_span,
+    EXPR_TYPES,
+    PROC_TYPES,
+    AlphaLeft,
+    AlphaOp,
+    Assigned,
+    Chain,
+    EventParts,
+    StepHead,
+    SyncOp,
+    make_span,
+    new_span,
+    span_of,
+    tok_span,
 )
 from fito.lang.fastnew import constructor
 from fito.lang.operators import resolve_chain
@@ -39,7 +51,7 @@ _Index = constructor(A.Index)
 _Call = constructor(A.Call)
 _Assign = constructor(A.Assign)
 
-_PROCESS_BINOPS = frozenset({"|||", "/\\", "[]", "|~|", ";"})
+_PROCESS_BINOPS = frozenset({"|||", "/\\", "[]", "|~|", ";", "[>"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +61,7 @@ class _Binder:
     span: Span
 
 
-class Builder(DeclRules):
+class Builder(DeclRules, FormRules):
     """One method per grammar rule; `diagnostics` collects what goes wrong while building."""
 
     def __init__(self) -> None:
@@ -82,8 +94,11 @@ class Builder(DeclRules):
             self.err("an event is not a process", x.span, hint="write `event -> P`")
         elif kind is Assigned:
             self.err("an assignment block must be followed by `->`", x.span)
-        elif kind is ChanSet:
-            self.err("a channel set stands where a process is expected", x.span)
+        elif kind is StepHead:
+            self.err("an `assert(...)` or `atomic { }` step must be followed by `->`", x.span,
+                     hint="write `assert(b) -> P`")
+        elif kind is A.EventSet:
+            self.err("a set of events stands where a process is expected", x.span)
         else:
             self.err("a value stands where a process is expected", span_of(x))
         return A.Stop(span=span_of(x))
@@ -97,7 +112,7 @@ class Builder(DeclRules):
             self.err("an event stands where a value is expected", x.span,
                      hint="an event field is one atom: write c!(x + 1)" if out
                      else "events only appear before `->`")
-        elif type(x) in (ChanSet, Assigned):
+        elif type(x) in (A.EventSet, Assigned, StepHead):
             self.err("this form stands where a value is expected", span_of(x))
         else:
             self.err("a process stands where a value is expected", span_of(x))
@@ -107,8 +122,16 @@ class Builder(DeclRules):
         if type(x) is EventParts:
             return x.finish()
         if type(x) is A.Name:
-            return _Event(x.id, (), x.span)  # type: ignore[no-any-return]
-        self.err("expected an event (a channel, optionally with fields) before `->`", span_of(x))
+            return _Event(x.id, (), x.span, 0)  # type: ignore[no-any-return]
+        if type(x) is A.Index and channel_array(x) is not None:
+            return channel_array(x).finish()  # type: ignore[union-attr]
+        if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
+            self.err("a condition stands before `->`, where an event is expected", span_of(x),
+                     hint="a guard is written `b & P` (Promela's `b -> P`); a step that only "
+                     "tests it: `b & {} -> P`")
+        else:
+            self.err("expected an event (a channel, optionally with fields) before `->`",
+                     span_of(x))
         return A.Event(ERROR_NAME, (), span=span_of(x))
 
     def _as_target(self, x: Any) -> A.Expr:
@@ -125,6 +148,9 @@ class Builder(DeclRules):
         if len(c) == 1:
             only = c[0]
             return self._resolve(only) if type(only) is Chain else only
+        if len(c) == 2:  # `P [A || B] Q` with an open form for Q
+            c[0].operands.append(c[1])
+            return self._resolve(c[0])
         head, op, last = c
         op = op if type(op) is SyncOp else op[1]  # an operator token, or `[| A |]`
         if type(head) is not Chain:
@@ -134,6 +160,9 @@ class Builder(DeclRules):
         return self._resolve(head)
 
     def chain(self, c: list[Any]) -> Chain:
+        if len(c) == 2:  # a chain ending in `[A || B]`, then its right operand
+            c[0].operands.append(c[1])
+            return c[0]  # type: ignore[no-any-return]
         head, op, unit = c
         op = op if type(op) is SyncOp else op[1]
         if type(head) is not Chain:
@@ -143,7 +172,27 @@ class Builder(DeclRules):
         return head
 
     def sync_op(self, c: list[Any]) -> SyncOp:
-        return SyncOp(c[1].items)  # `[| A |]`
+        return SyncOp(self.as_event_set(c[1], "synchronisation"))  # `[| A |]`
+
+    def chain_a(self, c: list[Any]) -> Chain:
+        """A chain whose last operator is `[A || B]` (operands one fewer than needed)."""
+        alpha: AlphaLeft = c[-1]
+        if len(c) == 1:
+            return Chain([alpha.operand], [alpha.op])
+        head = c[0]
+        if len(c) == 3:
+            op = c[1] if type(c[1]) is SyncOp else c[1][1]
+            if type(head) is not Chain:
+                head = Chain([head], [])
+            head.operators.append(op)
+        head.operands.append(alpha.operand)
+        head.operators.append(alpha.op)
+        return head  # type: ignore[no-any-return]
+
+    def alpha_left(self, c: list[Any]) -> AlphaLeft:
+        left = self.as_event_set(c[2], "an alphabet")
+        right = self.as_event_set(c[4], "an alphabet")
+        return AlphaLeft(c[0], AlphaOp(left, right))
 
     def _resolve(self, chain: Chain) -> Any:
         if len(chain.operators) == 1:  # the common case: nothing to weigh
@@ -168,18 +217,21 @@ class Builder(DeclRules):
                 return _Prefix(left.event, left.assigns, body, span)
             if type(left) is EventParts:
                 return _Prefix(left.finish(), (), body, span)
+            if type(left) is StepHead:
+                return self.step(left, body, span)
             return _Prefix(self._as_event(left), (), body, span)
         if op == "&":
             return _Guard(self.as_expr(left), self.as_proc(right), span)
         if op in _PROCESS_BINOPS:
             return _ProcBinary(op, self.as_proc(left), self.as_proc(right), span)
         if op == "\\":
-            if type(right) is not ChanSet:
-                self.err("hiding needs a channel set `{| c, d |}` on its right", span_of(right))
-                return self.as_proc(left)
-            return A.Hide(self.as_proc(left), right.items, span=span)
+            hidden = self.as_event_set(right, "hiding")
+            return A.Hide(self.as_proc(left), hidden, span=span)
         if type(op) is SyncOp:
             return A.Parallel(self.as_proc(left), op.sync, self.as_proc(right), span=span)
+        if type(op) is AlphaOp:
+            return A.AlphaParallel(self.as_proc(left), op.left, op.right, self.as_proc(right),
+                                   span=span)
         if type(left) is EventParts or type(right) is EventParts:  # `c!x + 1 -> P`: keep the event
             event = left if type(left) is EventParts else right
             self.as_expr(event)
@@ -220,9 +272,9 @@ class Builder(DeclRules):
         value = self.as_expr(value)
         return _Assign(target, value, make_span(span_of(target), value.span))  # type: ignore[no-any-return]
 
-    def chanset(self, c: list[Any]) -> ChanSet:
-        items = tuple(self.as_expr(x) for x in (c[1] or ()))
-        return ChanSet(items, make_span(tok_span(c[0]), tok_span(c[-1])))
+    def chanset(self, c: list[Any]) -> A.EventSet:
+        items = tuple(self.set_item(x) for x in (c[1] or ()))
+        return A.EventSet("channels", items, span=make_span(tok_span(c[0]), tok_span(c[-1])))
 
     def args(self, c: list[Any]) -> list[Any]:
         return c[::2]
@@ -249,12 +301,23 @@ class Builder(DeclRules):
         return body  # type: ignore[return-value]
 
     def replicated(self, c: list[Any]) -> A.Proc:
-        return self._replicate(c[0][1], (), c[1], c[3], tok_span(c[0]))
+        return self._replicate(c[0][1], None, c[1], c[3], tok_span(c[0]))
 
     def replicated_par(self, c: list[Any]) -> A.Proc:
-        return self._replicate("[||]", c[1].items, c[3], c[5], tok_span(c[0]))
+        sync = self.as_event_set(c[1], "synchronisation")
+        return self._replicate("[||]", sync, c[3], c[5], tok_span(c[0]))
 
-    def _replicate(self, op: str, sync: tuple[A.Expr, ...], binders: list[_Binder], body: Any,
+    def replicated_alpha(self, c: list[Any]) -> A.Proc:
+        binders = c[1]
+        if len(binders) > 1:
+            self.err("`|| x: T @ [A] P` takes one binder", make_span(binders[1].span,
+                                                                     binders[-1].span),
+                     hint="nest them: || x: T @ [A] (|| y: U @ [B] P)")
+            binders = binders[:1]
+        alpha = self.as_event_set(c[4], "an alphabet")
+        return self._replicate("||", alpha, binders, c[6], tok_span(c[0]))
+
+    def _replicate(self, op: str, sync: A.EventSet | None, binders: list[_Binder], body: Any,
                    start: Span) -> A.Proc:
         proc = self.as_proc(body)
         for b in reversed(binders):
@@ -283,6 +346,8 @@ class Builder(DeclRules):
         return _Index(self.as_expr(base), idx, span)
 
     def _extend_event(self, base: Any, field: A.EventField, span: Span) -> EventParts:
+        if type(base) is A.Index and channel_array(base) is not None:
+            base = channel_array(base)  # `q[i]!v` is `q.i!v`
         if type(base) is EventParts:
             base.fields.append(field)
             base.span = span
@@ -345,3 +410,17 @@ class _Block:
     open: Any
     items: tuple[A.Assign, ...]
     close: Any
+
+
+def channel_array(x: A.Index) -> EventParts | None:
+    """`q[i][j]` read as the event `q.i.j` (an element of an array of channels), when the
+    index chain is rooted at a name."""
+    indices: list[A.Expr] = []
+    root: A.Expr = x
+    while type(root) is A.Index:
+        indices.append(root.index)
+        root = root.base
+    if type(root) is not A.Name:
+        return None
+    fields: list[A.EventField] = [_DotField(i, i.span) for i in reversed(indices)]
+    return EventParts(root.id, fields, x.span, len(fields))

@@ -68,11 +68,26 @@ class DeclRules:
 
     def channel_decl(self, c: list[Any]) -> A.ChannelDecl:
         names: list[Any] = c[1]
-        fields = tuple(c[3] or ())
-        last = fields[-1].span if fields else tok_span(names[-1])
+        indices = tuple(c[2:-3])
+        fields = tuple(c[-2] or ())
+        last = fields[-1].span if fields else indices[-1].span if indices \
+            else tok_span(names[-1])
+        size, durable = None, False
+        if c[-1] is not None:  # `buffer N [durable]`
+            size, durable, last = c[-1]
         return A.ChannelDecl(tuple(n[1] for n in names), fields,
                              span=make_span(tok_span(c[0]), last),
-                             name_spans=tuple(tok_span(n) for n in names))
+                             name_spans=tuple(tok_span(n) for n in names), buffer=size,
+                             durable=durable, indices=indices)
+
+    def chan_index(self, c: list[Any]) -> A.TypeExpr:
+        return c[1]  # type: ignore[no-any-return]
+
+    def buffer(self, c: list[Any]) -> tuple[A.Expr, bool, Any]:
+        size = self._bound(c[1])
+        persistence = c[2]
+        end = tok_span(persistence) if persistence is not None else size.span
+        return size, persistence is not None and persistence[1] == "durable", end
 
     def name_list(self, c: list[Any]) -> list[Any]:
         return c[::2]
@@ -92,15 +107,33 @@ class DeclRules:
         return c[0]
 
     def process_decl(self, c: list[Any]) -> A.ProcessDecl:
-        name, params, body = c[1], c[2], self.as_proc(c[4])
+        name, params, body = c[1], c[2], self.as_proc(c[-1])
         return A.ProcessDecl(name[1], tuple(params or ()), body,
-                             span=make_span(tok_span(c[0]), body.span), name_span=tok_span(name))
+                             span=make_span(tok_span(c[0]), body.span), name_span=tok_span(name),
+                             locals=tuple(c[3:-2]))
+
+    def local_var(self, c: list[Any]) -> A.LocalVar:
+        name, persistence = c[1], c[-1]
+        indices = tuple(c[2:-5])
+        typ, init = c[-4], self.as_expr(c[-2])
+        end = tok_span(persistence) if persistence is not None else init.span
+        return A.LocalVar(name[1], indices, typ, init,
+                          persistence is not None and persistence[1] == "durable",
+                          span=make_span(tok_span(c[0]), end))
 
     def params(self, c: list[Any]) -> list[A.Param]:
         return c[1:-1:2] if c[1] is not None else []
 
     def param(self, c: list[Any]) -> A.Param:
         return A.Param(c[0][1], c[2], span=make_span(tok_span(c[0]), c[2].span))
+
+    def var_param(self, c: list[Any]) -> A.Param:
+        return A.Param(c[1][1], c[3], span=make_span(tok_span(c[0]), c[3].span), var=True)
+
+    def fun_decl(self, c: list[Any]) -> A.FunDecl:
+        name, params, result, body = c[1], c[2], c[4], self.as_expr(c[6])
+        return A.FunDecl(name[1], tuple(params), result, body,
+                         span=make_span(tok_span(c[0]), body.span), name_span=tok_span(name))
 
     def system_decl(self, c: list[Any]) -> A.SystemDecl:
         proc = self.as_proc(c[1])

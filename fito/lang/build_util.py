@@ -11,9 +11,10 @@ from fito.lang.fastnew import constructor
 new_span = constructor(Span)
 
 EXPR_TYPES = frozenset({A.IntLit, A.BoolLit, A.Name, A.Index, A.Call, A.Unary, A.Binary, A.IfExpr,
-                        A.Quant})
+                        A.Quant, A.Let})
 PROC_TYPES = frozenset({A.Stop, A.Skip, A.ProcRef, A.Prefix, A.Guard, A.ProcBinary, A.Parallel,
-                        A.Hide, A.ProcIf, A.Replicated})
+                        A.Hide, A.ProcIf, A.Replicated, A.AssertStep, A.Atomic, A.Select,
+                        A.AlphaParallel, A.Rename})
 
 
 @dataclass(slots=True)
@@ -25,14 +26,43 @@ class Chain:
 
 
 class SyncOp(str):
-    """The operator `[| A |]` in a chain: a str (so it looks up precedence) with its channels."""
+    """The operator `[| A |]` in a chain: a str (so it looks up precedence) with its set."""
 
-    sync: tuple[A.Expr, ...]
+    sync: A.EventSet
 
-    def __new__(cls, sync: tuple[A.Expr, ...]) -> "SyncOp":
+    def __new__(cls, sync: A.EventSet) -> "SyncOp":
         op = super().__new__(cls, "[||]")
         op.sync = sync
         return op
+
+
+class AlphaOp(str):
+    """The operator `[A || B]` in a chain, with its two alphabets."""
+
+    left: A.EventSet
+    right: A.EventSet
+
+    def __new__(cls, left: A.EventSet, right: A.EventSet) -> "AlphaOp":
+        op = super().__new__(cls, "[a||b]")
+        op.left, op.right = left, right
+        return op
+
+
+@dataclass(frozen=True, slots=True)
+class AlphaLeft:
+    """`P [A || B]` read before its right operand (see the grammar's `chain_a`)."""
+
+    operand: Any
+    op: AlphaOp
+
+
+@dataclass(frozen=True, slots=True)
+class StepHead:
+    """`assert(b)` or `atomic { ... }`, awaiting `->`."""
+
+    cond: A.Expr | None
+    stmts: tuple[A.Statement, ...] | None
+    span: Span
 
 
 @dataclass(slots=True)
@@ -43,15 +73,10 @@ class EventParts:
     channel: str
     fields: list[A.EventField]
     span: Span
+    indexed: int = 0  # leading fields written as `q[i]`
 
     def finish(self) -> A.Event:
-        return A.Event(self.channel, tuple(self.fields), span=self.span)
-
-
-@dataclass(frozen=True, slots=True)
-class ChanSet:
-    items: tuple[A.Expr, ...]
-    span: Span
+        return A.Event(self.channel, tuple(self.fields), span=self.span, indexed=self.indexed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,7 +103,22 @@ class _Evaluator:
             return min(a, b) if x.func == "min" else max(a, b)
         if isinstance(x, A.Quant) and self.domain_values is not None:
             return self.quant(x)
+        if isinstance(x, A.Let):
+            return self.let(x)
         raise NotConstant(x.span)
+
+    def let(self, x: A.Let) -> int:
+        value = self.ev(x.value)
+        env = self.env
+        had, saved = x.var in env, env.get(x.var)
+        env[x.var] = value
+        try:
+            return self.ev(x.body)
+        finally:
+            if had:
+                env[x.var] = saved  # type: ignore[assignment]
+            else:
+                env.pop(x.var, None)
 
     def fold(self, x: A.Binary) -> int:
         """A chain of binary operators, walked down its spine."""

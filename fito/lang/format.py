@@ -1,27 +1,32 @@
 """`fito fmt`: a spec in canonical form, its comments kept.
 
-The canonical form is the printer's (`fito.lang.printer`), one declaration per line, with
-these rules for what the printer does not see:
+Each declaration is laid out by `fito.lang.format_docs` in `WIDTH` columns (breaks only
+where the text has a space, so the tree is the same), with these rules for what the printer
+does not see:
 - comments between declarations stay where they are, each on its own lines;
-- a comment after the last token of a declaration, on the same line, stays after it
-  (`-- expect:` comments keep their declaration);
-- a declaration with a comment inside it is left exactly as written (no comment is moved);
-- one blank line is kept where the source had one or more, none at the start or end;
-- a process longer than `WIDTH` characters is broken after `=`, and its top-level chain
-  of one operator (`[]`, `|||`, ...) is put one operand per line.
-Formatting is idempotent: the output of `format_text` is its own canonical form.
+- a comment after a declaration's last token, on the same line, is its trailing comment; so
+  is a comment at the end of the first line of a declaration written on several lines
+  (nothing else inside it being a comment). A trailing comment follows the declaration's
+  first line: `-- expect:` comments keep the line that verdicts are reported on;
+- the trailing comments of consecutive one-line declarations are aligned two columns after
+  the longest of them;
+- a declaration with any other comment inside it, or with an error that fmt need not judge
+  (a type error found while building the tree), is left exactly as written;
+- one blank line is kept where the source had one or more, none at the start or end.
+Formatting is idempotent (the output is its own canonical form) and keeps the tree: both
+are tested on every shipped spec and on generated programs with comments.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
+from fito.lang.format_docs import decl_text
 from fito.lang.lexer import block_comment_end
-from fito.lang.operators import LEVEL
-from fito.lang.parser import parse
-from fito.lang.printer import print_chanset, print_decl, print_proc, process_head
+from fito.lang.parser import machinery, parse
 
 WIDTH = 100
 _COMMENT = re.compile(r"--[^\n]*|\{-")
@@ -42,46 +47,127 @@ class Formatted:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def format_text(source: str) -> Formatted:
-    """The canonical form of a spec's text, or the syntax diagnostics that prevent it."""
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One declaration's output: its lines, trailing comment, and where it came from."""
+
+    lines: tuple[str, ...]
+    comment: Comment | None
+    verbatim: bool    # the source's own text: a trailing comment stays after its last line
+    first_line: int   # source lines, for blank lines and leading comments
+    last_line: int
+
+
+def format_text(source: str, width: int = WIDTH) -> Formatted:
+    """The canonical form of a spec's text (laid out in `width` columns), or the syntax
+    diagnostics that prevent it."""
     parsed = parse(source)
-    if parsed.spec is None or any(d.is_error for d in parsed.diagnostics):
+    if parsed.spec is None or any(d.is_error and d.code[0] == "P" for d in parsed.diagnostics):
         return Formatted(None, parsed.diagnostics)
     comments = find_comments(source)
-    out: list[str] = []
-    last_line = 0  # the last source line already written
+    errors = sorted(d.span.start for d in parsed.diagnostics if d.is_error)
+    out = _Output()
     ci = 0
-    for decl in parsed.spec.decls:
-        leading: list[Comment] = []
-        while ci < len(comments) and comments[ci].start < decl.span.start:
-            leading.append(comments[ci])
+    extents = decl_extents(source, parsed.spec.decls)
+    for k, (decl, (start, end)) in enumerate(zip(parsed.spec.decls, extents)):
+        following = extents[k + 1][0] if k + 1 < len(extents) else len(source)
+        while ci < len(comments) and comments[ci].start < start:
+            out.comment(comments[ci])
             ci += 1
-        inside: list[Comment] = []
-        while ci < len(comments) and comments[ci].start < decl.span.end:
+        inside = []
+        while ci < len(comments) and comments[ci].start < end:
             inside.append(comments[ci])
             ci += 1
         trailing = None
-        if ci < len(comments) and comments[ci].line == decl.span.end_line:
+        if (ci < len(comments) and comments[ci].start < following
+                and comments[ci].line == source.count("\n", 0, end) + 1):
             trailing = comments[ci]
             ci += 1
-        for c in leading:
-            _blank_line(out, last_line, c.line)
-            out.append(c.text)
-            last_line = c.end_line
-        _blank_line(out, last_line, decl.span.line)
-        text = source[decl.span.start:decl.span.end] if inside else _print(decl)
-        out.append(text + (f"  {trailing.text}" if trailing is not None else ""))
-        last_line = trailing.end_line if trailing is not None else decl.span.end_line
+        out.piece(_piece(source, decl, start, end, inside, trailing,
+                         _has_error(errors, start, end), width))
     for c in comments[ci:]:
-        _blank_line(out, last_line, c.line)
-        out.append(c.text)
-        last_line = c.end_line
-    return Formatted("\n".join(out) + "\n" if out else "", parsed.diagnostics)
+        out.comment(c)
+    return Formatted(out.text(), parsed.diagnostics)
 
 
-def _blank_line(out: list[str], last_line: int, next_line: int) -> None:
-    if out and next_line > last_line + 1:
-        out.append("")
+class _Output:
+    """The output lines, blank lines where the source had them, and the sections of
+    consecutive one-line declarations whose trailing comments are aligned."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.aligned: dict[int, str] = {}   # line index -> its trailing comment, to align
+        self.last_line = 0                  # the last source line written
+
+    def _gap(self, next_line: int) -> None:
+        if self.lines and next_line > self.last_line + 1:
+            self.lines.append("")
+
+    def comment(self, c: Comment) -> None:
+        self._gap(c.line)
+        self.lines.append(c.text)
+        self.last_line = c.end_line
+
+    def piece(self, p: _Piece) -> None:
+        self._gap(p.first_line)
+        c = p.comment
+        if c is not None and len(p.lines) == 1 and c.line == c.end_line:
+            self.aligned[len(self.lines)] = c.text
+            self.lines.append(p.lines[0])
+        elif c is not None and p.verbatim:
+            self.lines.extend([*p.lines[:-1], f"{p.lines[-1]}  {c.text}"])
+        elif c is not None:
+            self.lines.extend([f"{p.lines[0]}  {c.text}", *p.lines[1:]])
+        else:
+            self.lines.extend(p.lines)
+        self.last_line = p.last_line
+
+    def text(self) -> str:
+        """The lines, each section's comments two columns after its longest line."""
+        section: list[int] = []
+        for i in sorted(self.aligned) + [-1]:
+            if section and i != section[-1] + 1:
+                width = max(len(self.lines[k]) for k in section)
+                for k in section:
+                    self.lines[k] = f"{self.lines[k]:<{width}}  {self.aligned[k]}"
+                section = []
+            section.append(i)
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+
+def _has_error(errors: list[int], start: int, end: int) -> bool:
+    i = bisect.bisect_left(errors, start)
+    return i < len(errors) and errors[i] < end
+
+
+def _piece(source: str, decl: A.Decl, start: int, end: int, inside: list[Comment],
+           trailing: Comment | None, has_error: bool, width: int) -> _Piece:
+    first = source.count("\n", 0, start) + 1
+    last = source.count("\n", 0, end) + 1
+    first_line_end = source.find("\n", start)
+    if (trailing is None and not has_error and len(inside) == 1 and last > first
+            and inside[0].line == first and inside[0].end == first_line_end):
+        trailing, inside = inside[0], []  # a comment after the first line of the declaration
+    if inside or has_error:
+        lines = tuple(source[start:end].split("\n"))
+    else:
+        lines = tuple(decl_text(decl, width).split("\n"))
+    return _Piece(lines, trailing, bool(inside or has_error), first,
+                  trailing.end_line if trailing and trailing.line == last else last)
+
+
+def decl_extents(source: str, decls: tuple[A.Decl, ...]) -> list[tuple[int, int]]:
+    """Each declaration's text from its first token to its last (a span can stop short of
+    closing parentheses, which are not nodes)."""
+    tokens = machinery().scanner.scan(source)
+    offsets = [t[2] for t in tokens]
+    out = []
+    for i, d in enumerate(decls):
+        limit = decls[i + 1].span.start if i + 1 < len(decls) else len(source) + 1
+        k = bisect.bisect_left(offsets, limit) - 1
+        last = tokens[k]
+        out.append((d.span.start, max(d.span.end, last[2] + len(last[1]))))
+    return out
 
 
 def find_comments(source: str) -> list[Comment]:
@@ -96,37 +182,3 @@ def find_comments(source: str) -> list[Comment]:
         comments.append(Comment(start, end, line, end_line, source[start:end].rstrip()))
         pos, line = end, end_line
     return comments
-
-
-def _print(decl: A.Decl) -> str:
-    text = print_decl(decl)
-    if not isinstance(decl, A.ProcessDecl) or len(text) <= WIDTH:
-        return text
-    head = process_head(decl) + " ="
-    operands, op, level = _top_chain(decl.body)
-    if len(operands) < 2:
-        return f"{head}\n  {print_proc(decl.body)}"
-    lines = [head, "  " + print_proc(operands[0], level)]
-    lines.extend(f"  {op} {print_proc(p, level + 1)}" for p in operands[1:])
-    return "\n".join(lines)
-
-
-def _top_chain(p: A.Proc) -> tuple[list[A.Proc], str, int]:
-    """The operands of the body's top-level left-nested chain of one operator."""
-    if isinstance(p, A.ProcBinary):
-        op = p.op
-        same = lambda q: isinstance(q, A.ProcBinary) and q.op == op  # noqa: E731
-        shown = op
-    elif isinstance(p, A.Parallel):
-        sync = p.sync
-        same = lambda q: isinstance(q, A.Parallel) and q.sync == sync  # noqa: E731
-        shown = f"[| {print_chanset(sync)} |]"
-        op = "[||]"
-    else:
-        return [p], "", 0
-    rights: list[A.Proc] = []
-    node: A.Proc = p
-    while same(node):
-        rights.append(node.right)  # type: ignore[union-attr]
-        node = node.left  # type: ignore[union-attr]
-    return [node] + rights[::-1], shown, LEVEL[op]

@@ -28,6 +28,7 @@ RESERVED_UNUSED = frozenset({"within", "Snap", "Conv"})
 
 OPERATORS = (
     "|~|", "|||", "{|", "|}", "[|", "|]", "[]", "/\\", "->", "=>", "==", "!=", "<=", ">=",
+    "[>", "||", "[[", "<-", "::",
     "..", ":=", ":[", "|=", "(", ")", "[", "]", "{", "}", "\\", ";", "&", "<", ">", "+",
     "-", "*", "/", "%", ".", "!", "?", ":", ",", "@", "=",
 )
@@ -44,7 +45,7 @@ _TOKEN = re.compile(
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _COMMENT_MARK = re.compile(r"--|\{-")
 _NOT_NEWLINE = re.compile(r"[^\n]")
-OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]"}
+OPENERS = {"(": ")", "[": "]", "{": "}", "{|": "|}", "[|": "|]", ":[": "]", "[[": "]"}
 CLOSERS = frozenset(OPENERS.values())
 
 
@@ -58,6 +59,7 @@ class ScanError(Exception):
     column: int
     offset: int
     length: int = 1
+    hint: str | None = None
 
 
 class Scanner:
@@ -97,12 +99,16 @@ class Scanner:
             if ttype is None:
                 if value[:1] in _NAME_START and value not in RESERVED_UNUSED:
                     ttype = "NAME"
+                elif value == "within" and _after_let(tokens):
+                    raise ScanError("P008", "CSPm's `let ... within` is not fito syntax", line,
+                                    pos - line_start + 1, pos, len(value),
+                                    "write let x = e in e2")
                 else:
                     ttype = self._classify(value, pos, line, pos - line_start + 1)
                     if ttype == "":
                         break  # the end of the text
             elif ttype in openers:
-                depth += 1
+                depth += len(value) if value == "[[" else 1  # `[[` is closed by `] ]`
                 if depth > MAX_NESTING:
                     raise ScanError("P005", f"brackets nest deeper than {MAX_NESTING} levels",
                                     line, pos - line_start + 1, pos, len(value))
@@ -127,7 +133,31 @@ class Scanner:
                 raise ScanError("P006", f"integer literal with {len(value)} digits is too large "
                                 f"(at most {MAX_INT_DIGITS})", line, column, pos, len(value))
             return "INT"
+        if value in _FOREIGN_CHARACTERS:
+            message, hint = _FOREIGN_CHARACTERS[value]
+            raise ScanError("P008", message, line, column, pos, 1, hint)
         raise ScanError("P002", f"unexpected character {show_char(value)}", line, column, pos)
+
+
+#: Characters of Promela and CSPm with no fito meaning -> (message, hint), P008.
+_FOREIGN_CHARACTERS = {
+    "|": ("a lone `|` is not fito syntax (CSPm's `datatype T = A | B`, comprehensions)",
+          "write an enumeration type T = {A, B}; list sets of events: {| a, b |}"),
+    "#": ("a `#` line (Promela's #define, #include) is not fito syntax",
+          "write const N = 3"),
+    '"': ("fito has no strings (Promela's printf, CSPm's include)",
+          "leave output statements out: a counterexample lists every step"),
+}
+
+
+def _after_let(tokens: list[Tok]) -> bool:
+    """Whether the last `let` among the tokens has no `in` yet."""
+    for t in reversed(tokens[-200:]):
+        if t[0] == "IN":
+            return False
+        if t[0] == "LET":
+            return True
+    return False
 
 
 def blank_block_comments(text: str) -> str:

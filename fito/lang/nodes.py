@@ -116,7 +116,17 @@ class Quant:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Name, Index, Call, Unary, Binary, IfExpr, Quant]
+@dataclass(frozen=True, slots=True)
+class Let:
+    """`let x = e in body`: body with x bound to the value of e."""
+
+    var: str
+    value: "Expr"
+    body: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Name, Index, Call, Unary, Binary, IfExpr, Quant, Let]
 
 
 # ------------------------------------------------------------------ events and assignments
@@ -144,15 +154,84 @@ EventField = Union[DotField, OutField, InField]
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """`c.v!w?x`; `indexed` leading fields were written as indices, `q[i]!v` (the same
+    event as `q.i!v`, printed as written)."""
+
     channel: str
     fields: tuple[EventField, ...]
     span: Span = _span()
+    indexed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Assign:
+    """`target := value`. A target naming a whole array (its bare name) with a value naming
+    a whole array of the same shape copies every element."""
+
     target: Expr  # a Name or an Index chain rooted at a Name
     value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class AssignLoop:
+    """`forall j: T @ a[j] := e`: the assignment once for every value of T."""
+
+    var: str
+    domain: TypeExpr
+    body: "Assign | AssignLoop"
+    span: Span = _span()
+
+
+Assignment = Union[Assign, AssignLoop]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockIf:
+    """`if b then { ... } else { ... }` inside `atomic { }`."""
+
+    cond: Expr
+    then: tuple["Statement", ...]
+    orelse: tuple["Statement", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BlockAssert:
+    """`assert(b)` inside `atomic { }`."""
+
+    cond: Expr
+    span: Span = _span()
+
+
+Statement = Union[Assign, AssignLoop, BlockIf, BlockAssert]
+
+
+# ------------------------------------------------------------------ sets of events
+@dataclass(frozen=True, slots=True)
+class EventSet:
+    """A set of events, for synchronisation, hiding and alphabets.
+
+    `kind` is "channels" for `{| c, d.0 |}` (every event that extends one of the items),
+    "events" for `{c.0.1, d}` (exactly those events) and "all" for `Events`. Items are
+    events whose fields are all values (`.v` or `!v`)."""
+
+    kind: str
+    items: tuple[Event, ...] = ()
+    span: Span = _span()
+
+    def channel_names(self) -> tuple[str, ...]:
+        """The channels of a plain `{| c, d |}` (the only sets the old engine reads)."""
+        return tuple(e.channel for e in self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class RenamePair:
+    """`c.0 <- d.1` in a renaming: every event extending the left one becomes the event
+    extending the right one by the same remaining fields."""
+
+    source: Event
+    target: Event
     span: Span = _span()
 
 
@@ -176,10 +255,11 @@ class ProcRef:
 
 @dataclass(frozen=True, slots=True)
 class Prefix:
-    """`a { assigns } -> P`; with `event` None, an internal step that only assigns."""
+    """`a { assigns } -> P`; with `event` None, an internal step that only assigns. On a
+    buffered channel the event is a send (every field a value) or a receive (an input)."""
 
     event: Event | None
-    assigns: tuple[Assign, ...]
+    assigns: tuple[Assignment, ...]
     body: "Proc"
     span: Span = _span()
 
@@ -192,8 +272,36 @@ class Guard:
 
 
 @dataclass(frozen=True, slots=True)
+class AssertStep:
+    """`assert(b) -> P`: an internal step; a model error when b is false."""
+
+    cond: Expr
+    body: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Atomic:
+    """`atomic { s1, s2, ... } -> P`: the statements run in order as one internal step."""
+
+    stmts: tuple[Statement, ...]
+    body: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """`if :: P1 :: P2 :: else -> Q fi`: the first step of a branch discards the others;
+    `orelse` moves only when no branch can."""
+
+    branches: tuple["Proc", ...]
+    orelse: "Proc | None" = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class ProcBinary:
-    op: str  # "[]", "|~|", ";", "/\\", "|||"
+    op: str  # "[]", "|~|", ";", "/\\", "|||", "[>"
     left: "Proc"
     right: "Proc"
     span: Span = _span()
@@ -202,7 +310,18 @@ class ProcBinary:
 @dataclass(frozen=True, slots=True)
 class Parallel:
     left: "Proc"
-    sync: tuple[Expr, ...]  # channel names (Name nodes)
+    sync: EventSet
+    right: "Proc"
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class AlphaParallel:
+    """`P [A || B] Q`: P performs only events of A, Q only of B; A & B synchronise."""
+
+    left: "Proc"
+    left_alpha: EventSet
+    right_alpha: EventSet
     right: "Proc"
     span: Span = _span()
 
@@ -210,7 +329,16 @@ class Parallel:
 @dataclass(frozen=True, slots=True)
 class Hide:
     proc: "Proc"
-    chans: tuple[Expr, ...]
+    chans: EventSet
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """`P [[a <- b, c.0 <- d.1]]`."""
+
+    proc: "Proc"
+    pairs: tuple[RenamePair, ...]
     span: Span = _span()
 
 
@@ -224,24 +352,42 @@ class ProcIf:
 
 @dataclass(frozen=True, slots=True)
 class Replicated:
-    """`[] x: T @ P` and friends; `sync` is the channel set of `[| A |] x: T @ P`."""
+    """`[] x: T @ P` and friends. `sync` is the set of `[| A |] x: T @ P`, and for `||`
+    (`|| x: T @ [A] P`) the alphabet of each component, evaluated with x bound."""
 
-    op: str  # "[]", "|~|", "|||", "[||]"
+    op: str  # "[]", "|~|", "|||", "[||]", "||"
     var: str
     domain: TypeExpr
     body: "Proc"
-    sync: tuple[Expr, ...] = ()
+    sync: EventSet | None = None
     span: Span = _span()
 
 
-Proc = Union[Stop, Skip, ProcRef, Prefix, Guard, ProcBinary, Parallel, Hide, ProcIf, Replicated]
+Proc = Union[Stop, Skip, ProcRef, Prefix, Guard, ProcBinary, Parallel, Hide, ProcIf, Replicated,
+             AssertStep, Atomic, Select, AlphaParallel, Rename]
 
 
 # ------------------------------------------------------------------ declarations
 @dataclass(frozen=True, slots=True)
 class Param:
+    """A parameter or an array index; a `var` parameter may be assigned: like a parameter it
+    belongs to the control path, and an assignment sets it for the steps that follow."""
+
     name: str
     type: TypeExpr
+    span: Span = _span()
+    var: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LocalVar:
+    """`var x[j: T]: U = init durable`, declared on a process definition."""
+
+    name: str
+    indices: tuple[Param, ...]
+    type: TypeExpr
+    init: Expr
+    durable: bool
     span: Span = _span()
 
 
@@ -264,9 +410,17 @@ class TypeDecl:
 
 @dataclass(frozen=True, slots=True)
 class ChannelDecl:
+    """`channel a, b: T.U`; with `buffer` (a constant capacity N >= 1), each name is a FIFO
+    buffer of N messages, emptied by a crash unless `durable`. `channel q[I]: T` is an array
+    of channels: its events are `q[i].v`, the same as `q.i.v` (the indices are its leading
+    fields); an array of buffers has one FIFO per index."""
+
     names: tuple[str, ...]
     fields: tuple[TypeExpr, ...]
     span: Span = _span()
+    buffer: Expr | None = None
+    durable: bool = False
+    indices: tuple[TypeExpr, ...] = ()
     name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False, kw_only=True)
 
 
@@ -286,6 +440,19 @@ class ProcessDecl:
     name: str
     params: tuple[Param, ...]
     body: Proc
+    span: Span = _span()
+    name_span: Span = _span()
+    locals: tuple[LocalVar, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FunDecl:
+    """`fun f(x: T): U = e`."""
+
+    name: str
+    params: tuple[Param, ...]
+    result: TypeExpr
+    body: Expr
     span: Span = _span()
     name_span: Span = _span()
 
@@ -352,7 +519,7 @@ class PipelineDecl:
 
 
 Decl = Union[ConstDecl, TypeDecl, ChannelDecl, DomainDecl, ProcessDecl, SystemDecl, AssertDecl,
-             PipelineDecl]
+             PipelineDecl, FunDecl]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,12 @@ from typing import Callable, Sequence, TypeVar
 # loosest first: (operator, associativity)
 _LEVELS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("\\",), "left"),
-    (("[||]",), "left"),
+    (("[||]", "[a||b]"), "left"),
     (("|||",), "left"),
     (("/\\",), "left"),
     (("[]",), "left"),
     (("|~|",), "left"),
+    (("[>",), "left"),
     ((";",), "left"),
     (("&",), "right"),
     (("->",), "right"),
@@ -38,7 +39,7 @@ for _level, (_ops, _assoc) in enumerate(_LEVELS, start=1):
         BINDING[_op] = (2 * _level + 1, 2 * _level) if right else (2 * _level, 2 * _level + 1)
 BINDING["->"] = (BINDING["->"][0], BINDING["&"][1])
 
-PROCESS_OPS = frozenset({"\\", "[||]", "|||", "/\\", "[]", "|~|", ";"})
+PROCESS_OPS = frozenset({"\\", "[||]", "[a||b]", "|||", "/\\", "[]", "|~|", "[>", ";"})
 COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
 LOGICAL = frozenset({"and", "or", "=>"})

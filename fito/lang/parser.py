@@ -19,8 +19,8 @@ from lark import Lark, Token
 from lark.lexer import Lexer
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang import nodes as A
 from fito.lang import lalr
+from fito.lang import nodes as A
 from fito.lang.build import Builder
 from fito.lang.lexer import ScanError, Scanner, Tok
 
@@ -89,7 +89,7 @@ def parse(text: str) -> ParseResult:
     except ScanError as exc:
         span = Span(exc.line, exc.column, exc.line, exc.column + exc.length, exc.offset,
                     exc.offset + exc.length)
-        return ParseResult(None, (error(exc.code, exc.message, span),))
+        return ParseResult(None, (error(exc.code, exc.message, span, hint=exc.hint),))
     with m.lock, no_gc():
         m.builder.reset()
         try:

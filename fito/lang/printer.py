@@ -16,7 +16,7 @@ from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
 
 _OPEN = 0
-_UNARY = 16
+_UNARY = max(LEVEL.values()) + 1
 _ATOM = 100
 _INDENT = "  "
 
@@ -70,13 +70,20 @@ def print_decl(d: A.Decl) -> str:
         return f"type {d.name} = {print_type(d.rhs)}"
     if isinstance(d, A.ChannelDecl):
         fields = ": " + ".".join(print_type(f, "chan") for f in d.fields) if d.fields else ""
-        return f"channel {', '.join(d.names)}{fields}"
+        buffer = "" if d.buffer is None else \
+            f" buffer {print_expr(d.buffer, 1)}{' durable' if d.durable else ''}"
+        dims = "".join(f"[{print_type(t)}]" for t in d.indices)
+        return f"channel {', '.join(d.names)}{dims}{fields}{buffer}"
     if isinstance(d, A.DomainDecl):
         idx = "".join(f"[{p.name}: {print_type(p.type)}]" for p in d.indices)
         persistence = "durable" if d.durable else "volatile"
         return f"domain {d.name}{idx}: {print_type(d.type)} = {print_expr(d.init)} {persistence}"
     if isinstance(d, A.ProcessDecl):
-        return f"{process_head(d)} = {print_proc(d.body)}"
+        equals = f"\n{_INDENT}= " if d.locals else " = "
+        return f"{process_head(d)}{equals}{print_proc(d.body)}"
+    if isinstance(d, A.FunDecl):
+        return (f"fun {d.name}({', '.join(_param(p) for p in d.params)}): "
+                f"{print_type(d.result)} = {print_expr(d.body)}")
     if isinstance(d, A.SystemDecl):
         return f"system {print_proc(d.proc)}"
     if isinstance(d, A.AssertDecl):
@@ -86,10 +93,21 @@ def print_decl(d: A.Decl) -> str:
 
 
 def process_head(d: A.ProcessDecl) -> str:
-    """`process Name(x: T, ...)`, without the body."""
-    params = "(" + ", ".join(f"{p.name}: {print_type(p.type)}" for p in d.params) + ")" \
-        if d.params else ""
-    return f"process {d.name}{params}"
+    """`process Name(x: T, ...)` and its local variables (one a line), without the body."""
+    params = "(" + ", ".join(_param(p) for p in d.params) + ")" if d.params else ""
+    return f"process {d.name}{params}" + "".join(f"\n{_INDENT}{_local(v)}" for v in d.locals)
+
+
+def _param(p: A.Param) -> str:
+    if not p.var:
+        return f"{p.name}: {print_type(p.type)}"
+    return f"var {p.name}: {print_type(p.type)}"
+
+
+def _local(v: A.LocalVar) -> str:
+    idx = "".join(f"[{p.name}: {print_type(p.type)}]" for p in v.indices)
+    persistence = " durable" if v.durable else ""
+    return f"var {v.name}{idx}: {print_type(v.type)} = {print_expr(v.init)}{persistence}"
 
 
 def print_assertion(d: A.AssertDecl) -> str:
@@ -139,9 +157,17 @@ def _braces(inner: str) -> str:
     return f"{{ {inner}}}" if inner.startswith("-") else f"{{{inner}}}"
 
 
-def print_chanset(items: tuple[A.Expr, ...]) -> str:
-    """`{| a, b |}`."""
-    return "{| " + ", ".join(print_expr(x) for x in items) + " |}" if items else "{||}"
+def print_event_set(s: A.EventSet) -> str:
+    """`{| a, c.0 |}`, `{c.0.1, d}` or `Events`."""
+    if s.kind == "all":
+        return "Events"
+    items = ", ".join(print_event(e) for e in s.items)
+    if s.kind == "channels":
+        return "{| " + items + " |}" if items else "{||}"
+    return _braces(items)
+
+
+print_chanset = print_event_set
 
 
 def print_event(e: A.Event) -> str:
@@ -151,8 +177,10 @@ def print_event(e: A.Event) -> str:
 
 def _event(e: A.Event) -> list[Piece]:
     out: list[Piece] = [e.channel]
-    for f in e.fields:
-        if isinstance(f, A.InField):
+    for n, f in enumerate(e.fields):
+        if n < e.indexed:
+            out.extend(("[", (f.value, 0), "]"))  # type: ignore[union-attr]
+        elif isinstance(f, A.InField):
             shown = "" if f.restriction is None else f":{print_type(f.restriction, 'set')}"
             out.append(f"?{f.var}{shown}")
         else:
@@ -160,21 +188,47 @@ def _event(e: A.Event) -> list[Piece]:
     return out
 
 
-def print_assign(a: A.Assign) -> str:
-    """`target := value`."""
-    return f"{print_expr(a.target, _ATOM)} := {print_expr(a.value)}"
+def print_statement(a: A.Statement) -> str:
+    """One statement of a `{ }` block or an `atomic` block, as text."""
+    return "".join(x if isinstance(x, str) else _emit(x[0], x[1]) for x in _statement(a))
 
 
-def _assigns(assigns: tuple[A.Assign, ...]) -> list[Piece]:
+def _assigns(assigns: tuple[A.Statement, ...]) -> list[Piece]:
     out: list[Piece] = ["{"]
     for i, a in enumerate(assigns):
-        out.extend((", " if i else "", (a.target, _ATOM), " := ", (a.value, 0)))
+        if i:
+            out.append(", ")
+        out.extend(_statement(a))
     out.append("}")
+    return out
+
+
+def _statement(a: A.Statement) -> list[Piece]:
+    """An assignment, a loop of assignments, or (in `atomic`) an `if` or an `assert`."""
+    out: list[Piece]
+    if isinstance(a, A.Assign):
+        out = [(a.target, _ATOM), " := ", (a.value, 0)]
+    elif isinstance(a, A.AssignLoop):
+        out = [f"forall {a.var}: {print_type(a.domain, 'set')} @ "]
+        out.extend(_statement(a.body))
+    elif isinstance(a, A.BlockAssert):
+        out = ["assert(", (a.cond, 0), ")"]
+    else:
+        out = ["if ", (a.cond, 0), " then "]
+        out.extend(_assigns(a.then))
+        if a.orelse:
+            out.append(" else ")
+            out.extend(_assigns(a.orelse))
     return out
 
 
 # ---------------------------------------------------------------------- layouts
 Layout = tuple[list[Piece], int]
+
+
+def layout_of(node: Node) -> Layout:
+    """A node's pieces and binding level (`fito fmt` breaks long lines between pieces)."""
+    return _LAYOUT[type(node)](node)
 
 
 def _stop(p: A.Stop) -> Layout:
@@ -220,11 +274,42 @@ def _proc_binary(p: A.ProcBinary) -> Layout:
 
 def _parallel(p: A.Parallel) -> Layout:
     lv = LEVEL["[||]"]
-    return [(p.left, lv), f" [| {print_chanset(p.sync)} |] ", (p.right, lv + 1)], lv
+    return [(p.left, lv), f" [| {print_event_set(p.sync)} |] ", (p.right, lv + 1)], lv
+
+
+def _alpha_parallel(p: A.AlphaParallel) -> Layout:
+    lv = LEVEL["[a||b]"]
+    op = f" [{print_event_set(p.left_alpha)} || {print_event_set(p.right_alpha)}] "
+    return [(p.left, lv), op, (p.right, lv + 1)], lv
 
 
 def _hide(p: A.Hide) -> Layout:
-    return [(p.proc, LEVEL["\\"]), f" \\ {print_chanset(p.chans)}"], LEVEL["\\"]
+    return [(p.proc, LEVEL["\\"]), f" \\ {print_event_set(p.chans)}"], LEVEL["\\"]
+
+
+def _rename(p: A.Rename) -> Layout:
+    pairs = ", ".join(f"{print_event(r.source)} <- {print_event(r.target)}" for r in p.pairs)
+    return [(p.proc, _ATOM), f" [[{pairs}]]"], _ATOM
+
+
+def _assert_step(p: A.AssertStep) -> Layout:
+    return ["assert(", (p.cond, 0), ") -> ", (p.body, LEVEL["&"])], LEVEL["->"]
+
+
+def _atomic(p: A.Atomic) -> Layout:
+    out: list[Piece] = ["atomic "]
+    out.extend(_assigns(p.stmts))
+    out.extend((" -> ", (p.body, LEVEL["&"])))
+    return out, LEVEL["->"]
+
+
+def _select(p: A.Select) -> Layout:
+    out: list[Piece] = ["if"]
+    for b in p.branches:
+        out.extend((" :: ", (b, 0)))
+    if p.orelse is not None:
+        out.extend((" :: else -> ", (p.orelse, 0)))
+    return out + [" fi"], _ATOM
 
 
 def _if(p: A.ProcIf | A.IfExpr) -> Layout:
@@ -232,8 +317,12 @@ def _if(p: A.ProcIf | A.IfExpr) -> Layout:
 
 
 def _replicated(p: A.Replicated) -> Layout:
-    op = f"[| {print_chanset(p.sync)} |]" if p.op == "[||]" else p.op
-    return [f"{op} {p.var}: {print_type(p.domain, 'set')} @ ", (p.body, 0)], _OPEN
+    binder = f"{p.var}: {print_type(p.domain, 'set')} @ "
+    if p.op == "||":
+        assert p.sync is not None
+        return [f"|| {binder}[{print_event_set(p.sync)}] ", (p.body, 0)], _OPEN
+    op = f"[| {print_event_set(p.sync)} |]" if p.op == "[||]" and p.sync is not None else p.op
+    return [f"{op} {binder}", (p.body, 0)], _OPEN
 
 
 def _int(e: A.IntLit) -> Layout:
@@ -279,9 +368,15 @@ def _quant(e: A.Quant) -> Layout:
     return [f"{e.kind} {e.var}: {print_type(e.domain, 'set')} @ ", (e.body, 0)], _OPEN
 
 
+def _let(e: A.Let) -> Layout:
+    return [f"let {e.var} = ", (e.value, 0), " in ", (e.body, 0)], _OPEN
+
+
 _LAYOUT: dict[type, Callable[..., Layout]] = {
     A.Stop: _stop, A.Skip: _skip, A.ProcRef: _proc_ref, A.Prefix: _prefix, A.Guard: _guard,
     A.ProcBinary: _proc_binary, A.Parallel: _parallel, A.Hide: _hide, A.ProcIf: _if,
     A.Replicated: _replicated, A.IntLit: _int, A.BoolLit: _bool, A.Name: _name, A.Index: _index,
     A.Call: _call, A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant,
+    A.Let: _let, A.AlphaParallel: _alpha_parallel, A.Rename: _rename, A.AssertStep: _assert_step,
+    A.Atomic: _atomic, A.Select: _select,
 }

@@ -12,12 +12,13 @@ checked by `fito.lang.static`; expressions are typed by `fito.lang.valuetypes`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang import static, valuetypes
+from fito.lang.resolve_forms import FormDefs
 from fito.lang.resolve_types import TypeRules, show_type
 from fito.lang.values import BoolT, EnumT, ValueType
 
@@ -41,8 +42,41 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Channel:
+    """A channel; with `capacity` N >= 1, a FIFO buffer of N messages (docs/semantics.md)."""
+
     name: str
-    fields: tuple[ValueType, ...]
+    fields: tuple[ValueType, ...]  # an array's indices first: `q[i].v` is the event q.i.v
+    capacity: int = 0
+    durable: bool = False
+    arrays: int = 0  # how many leading fields index an array (one FIFO per index, buffered)
+
+    @property
+    def buffered(self) -> bool:
+        return self.capacity > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A process-local variable (one slot or an array of the definition's activation), or a
+    `var` parameter (`init` None: it belongs to the control path, set by calls and by
+    assignments, not to the activation)."""
+
+    name: str
+    indices: tuple[ValueType, ...]
+    type: ValueType
+    durable: bool
+    init: A.Expr | None
+    index_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A user function `fun f(x: T): U = e`."""
+
+    name: str
+    params: tuple[ValueType, ...]
+    result: ValueType
+    decl: A.FunDecl
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +94,12 @@ class Model:
     system: A.Proc | None
     assertions: tuple[A.AssertDecl, ...]
     pipelines: tuple[A.PipelineDecl, ...]
+    #: process name -> the variables of its activation: `var` parameters, then locals
+    variables: Mapping[str, tuple[Variable, ...]] = field(default_factory=dict)
+    functions: Mapping[str, Function] = field(default_factory=dict)
 
 
-class Resolver(TypeRules):
+class Resolver(FormDefs, TypeRules):
     """Builds the Model; every problem is appended to `diagnostics`."""
 
     def __init__(self, spec: A.Spec) -> None:
@@ -82,6 +119,9 @@ class Resolver(TypeRules):
         self._evaluating: list[str] = []
         self._type_cache: dict[str, ValueType | None] = {}
         self._suggestions: dict[tuple[str, str | None], str | None] = {}
+        self.variables: dict[str, tuple[Variable, ...]] = {}
+        self.frame: dict[str, Variable] = {}  # the variables in scope (of the process checked)
+        self.functions: dict[str, Function] = {}
 
     # ------------------------------------------------------------------ helpers
     def err(self, code: str, message: str, span: Span, hint: str | None = None,
@@ -94,6 +134,10 @@ class Resolver(TypeRules):
         Answers are cached, and only the first `MAX_SUGGESTIONS` distinct misspellings get
         one, so a file full of unknown names costs no quadratic search.
         """
+        from fito.lang.foreign import FOREIGN_NAMES
+
+        if name in FOREIGN_NAMES and name not in self.names:
+            return FOREIGN_NAMES[name]
         key = (name, kind)
         if key not in self._suggestions:
             if len(self._suggestions) >= MAX_SUGGESTIONS:
@@ -140,11 +184,14 @@ class Resolver(TypeRules):
             elif isinstance(d, A.AssertDecl):
                 self._check_assertion(d, systems)
                 assertions.append(d)
+            elif isinstance(d, A.FunDecl):
+                self.check_function(d)
         self._check_guarded_recursion()
+        self.check_function_recursion()
         pipelines = tuple(d for d in self.spec.decls if isinstance(d, A.PipelineDecl))
         return Model(self.spec, self.consts, self.types, self.members, self.channels, self.cells,
                      self.processes, self.param_types, systems[0].proc if systems else None,
-                     tuple(assertions), pipelines)
+                     tuple(assertions), pipelines, self.variables, self.functions)
 
     def _collect(self, d: A.Decl) -> None:
         if isinstance(d, A.ConstDecl):
@@ -164,6 +211,8 @@ class Resolver(TypeRules):
             self.processes.setdefault(d.name, d)
         elif isinstance(d, A.PipelineDecl):
             self._declare(d.name, "pipeline", d, d.name_span)
+        elif isinstance(d, A.FunDecl):
+            self._declare(d.name, "function", d, d.name_span)
 
     # ------------------------------------------------------------------ expressions
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
@@ -179,7 +228,14 @@ class Resolver(TypeRules):
             if p.name in scope:
                 self.err("R002", f"parameter '{p.name}' is declared twice", p.span)
             scope[p.name] = t
-        self.check_proc(d.body, scope)
+        self.frame = self.define_variables(d, scope)
+        for p in d.params:
+            if p.var:
+                del scope[p.name]  # read from the activation, and assignable
+        try:
+            self.check_proc(d.body, scope)
+        finally:
+            self.frame = {}
 
     def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType],
                    initial: bool = False) -> None:
@@ -223,7 +279,7 @@ def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
         r.err("P005", "the spec nests too deeply to be checked", spec.span,
               hint="split deeply nested terms into named constants or processes")
         model = Model(spec, r.consts, r.types, r.members, r.channels, r.cells, r.processes,
-                      r.param_types, None, (), ())
+                      r.param_types, None, (), (), r.variables, r.functions)
     return model, tuple(r.diagnostics)
 
 
@@ -278,9 +334,10 @@ def _declared_names(d: A.Decl) -> tuple[str, ...]:
 
 def kind_word(kind: str) -> str:
     """How a message names a kind of declaration."""
-    words = {"const": "constant", "member": "enumeration member", "cell": "domain cell"}
+    words = {"const": "constant", "member": "enumeration member", "cell": "domain cell",
+             "variable": "local variable"}
     return words.get(kind, kind)
 
 
-__all__ = ["Cell", "Channel", "Model", "Resolver", "resolve", "kind_word", "show_type", "CRASH",
-           "ERROR_NAME"]
+__all__ = ["Cell", "Channel", "Function", "Model", "Resolver", "Variable", "resolve", "kind_word",
+           "show_type", "CRASH", "ERROR_NAME"]

@@ -14,7 +14,16 @@ from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
 from fito.lang.values import (
-    BOOL, INT, BoolT, EnumT, IntRange, IntT, SetT, ValueType, is_finite, size,
+    BOOL,
+    INT,
+    BoolT,
+    EnumT,
+    IntRange,
+    IntT,
+    SetT,
+    ValueType,
+    is_finite,
+    size,
 )
 
 if TYPE_CHECKING:
@@ -54,6 +63,11 @@ class TypeRules:
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
         raise NotImplementedError
 
+    if TYPE_CHECKING:  # provided by FormDefs
+        def buffer_capacity(self, name: str, decl: A.ChannelDecl) -> int: ...
+
+        def function_sig(self, name: str) -> object: ...
+
     def define(self, name: str, kind: str, decl: object) -> None:
         """Compute the definition of one declared name (a no-op for kinds defined on use)."""
         from fito.lang.resolve import Channel
@@ -64,11 +78,16 @@ class TypeRules:
             self.named_type(name)
         elif kind == "channel" and name not in self.channels:
             assert isinstance(decl, A.ChannelDecl)
+            indices = tuple(self.finite_type(t, "a channel index") for t in decl.indices)
             fields = tuple(self.finite_type(f, "a channel field") for f in decl.fields)
-            self.channels[name] = Channel(name, tuple(f or INT for f in fields))
+            capacity = self.buffer_capacity(name, decl)
+            self.channels[name] = Channel(name, tuple(f or INT for f in indices + fields),
+                                          capacity, decl.durable, len(indices))
         elif kind == "cell":
             assert isinstance(decl, A.DomainDecl)
             self._define_cell(decl)
+        elif kind == "function":
+            self.function_sig(name)
         elif kind == "process" and name not in self.param_types:
             assert isinstance(decl, A.ProcessDecl)
             types = tuple(self.finite_type(p.type, "a parameter") for p in decl.params)

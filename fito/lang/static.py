@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
+from fito.lang.static_forms import (
+    array_shape,
+    check_array_copy,
+    check_event_set,
+    check_operator,
+    warn_internal_first_steps,
+)
 from fito.lang.values import INT, SetT, ValueType, is_finite, within
 
 if TYPE_CHECKING:
@@ -36,24 +43,20 @@ def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
             inner, own = _check_prefix(r, p, scope, own)
             work.append((p.body, inner, own))
         elif isinstance(p, A.Guard):
-            _expect_bool(r, p.cond, scope, "a guard")
+            expect_bool(r, p.cond, scope, "a guard")
             work.append((p.body, scope, own))
         elif isinstance(p, A.ProcRef):
             _check_call(r, p, scope)
-        elif isinstance(p, (A.ProcBinary, A.Parallel)):
-            if isinstance(p, A.Parallel):
-                _check_channels(r, p.sync, scope)
-            work.append((p.right, scope, False))
-            work.append((p.left, scope, False))
-        elif isinstance(p, A.Hide):
-            _check_channels(r, p.chans, scope)
-            work.append((p.proc, scope, own))
         elif isinstance(p, A.ProcIf):
-            _expect_bool(r, p.cond, scope, "an if condition")
+            expect_bool(r, p.cond, scope, "an if condition")
             work.append((p.orelse, scope, False))
             work.append((p.then, scope, False))
         elif isinstance(p, A.Replicated):
+            if p.op == "[]":
+                warn_internal_first_steps(r, (p.body,))
             work.append((p.body, _replicated_scope(r, p, scope, own), True))
+        else:
+            work.extend(reversed(check_operator(r, p, scope, own)))
 
 
 def bind(scope: Scope, own: bool, name: str, t: ValueType) -> dict[str, ValueType]:
@@ -67,20 +70,21 @@ def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope, own: bool) -> tuple[
     """Check the event and the assignments; the scope of the body (with the inputs bound)."""
     inner, own = (scope, own) if p.event is None else _check_event(r, p.event, scope, own)
     if p.assigns:
-        _check_assigns(r, p.assigns, inner)
+        check_assigns(r, p.assigns, inner)
     return inner, own
 
 
 def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -> Scope:
-    _check_channels(r, p.sync, scope)
     dom = r.resolve_type(p.domain)
     if dom is not None and not is_finite(dom):
         r.err("T006", "a replicated operator needs a finite set", p.domain.span)
         dom = None
-    return bind(scope, own, p.var, dom or INT)
+    inner = bind(scope, own, p.var, dom or INT)
+    check_event_set(r, p.sync, inner if p.op == "||" else scope)
+    return inner
 
 
-def _expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
+def expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
     t = r.infer(e, scope)
     if t is not None and t.kind() != "Bool":
         r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
@@ -167,6 +171,10 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
               f"this event has {len(ev.fields)}", ev.span)
         return _bind_inputs(ev, scope, own)
     inner: Scope = scope
+    for f in ev.fields[:chan.arrays] if chan.buffered else ():
+        if isinstance(f, A.InField):
+            r.err("T001", f"the index of the buffer array '{ev.channel}' must be a value",
+                  f.span, hint=f"name the buffer: {ev.channel}[i]?x")
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
             inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
@@ -210,30 +218,22 @@ def _input_type(r: "Resolver", ev: A.Event, f: A.InField, want: ValueType) -> Va
     return got if not isinstance(got, SetT) else got
 
 
-def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Scope) -> None:
+def check_assigns(r: "Resolver", assigns: tuple[A.Statement, ...], scope: Scope) -> None:
+    """Assignments of one block (loops unrolled by their bound name), each checked once."""
     seen: dict[tuple[object, ...], A.Assign] = {}
-    for a in assigns:
+    for a, inner in _unloop(r, assigns, scope):
         root: A.Expr = a.target
         while isinstance(root, A.Index):
             root = root.base
         assert isinstance(root, A.Name)
-        if root.id == "" or not _assignable(r, root, a, scope):
+        if root.id == "" or not _assignable(r, root, a, inner):
             continue
-        target_t = r.infer(a.target, scope)
-        value_t = r.infer(a.value, scope)
-        if target_t is not None and value_t is not None and target_t.kind() != value_t.kind():
-            r.err("T001", f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
-                  a.value.span)
-        elif target_t is not None:
-            value = try_const(r, a.value, scope)
-            if value is not None and not target_t.contains(value):
-                from fito.lang.resolve import show_type
-
-                r.diagnostics.append(warning(
-                    "T008", f"value {value} is outside the type {show_type(target_t)} of "
-                    f"'{root.id}'", a.value.span,
-                    hint="this assignment is a model error wherever it is enabled"))
-        key = _target_key(r, a.target, scope)
+        shape = array_shape(r, a.target, inner)
+        if shape is not None:
+            check_array_copy(r, a, inner, shape)
+        else:
+            _check_assign(r, a, root, inner)
+        key = _target_key(r, a.target, inner)
         if key in seen:
             first = seen[key].target.span
             r.err("T005", f"'{_show_target(a.target)}' is written twice in one assignment block",
@@ -243,16 +243,53 @@ def _check_assigns(r: "Resolver", assigns: tuple[A.Assign, ...], scope: Scope) -
             seen[key] = a
 
 
+def _unloop(r: "Resolver", assigns: tuple[A.Statement, ...],
+            scope: Scope) -> Iterator[tuple[A.Assign, Scope]]:
+    """Each assignment with its scope: a loop `forall j: T @ ...` binds j."""
+    for a in assigns:
+        inner = scope
+        while isinstance(a, A.AssignLoop):
+            dom = r.resolve_type(a.domain)
+            if dom is not None and not is_finite(dom):
+                r.err("T006", "an assignment loop needs a finite set", a.domain.span)
+                dom = None
+            inner = bind(inner, False, a.var, dom or INT)
+            a = a.body
+        if isinstance(a, A.Assign):
+            yield a, inner
+
+
+def _check_assign(r: "Resolver", a: A.Assign, root: A.Name, scope: Scope) -> None:
+    target_t = r.infer(a.target, scope)
+    value_t = r.infer(a.value, scope)
+    if target_t is not None and value_t is not None and target_t.kind() != value_t.kind():
+        r.err("T001", f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
+              a.value.span)
+    elif target_t is not None:
+        value = try_const(r, a.value, scope)
+        if value is not None and not target_t.contains(value):
+            from fito.lang.resolve import show_type
+
+            r.diagnostics.append(warning(
+                "T008", f"value {value} is outside the type {show_type(target_t)} of "
+                f"'{root.id}'", a.value.span,
+                hint="this assignment is a model error wherever it is enabled"))
+
+
 def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
     entry = r.names.get(root.id)
     if root.id in scope:
         r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned",
-              a.target.span)
+              a.target.span, hint="declare the parameter `var` to assign it: "
+              f"process P(var {root.id}: T)")
         return False
+    if root.id in r.frame:
+        return True
     if entry is None:
-        r.err("T004", f"assignment to '{root.id}', which is not a declared cell", a.target.span,
-              hint=r.suggest(root.id, "cell")
-              or f"declare it: domain {root.id}: <type> = <init> volatile")
+        r.err("T004", f"assignment to '{root.id}', which is not a declared cell or variable",
+              a.target.span, hint=r.suggest(root.id, "cell")
+              or f"declare it: domain {root.id}: <type> = <init> volatile, or `var {root.id}: "
+              "<type> = <init>` on the process")
         return False
     if entry[0] != "cell":
         from fito.lang.resolve import a_kind
@@ -279,19 +316,6 @@ def _show_target(t: A.Expr) -> str:
     from fito.lang.printer import print_expr
 
     return print_expr(t)
-
-
-def _check_channels(r: "Resolver", items: tuple[A.Expr, ...], scope: Scope) -> None:
-    for item in items:
-        if not isinstance(item, A.Name):
-            r.err("T001", "a channel set lists channel names", item.span)
-            continue
-        if item.id not in r.channels or item.id in scope:
-            if item.id not in r.names and item.id not in scope:
-                r.err("R001", f"channel '{item.id}' is not defined", item.span,
-                      hint=r.suggest(item.id, "channel"))
-            else:
-                r.err("R004", f"'{item.id}' is not a channel", item.span)
 
 
 # ---------------------------------------------------------------------- unguarded recursion
@@ -324,14 +348,18 @@ def unguarded_calls(p: A.Proc) -> Iterator[str]:
         elif isinstance(p, (A.Guard, A.Replicated)):
             work.append(p.body)
         elif isinstance(p, A.ProcBinary):
-            if p.op != ";":  # Q starts after a tau
+            if p.op not in (";", "[>"):  # Q starts after a tau
                 work.append(p.right)
             work.append(p.left)
-        elif isinstance(p, A.Parallel):
+        elif isinstance(p, (A.Parallel, A.AlphaParallel)):
             work.append(p.right)
             work.append(p.left)
-        elif isinstance(p, A.Hide):
+        elif isinstance(p, (A.Hide, A.Rename)):
             work.append(p.proc)
+        elif isinstance(p, A.Select):
+            work.extend(p.branches)
+            if p.orelse is not None:
+                work.append(p.orelse)
         elif isinstance(p, A.ProcIf):
             work.append(p.orelse)
             work.append(p.then)

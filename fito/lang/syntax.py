@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from fito.lang.parser import Machinery
 
 DECL_START = frozenset({"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT",
-                        "PIPELINE"})
+                        "PIPELINE", "FUN"})
 TERM_START = frozenset({"NAME", "INT", "TRUE", "FALSE", "STOP", "SKIP", "LPAR", "MINUS", "NOT",
                         "LBRACE", "CHANSET_OPEN", "IF", "FORALL", "EXISTS", "EXTCHOICE",
                         "INTCHOICE", "INTERLEAVE", "SYNC_OPEN"})
@@ -73,6 +73,10 @@ def describe_failure(exc: ParseFailure, m: "Machinery", text: str) -> Diagnostic
     wanted = expected_phrase(expected, exc.values)
     notes = _open_bracket_note(exc.values) if ttype in CLOSERS or ttype == "$END" \
         or ttype in DECL_START else ()
+    if example_hints(m).get((exc.state, ttype)) is None:
+        foreign = _foreign(exc, m, text, bool(expected & DECL_START) or not exc.values)
+        if foreign is not None:
+            return error("P008", foreign[0], span, hint=foreign[1])
     if ttype == "$END":
         return error("P004", f"unexpected end of file{wanted}", span, notes=notes,
                      hint=example_hints(m).get((exc.state, ttype)))
@@ -109,7 +113,6 @@ EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("a domain cell is `durable` or `volatile`: domain x: T = 0 durable",
      ("domain x: T = 0\nconst N = 1", "domain x: T = 0")),
     ("an invariant is written `assert P |= always <expr>`", ("assert P |= x > 0",)),
-    ("synchronise on a channel set: P [| {| a, b |} |] Q", ("process P = Q [| a |] R",)),
 )
 
 
@@ -213,6 +216,16 @@ def _after_binders(values: list[Any]) -> str:
         if type(v) is tuple and v[0] == "LET":
             return _VALUE  # `let x = snapshot(d) @ e`
     return _EITHER
+
+
+def _foreign(exc: ParseFailure, m: "Machinery", text: str, at_decl: bool) -> tuple[str, str] | None:
+    """A Promela or CSPm form at the failure (fito.lang.foreign), as (message, hint)."""
+    from fito.lang.foreign import foreign_form
+
+    tokens = m.scanner.scan(text)
+    i = next((k for k, t in enumerate(tokens) if t[2] == exc.token[2]), len(tokens))
+    tokens = tokens + [exc.token] if i == len(tokens) else tokens
+    return foreign_form(tokens, i, at_decl)
 
 
 def _is_reserved_as_name(tok: tuple[str, str, int, int, int], expected: frozenset[str]) -> bool:

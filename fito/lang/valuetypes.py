@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
 
 BUILTIN_FUNCTIONS = {"min": 2, "max": 2}
+BUFFER_FUNCTIONS: dict[str, ValueType] = {"len": INT, "empty": BOOL, "full": BOOL}  # of a buffer
 Scope = Mapping[str, ValueType]
 
 
@@ -46,6 +47,13 @@ def _if(r: "Resolver", e: A.IfExpr, scope: Scope) -> ValueType | None:
               e.span)
         return None
     return _join(a, b)
+
+
+def _let(r: "Resolver", e: A.Let, scope: Scope) -> ValueType | None:
+    value = infer(r, e.value, scope)
+    inner = dict(scope)
+    inner[e.var] = value or INT
+    return infer(r, e.body, inner)
 
 
 def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
@@ -109,6 +117,13 @@ def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType
 def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
     if e.id in scope:
         return scope[e.id]
+    if e.id in r.frame:
+        var = r.frame[e.id]
+        if var.indices:
+            r.err("R003", f"'{e.id}' is an array of {len(var.indices)} dimension(s); "
+                  "index it like " + e.id + "[...]" * len(var.indices), e.span)
+            return None
+        return var.type
     if e.id in r.failed or e.id == "":  # reported where it is defined, or a placeholder
         return None
     entry = r.names.get(e.id)
@@ -147,7 +162,10 @@ def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
     if not isinstance(root, A.Name):
         r.err("T001", "only a domain cell array can be indexed", e.span)
         return None
-    if root.id in scope or r.names.get(root.id, ("",))[0] != "cell":
+    var = r.frame.get(root.id) if root.id not in scope else None
+    if var is not None and var.indices:
+        return _indexed(r, root.id, indices, var.indices, var.type, e, scope)
+    if root.id in scope or var is not None or r.names.get(root.id, ("",))[0] != "cell":
         if root.id not in scope and root.id not in r.names:
             r.err("R001", f"'{root.id}' is not defined", root.span, hint=r.suggest(root.id))
         else:
@@ -156,15 +174,19 @@ def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
     cell = r.cells.get(root.id)
     if cell is None or root.id in r.failed:
         return None
-    if len(indices) != len(cell.indices):
-        r.err("R003", f"'{root.id}' takes {len(cell.indices)} index(es), got {len(indices)}",
-              e.span)
+    return _indexed(r, root.id, indices, cell.indices, cell.type, e, scope)
+
+
+def _indexed(r: "Resolver", name: str, indices: list[A.Expr], want: tuple[ValueType, ...],
+             elem: ValueType, e: A.Index, scope: Scope) -> ValueType | None:
+    if len(indices) != len(want):
+        r.err("R003", f"'{name}' takes {len(want)} index(es), got {len(indices)}", e.span)
         return None
-    for idx, want in zip(indices, cell.indices):
+    for idx, w in zip(indices, want):
         got = infer(r, idx, scope)
-        if got is not None and got.kind() != want.kind():
-            r.err("T001", f"index of '{root.id}' must be {want.kind()}, not {got.kind()}", idx.span)
-    return cell.type
+        if got is not None and got.kind() != w.kind():
+            r.err("T001", f"index of '{name}' must be {w.kind()}, not {got.kind()}", idx.span)
+    return elem
 
 
 def _binary(r: "Resolver", e: A.Binary, scope: Scope) -> ValueType | None:
@@ -212,16 +234,23 @@ def _operator(r: "Resolver", e: A.Binary, a: ValueType | None, b: ValueType | No
 
 
 def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+    if e.func in BUFFER_FUNCTIONS and e.func not in r.names:
+        return _buffer_call(r, e, scope)
     arity = BUILTIN_FUNCTIONS.get(e.func)
+    entry = r.names.get(e.func)
+    if entry is not None and entry[0] == "function":
+        return _user_call(r, e, scope)
     if arity is None:
-        entry = r.names.get(e.func)
         if entry is not None and entry[0] == "process":
             r.err("T001", f"process '{e.func}' stands where a value is expected", e.span)
         elif entry is not None and entry[0] == "cell":
             r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
         else:
+            from fito.lang.foreign import FOREIGN_NAMES
+
             r.err("R001", f"unknown function '{e.func}'", e.span,
-                  hint="the functions are min(a, b) and max(a, b)")
+                  hint=FOREIGN_NAMES.get(e.func) or "the functions are min(a, b), max(a, b), "
+                  "len(q), empty(q), full(q) and those declared with `fun`")
         return None
     if len(e.args) != arity:
         r.err("R003", f"'{e.func}' takes {arity} arguments, got {len(e.args)}", e.span)
@@ -231,6 +260,54 @@ def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
     return INT
 
 
+def _buffer_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+    """`len(q)`, `empty(q)`, `full(q)` of a buffered channel q."""
+    if len(e.args) != 1:
+        r.err("R003", f"'{e.func}' takes 1 argument, got {len(e.args)}", e.span)
+        return None
+    indices: list[A.Expr] = []
+    root: A.Expr = e.args[0]
+    while isinstance(root, A.Index):
+        indices.append(root.index)
+        root = root.base
+    name = root.id if isinstance(root, A.Name) and root.id not in scope else ""
+    chan = r.channels.get(name)
+    if chan is None or not chan.buffered:
+        what = f"'{name}' is not a buffered channel" if name \
+            else "the argument must name a buffered channel"
+        r.err("T001", f"{e.func}(q) needs a buffered channel: {what}", e.args[0].span,
+              hint="declare it with a capacity: channel q: T buffer 2")
+        return None
+    if len(indices) != chan.arrays:
+        r.err("R003", f"'{name}' takes {chan.arrays} index(es), got {len(indices)}",
+              e.args[0].span)
+        return None
+    for idx, want in zip(reversed(indices), chan.fields):
+        got = infer(r, idx, scope)
+        if got is not None and got.kind() != want.kind():
+            r.err("T001", f"index of '{name}' must be {want.kind()}, not {got.kind()}",
+                  idx.span)
+    return BUFFER_FUNCTIONS[e.func]  # type: ignore[no-any-return]
+
+
+def _user_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+    fn = r.function_sig(e.func)
+    if fn is None:
+        for a in e.args:
+            infer(r, a, scope)
+        return None
+    if len(e.args) != len(fn.params):
+        r.err("R003", f"'{e.func}' takes {len(fn.params)} argument(s), got {len(e.args)}",
+              e.span)
+        return None
+    for a, want in zip(e.args, fn.params):
+        got = infer(r, a, scope)
+        if got is not None and got.kind() != want.kind():
+            r.err("T001", f"argument of '{e.func}' must be {want.kind()}, not {got.kind()}",
+                  a.span)
+    return fn.result
+
+
 def is_bool(t: ValueType | None) -> bool:
     return isinstance(t, BoolT)
 
@@ -238,4 +315,5 @@ def is_bool(t: ValueType | None) -> bool:
 _RULES: dict[type, Callable[..., ValueType | None]] = {
     A.IntLit: _int_lit, A.BoolLit: _bool_lit, A.Name: _name, A.Index: index_type,
     A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant, A.Call: _call,
+    A.Let: _let,
 }

@@ -146,6 +146,7 @@ def check_momentum(theta_prev: Any, theta: Any, m: Any, lr: float, *,
 def _adam_constant() -> Callable[[int, float, float], float]:
     """K(t, beta1, beta2) from the derived c and q: K_t = c (1 - q^t)/(1 - q), or c t when q = 1."""
     import sympy
+
     from fito.models import optimizer as opt
     bound, s = opt.adam_bound(), opt.symbols()
     args = (s["beta1"], s["beta2"])

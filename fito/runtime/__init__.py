@@ -10,10 +10,14 @@ except NoConsistentEpoch:
 with CheckpointWriter(ckpt_dir, keep=2, resume_from=start) as w:
     w.save(epoch, {"model": model.state_dict(), "optimizer": opt.state_dict()})
 ```
-The layout and the manifest format are documented in docs/runtime.md.
+`async_save` does the same on a background thread. Across the ranks of a torch.distributed
+job: `fito.runtime.distributed`; for PyTorch DCP users: `fito.runtime.dcp` (both import
+torch; this package does not). The layout and the manifest format are documented in
+docs/runtime.md.
 """
 from __future__ import annotations
 
+from fito.runtime.durable import DiskFull
 from fito.runtime.layout import CheckpointError, NotACheckpointDir
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.metrics import prometheus_text
@@ -35,6 +39,7 @@ __all__ = [
                                  "CheckpointError",
                                  "CheckpointScan",
                                  "CheckpointWriter",
+                                 "DiskFull",
                                  "EpochVerdict",
                                  "Manifest",
                                  "NoConsistentEpoch",

@@ -11,12 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fito.runtime import tree
-from fito.runtime.layout import CheckpointError
+from fito.runtime import boundedjson, tree
+from fito.runtime.layout import CheckpointError, is_epoch
 
 MAGIC = b"FITO-SHARD 1\n"
 HEADER_LIMIT = 4096
 CODECS = ("json", "npz", "torch")
+DCP_CODECS = ("dcp", "dcp-metadata")  # shards of fito.runtime.dcp, read by its storage reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ def header_bytes(header: ShardHeader) -> bytes:
     return MAGIC + json.dumps(body, sort_keys=True, separators=(",", ":")).encode() + b"\n"
 
 
-def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
+def parse_header(data: bytes | bytearray | memoryview) -> tuple[ShardHeader, int]:
     """The header of a shard file's bytes and the offset of its payload, or BadShard."""
     head = bytes(data[:HEADER_LIMIT])
     if not head.startswith(MAGIC):
@@ -47,11 +48,15 @@ def parse_header(data: bytes | memoryview) -> tuple[ShardHeader, int]:
     if end < 0:
         raise BadShard("header line is cut short")
     try:
-        body = json.loads(head[len(MAGIC):end])
-        header = ShardHeader(str(body["domain"]), int(body["epoch"]), str(body["codec"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BadShard(f"unreadable header ({exc})") from None
-    return header, end + 1
+        body = boundedjson.loads(head[len(MAGIC):end], max_depth=1)
+    except ValueError as exc:
+        raise BadShard(f"unreadable header ({str(exc)[:80]})") from None
+    if not isinstance(body, dict):
+        raise BadShard("malformed header")
+    domain, epoch, codec = body.get("domain"), body.get("epoch"), body.get("codec")
+    if not (isinstance(domain, str) and isinstance(codec, str) and is_epoch(epoch)):
+        raise BadShard("malformed header fields")
+    return ShardHeader(domain, int(epoch), codec), end + 1  # type: ignore[arg-type]
 
 
 def encoder(state: Any, codec: str | None = None, *,
@@ -78,7 +83,7 @@ def encoder(state: Any, codec: str | None = None, *,
     return "json", lambda sink: sink.write(data)
 
 
-def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
+def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = None) -> Any:
     """Deserialize a verified payload; never unpickles arbitrary objects."""
     if codec == "json":
         return tree.decode_json(payload)
@@ -91,6 +96,10 @@ def decode_payload(codec: str, payload: bytes, map_location: Any = None) -> Any:
             raise CheckpointError("this shard was written with torch, which is not installed "
                                   "(pip install torch)") from None
         return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
+    if codec in DCP_CODECS:
+        raise CheckpointError("a PyTorch DCP checkpoint: load it with torch.distributed."
+                              "checkpoint.load(..., storage_reader=fito.runtime.dcp."
+                              "FitoStorageReader(DIR))")
     raise ValueError(f"unknown codec {codec!r}")
 
 

@@ -6,8 +6,9 @@ variable `FITO_RUNTIME_KILL_AT` is `N` or `N:F` (F a fraction in [0, 1)), the N-
 (counting from 1) kills the process with SIGKILL, so operations 1..N-1 happened and N did
 not; when N is a write of b bytes, its first floor(F * b) bytes are written first, leaving
 the file torn at that offset. `arm` does the same from inside a process (a forked test
-child), and an observer, when set, sees every point before it is taken. Without them the
-hooks only count, one call per operation.
+child), and an observer, when set, sees every point before it is taken. `arm(N, F,
+fail=errno.ENOSPC)` raises that OSError at the N-th point instead of killing (a disk that
+fills up there). Without them the hooks only count, one call per operation.
 """
 from __future__ import annotations
 
@@ -33,14 +34,17 @@ def _parse(spec: str | None) -> tuple[int, float]:
 _TARGET, _FRACTION = _parse(os.environ.get(ENV))
 _passed = 0
 _observer: Observer | None = None
+_fail: int | None = None
 _lock = threading.Lock()  # shards are sealed on worker threads: count points one at a time
 
 
-def arm(at: int, fraction: float = 0.0, observer: Observer | None = None) -> None:
-    """Count from zero again and kill at the at-th point (0: never); observer sees each point."""
-    global _TARGET, _FRACTION, _passed, _observer
+def arm(at: int, fraction: float = 0.0, observer: Observer | None = None,
+        fail: int | None = None) -> None:
+    """Count from zero again and kill at the at-th point (0: never), or raise OSError(fail)
+    there; observer sees each point."""
+    global _TARGET, _FRACTION, _passed, _observer, _fail
     _TARGET, _FRACTION = _parse(f"{at}:{fraction}")
-    _passed, _observer = 0, observer
+    _passed, _observer, _fail = 0, observer, fail
 
 
 def points_passed() -> int:
@@ -62,7 +66,8 @@ def write_prefix(nbytes: int, path: object = "") -> int | None:
 
 
 def die_after_prefix() -> None:
-    """Called by the writer once the torn prefix chosen by `write_prefix` is written."""
+    """Called by the writer once the torn prefix chosen by `write_prefix` is written (the
+    injected OSError, when armed with one, is raised instead)."""
     _die()
 
 
@@ -76,5 +81,7 @@ def _next(op: str, path: object) -> bool:
 
 
 def _die() -> None:
+    if _fail is not None:
+        raise OSError(_fail, os.strerror(_fail))
     os.kill(os.getpid(), signal.SIGKILL)
     raise SystemExit(137)  # not reached: SIGKILL cannot be caught

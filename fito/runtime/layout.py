@@ -7,7 +7,9 @@ DIR/
   commits/e<epoch>.json              the commit manifest of an epoch, written last
 ```
 Epochs are written zero-padded to ten digits so that `ls` sorts them; names are parsed back
-with their integer value. Temporary files end in `.tmp` and are never read.
+with their integer value (`e3.json` is the manifest of epoch 3 too). Temporary files end in
+`.tmp` and are never read. Listing never follows a symbolic link: a linked `shards/<domain>`
+is not a domain directory.
 """
 from __future__ import annotations
 
@@ -15,11 +17,17 @@ import os
 import re
 from pathlib import Path
 
+from fito.runtime.safeio import entries, is_real_dir
+
 SHARDS, COMMITS, LOCK = "shards", "commits", ".fito-lock"
 TMP_SUFFIX = ".tmp"
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# on disk, a domain of one rank of a distributed job is `<domain>@<rank>` (see distributed.py)
+STORED_DOMAIN = re.compile(
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?:@(?P<rank>0|[1-9]\d{0,5}))?")
 _SHARD_FILE = re.compile(r"e(\d{1,18})\.shard")
 _MANIFEST_FILE = re.compile(r"e(\d{1,18})\.json")
+_TEMP_FILE = re.compile(r"e(\d{1,18})\.(?:shard|json)\.tmp")
 
 
 class CheckpointError(Exception):
@@ -38,9 +46,34 @@ def check_domain(name: str) -> str:
     return name
 
 
+def check_stored_domain(name: str) -> str:
+    """A domain name as stored (`model`, or `model@3` for rank 3), or CheckpointError."""
+    if not isinstance(name, str) or STORED_DOMAIN.fullmatch(name) is None:
+        raise CheckpointError(f"bad domain name {name!r}")
+    return name
+
+
+def rank_domain(domain: str, rank: int) -> str:
+    """The stored name of a rank's domain: `model@3`."""
+    return f"{check_domain(domain)}@{rank}"
+
+
+def split_rank(stored: str) -> tuple[str, int | None]:
+    """(domain, rank) of a stored domain name; rank None for a single-process domain."""
+    m = STORED_DOMAIN.fullmatch(stored)
+    if m is None:
+        raise CheckpointError(f"bad stored domain name {stored!r}")
+    return m["name"], None if m["rank"] is None else int(m["rank"])
+
+
+def is_epoch(value: object) -> bool:
+    """True for an int (not a bool) in 0..10^18-1."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**18
+
+
 def check_epoch(epoch: int) -> int:
     """The epoch itself, or CheckpointError unless it is a non-negative integer."""
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 0 <= epoch < 10**18:
+    if not is_epoch(epoch):
         raise CheckpointError(f"bad epoch {epoch!r}: epochs are integers in 0..10^18-1")
     return epoch
 
@@ -70,36 +103,52 @@ def checkpoint_dir(root: str | os.PathLike[str]) -> Path:
 
 def is_checkpoint_dir(root: Path) -> bool:
     """True when root looks like a directory written by `fito.runtime`."""
-    return (root / SHARDS).is_dir() or (root / COMMITS).is_dir()
+    return is_real_dir(root / SHARDS) or is_real_dir(root / COMMITS)
+
+
+def manifest_files(root: Path) -> dict[int, tuple[str, ...]]:
+    """The manifest file names of each epoch (relative to root; `e3.json` and
+    `e0000000003.json` are both epoch 3), whatever their file type."""
+    return _names_by_epoch(root, COMMITS, _MANIFEST_FILE)
 
 
 def manifest_epochs(root: Path) -> list[int]:
     """Epochs that have a commit manifest file (parsed from names only), ascending."""
-    return sorted(_epochs_in(root / COMMITS, _MANIFEST_FILE))
+    return sorted(manifest_files(root))
 
 
 def shard_domains(root: Path) -> list[str]:
-    """Domains that have a shard directory, sorted."""
-    base = root / SHARDS
-    if not base.is_dir():
-        return []
-    return sorted(p.name for p in base.iterdir()
-                  if p.is_dir() and DOMAIN_NAME.fullmatch(p.name))
+    """Domains that have a shard directory (a real one, not a link), sorted."""
+    return sorted(name for name, _ in entries(root / SHARDS)
+                  if STORED_DOMAIN.fullmatch(name) and is_real_dir(root / SHARDS / name))
+
+
+def shard_files(root: Path, domain: str) -> dict[int, tuple[str, ...]]:
+    """The shard file names of a domain for each epoch, relative to root."""
+    return _names_by_epoch(root, f"{SHARDS}/{domain}", _SHARD_FILE)
 
 
 def shard_epochs(root: Path, domain: str) -> list[int]:
     """Epochs for which a domain has a shard file (parsed from names only), ascending."""
-    return sorted(_epochs_in(root / SHARDS / domain, _SHARD_FILE))
+    return sorted(shard_files(root, domain))
 
 
 def temp_files(root: Path) -> list[Path]:
     """Leftover temporary files (from a writer that died), sorted."""
-    found = [p for sub in (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
-             if sub.is_dir() for p in sub.iterdir() if p.name.endswith(TMP_SUFFIX)]
-    return sorted(found)
+    folders = (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
+    return sorted(sub / name for sub in folders for name, _ in entries(sub)
+                  if name.endswith(TMP_SUFFIX))
 
 
-def _epochs_in(folder: Path, pattern: re.Pattern[str]) -> set[int]:
-    if not folder.is_dir():
-        return set()
-    return {int(m.group(1)) for p in folder.iterdir() if (m := pattern.fullmatch(p.name))}
+def temp_epoch(path: Path) -> int | None:
+    """The epoch a temporary file was being written for (None for a name not the writer's)."""
+    m = _TEMP_FILE.fullmatch(path.name)
+    return int(m.group(1)) if m else None
+
+
+def _names_by_epoch(root: Path, sub: str, pattern: re.Pattern[str]) -> dict[int, tuple[str, ...]]:
+    found: dict[int, list[str]] = {}
+    for name, _ in entries(root / sub):
+        if m := pattern.fullmatch(name):
+            found.setdefault(int(m.group(1)), []).append(f"{sub}/{name}")
+    return {e: tuple(sorted(names)) for e, names in found.items()}

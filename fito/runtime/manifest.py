@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from fito.runtime.layout import DOMAIN_NAME, shard_relpath
+from fito.runtime import boundedjson
+from fito.runtime.layout import STORED_DOMAIN, is_epoch, shard_relpath
 
 FORMAT, VERSION = "fito-checkpoint", 1
+MAX_BYTES = 16 << 20   # a manifest larger than this is refused unread
+MAX_DEPTH = 64         # nesting of the whole manifest, metadata included
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -72,11 +75,17 @@ def dump_manifest(m: Manifest) -> bytes:
     return canonical(body) + b"\n"
 
 
-def parse_manifest(data: bytes, epoch: int) -> Manifest:
+def check_metadata(metadata: Any) -> None:
+    """ValueError unless metadata is JSON that a reader accepts back (see parse_manifest)."""
+    boundedjson.loads(canonical(metadata), max_depth=MAX_DEPTH - 1, int_digits=100)
+
+
+def parse_manifest(data: bytes | bytearray, epoch: int) -> Manifest:
     """The manifest in data, named for epoch; TornManifest says what is wrong with it."""
     try:
-        body = json.loads(data.decode("ascii"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        bytes(data).decode("ascii")
+        body = boundedjson.loads(data, max_depth=MAX_DEPTH, int_digits=100)
+    except ValueError as exc:  # UnicodeDecodeError included
         raise TornManifest(f"not valid JSON ({_short(exc)}), {len(data)} bytes") from None
     if not isinstance(body, dict) or "checksum" not in body:
         raise TornManifest("no checksum field")
@@ -95,7 +104,7 @@ def parse_manifest(data: bytes, epoch: int) -> Manifest:
 
 
 def _validated(body: dict[str, Any], epoch: int) -> Manifest:
-    if body.get("epoch") != epoch:
+    if not is_epoch(body.get("epoch")) or body["epoch"] != epoch:
         raise TornManifest(f"names epoch {body.get('epoch')!r} but is the file of epoch {epoch}")
     domains, metadata = body.get("domains"), body.get("metadata", {})
     if not isinstance(domains, dict) or not domains or not isinstance(metadata, dict):
@@ -107,8 +116,8 @@ def _validated(body: dict[str, Any], epoch: int) -> Manifest:
 
 
 def _record(name: str, entry: Any) -> ShardRecord:
-    ok = (DOMAIN_NAME.fullmatch(name) is not None and isinstance(entry, dict)
-          and isinstance(entry.get("epoch"), int) and isinstance(entry.get("bytes"), int)
+    ok = (STORED_DOMAIN.fullmatch(name) is not None and isinstance(entry, dict)
+          and is_epoch(entry.get("epoch")) and is_epoch(entry.get("bytes"))
           and isinstance(entry.get("sha256"), str) and _HEX64.fullmatch(entry["sha256"])
           and isinstance(entry.get("codec"), str))
     if not ok:

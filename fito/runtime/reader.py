@@ -8,7 +8,7 @@ without decoding, for `fito inspect` and the metrics.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -57,24 +57,36 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
     domains: the domains that must be present (and the only ones decoded); default all.
     """
     path = layout.checkpoint_dir(root)
-    required = tuple(layout.check_domain(d) for d in domains) if domains is not None else ()
+    required = tuple(layout.check_stored_domain(d) for d in domains) if domains is not None else ()
     candidates = layout.manifest_epochs(path)
     if epoch is not None:
         candidates = [e for e in candidates if e == layout.check_epoch(epoch)]
     skipped: list[Skip] = []
     for e in reversed(candidates):
-        manifest, problems, blobs = check_epoch(path, e, required, keep_bytes=True)
-        if manifest is not None and not problems:
-            wanted = required or manifest.domains
-            states, problems = _decode(e, manifest, blobs, wanted, map_location)
-            if not problems:
-                return Restored(e, MappingProxyType(states), manifest,
-                                _with_uncommitted(path, skipped, e, epoch))
+        manifest, states, problems = load_epoch(path, e, required, map_location)
+        if manifest is not None and states is not None:
+            return Restored(e, MappingProxyType(states), manifest,
+                            with_uncommitted(path, skipped, e, epoch))
         skipped.extend(problems)
-    raise NoConsistentEpoch(path, _with_uncommitted(path, skipped, -1, epoch))
+    raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, epoch))
 
 
-def _with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
+def load_epoch(root: Path, epoch: int, required: Iterable[str] = (), map_location: Any = None,
+               only: Collection[str] | None = None,
+               ) -> tuple[Manifest | None, dict[str, Any] | None, list[Skip]]:
+    """Verify epoch (the shards of `only`, default all) and decode the required domains
+    (default all verified ones): (manifest, states or None, problems). What `restore` and
+    `scan` both do to an epoch, so that they never disagree on it. A CheckpointError (torch
+    missing) is raised: it is about the environment, not the epoch."""
+    manifest, problems, blobs = check_epoch(root, epoch, required, keep_bytes=True, only=only)
+    if manifest is None or problems:
+        return manifest, None, problems
+    wanted = required or tuple(d for d in manifest.domains if only is None or d in only)
+    states, problems = _decode(epoch, manifest, blobs, wanted, map_location)
+    return manifest, (None if problems else states), problems
+
+
+def with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
                       only: int | None) -> tuple[Skip, ...]:
     """skipped plus the epochs newer than chosen that have shards but no manifest."""
     if only is None:
@@ -85,7 +97,7 @@ def _with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
     return tuple(sorted(skipped, key=lambda s: (-s.epoch, s.reason, s.domain or "")))
 
 
-def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytes], wanted: Iterable[str],
+def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytearray], wanted: Iterable[str],
             map_location: Any) -> tuple[dict[str, Any], list[Skip]]:
     codec = {s.domain: s.codec for s in manifest.shards}
     states: dict[str, Any] = {}
@@ -93,7 +105,7 @@ def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytes], wanted: 
         data = blobs[d]
         offset = parse_header(data)[1]
         try:
-            states[d] = decode_payload(codec[d], data[offset:], map_location)
+            states[d] = decode_payload(codec[d], memoryview(data)[offset:], map_location)
         except CheckpointError:
             raise
         except Exception as exc:  # noqa: BLE001 - any decoder failure refuses the epoch
@@ -138,19 +150,26 @@ class CheckpointScan:
 
 
 def scan(root: str | os.PathLike[str]) -> CheckpointScan:
-    """Verify every epoch on disk (without decoding) and say which one a restore takes."""
+    """Verify every epoch on disk and say which one a restore takes: the epochs newer than
+    it and it are checked as `restore` checks them (decoded too), older ones verified only."""
     path = layout.checkpoint_dir(root)
     holdings = tuple((d, tuple(layout.shard_epochs(path, d))) for d in layout.shard_domains(path))
     committed = set(layout.manifest_epochs(path))
     all_epochs = sorted(committed.union(*(set(es) for _, es in holdings)), reverse=True)
     known = _known_domains(path, sorted(committed), holdings)
-    verdicts = tuple(_verdict(path, e, e in committed, holdings, known) for e in all_epochs)
-    chosen = next((v.epoch for v in verdicts if v.status == CONSISTENT), None)
+    verdicts: list[EpochVerdict] = []
+    chosen: int | None = None
+    for e in all_epochs:
+        verdict = _verdict(path, e, e in committed, holdings, known, decode=chosen is None)
+        verdicts.append(verdict)
+        if chosen is None and verdict.status == CONSISTENT:
+            chosen = e
     skipped = tuple(p for v in verdicts if chosen is None or v.epoch > chosen
                     for p in v.problems)
     temps = tuple(str(p.relative_to(path)) for p in layout.temp_files(path))
     kind, best = _classify_durable(holdings)
-    return CheckpointScan(str(path), holdings, verdicts, chosen, skipped, temps, kind, best)
+    return CheckpointScan(str(path), holdings, tuple(verdicts), chosen, skipped, temps, kind,
+                          best)
 
 
 def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str | None,
@@ -167,10 +186,16 @@ def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tupl
 
 def _verdict(root: Path, epoch: int, committed: bool,
              holdings: tuple[tuple[str, tuple[int, ...]], ...],
-             known: tuple[str, ...]) -> EpochVerdict:
+             known: tuple[str, ...], decode: bool) -> EpochVerdict:
     present = tuple(d for d, es in holdings if epoch in es)
-    if committed:
-        _, problems, _ = check_epoch(root, epoch)
+    if committed and decode:
+        try:
+            problems = load_epoch(root, epoch, map_location="cpu")[2]
+        except CheckpointError:  # not decodable here (torch missing): verified only
+            problems = check_epoch(root, epoch)[1]
+        complete = True
+    elif committed:
+        problems = check_epoch(root, epoch)[1]
         complete = True
     else:
         problems = [Skip(epoch, UNCOMMITTED, None, "shards without a commit manifest")]

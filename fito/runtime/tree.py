@@ -13,33 +13,39 @@ import io
 import json
 from typing import Any
 
+from fito.runtime import boundedjson
 from fito.runtime.layout import CheckpointError
 
 TREE_KEY = "__fito_tree__"
+MAX_NESTING = 100   # containers inside containers; deeper states are refused at save time
 
 
 def encode(state: Any) -> tuple[str, list[Any]]:
     """The JSON skeleton of state and the numpy arrays it refers to."""
     arrays: list[Any] = []
-    skeleton = _encode(state, arrays, "state")
+    skeleton = _encode(state, arrays, "state", 0)
     return json.dumps(skeleton, separators=(",", ":")), arrays
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str})
 
 
-def _encode(value: Any, arrays: list[Any], where: str) -> Any:
+def _encode(value: Any, arrays: list[Any], where: str, depth: int) -> Any:
     if type(value) in _PLAIN or isinstance(value, (int, float, str)):  # subclasses: as JSON does
         return value
+    if depth >= MAX_NESTING and isinstance(value, (list, tuple, dict)):
+        raise CheckpointError(f"{where}: containers nested more than {MAX_NESTING} deep")
+    d = depth + 1
     if isinstance(value, list):
-        return [v if type(v) in _PLAIN else _encode(v, arrays, f"{where}[{i}]")
+        return [v if type(v) in _PLAIN else _encode(v, arrays, f"{where}[{i}]", d)
                 for i, v in enumerate(value)]
     if isinstance(value, tuple):
-        return {"tuple": [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(value)]}
+        return {"tuple": [_encode(v, arrays, f"{where}[{i}]", d) for i, v in enumerate(value)]}
     if isinstance(value, dict):
         if all(isinstance(k, str) for k in value):
-            return {"map": {k: _encode(v, arrays, f"{where}[{k!r}]") for k, v in value.items()}}
-        return {"items": [[_encode(k, arrays, where), _encode(v, arrays, f"{where}[{k!r}]")]
+            return {"map": {k: _encode(v, arrays, f"{where}[{k!r}]", d)
+                            for k, v in value.items()}}
+        return {"items": [[_encode(k, arrays, where, d), _encode(v, arrays, f"{where}[{k!r}]", d)]
                           for k, v in value.items()]}
     if isinstance(value, (bytes, bytearray)):
         return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
@@ -74,17 +80,22 @@ def write_npz(sink: Any, text: str, arrays: list[Any]) -> None:
     sink.write(buffer.getbuffer())
 
 
-def decode_json(payload: bytes) -> Any:
+def decode_json(payload: bytes | memoryview) -> Any:
     """Decode the JSON form (a state without numpy arrays)."""
-    return _decode(json.loads(payload.decode("utf-8")), [])
+    return _decode(_skeleton(payload), [])
 
 
-def decode_npz(payload: bytes) -> Any:
+def _skeleton(text: bytes | memoryview) -> Any:
+    """The JSON skeleton, its nesting bounded (each container is two levels: tag, body)."""
+    return boundedjson.loads(text, max_depth=3 * MAX_NESTING, finite=False, int_digits=5000)
+
+
+def decode_npz(payload: bytes | memoryview) -> Any:
     """Decode the npz form."""
     import numpy as np
 
     with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
-        skeleton = json.loads(npz[TREE_KEY].tobytes().decode("utf-8"))
+        skeleton = _skeleton(npz[TREE_KEY].tobytes())
         count = sum(1 for name in npz.files if name != TREE_KEY)
         arrays = [npz[f"a{i}"] for i in range(count)]
     return _decode(skeleton, arrays)

@@ -7,23 +7,25 @@ SHA-256. Every problem is a `Skip` with a reason from `REASONS`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from fito.runtime import layout
 from fito.runtime.codec import HEADER_LIMIT, BadShard, parse_header
-from fito.runtime.durable import sha256_file
-from fito.runtime.manifest import Manifest, ShardRecord, TornManifest, parse_manifest
+from fito.runtime.manifest import MAX_BYTES, Manifest, ShardRecord, TornManifest, parse_manifest
+from fito.runtime.safeio import NotRegular, hash_fd, open_regular, read_exact
 
 MISSING_SHARD, HASH_MISMATCH, EPOCH_MISMATCH = "missing-shard", "hash-mismatch", "epoch-mismatch"
 DOMAIN_MISMATCH, MISSING_DOMAIN = "domain-mismatch", "missing-domain"
 TORN_MANIFEST, UNCOMMITTED, UNDECODABLE = "torn-manifest", "uncommitted", "undecodable"
+NOT_REGULAR, CONFLICTING_MANIFESTS = "not-regular", "conflicting-manifests"
 REASONS = (MISSING_SHARD, HASH_MISMATCH, EPOCH_MISMATCH, DOMAIN_MISMATCH, MISSING_DOMAIN,
-           TORN_MANIFEST, UNCOMMITTED, UNDECODABLE)
+           TORN_MANIFEST, UNCOMMITTED, UNDECODABLE, NOT_REGULAR, CONFLICTING_MANIFESTS)
 CONSISTENT, MIXED, TORN = "consistent", "mixed", "torn"
 STATUSES = (CONSISTENT, MIXED, TORN, UNCOMMITTED)
-_TORN_REASONS = frozenset({HASH_MISMATCH, TORN_MANIFEST, UNDECODABLE})
+_TORN_REASONS = frozenset({HASH_MISMATCH, TORN_MANIFEST, UNDECODABLE, NOT_REGULAR,
+                           CONFLICTING_MANIFESTS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,69 +53,101 @@ def status_of(committed: bool, problems: Iterable[Skip], complete: bool) -> str:
 
 
 def read_manifest(root: Path, epoch: int) -> tuple[Manifest | None, list[Skip]]:
-    """The manifest of epoch, or None and the torn-manifest problem."""
+    """The manifest of epoch, or None and why not: torn, not a regular file, or two
+    different files (`e3.json`, `e0000000003.json`) for the one epoch."""
+    names = layout.manifest_files(root).get(epoch) or (layout.manifest_relpath(epoch),)
+    contents: list[bytes] = []
+    for name in names:
+        try:
+            contents.append(_read_bounded(root, name))
+        except TornManifest as exc:
+            return None, [Skip(epoch, TORN_MANIFEST, None, f"{name}: {exc}")]
+        except NotRegular as exc:
+            return None, [Skip(epoch, NOT_REGULAR, None, exc.message)]
+        except OSError as exc:
+            return None, [Skip(epoch, TORN_MANIFEST, None, f"{name}: unreadable: {exc.strerror}")]
+    if any(c != contents[0] for c in contents[1:]):
+        return None, [Skip(epoch, CONFLICTING_MANIFESTS, None,
+                           f"{' and '.join(names)} differ: which one commits is unknown")]
     try:
-        data = (root / layout.manifest_relpath(epoch)).read_bytes()
-        return parse_manifest(data, epoch), []
+        return parse_manifest(contents[0], epoch), []
     except TornManifest as exc:
         return None, [Skip(epoch, TORN_MANIFEST, None, str(exc))]
-    except OSError as exc:
-        return None, [Skip(epoch, TORN_MANIFEST, None, f"unreadable: {exc.strerror}")]
+
+
+def _read_bounded(root: Path, relpath: str) -> bytes:
+    with open_regular(root, relpath) as (fd, size):
+        if size > MAX_BYTES:
+            raise TornManifest(f"{size} bytes, more than the {MAX_BYTES} a manifest may hold")
+        return bytes(read_exact(fd, size))
 
 
 def check_epoch(root: Path, epoch: int, required: Iterable[str] = (), *,
-                keep_bytes: bool = False) -> tuple[Manifest | None, list[Skip], dict[str, bytes]]:
+                keep_bytes: bool = False, only: Collection[str] | None = None,
+                ) -> tuple[Manifest | None, list[Skip], dict[str, bytearray]]:
     """The manifest of epoch, every problem found, and (keep_bytes) the verified shard bytes.
 
-    With keep_bytes each shard is read once into memory and those very bytes are hashed,
-    so what is later decoded is what was verified.
+    only: verify just these domains' shards (default: all the manifest names). With
+    keep_bytes each shard is read once into memory and those very bytes are hashed, so what
+    is later decoded is what was verified.
     """
     manifest, problems = read_manifest(root, epoch)
     if manifest is None:
         return None, problems, {}
     for domain in sorted(set(required) - set(manifest.domains)):
         problems.append(Skip(epoch, MISSING_DOMAIN, domain, "not in the commit manifest"))
-    blobs: dict[str, bytes] = {}
+    blobs: dict[str, bytearray] = {}
     for record in manifest.shards:
-        found, data = _check_shard(root, epoch, record, keep_bytes)
+        if only is not None and record.domain not in only:
+            continue
+        found, data = check_shard(root, epoch, record, keep_bytes)
         problems.extend(found)
         if data is not None and not found:
             blobs[record.domain] = data
     return manifest, problems, blobs
 
 
-def _check_shard(root: Path, epoch: int, rec: ShardRecord,
-                 keep_bytes: bool) -> tuple[list[Skip], bytes | None]:
-    path = root / rec.file
-    digest, size, data = "", 0, None
-    try:
-        if keep_bytes:
-            data = path.read_bytes()
-            digest, size, head = hashlib.sha256(data).hexdigest(), len(data), data
-        else:
-            digest, size, head = sha256_file(path, keep_head=HEADER_LIMIT)
-        header = parse_header(head)[0]
-    except FileNotFoundError:
-        return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file} does not exist")], None
-    except OSError as exc:
-        return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file}: {exc.strerror}")], None
-    except BadShard as exc:
-        return [Skip(epoch, HASH_MISMATCH, rec.domain, f"{_size_note(size, rec)}; {exc}")], None
-    return _compare(epoch, rec, header.domain, header.epoch, digest, size), data
+def check_shard(root: Path, epoch: int, rec: ShardRecord,
+                keep_bytes: bool) -> tuple[list[Skip], bytearray | None]:
+    """The problems of one shard a manifest names, and (keep_bytes) its verified bytes.
 
-
-def _compare(epoch: int, rec: ShardRecord, domain: str, held: int, digest: str,
-             size: int) -> list[Skip]:
+    Only a regular file is opened; its header is read and checked, then its size, and only
+    then is the rest read (a file of the wrong size is never read whole)."""
     if rec.epoch != epoch:
         return [Skip(epoch, EPOCH_MISMATCH, rec.domain,
-                     f"the manifest of epoch {epoch} records a shard of epoch {rec.epoch}")]
+                     f"the manifest of epoch {epoch} records a shard of epoch {rec.epoch}")], None
+    try:
+        with open_regular(root, rec.file) as (fd, size):
+            head = bytes(read_exact(fd, min(size, HEADER_LIMIT)))
+            try:
+                header = parse_header(head)[0]
+            except BadShard as exc:
+                return [Skip(epoch, HASH_MISMATCH, rec.domain,
+                             f"{_size_note(size, rec)}; {exc}")], None
+            problems = _compare(epoch, rec, header.domain, header.epoch, size)
+            if problems:
+                return problems, None
+            data = read_exact(fd, size) if keep_bytes else None
+            digest = hashlib.sha256(data).hexdigest() if data is not None else hash_fd(fd, size)
+    except FileNotFoundError:
+        return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file} does not exist")], None
+    except NotRegular as exc:
+        return [Skip(epoch, NOT_REGULAR, rec.domain, exc.message)], None
+    except OSError as exc:
+        return [Skip(epoch, MISSING_SHARD, rec.domain, f"{rec.file}: {exc.strerror}")], None
+    if digest != rec.sha256:
+        return [Skip(epoch, HASH_MISMATCH, rec.domain, _size_note(size, rec))], None
+    return [], data
+
+
+def _compare(epoch: int, rec: ShardRecord, domain: str, held: int, size: int) -> list[Skip]:
     if held != epoch:
         return [Skip(epoch, EPOCH_MISMATCH, rec.domain,
                      f"{rec.file} holds epoch {held}, not {epoch}")]
     if domain != rec.domain:
         return [Skip(epoch, DOMAIN_MISMATCH, rec.domain,
                      f"{rec.file} holds domain {domain!r}")]
-    if digest != rec.sha256 or size != rec.bytes:
+    if size != rec.bytes:
         return [Skip(epoch, HASH_MISMATCH, rec.domain, _size_note(size, rec))]
     return []
 

@@ -15,7 +15,7 @@ from fito.lang import nodes as A
 from fito.lang.resolve import CRASH, Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, domain_values, negate
 from fito.semantics.layout import Layout
-from fito.semantics.terms import OMEGA, Deferred, Terms
+from fito.semantics.terms import OMEGA, Deferred, Joint, Terms
 
 EVENT, TAU, TICK = 0, 1, 2
 
@@ -47,6 +47,7 @@ class Step:
     checks: tuple[tuple[IR, int, int], ...] = ()  # (field value, field number, error site)
     synced: bool = False            # writes of several processes: check for conflicts
     movers: frozenset = frozenset({()})  # threads that move: paths of component indices
+    parts: frozenset = frozenset()  # components of the configuration that take part (network.py)
 
 
 class Semantics:
@@ -78,8 +79,11 @@ class Semantics:
     # ------------------------------------------------------------------ rules
     def _compute(self, t: tuple) -> list[Step]:
         tag = t[0]
-        if tag in ("omega", "stop"):
+        if tag in ("omega", "stop", "hole"):
             return []
+        if tag == "mark":
+            mine = frozenset((t[1],))
+            return [replace(s, parts=mine) for s in self.steps(t[2])]
         if tag == "skip":
             return [Step(TICK, None, (), (), (), False, self.omega)]
         if tag == "pre":
@@ -113,8 +117,8 @@ class Semantics:
         intern = self.terms.intern
         if isinstance(target, int):
             return intern(build(target))
-        inner: Deferred = target  # type: ignore[assignment]
-        return lambda post: intern(build(inner(post)))
+        assert isinstance(target, (Deferred, Joint))
+        return target.wrapped(build)
 
     def _ext(self, t: tuple) -> list[Step]:
         _, left, right = t
@@ -184,20 +188,38 @@ class Semantics:
         for chan in sorted(sync):
             if all(chan in o for o in offers):
                 out.extend(self._synchronise(chan, offers, parts, sync))
-        if all(p == self.omega for p in parts):
-            out.append(Step(TICK, None, (), (), (), False, self.omega))
+        ended = self._terminated(parts)
+        if ended is not None:
+            out.append(Step(TICK, None, (), (), (), False, self.omega, parts=ended))
         return out
+
+    def _terminated(self, parts: tuple[int, ...]) -> frozenset | None:
+        """The components taking part when every part has terminated (None: not all have)."""
+        table, omega = self.terms.table, self.omega
+        marks: set[int] = set()
+        for p in parts:
+            t = table[p]
+            if t[0] == "mark" and t[2] == omega:
+                marks.add(t[1])
+            elif p != omega:
+                return None
+        return frozenset(marks)
 
     def _replace_part(self, parts: tuple[int, ...], sync: frozenset, new: dict[int, object]) -> object:
         intern = self.terms.intern
         if all(isinstance(v, int) for v in new.values()):
             return intern(("par", sync, tuple(new.get(i, p) for i, p in enumerate(parts))))  # type: ignore[misc]
 
-        def build(post: Sequence[int]) -> int:
-            resolved = {i: self.resolve_target(v, post) for i, v in new.items()}
+        if len(new) == 1:
+            ((i, inner),) = new.items()
+            assert isinstance(inner, (Deferred, Joint))
+            return inner.wrapped(lambda x: ("par", sync, parts[:i] + (x,) + parts[i + 1:]))
+
+        def build(post: Sequence[int]) -> int:  # several synchronised parts, some deferred
+            resolved = {i: v if isinstance(v, int) else v(post) for i, v in new.items()}  # type: ignore[operator]
             return intern(("par", sync, tuple(resolved.get(i, p) for i, p in enumerate(parts))))
 
-        return build
+        return Joint(self.terms, build)
 
     def _synchronise(self, chan: str, offers: list[dict[str, list[Step]]], parts: tuple[int, ...],
                      sync: frozenset) -> list[Step]:
@@ -220,7 +242,7 @@ class Semantics:
     def _make_target(self, body: A.Proc, env_values: tuple | dict) -> object:
         env = env_values if isinstance(env_values, dict) else self.terms.bind(body, env_values)
         if self.terms.needs_state(body, env):
-            return lambda post: self.terms.make(body, env, post)
+            return Deferred(self.terms, body, env)
         return self.terms.make(body, env, None)
 
     def _prefix(self, t: tuple) -> list[Step]:
@@ -300,7 +322,8 @@ def _merge(a: Step, b: Step) -> Step | None:
             guard.append(("op", "==", fa, fb, -1))
             fields.append(fa if fa[0] == "k" else fb)
     return Step(EVENT, a.channel, tuple(fields), tuple(guard), a.writes + b.writes, a.crash or b.crash,
-                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers)
+                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers,
+                parts=a.parts | b.parts)
 
 
 def _prefixed(i: int, movers: frozenset) -> frozenset:

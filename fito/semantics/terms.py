@@ -12,6 +12,10 @@ A term is a tuple; its children are term ids. Forms (docs/semantics.md):
   ("hide", chans, t)                 `P \\ X`
   ("guard", node, env, t)            `b & P` with b reading cells (env: b's bound values)
   ("if", node, env, t1, t2)          `if b then P else Q` with b reading cells
+Two forms exist only while the compiled network (fito/semantics/network.py) computes the
+transitions of a few components of a configuration at a time:
+  ("hole", p)                        component p of the configuration, standing still
+  ("mark", p, t)                     component p, whose current term is t
 A closure's env holds the (name, value) pairs of the bound names its node reads, so two
 terms are the same exactly when they are the same node over the same values.
 Process calls are unfolded when a term is made; guards and conditions that do not read
@@ -49,6 +53,7 @@ class Terms:
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
     _nodes: dict[int, object] = field(default_factory=dict)
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    _par: dict[int, bool] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -56,6 +61,32 @@ class Terms:
             got = len(self.table)
             self.ids[t] = got
             self.table.append(t)
+        return got
+
+    def has_par(self, tid: int) -> bool:
+        """Whether a parallel operator is active in the term (a continuation not yet started
+        does not count): such a term is split into a configuration of components."""
+        got = self._par.get(tid)
+        if got is None:
+            t = self.table[tid]
+            tag = t[0]
+            if tag == "par":
+                got = True
+            elif tag in ("ext", "intr"):
+                got = self.has_par(t[1]) or self.has_par(t[2])
+            elif tag == "ichoice":
+                got = any(self.has_par(x) for x in t[1])
+            elif tag in ("seq", "hide"):
+                got = self.has_par(t[1] if tag == "seq" else t[2])
+            elif tag == "guard":
+                got = self.has_par(t[3])
+            elif tag == "if":
+                got = self.has_par(t[3]) or self.has_par(t[4])
+            elif tag == "mark":
+                got = self.has_par(t[2])
+            else:
+                got = False
+            self._par[tid] = got
         return got
 
     def node(self, key: int) -> object:
@@ -121,12 +152,12 @@ class Terms:
         if isinstance(p, A.ProcBinary):
             return self._binary(p, env, state, depth)
         if isinstance(p, A.Parallel):
-            sync = frozenset(n.id for n in p.sync)  # type: ignore[union-attr]
+            sync = frozenset(p.sync.channel_names())
             parts = (self.intern(self._make(p.left, env, state, depth + 1)),
                      self.intern(self._make(p.right, env, state, depth + 1)))
             return ("par", sync, parts)
         if isinstance(p, A.Hide):
-            chans = frozenset(n.id for n in p.chans)  # type: ignore[union-attr]
+            chans = frozenset(p.chans.channel_names())
             return ("hide", chans, self.intern(self._make(p.proc, env, state, depth + 1)))
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, state, depth)
@@ -156,7 +187,7 @@ class Terms:
             inner[p.var] = v
             parts.append(self.intern(self._make(p.body, inner, state, depth + 1)))
         if p.op in ("|||", "[||]"):
-            sync = frozenset(n.id for n in p.sync) if p.op == "[||]" else frozenset()  # type: ignore[union-attr]
+            sync = frozenset(p.sync.channel_names()) if p.op == "[||]" and p.sync else frozenset()
             return ("par", sync, tuple(parts))
         if p.op == "[]":
             if not parts:
@@ -218,8 +249,10 @@ class Terms:
         if got is None:
             t = self.table[tid]
             tag = t[0]
-            if tag in ("stop", "omega"):
+            if tag in ("stop", "omega", "hole"):
                 got = (True, True)
+            elif tag == "mark":
+                got = self.initial_kinds(t[2])
             elif tag == "skip":
                 got = (True, False)
             elif tag == "pre":
@@ -277,8 +310,7 @@ def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
         return
     if isinstance(n, (A.Quant, A.Replicated)):
         _read(n.domain, bound, out)
-        for s in getattr(n, "sync", ()):
-            _read(s, bound, out)
+        _read(getattr(n, "sync", None), bound, out)
         _read(n.body, bound | {n.var}, out)
         return
     if isinstance(n, A.Prefix):
@@ -312,5 +344,57 @@ def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
             _read(child, bound, out)
 
 
-Deferred = Callable[[Sequence[int]], int]
-__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Terms", "reads_cells"]
+@dataclass(frozen=True, slots=True, eq=False)
+class Deferred:
+    """A target that reads the cells after the step: a call whose arguments read cells.
+    `wrap` rebuilds the enclosing term around the made term (innermost operator first)."""
+
+    terms: Terms
+    body: A.Proc
+    env: Mapping[str, int]
+    wrap: tuple[Callable[[int], tuple], ...] = ()
+
+    def __call__(self, post: Sequence[int]) -> int:
+        return self.around(self.terms.make(self.body, self.env, post))
+
+    def around(self, tid: int) -> int:
+        for build in self.wrap:
+            tid = self.terms.intern(build(tid))
+        return tid
+
+    def wrapped(self, build: Callable[[int], tuple]) -> Deferred:
+        return Deferred(self.terms, self.body, self.env, self.wrap + (build,))
+
+    def arguments(self) -> tuple[IR, ...] | None:
+        """The arguments' IRs when the target is one call whose arguments alone read cells."""
+        if not isinstance(self.body, A.ProcRef):
+            return None
+        return tuple(self.terms.compiler.compile(a, self.env) for a in self.body.args)
+
+    def with_arguments(self, values: Sequence[int]) -> int:
+        """The target term for given argument values (NeedsState if more of it reads cells)."""
+        assert isinstance(self.body, A.ProcRef)
+        decl = self.terms.model.processes[self.body.name]
+        inner = {param.name: v for param, v in zip(decl.params, values)}
+        return self.around(self.terms.intern(self.terms._make(decl.body, inner, None, 1)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Joint:
+    """The target of a synchronised step where several parts' targets read the cells."""
+
+    terms: Terms
+    build: Callable[[Sequence[int]], int]
+
+    def __call__(self, post: Sequence[int]) -> int:
+        return self.build(post)
+
+    def wrapped(self, build: Callable[[int], tuple]) -> Joint:
+        inner, intern = self.build, self.terms.intern
+        return Joint(self.terms, lambda post: intern(build(inner(post))))
+
+    def arguments(self) -> None:
+        return None
+
+
+__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Joint", "Terms", "reads_cells"]

@@ -30,6 +30,7 @@ def _exprs() -> st.SearchStrategy[A.Expr]:
             st.builds(A.Call, names, st.lists(e, max_size=3).map(tuple)),
             st.builds(A.IfExpr, e, e, e),
             st.builds(A.Quant, st.sampled_from(("forall", "exists")), names, in_sets(e), e),
+            st.builds(A.Let, names, e, e),
         )
 
     return st.recursive(leaves, extend, max_leaves=12)
@@ -47,7 +48,20 @@ small_exprs = st.deferred(lambda: exprs)
 set_types = in_sets(exprs)
 chan_types = set_types
 type_refs = st.one_of(set_types, st.builds(A.IntType))
-channel_sets = st.lists(st.builds(A.Name, names), max_size=3).map(tuple)
+value_fields = st.one_of(st.builds(A.DotField, st.deferred(lambda: exprs)),
+                         st.builds(A.OutField, st.deferred(lambda: exprs)))
+set_items = st.builds(A.Event, names, st.lists(value_fields, max_size=2).map(tuple))
+indexed_events = st.lists(st.builds(A.DotField, st.deferred(lambda: exprs)), min_size=1,
+                          max_size=2).flatmap(lambda idx: st.builds(
+                              A.Event, names, st.lists(value_fields, max_size=1).map(
+                                  lambda rest: tuple(idx) + tuple(rest)),
+                              indexed=st.just(len(idx))))
+event_sets = st.one_of(
+    st.builds(A.EventSet, st.just("channels"), st.lists(set_items, max_size=3).map(tuple)),
+    st.builds(A.EventSet, st.just("events"), st.lists(set_items, max_size=3).map(tuple)),
+    st.builds(A.EventSet, st.just("all")),
+)
+channel_sets = event_sets
 
 
 def _target() -> st.SearchStrategy[A.Expr]:
@@ -59,8 +73,19 @@ fields = st.one_of(
     st.builds(A.DotField, exprs), st.builds(A.OutField, exprs),
     st.builds(A.InField, names, st.none() | set_types),
 )
-events = st.builds(A.Event, names, st.lists(fields, max_size=3).map(tuple))
-assigns = st.lists(st.builds(A.Assign, _target(), exprs), max_size=3).map(tuple)
+events = st.one_of(st.builds(A.Event, names, st.lists(fields, max_size=3).map(tuple)),
+                   st.deferred(lambda: indexed_events))
+_assign = st.builds(A.Assign, _target(), exprs)
+assignments = st.recursive(_assign, lambda a: st.builds(A.AssignLoop, names, set_types, a),
+                           max_leaves=2)
+assigns = st.lists(assignments, max_size=3).map(tuple)
+statements = st.recursive(
+    st.one_of(assignments, st.builds(A.BlockAssert, exprs)),
+    lambda s: st.builds(A.BlockIf, exprs, st.lists(s, max_size=2).map(tuple),
+                        st.lists(s, max_size=2).map(tuple)),
+    max_leaves=4)
+renames = st.lists(st.builds(A.RenamePair, set_items, set_items), min_size=1,
+                   max_size=2).map(tuple)
 
 
 def _procs() -> st.SearchStrategy[A.Proc]:
@@ -71,19 +96,31 @@ def _procs() -> st.SearchStrategy[A.Proc]:
         return st.one_of(
             st.builds(A.Prefix, st.none() | events, assigns, p),
             st.builds(A.Guard, exprs, p),
-            st.builds(A.ProcBinary, st.sampled_from(("[]", "|~|", ";", "/\\", "|||")), p, p),
+            st.builds(A.ProcBinary, st.sampled_from(("[]", "|~|", ";", "/\\", "|||", "[>")),
+                      p, p),
             st.builds(A.Parallel, p, channel_sets, p),
             st.builds(A.Hide, p, channel_sets),
             st.builds(A.ProcIf, exprs, p, p),
             st.builds(A.Replicated, st.sampled_from(("[]", "|~|", "|||")), names, set_types, p),
-            st.builds(A.Replicated, st.just("[||]"), names, set_types, p, channel_sets),
+            st.builds(A.Replicated, st.sampled_from(("[||]", "||")), names, set_types, p,
+                      event_sets),
+            st.builds(A.AssertStep, exprs, p),
+            st.builds(A.Atomic, st.lists(statements, max_size=3).map(tuple), p),
+            st.builds(A.Select, st.lists(p, min_size=1, max_size=3).map(tuple), st.none() | p),
+            st.builds(A.AlphaParallel, p, event_sets, event_sets, p),
+            st.builds(A.Rename, p, renames),
         )
 
     return st.recursive(leaves, extend, max_leaves=8)
 
 
 procs = _procs()
-params = st.lists(st.builds(A.Param, names, type_refs), max_size=2).map(tuple)
+plain_params = st.lists(st.builds(A.Param, names, type_refs), max_size=2).map(tuple)
+params = st.lists(st.one_of(st.builds(A.Param, names, type_refs),
+                            st.builds(A.Param, names, type_refs, var=st.just(True))),
+                    max_size=2).map(tuple)
+local_vars = st.lists(st.builds(A.LocalVar, names, plain_params, type_refs, exprs, st.booleans()),
+                      max_size=2).map(tuple)
 
 
 def _asserts() -> st.SearchStrategy[A.AssertDecl]:
@@ -107,8 +144,11 @@ decls = st.one_of(
     st.builds(A.TypeDecl, names, type_refs),
     st.builds(A.ChannelDecl, st.lists(names, min_size=1, max_size=3).map(tuple),
               st.lists(chan_types, max_size=3).map(tuple)),
-    st.builds(A.DomainDecl, names, params, type_refs, exprs, st.booleans()),
-    st.builds(A.ProcessDecl, names, params, procs),
+    st.builds(A.ChannelDecl, st.lists(names, min_size=1, max_size=3).map(tuple),
+              st.lists(chan_types, max_size=3).map(tuple), buffer=exprs, durable=st.booleans()),
+    st.builds(A.DomainDecl, names, plain_params, type_refs, exprs, st.booleans()),
+    st.builds(A.ProcessDecl, names, params, procs, locals=local_vars),
+    st.builds(A.FunDecl, names, params, type_refs, exprs),
     st.builds(A.SystemDecl, procs),
     _asserts(),
     st.builds(A.PipelineDecl, names, st.lists(stmts, max_size=4).map(tuple)),

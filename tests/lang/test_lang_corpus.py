@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lang_helpers import INVALID, VALID
+from lang_helpers import INVALID, VALID, checked_report
 
 from fito.deep import run_deep
 from fito.driver import EXIT_OK, CheckOptions, check_path
@@ -24,7 +24,7 @@ def _report(path: Path, model_check: bool):  # type: ignore[no-untyped-def]
 def test_valid_file_is_clean_and_meets_its_expectations(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     verdicts = any(_VERDICT.fullmatch(e) for e in expectations(text).values())
-    report = _report(path, model_check=verdicts)
+    report = checked_report(path, model_check=verdicts)
     assert compare(report) == []
     assert [d for d in report.diagnostics if d.is_error] == []
     if not verdicts:

@@ -62,3 +62,16 @@ def test_fmt_command(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped
     assert main(["fmt", "--check", str(ugly), str(broken)]) == 2
     assert "P001" in capsys.readouterr().err
     assert main(["fmt", str(tmp_path / "missing.fito")]) == 2
+
+
+def test_fmt_write_rewrites_what_is_not_canonical(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    ugly = tmp_path / "ugly.fito"
+    ugly.write_text("const   N=1\nconst M = 1 < 2 < 3\n", encoding="utf-8")
+    fine = tmp_path / "fine.fito"
+    fine.write_text("const N = 1\n", encoding="utf-8")
+    assert main(["fmt", "--write", str(ugly), str(fine)]) == 0  # a type error is no reason for 2
+    assert capsys.readouterr().out == f"reformatted {ugly}\n"
+    assert ugly.read_text() == "const N = 1\nconst M = 1 < 2 < 3\n"
+    assert main(["fmt", "--check", str(ugly), str(fine)]) == 0
+    assert sorted(tmp_path.iterdir()) == [fine, ugly]  # no temporary file left behind
+    assert main(["fmt", "--write", "--check", str(ugly)]) == 2  # exclusive flags: bad usage

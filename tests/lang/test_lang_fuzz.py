@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grammar_programs import programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
-from grammar_programs import programs
 from lang_helpers import front_end, round_trip
 
 from fito.errorcodes import CODES
@@ -22,7 +22,10 @@ SETTINGS = settings(deadline=None, derandomize=True,
                                            HealthCheck.filter_too_much])
 TOKENS = ["process", "P", "=", "a", "->", "STOP", "[]", "(", ")", "{", "}", "{-", "-}", "--",
           "\n", " ", "1", "..", ":", "const", "|||", "[|", "|]", "{|", "|}", "!", "?", ".", "@",
-          "forall", "if", "then", "else", "&", "assert", ":[deadlock free]", "x", ":=", ","]
+          "forall", "if", "then", "else", "&", "assert", ":[deadlock free]", "x", ":=", ",",
+          "var", "fun", "buffer", "atomic", "fi", "::", "||", "[[", "]]", "<-", "[>", "in",
+          "let", "Events", "assert(", "q!1", "len(q)", "channel q: (0..1) buffer 2", "[a || b]",
+          "proctype", "&&", "do", "within"]
 
 
 def assert_only_diagnostics(text: str) -> None:

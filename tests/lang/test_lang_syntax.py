@@ -30,7 +30,7 @@ def test_contract_example_points_at_the_second_arrow() -> None:
     ("process P =", "unexpected end of file; expected a process"),
     ("const N =", "unexpected end of file; expected a value"),
     ("assert P |= always", "unexpected end of file; expected a condition (a Bool expression)"),
-    ("channel c: Dom,", "unexpected ','; expected a new declaration or '.'"),
+    ("channel c: Dom,", "unexpected ','; expected a new declaration, '.' or 'buffer'"),
 ])
 def test_expected_sets_are_summarised_in_words(text: str, message: str) -> None:
     assert only_error(text).message == message
@@ -85,7 +85,8 @@ def test_messages_stay_short_whatever_the_lalr_state() -> None:
 
 
 @pytest.mark.parametrize("text, code, column", [
-    ("const N = 1 # 2", "P002", 13),
+    ("const N = 1 $ 2", "P002", 13),
+    ("const N = 1 # 2", "P008", 13),
     ("const N = 1 é", "P002", 13),
     ("const N = 1\x0b", "P002", 12),
     ("const N = 1 {- open", "P003", 13),

@@ -8,14 +8,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[2]
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child interpreter: no kill point armed, and this checkout's
+    fito first on the path (not another one installed in the environment)."""
+    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return env
+
 
 @contextmanager
 def fork_server_of(child: Path, timeout: float) -> Iterator[subprocess.Popen[str]]:
     """A separate interpreter running `child --serve`: it imports once and forks one run per
-    request line (see runtime_crash_child and runtime_train_child)."""
-    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    request line (see runtime_crash_child, runtime_train_child and runtime_ranks_child)."""
     proc = subprocess.Popen([sys.executable, str(child), "--serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, text=True, env=child_env())
     try:
         yield proc
     finally:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fito.commands import inspect
+from fito.commands import inspect_dir as inspect
 from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore, scan
 from fito.runtime.codec import parse_header
 from fito.runtime.layout import manifest_relpath, shard_relpath
@@ -60,7 +60,8 @@ def damage(root: Path, pristine: Path, rng: random.Random,
            done: set[tuple[int, str | None]]) -> tuple[int, str | None, str, set[str]]:
     """Damage one file not damaged before; returns (epoch, domain or None for the manifest,
     kind, the reasons that may report it). Stale copies come from the pristine tree."""
-    pick = lambda: (rng.choices(EPOCHS, RECENT_FIRST)[0], rng.choice((None,) + DOMAINS))
+    def pick() -> tuple[int, str | None]:
+        return rng.choices(EPOCHS, RECENT_FIRST)[0], rng.choice((None,) + DOMAINS)
     epoch, domain = pick()
     while (epoch, domain) in done:
         epoch, domain = pick()

@@ -1,5 +1,6 @@
-"""specs/runtime_commit.fito, model-checked: the sound writer keeps every assertion, each
-broken writer fails its own (the `-- expect:` comments), and no state space is trivial."""
+"""specs/runtime_commit.fito, model-checked: the sound protocol across ranks keeps every
+assertion, each broken one fails its own (the `-- expect:` comments), and no state space is
+trivial."""
 from __future__ import annotations
 
 import io
@@ -27,6 +28,6 @@ def test_runtime_commit_spec_meets_its_expectations() -> None:
     got = {a["line"]: a["verdict"] for a in report["assertions"]}
     assert got == expected
     sound = [a for a in report["assertions"] if a["verdict"] == "holds" and not a["trace"]]
-    assert len(sound) == 6 and all(a["states"] > 1000 for a in sound)
+    assert len(sound) == 7 and all(a["states"] > 1000 for a in sound)
     broken = {a["text"].split(")")[0] for a in report["assertions"] if a["verdict"] == "fails"}
-    assert broken == {"Node(early", "Node(nofsync", "Node(gcfirst"}
+    assert broken == {"Node(early", "Node(nofsync", "Node(eager", "Node(gcfirst", "Node(local"}

@@ -1,6 +1,7 @@
-"""SIGKILL the writer at random durability points (seeded). After every kill, a restore must
-give one committed epoch whose every domain holds exactly that epoch's content, no older
-than the last commit whose manifest rename and directory fsync had both happened."""
+"""SIGKILL the writer at random durability points (seeded), `save` and `async_save` (every
+other directory). After every kill, a restore must give one committed epoch whose every
+domain holds exactly that epoch's content, no older than the last commit whose manifest
+rename and directory fsync had both happened."""
 from __future__ import annotations
 
 import collections
@@ -14,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runtime_helpers import fork_server_of
 from runtime_crash_child import DOMAINS, expected_state
+from runtime_helpers import child_env, fork_server_of
 
 from fito.runtime import NoConsistentEpoch, restore, scan
 from fito.runtime.layout import CheckpointError, manifest_epochs, shard_domains, shard_epochs
@@ -34,10 +35,10 @@ def fork_server() -> Iterator[subprocess.Popen[str]]:
 
 
 def _fork(server: subprocess.Popen[str], root: Path, log: Path, kill_at: int,
-          fraction: float, trace: Path) -> int:
+          fraction: float, trace: Path, mode: str = "sync") -> int:
     """Run one writer in a child of the fork server; its raw wait status."""
     assert server.stdin is not None and server.stdout is not None
-    fields = (root, log, TARGET, KEEP, kill_at, fraction, trace)
+    fields = (root, log, TARGET, KEEP, kill_at, fraction, trace, mode)
     server.stdin.write("\t".join(map(str, fields)) + "\n")
     server.stdin.flush()
     answer = server.stdout.readline()
@@ -116,16 +117,17 @@ def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
         root, log, trace = (ram_path / f"t{trial}", ram_path / f"t{trial}.log",
                             ram_path / f"t{trial}.trace")
         completed = renamed = 0
+        mode = ("sync", "async")[trial % 2]
         while kills < KILLS:
             kill_at, fraction = rng.randint(1, total), rng.random()
             trace.unlink(missing_ok=True)
-            status = _fork(fork_server, root, log, kill_at, fraction, trace)
+            status = _fork(fork_server, root, log, kill_at, fraction, trace, mode)
             ops = _trace(trace)
             killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
             assert killed or (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0), status
             if killed:
                 kills += 1
-                at_op[ops[-1][1]] += 1
+                at_op[f"{mode} {ops[-1][1]}"] += 1
                 ops = [o for o in ops if o[0] < kill_at]
             c, rn = _commit_progress(ops, root)
             completed, renamed = max(completed, c), max(renamed, rn)
@@ -141,14 +143,15 @@ def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
           f"{finishes} runs finished; killed before: {dict(sorted(at_op.items()))}; "
           f"restored: {dict(restored)}")
     assert kills == KILLS
-    assert set(at_op) >= {"write", "fsync", "rename", "fsync-dir", "unlink"}
+    assert {k.split()[1] for k in at_op} >= {"write", "fsync", "rename", "fsync-dir", "unlink"}
+    assert {k.split()[0] for k in at_op} == {"sync", "async"}
 
 
 @pytest.mark.slow
 def test_external_sigkill_of_a_real_subprocess(ram_path: Path) -> None:
     """Separate interpreters killed from outside after a random delay (seeded), twice per
     directory, then left to finish; the log of completed commits is the oracle."""
-    env = {k: v for k, v in os.environ.items() if k != "FITO_RUNTIME_KILL_AT"}
+    env = child_env()
     rng = random.Random(SEED + 1)
     duration = _run(ram_path / "clean", env, None)[1]
     check_clean_finish(ram_path / "clean")

@@ -15,9 +15,9 @@ from runtime_helpers import fork_server_of
 
 torch = pytest.importorskip("torch", exc_type=ImportError)  # absent or broken: skip
 
-from runtime_train_child import train
+from runtime_train_child import train  # noqa: E402 - needs torch
 
-from fito.runtime import CheckpointError, CheckpointWriter, faults, restore
+from fito.runtime import CheckpointError, CheckpointWriter, faults, restore  # noqa: E402
 
 pytestmark = pytest.mark.torch
 CHILD = Path(__file__).with_name("runtime_train_child.py")
@@ -43,7 +43,8 @@ def test_state_dicts_round_trip_exactly(tmp_path: Path) -> None:
 
 
 def test_states_torch_cannot_load_safely_are_refused(tmp_path: Path) -> None:
-    with CheckpointWriter(tmp_path / "c") as w, pytest.raises(CheckpointError, match="weights_only"):
+    with CheckpointWriter(tmp_path / "c") as w, \
+            pytest.raises(CheckpointError, match="weights_only"):
         w.save(1, {"model": {"w": torch.zeros(2), "f": object()}})
 
 

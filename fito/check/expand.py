@@ -1,0 +1,293 @@
+"""Successors of a block of packed states: the work of one chunk of a frontier level.
+
+The rows of a chunk are grouped by mode and, per candidate of the mode, by the locations of
+the candidate's positions; each group's compiled numpy function (fito/semantics/vector.py)
+produces the successors of all its rows at once. Rows that may meet a model error are redone
+state by state by the scalar code, which decides the error exactly (docs/semantics.md).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fito.check.explore import Limits
+from fito.check.visited import StateStore
+from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
+from fito.semantics.packing import Codebook, Packer, Packing, extract, layout_fields, repack
+from fito.semantics.vector import NotVector, VectorCode
+
+GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
+SCALAR = object()    # a group whose rows are always run state by state
+ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
+
+
+@dataclass(slots=True)
+class Chunk:
+    """The candidates of a chunk of frontier rows (states start .. start + size - 1):
+    successor rows with the state they came from and their dense rank; transitions per row;
+    rows that needed the scalar code; the exact errors it found."""
+
+    start: int
+    size: int
+    blocks: list = field(default_factory=list)
+    parents: list = field(default_factory=list)
+    ranks: list = field(default_factory=list)
+    scalar: list = field(default_factory=list)
+    counts: np.ndarray = field(init=False)
+    suspect: np.ndarray = field(init=False)
+    state_errors: list = field(default_factory=list)     # (state, fault)
+    step_errors: list = field(default_factory=list)      # (state, rank, fault)
+
+    def __post_init__(self) -> None:
+        self.counts = np.zeros(self.size, dtype=np.int64)
+        self.suspect = np.zeros(self.size, dtype=bool)
+
+    def add(self, block: np.ndarray, rows: np.ndarray, rank: object, scalar: bool = False) -> None:
+        self.blocks.append(block)
+        self.parents.append(rows)
+        self.ranks.append(np.broadcast_to(np.asarray(rank, dtype=np.int64), rows.shape))
+        self.scalar.append(scalar)
+
+    def candidates(self, words: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, order key = parent state << 32 | dense rank) of every candidate, leaving
+        out what the vector code produced for suspect rows (the scalar code redid those)."""
+        if not self.blocks:
+            return np.zeros((0, words), dtype=np.uint64), np.zeros(0, np.int64)
+        keep = [np.ones(p.size, dtype=bool) if sc else ~self.suspect[p]
+                for p, sc in zip(self.parents, self.scalar)]
+        mask = np.concatenate(keep)
+        block = np.concatenate(self.blocks)[mask]
+        keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | np.concatenate(self.ranks)[mask]
+        return block, keys
+
+
+class Expander:
+    """Packing, compiled groups and the visited store of one frontier search."""
+
+    def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
+        self.c = c
+        self.limits = limits
+        # with several jobs, chunks are expanded by worker threads; everything that makes
+        # terms, compiles groups or assigns location codes holds this lock
+        self.lock = threading.RLock()
+        self.jobs = max(1, limits.jobs)
+        self.pool = ThreadPoolExecutor(self.jobs, "fito-expand") if self.jobs > 1 else None
+        self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
+        self.codebook = Codebook()
+        self.packing = _estimate(c, root)
+        self.packer = Packer(self.packing, self.codebook)
+        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network,
+                                 self.lock)
+        self.groups: dict[tuple, object] = {}
+        self.tables: dict[tuple, np.ndarray] = {}
+        self.store = StateStore(self.packing.words)
+
+    def state(self, sid: int) -> tuple:
+        return self.packer.unpack(self.store.keys[sid], [m.size for m in self.c.network.modes])
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def widen(self) -> None:
+        """Re-pack every stored state with control fields wide enough for what is known."""
+        c, old = self.c, self.packing
+        positions = max([old.positions] + [m.size for m in c.network.modes])
+        self.codebook.ensure(positions)
+        bits = [max(old.position_field(p).width if p < old.positions else 0,
+                    (len(self.codebook.terms[p]) * 2).bit_length()) for p in range(positions)]
+        mode_bits = max(old.mode_field.width, (len(c.network.modes) * 2).bit_length())
+        new = layout_fields(c.layout.types, mode_bits, bits)
+        keys = repack(self.store.keys[:self.store.n], _padded(old, positions), new)
+        self.store = StateStore.of(keys, self.store.keys.shape[0])
+        self.packing = new
+        self.packer = Packer(new, self.codebook)
+        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types, c.network, self.lock)
+        self.groups.clear()
+
+    # ------------------------------------------------------------------ one chunk
+    def expand(self, start: int, stop: int) -> Chunk:
+        """Successor candidates of the states start .. stop - 1 (no insertion yet)."""
+        chunk = Chunk(start, stop - start)
+        F = self.store.keys[start:stop]
+        f = self.packing.mode_field
+        if len(self.c.network.modes) == 1 or not f.width:
+            self._expand_mode(0 if not f.width else int(extract(F[:1], f)[0]), F,
+                              np.arange(chunk.size), chunk)
+        else:
+            modes = extract(F, f)
+            for m in np.unique(modes).tolist():
+                self._expand_mode(m, F, np.flatnonzero(modes == m), chunk)
+        self._scalar_rows(chunk)
+        return chunk
+
+    def _expand_mode(self, m: int, F: np.ndarray, rows_m: np.ndarray, chunk: Chunk) -> None:
+        mode = self.c.network.modes[m]
+        Fm = F[rows_m] if rows_m.size != F.shape[0] else F
+        codes: dict[int, np.ndarray] = {}
+        for h, movers in enumerate(mode.candidates):
+            for p in movers:
+                if p not in codes:
+                    codes[p] = extract(Fm, self.packing.position_field(p))
+            member = tuple(codes[p] for p in movers)
+            reason = mode.reasons[h]
+            if reason is not None:  # only rows where every member can take part
+                keep = self._taking_part(reason, movers, member)
+                if not keep.any():
+                    continue
+                if not keep.all():
+                    which = np.flatnonzero(keep)
+                    self._expand_candidate(m, h, movers, tuple(c[which] for c in member),
+                                           F, rows_m[which], Fm[which], chunk)
+                    continue
+            self._expand_candidate(m, h, movers, member, F, rows_m, Fm, chunk)
+
+    def _taking_part(self, reason: tuple, movers: tuple[int, ...], codes: tuple) -> np.ndarray:
+        """Rows whose members all offer one common channel of the candidate, or have all
+        terminated (lookup tables over each position's location codes)."""
+        chans, end = reason
+        keys = sorted(chans) + ([None] if end else [])
+        out = np.zeros(codes[0].size, dtype=bool)
+        for key in keys:
+            mask = np.ones(codes[0].size, dtype=bool)
+            for p, c in zip(movers, codes):
+                mask &= self._member_table(reason, key, p)[c]
+            out |= mask
+        return out
+
+    def _member_table(self, reason: tuple, key: str | None, p: int) -> np.ndarray:
+        terms = self.codebook.terms[p]
+        got = self.tables.get((key, p))
+        if got is None or got.size < len(terms):
+            with self.lock:
+                got = np.array([tid >= 0 and self.c.network.takes_part(reason, key, tid)
+                                for tid in terms], dtype=bool)
+                self.tables[(key, p)] = got
+        return got
+
+    def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
+                          F: np.ndarray, rows_m: np.ndarray, Fm: np.ndarray, chunk: Chunk) -> None:
+        """Apply the groups of one candidate to the rows of its mode, grouped by location."""
+        for combo, rows in _groups_by(member):
+            terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
+            group = self._group(m, h, movers, terms)
+            if group is None:
+                continue
+            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            if group is SCALAR:
+                chunk.suspect[sel] = True
+                continue
+            outs, cnt, sus = group(X)  # type: ignore[operator]
+            chunk.counts[sel] += cnt
+            chunk.suspect[sel] |= sus
+            for Y, which, n in outs:
+                chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise TimeLimit()
+
+    def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...]) -> object:
+        key = (m, h, terms)
+        got = self.groups.get(key, key)
+        if got is not key:
+            return got
+        with self.lock:
+            got = self.groups.get(key, key)
+            if got is not key:
+                return got
+            relevant = len(movers) == 1 or self.c.network.relevant(m, h, terms)
+            transitions = self.c.network.transitions(m, h, terms) if relevant else ()
+            if not transitions:
+                got = None
+            elif h >> GROUP_BITS or len(transitions) >> GROUP_BITS:
+                got = SCALAR
+            else:
+                try:
+                    got = self.vector.compile(m, movers, terms, transitions)
+                except NotVector:
+                    got = SCALAR
+            self.groups[key] = got
+            self.c.check_time()
+        return got
+
+    def _scalar_rows(self, chunk: Chunk) -> None:
+        """Redo the suspect rows state by state: exact errors, or exact successors."""
+        rows = np.flatnonzero(chunk.suspect)
+        if not rows.size:
+            return
+        with self.lock:
+            self._scalar_rows_locked(chunk, rows)
+
+    def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
+        sizes = [m.size for m in self.c.network.modes]
+        mask = (1 << RANK_BITS) - 1
+        for row in rows.tolist():
+            sid = chunk.start + row
+            s = self.packer.unpack(self.store.keys[sid], sizes)
+            chunk.counts[row] = 0
+            try:
+                moves = self.c.successors(s)
+            except StepFault as e:
+                if e.step is None:
+                    chunk.state_errors.append((sid, e.fault))
+                else:
+                    chunk.step_errors.append((sid, e.step, e.fault))
+                continue
+            chunk.counts[row] = len(moves)
+            if moves:
+                block = np.stack([self.packer.pack(post) for _, post in moves])
+                ranks = np.array([((r >> RANK_BITS) << GROUP_BITS) | (r & mask) for r, _ in moves],
+                                 dtype=np.int64)
+                chunk.add(block, np.full(len(moves), row, dtype=np.int64), ranks, scalar=True)
+
+
+def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.ndarray | None]]:
+    """The distinct combinations of codes, each with the rows that have it (None: all rows)."""
+    if not codes[0].size:
+        return []
+    if all(c.min() == c.max() for c in codes):
+        return [(tuple(int(c[0]) for c in codes), None)]
+    key = codes[0]
+    for c in codes[1:]:
+        key = key * (int(c.max()) + 1) + c
+    values = np.unique(key)
+    if values.size <= 8:
+        out = []
+        for v in values.tolist():
+            rows = np.flatnonzero(key == v)
+            out.append((tuple(int(c[rows[0]]) for c in codes), rows))
+        return out
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
+    ends = np.r_[starts[1:], key.size]
+    return [(tuple(int(c[order[a]]) for c in codes), order[a:b]) for a, b in zip(starts, ends)]
+
+
+def _padded(p: Packing, positions: int) -> Packing:
+    """A packing with extra (empty) position fields up to `positions`."""
+    if positions <= p.positions:
+        return p
+    extra = tuple(type(p.fields[0])(p.words - 1, 64, 0, 0) for _ in range(positions - p.positions))
+    return Packing(p.fields + extra, p.words, p.cells, positions)
+
+
+def _estimate(c: Compiled, root: tuple) -> Packing:
+    """Field widths from the root: each position's locations reachable by its own steps."""
+    K = c.cells
+    terms = c.semantics.terms
+    bits = []
+    for tid in root[K + 1:]:
+        seen = {tid}
+        todo = [tid]
+        while todo and len(seen) < ESTIMATE_CAP:
+            c.check_time()
+            for s in c.semantics.steps(todo.pop()):
+                if isinstance(s.target, int) and s.target not in seen and not terms.has_par(s.target):
+                    seen.add(s.target)
+                    todo.append(s.target)
+        bits.append((len(seen) * 2 + 1).bit_length())
+    return layout_fields(c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits)

@@ -1,0 +1,151 @@
+"""The visited states of a frontier search: packed keys by state number, and an
+open-addressing hash table of state numbers (4 bytes a slot, at most half full).
+
+Insertion takes a whole block of candidate states at once: every round probes all pending
+candidates with numpy; a candidate meeting an empty slot claims it (one claimant per slot
+wins, the others compare against the winner in the next round), one meeting a different
+key moves to the next slot. No Python object exists per state.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+EMPTY = -1
+MAX_STATES = 2**31 - 2
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, vectorised (uint64 arithmetic wraps)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+def hash_rows(block: np.ndarray) -> np.ndarray:
+    h = _mix(block[:, 0].copy())
+    for w in range(1, block.shape[1]):
+        h = _mix(h ^ block[:, w])
+    return h
+
+
+class StateStore:
+    """Packed keys of the visited states, numbered in the order they were added."""
+
+    def __init__(self, words: int, capacity: int = 1 << 12) -> None:
+        self.words = words
+        self.keys = np.zeros((capacity, words), dtype=np.uint64)
+        self.n = 0
+        self.table = np.full(capacity * 2, EMPTY, dtype=np.int32)
+        self.mask = np.uint64(capacity * 2 - 1)
+
+    @classmethod
+    def of(cls, keys: np.ndarray, capacity: int) -> StateStore:
+        """A store holding these keys, numbered in order."""
+        store = cls(keys.shape[1], max(capacity, keys.shape[0], 16))
+        store.keys[:keys.shape[0]] = keys
+        store.n = keys.shape[0]
+        store._reserve(store.n)
+        store._rebuild(store.table.size)
+        return store
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.keys.nbytes + self.table.nbytes)
+
+    def insert(self, block: np.ndarray) -> np.ndarray:
+        """State numbers of every candidate row; rows not seen before become states
+        numbered from the current count on (duplicates within the block share one)."""
+        m = block.shape[0]
+        self._reserve(self.n + m)
+        sid = np.empty(m, dtype=np.int64)
+        home = (hash_rows(block) & self.mask).astype(np.int64)
+        pending = np.arange(m, dtype=np.int64)
+        slots = home
+        table, keys, mask = self.table, self.keys, int(self.mask)
+        while pending.size:
+            occupant = table[slots].astype(np.int64)
+            empty = occupant == EMPTY
+            held = ~empty
+            moved = np.zeros(0, dtype=np.int64)
+            moved_slots = moved
+            if held.any():
+                who, where, occ = pending[held], slots[held], occupant[held]
+                same = np.all(keys[occ] == block[who], axis=1)
+                sid[who[same]] = occ[same]
+                moved, moved_slots = who[~same], (where[~same] + 1) & mask
+            claimants, at = pending[empty], slots[empty]
+            table[at] = -2 - claimants       # markers: one claimant per slot survives
+            won = table[at] == -2 - claimants
+            winners, wslots = claimants[won], at[won]
+            ids = np.arange(self.n, self.n + winners.size, dtype=np.int64)
+            keys[ids] = block[winners]
+            table[wslots] = ids
+            sid[winners] = ids
+            self.n += winners.size
+            pending = np.concatenate((moved, claimants[~won]))
+            slots = np.concatenate((moved_slots, at[~won]))
+        return sid
+
+    def reorder(self, first: int, perm: np.ndarray) -> None:
+        """Renumber the states numbered from `first` on: state first + i becomes the one
+        that was first + perm[i]."""
+        slots = self._slots(first)
+        self.keys[first:self.n] = self.keys[first:self.n][perm]
+        self.table[slots[perm]] = np.arange(first, self.n, dtype=np.int32)
+
+    def _slots(self, first: int) -> np.ndarray:
+        """The table slot of every state numbered from `first` on."""
+        ids = np.arange(first, self.n, dtype=np.int64)
+        out = np.empty(ids.size, dtype=np.int64)
+        slots = (hash_rows(self.keys[first:self.n]) & self.mask).astype(np.int64)
+        pending = np.arange(ids.size, dtype=np.int64)
+        mask = int(self.mask)
+        while pending.size:
+            hit = self.table[slots] == ids[pending]
+            out[pending[hit]] = slots[hit]
+            pending, slots = pending[~hit], (slots[~hit] + 1) & mask
+        return out
+
+    def truncate(self, n: int) -> None:
+        """Forget the states numbered n and above (used when a level is redone)."""
+        if n >= self.n:
+            return
+        self.n = n
+        self._rebuild(self.table.size)
+
+    def _reserve(self, need: int) -> None:
+        if need > MAX_STATES:
+            raise MemoryError("more states than a frontier search can number")
+        if need > self.keys.shape[0]:
+            cap = self.keys.shape[0]
+            while cap < need:
+                cap *= 2
+            grown = np.zeros((cap, self.words), dtype=np.uint64)
+            grown[:self.n] = self.keys[:self.n]
+            self.keys = grown
+        if need * 2 > self.table.size:
+            size = self.table.size
+            while size < need * 2:
+                size *= 2
+            self._rebuild(size)
+
+    def _rebuild(self, size: int) -> None:
+        self.table = np.full(size, EMPTY, dtype=np.int32)
+        self.mask = np.uint64(size - 1)
+        mask = size - 1
+        pending = np.arange(self.n, dtype=np.int64)
+        slots = (hash_rows(self.keys[:self.n]) & self.mask).astype(np.int64)
+        while pending.size:
+            free = self.table[slots] == EMPTY
+            claimants, at = pending[free], slots[free]
+            self.table[at] = claimants
+            won = self.table[at] == claimants
+            lost = np.concatenate((pending[~free], claimants[~won]))
+            lost_slots = np.concatenate((slots[~free], at[~won]))
+            pending, slots = lost, (lost_slots + 1) & mask

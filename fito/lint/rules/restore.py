@@ -1,0 +1,175 @@
+"""FITOL007 mixed-restore and FITOL008 partial-restore: what a resume puts back together.
+
+Model weights, optimizer state (Adam's moments and its step count t), the LR scheduler and the
+step counter are one state. Restoring the optimizer from one checkpoint and the weights from
+another, or restoring the weights while the optimizer, the scheduler or the step counter start
+again from zero, resumes a state no run ever had.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from fito.lint import vocab
+from fito.lint.events import KeyRead, Load, Restore, Save, Trace
+from fito.lint.index import ModuleIndex, dotted
+from fito.lint.rules.common import Finding, frame_site, line, shown
+from fito.lint.values import Site, Value, component_kinds, normal_form
+
+MIXED, PARTIAL = "FITOL007", "FITOL008"
+HINT_MIXED = ("restore every component from one checkpoint of one step; fito.runtime.restore(dir) "
+              "returns all domains of one verified epoch")
+HINT_PARTIAL = ("restore the optimizer, the LR scheduler and the step counter from the same "
+                "checkpoint as the weights; fito.runtime.restore(dir).states holds every "
+                "domain of one epoch")
+
+
+def check_mixed(trace: Trace) -> list[Finding]:
+    loads = {e.ident: e for _, e in trace.of(Load)}
+    restores = [r for _, r in trace.of(Restore) if isinstance(r, Restore)]
+    libraries = [r for r in restores if r.kind == "*"]  # restores the linter cannot see into
+    models = [r for r in restores if r.kind == vocab.MODEL and _sources(r.source, loads)]
+    out: list[Finding] = []
+    for o in restores:
+        if o.kind != vocab.OPTIMIZER or not _sources(o.source, loads):
+            continue
+        together = [m for m in models if m.ctx.compatible(o.ctx)]
+        if any(x.ctx.compatible(o.ctx) for x in libraries):
+            continue
+        if together and not any(_same(m.source, o.source, loads) for m in together):
+            m = together[0]
+            notes = (f"line {line(frame_site(m, [o]))} restores the model from "
+                     f"{_where(m.source, loads)}; line {line(frame_site(o, [m]))} restores the "
+                     f"optimizer from {_where(o.source, loads)}",)
+            out.append(Finding(MIXED, frame_site(o, [m]), "the optimizer state is restored from "
+                               "a different checkpoint than the model weights", notes,
+                               HINT_MIXED))
+    return out
+
+
+def _sources(v: Value, loads: dict[Site, Load]) -> list[str]:
+    return [normal_form(loads[x].path.text) for x in v.loads if x in loads and
+            loads[x].path.text]
+
+
+def _same(a: Value, b: Value, loads: dict[Site, Load]) -> bool:
+    """Two restores read one checkpoint: one load, one selection, one path (or a directory
+    and a file in it), or two files of one directory whose names carry the same version."""
+    if a.loads & b.loads or a.selections & b.selections:
+        return True
+    for x in _sources(a, loads):
+        for y in _sources(b, loads):
+            if x == y or x.startswith(y.rstrip("/") + "/") or y.startswith(x.rstrip("/") + "/"):
+                return True
+            (dx, _, fx), (dy, _, fy) = x.rpartition("/"), y.rpartition("/")
+            if dx == dy and _version(fx) == _version(fy):
+                return True
+    return False
+
+
+_VERSION_WORDS = frozenset(("best", "last", "latest", "final", "init", "initial", "pretrained",
+                            "prev", "previous", "old", "new", "backup"))
+
+
+def _version(name: str) -> frozenset[str]:
+    """What tells two checkpoints apart in a file name: `best`, `last`, a step, a number."""
+    found = {t for t in vocab.tokens(name) if t in _VERSION_WORDS or t in vocab.STEP_WORDS}
+    found.update(re.findall(r"\d+", name))
+    return frozenset(found)
+
+
+def _where(v: Value, loads: dict[Site, Load]) -> str:
+    paths = [loads[x].path for x in sorted(v.loads) if x in loads]
+    return shown(paths[0]) if paths else "an unknown checkpoint"
+
+
+# --------------------------------------------------------------------------- FITOL008
+def check_partial(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
+    """File-wide: a resume that restores the weights but not what steps with them."""
+    events = [e for t in traces for e in t.events]
+    restores = [e for e in events if isinstance(e, Restore)]
+    if any(r.kind == "*" for r in restores):
+        return []  # a library restores the whole state (accelerator.load_state, ...)
+    optim = [r for r in restores if r.kind == vocab.OPTIMIZER]
+    models = [r for r in restores if r.kind == vocab.MODEL and r.source.loads]
+    saves = [e for e in events if isinstance(e, Save)]
+    step_reads = [e for e in events if isinstance(e, KeyRead)
+                  and vocab.kind_of_key(e.key) == vocab.STEP]
+    out: list[Finding] = []
+    if optim:
+        sched = _unrestored_scheduler(index, restores)
+        if sched is not None:
+            out.append(Finding(PARTIAL, optim[0].site, "the LR scheduler is not restored with "
+                               "the optimizer: after a resume the schedule starts again from "
+                               "its first step", (f"the scheduler is created at line {sched} "
+                                                  "and stepped, but nothing restores it",),
+                               HINT_PARTIAL))
+        saved_steps = [s for s in saves if any(vocab.kind_of_key(k) == vocab.STEP
+                                               for k in s.payload.keys)]
+        if saved_steps and not step_reads and any(r.source.loads for r in optim):
+            out.append(Finding(PARTIAL, optim[0].site, "the step counter saved with the "
+                               "checkpoint is not restored: the loop and anything keyed on the "
+                               "step start again from zero",
+                               (f"line {line(saved_steps[0].site)} saves it under "
+                                f"{_step_key(saved_steps[0])!r}; no resume reads it back",),
+                               HINT_PARTIAL))
+    elif models and any(r.bound for r in step_reads) and \
+            any(vocab.OPTIMIZER in component_kinds(s.payload) for s in saves):
+        out.append(Finding(PARTIAL, models[0].site, "the optimizer state is saved but not "
+                           "restored: the weights and the step resume while Adam's moments and "
+                           "its step count t start again from zero",
+                           ("nothing calls the optimizer's load_state_dict",), HINT_PARTIAL))
+    return out
+
+
+def _step_key(s: Save) -> str:
+    return next(k for k in sorted(s.payload.keys) if vocab.kind_of_key(k) == vocab.STEP)
+
+
+def _unrestored_scheduler(index: ModuleIndex, restores: list[Restore]) -> int | None:
+    """The line of a scheduler that is created and stepped but never restored, if any."""
+    if any(r.kind == vocab.SCHEDULER for r in restores):
+        return None
+    created: dict[str, int] = {}
+    stepped: set[str] = set()
+    for node in ast.walk(index.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = dotted(node.value.func) or ""
+            if vocab.is_scheduler_class(callee) and not _resumes(node.value):
+                for t in node.targets:
+                    if (name := dotted(t)) is not None:
+                        created.setdefault(name, node.lineno)
+            for t in node.targets:  # scheduler.last_epoch = start - 1
+                if isinstance(t, ast.Attribute) and t.attr in ("last_epoch", "_step_count"):
+                    created.pop(dotted(t.value) or "", None)
+        elif isinstance(node, ast.For) and all(_is_step_call(s) for s in node.body):
+            stepped.update("!" + (dotted(s.value.func.value) or "")  # type: ignore[attr-defined]
+                           for s in node.body)  # a catch-up loop
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "step":
+            name = dotted(node.func.value) or ""
+            if node.args or node.keywords:
+                stepped.add("!" + name)  # stepped to an explicit epoch: restored by argument
+            else:
+                stepped.add(name)
+    for name, lineno in sorted(created.items(), key=lambda x: x[1]):
+        if name in stepped and "!" + name not in stepped:
+            return lineno
+    return None
+
+
+def _is_step_call(s: ast.stmt) -> bool:
+    """`scheduler.step()` alone in a loop body: stepping the schedule to the resumed step."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "step" and \
+        vocab.kind_of_name(dotted(s.value.func.value) or "") == vocab.SCHEDULER
+
+
+def _resumes(call: ast.Call) -> bool:
+    """`last_epoch=start - 1` (or any value but the default -1) restores the schedule."""
+    for k in call.keywords:
+        if k.arg in ("last_epoch", "last_step", "current_step"):
+            v = k.value
+            return not (isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant)
+                        and v.operand.value == 1)
+    return False

@@ -1,0 +1,173 @@
+"""`fito lint` on files: read, parse with `ast`, walk, apply the rules, report.
+
+Reading reuses `fito.source` (size limit, binary and encoding checks); the reports are the
+`FileReport`s every fito command renders (`fito.report`). A file that imports no training
+library (torch, lightning, transformers, accelerate, deepspeed, ...) is read and parsed but
+not analysed: the rules are about PyTorch checkpoints.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from fito.diagnostics import Diagnostic, Span, error, sort_key, warning
+from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
+from fito.lint import rules
+from fito.lint.index import build_index
+from fito.lint.rules.common import Finding, Protocol
+from fito.lint.walker import Walker
+from fito.source import DEFAULT_MAX_BYTES, Source, read_source
+
+SYNTAX_ERROR = "FITOL000"
+_EXCLUDED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "build",
+                            "dist", "__pypackages__"))
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z0-9]+(?:[\s,]+[A-Z0-9]+)*))?", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class LintOptions:
+    select: tuple[str, ...] = ()       # code prefixes to report (all when empty)
+    ignore: tuple[str, ...] = ()       # code prefixes never reported
+    max_bytes: int = DEFAULT_MAX_BYTES
+    model_dir: str | None = None       # --model: write and check the specs here
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    report: FileReport
+    specs: tuple[FileReport, ...] = ()   # --model: each generated spec with its verdicts
+
+
+def discover(paths: list[str]) -> list[str]:
+    """Files as given; directories searched for `*.py` (hidden and build folders skipped)."""
+    out: list[str] = []
+    for p in paths:
+        if not os.path.isdir(p):
+            out.append(p)
+            continue
+        for root, dirs, files in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _EXCLUDED_DIRS)
+            out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".py"))
+    return out
+
+
+def lint_path(path: str, options: LintOptions) -> LintReport:
+    src = read_source(path, options.max_bytes)
+    if isinstance(src, Diagnostic):
+        return LintReport(FileReport(path, None, (src,), unreadable=True))
+    return lint_source(src, options)
+
+
+def lint_source(src: Source, options: LintOptions) -> LintReport:
+    """Every finding of one Python source, as fito diagnostics."""
+    try:
+        tree = ast.parse(src.text, filename=src.path)
+    except SyntaxError as exc:
+        line, col = exc.lineno or 1, exc.offset or 1
+        diag = error(SYNTAX_ERROR, f"Python syntax error: {exc.msg}", Span.point(line, col))
+        return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        diag = error(SYNTAX_ERROR, f"the file cannot be parsed as Python: {exc}")
+        return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
+    index = build_index(tree)
+    if not index.is_training_code:
+        return LintReport(FileReport(src.path, src.text, ()))
+    try:
+        traces = Walker(index).traces()
+        findings = rules.findings(traces, index)
+    except RecursionError:  # beyond even run_deep's stack: say so, never a traceback
+        diag = error(SYNTAX_ERROR, "the file nests expressions too deeply to be analysed")
+        return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
+    specs: tuple[FileReport, ...] = ()
+    if options.model_dir is not None:
+        findings, specs = _model_check(src.path, findings, rules.protocols(traces),
+                                       options.model_dir)
+    lines = src.text.split("\n")
+    diags = [_diagnostic(f, lines) for f in findings
+             if _selected(f.code, options) and not _suppressed(f, lines)]
+    diags.sort(key=sort_key)
+    return LintReport(FileReport(src.path, src.text, tuple(diags)), specs)
+
+
+def _selected(code: str, options: LintOptions) -> bool:
+    if options.select and not any(code.startswith(s) for s in options.select):
+        return False
+    return not any(code.startswith(s) for s in options.ignore)
+
+
+def _suppressed(f: Finding, lines: list[str]) -> bool:
+    """`# noqa` or `# noqa: FITOL003` on the reported line, as in ruff and flake8."""
+    n = f.site[0]
+    if not 1 <= n <= len(lines):
+        return False
+    m = _NOQA.search(lines[n - 1])
+    if m is None:
+        return False
+    codes = m.group("codes")
+    return codes is None or any(f.code.startswith(c.upper())
+                                for c in re.split(r"[\s,]+", codes) if c)
+
+
+def _diagnostic(f: Finding, lines: list[str]) -> Diagnostic:
+    line, col, end_line, end_col = f.site
+    span = Span(line, _column(lines, line, col), end_line, _column(lines, end_line, end_col))
+    return warning(f.code, f.message, span, notes=f.notes, hint=f.hint)
+
+
+def _column(lines: list[str], line: int, byte_offset: int) -> int:
+    """`ast` columns count UTF-8 bytes; diagnostics count characters (1-based)."""
+    if not 1 <= line <= len(lines):
+        return byte_offset + 1
+    text = lines[line - 1]
+    if text.isascii():
+        return byte_offset + 1
+    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
+
+
+def _model_check(path: str, findings: list[Finding],
+                 protocols: list[tuple[Finding | None, Protocol, int]],
+                 model_dir: str) -> tuple[list[Finding], tuple[FileReport, ...]]:
+    """Write each protocol's spec, check it, attach the counterexample to its finding."""
+    from fito.lint.model import check_spec, counterexample_note, spec_text
+
+    Path(model_dir).mkdir(parents=True, exist_ok=True)
+    notes: dict[tuple[str, tuple[int, ...]], str] = {}
+    specs: list[FileReport] = []
+    for finding, protocol, line in protocols:
+        spec_path = str(Path(model_dir) / f"{Path(path).stem}_L{line}.fito")
+        text = spec_text(protocol, f"{path}:{line}")
+        Path(spec_path).write_text(text, encoding="utf-8")
+        report = check_spec(spec_path, text)
+        specs.append(report)
+        failed = next((v for v in report.verdicts if v.verdict == "fails"), None)
+        if finding is not None and failed is not None:
+            notes[(finding.code, finding.site)] = counterexample_note(spec_path, failed)
+    out = [replace(f, notes=f.notes + (notes[(f.code, f.site)],))
+           if (f.code, f.site) in notes else f for f in findings]
+    return out, tuple(specs)
+
+
+def exit_status(reports: list[LintReport], exit_zero: bool = False) -> int:
+    """2 a file could not be read or parsed; 1 a warning (unless --exit-zero); else 0."""
+    if any(r.report.unreadable for r in reports):
+        return EXIT_INPUT
+    if not exit_zero and any(r.report.diagnostics for r in reports):
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def summary(reports: list[LintReport]) -> str:
+    """`Found 3 warnings in 2 files (checked 5 files)`, as mypy and ruff close."""
+    n = len(reports)
+    warnings = sum(1 for r in reports for d in r.report.diagnostics if not d.is_error)
+    errors = sum(1 for r in reports for d in r.report.diagnostics if d.is_error)
+    bad = sum(1 for r in reports if r.report.diagnostics)
+    checked = f"checked {n} file{'' if n == 1 else 's'}"
+    if not warnings and not errors:
+        return f"Success: no issues found ({checked})"
+    parts = [f"{c} {w}{'' if c == 1 else 's'}" for c, w in ((errors, "error"),
+                                                              (warnings, "warning")) if c]
+    return f"Found {' and '.join(parts)} in {bad} file{'' if bad == 1 else 's'} ({checked})"

@@ -1,0 +1,387 @@
+"""PyTorch DCP storage on fito.runtime: epoch manifests and mixed-restore refusal for users of
+`torch.distributed.checkpoint.save` and `load`, who change only the storage they pass.
+
+```python
+import torch.distributed.checkpoint as dcp
+from fito.runtime.dcp import FitoStorageReader, FitoStorageWriter
+dcp.save(state_dict, storage_writer=FitoStorageWriter(ckpt_dir), checkpoint_id=step)
+dcp.load(state_dict, storage_reader=FitoStorageReader(ckpt_dir))  # newest epoch that verifies
+```
+DCP's own save is already bilateral, and fito makes each step durable: every rank's
+`write_data` writes its items into one shard, `shards/dcp@<rank>/e<epoch>.shard`, and
+returns its WriteResults (its reflection) only once that shard is durable; DCP gathers them
+on the coordinator, whose `finish` writes DCP's metadata as `shards/dcp-metadata/...`, then
+the commit manifest naming every shard, last; then old epochs are collected (`keep`).
+Loading takes the newest committed epoch whose every shard verifies (the ranks share the
+hashing and agree, when torch.distributed is initialized), else an older one, never a mix.
+DCP wraps every error in its CheckpointException (a BaseException, not an Exception): the
+reader keeps its own as `reader.error` (a NoConsistentEpoch when nothing restores), and
+`reader.epoch`, `reader.skipped` say what was loaded and what was refused.
+Tensors are stored as raw bytes (64-byte aligned); other values as DCP serializes them,
+and they are loaded only if `torch.load(weights_only=True)` accepts them (DCP's own planner
+would unpickle them: fito refuses a payload that needs pickle). DCP's metadata is loaded
+with `weights_only=True` and DCP's metadata classes allowed, never unpickled freely.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import uuid
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import torch
+from torch.distributed.checkpoint import metadata as dcp_metadata
+from torch.distributed.checkpoint.planner import (
+    LoadItemType,
+    LoadPlan,
+    LoadPlanner,
+    SavePlan,
+    SavePlanner,
+)
+from torch.distributed.checkpoint.storage import StorageReader, StorageWriter, WriteResult
+from torch.futures import Future
+
+from fito.runtime import commit, layout
+from fito.runtime.durable import seal
+from fito.runtime.layout import CheckpointError
+from fito.runtime.manifest import Manifest, ShardRecord
+from fito.runtime.verify import check_epoch, check_shard, read_manifest
+from fito.runtime.writer import check_keep
+
+DOMAIN, METADATA = "dcp", "dcp-metadata"
+ALIGN = 64
+_SAFE: list[Any] = [dcp_metadata.Metadata, dcp_metadata.TensorStorageMetadata,
+         dcp_metadata.BytesStorageMetadata, dcp_metadata.ChunkStorageMetadata,
+         dcp_metadata.TensorProperties, dcp_metadata.MetadataIndex, dcp_metadata.StorageMeta]
+_SAFE += [getattr(dcp_metadata, "_MEM_FORMAT_ENCODING")] if hasattr(
+    dcp_metadata, "_MEM_FORMAT_ENCODING") else []
+
+
+def epoch_of(checkpoint_id: Any) -> int:
+    """The epoch a DCP checkpoint_id names: an int, or a string of digits."""
+    if isinstance(checkpoint_id, str) and checkpoint_id.isdigit():
+        checkpoint_id = int(checkpoint_id)
+    return layout.check_epoch(checkpoint_id)
+
+
+class FitoStorageWriter(StorageWriter):
+    """A DCP StorageWriter writing epochs of a fito checkpoint directory.
+
+    epoch: the epoch to write (or `checkpoint_id=` of dcp.save); default: one above the
+    newest commit. resume_from: as for CheckpointWriter, commits above it are superseded
+    before the first save. keep: commits kept after each save."""
+
+    def __init__(self, root: str | os.PathLike[str], *, epoch: int | None = None, keep: int = 2,
+                 resume_from: int | None = None) -> None:
+        super().__init__()
+        self.root, self.keep = Path(root), check_keep(keep)
+        self._epoch = None if epoch is None else layout.check_epoch(epoch)
+        self._resume_from = resume_from
+        self._lock_fd: int | None = None
+        self._save_id = uuid.uuid4().hex
+
+    @property
+    def checkpoint_id(self) -> str:
+        return str(self.root)
+
+    def reset(self, checkpoint_id: Any = None) -> None:
+        if checkpoint_id is not None:
+            self._epoch = epoch_of(checkpoint_id)
+        self._save_id = uuid.uuid4().hex
+
+    def set_up_storage_writer(self, is_coordinator: bool, *args: Any, **kwargs: Any) -> None:
+        self.is_coordinator = is_coordinator
+
+    def prepare_local_plan(self, plan: SavePlan) -> SavePlan:
+        return plan
+
+    def prepare_global_plan(self, plans: list[SavePlan]) -> list[SavePlan]:
+        """Coordinator: lock the directory, supersede if asked, choose the epoch."""
+        self._release()
+        self._lock_fd = commit.open_root(self.root)
+        newest = commit.resume(self.root, self._resume_from, self.keep)
+        self._resume_from = None
+        epoch = self._epoch if self._epoch is not None else (newest or 0) + 1
+        if newest is not None and epoch <= newest:
+            self._release()
+            raise CheckpointError(f"epoch {epoch} is not newer than the committed epoch "
+                                  f"{newest} in {self.root}; pass resume_from=<epoch> to go back")
+        return [dataclasses.replace(p, storage_data=(epoch, rank)) for rank, p in enumerate(plans)]
+
+    def write_data(self, plan: SavePlan, planner: SavePlanner) -> Future[list[WriteResult]]:
+        """This rank's items into its shard, durable before the results (its reflection)."""
+        epoch, rank = plan.storage_data
+        results: list[WriteResult] = []
+        if plan.items:
+            domain = layout.rank_domain(DOMAIN, rank)
+            try:
+                results = _write_items(self.root, domain, epoch, plan, planner)
+            except BaseException:
+                commit.discard_epoch(self.root, epoch, [domain], manifest=False)
+                raise
+        future: Future[list[WriteResult]] = Future()
+        future.set_result(results)
+        return future
+
+    def finish(self, metadata: dcp_metadata.Metadata,
+               results: list[list[WriteResult]]) -> None:
+        """Coordinator, after every rank's reflection: DCP's metadata, then the commit."""
+        epoch = self._epoch_of_results(results)
+        try:
+            self._commit(epoch, metadata, results)
+        except BaseException:
+            domains = [METADATA, *(d for d in layout.shard_domains(self.root)
+                                   if layout.split_rank(d)[0] == DOMAIN)]
+            commit.discard_epoch(self.root, epoch, domains, manifest=True)
+            raise
+        finally:
+            self._release()
+        commit.collect_after(self.root, epoch, self.keep)
+
+    def _epoch_of_results(self, results: list[list[WriteResult]]) -> int:
+        epochs = {wr.storage_data[5] for rank in results for wr in rank}
+        if len(epochs) > 1:
+            raise CheckpointError(f"ranks wrote different epochs: {sorted(epochs)}")
+        return epochs.pop() if epochs else (self._epoch or 0)
+
+    def _commit(self, epoch: int, metadata: dcp_metadata.Metadata,
+                results: list[list[WriteResult]]) -> None:
+        records = {}
+        storage = {}
+        for wr in (wr for rank in results for wr in rank):
+            file, offset, length, dtype, shape, _, digest, size = wr.storage_data
+            storage[wr.index] = (file, offset, length, dtype, shape)
+            domain = Path(file).parent.name
+            records[domain] = ShardRecord(domain, epoch, file, digest, size, DOMAIN)
+        metadata.storage_data = storage
+        metadata.storage_meta = dcp_metadata.StorageMeta(checkpoint_id=str(self.root),
+                                                         save_id=self._save_id)
+        buffer = io.BytesIO()
+        torch.save(metadata, buffer)
+        payload = buffer.getvalue()
+        staged = commit.stage_shard(self.root, METADATA, epoch, METADATA,
+                                    lambda sink: sink.write(payload))
+        digest, size = seal(staged)
+        records[METADATA] = ShardRecord(METADATA, epoch, layout.shard_relpath(METADATA, epoch),
+                                        digest, size, METADATA)
+        manifest = Manifest(epoch, tuple(records[d] for d in sorted(records)),
+                            MappingProxyType({"dcp_save_id": self._save_id}))
+        commit.commit(self.root, manifest)
+
+    def _release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __del__(self) -> None:
+        self._release()
+
+    def storage_meta(self) -> dcp_metadata.StorageMeta | None:
+        return dcp_metadata.StorageMeta(checkpoint_id=str(self.root), save_id=self._save_id)
+
+    @classmethod
+    def validate_checkpoint_id(cls, checkpoint_id: Any) -> bool:
+        return False  # chosen explicitly, never guessed from a checkpoint_id
+
+
+def _write_items(root: Path, domain: str, epoch: int, plan: SavePlan,
+                 planner: SavePlanner) -> list[WriteResult]:
+    """Stage and seal the shard: each item's bytes, tensors 64-byte aligned."""
+    placed: list[tuple[Any, int, int, str | None, tuple[int, ...] | None]] = []
+
+    def produce(sink: Any) -> None:
+        for item in plan.items:
+            data = planner.resolve_data(item)
+            raw: Any
+            if isinstance(data, io.BytesIO):
+                raw, dtype, shape = data.getbuffer(), None, None
+            else:
+                tensor = data.detach().to("cpu").contiguous()
+                sink.write(bytes(-sink.size % ALIGN))
+                raw = tensor.reshape(-1).view(torch.uint8).numpy()
+                dtype, shape = str(tensor.dtype), tuple(tensor.shape)
+            placed.append((item.index, sink.size, memoryview(raw).nbytes, dtype, shape))
+            sink.write(raw)
+
+    digest, size = seal(commit.stage_shard(root, domain, epoch, DOMAIN, produce))
+    file = layout.shard_relpath(domain, epoch)
+    return [WriteResult(index=index, size_in_bytes=length,
+                        storage_data=(file, offset, length, dtype, shape, epoch, digest, size))
+            for index, offset, length, dtype, shape in placed]
+
+
+class FitoStorageReader(StorageReader):
+    """A DCP StorageReader loading the newest epoch of a fito checkpoint directory whose every
+    shard verifies (or exactly `epoch`, or `checkpoint_id=` of dcp.load).
+
+    group: the process group the ranks agree on (default: the whole job, when
+    torch.distributed is initialized)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, epoch: int | None = None,
+                 group: Any = None) -> None:
+        super().__init__()
+        self.root = Path(root)
+        self._wanted = None if epoch is None else layout.check_epoch(epoch)
+        self._group = group
+        self.epoch: int | None = None
+        self.skipped: list[Any] = []
+        self.error: CheckpointError | None = None
+        self._manifest: Manifest | None = None
+
+    @property
+    def checkpoint_id(self) -> str:
+        return str(self.root)
+
+    def reset(self, checkpoint_id: Any = None) -> None:
+        if checkpoint_id is not None:
+            self._wanted = epoch_of(checkpoint_id)
+
+    def read_metadata(self, *args: Any) -> dcp_metadata.Metadata:
+        """Choose the epoch (every rank the same one) and decode its DCP metadata. (No
+        **kwargs: DCP then never falls back to rank-local metadata, which fito has not.)"""
+        self.error = None
+        try:
+            return self._choose()
+        except CheckpointError as exc:
+            self.error = exc
+            raise
+
+    def _choose(self) -> dcp_metadata.Metadata:
+        comm = _collective(self._group)
+        path = layout.checkpoint_dir(self.root)
+        listed = layout.manifest_epochs(path) if comm is None or comm.is_coordinator else []
+        candidates: list[int] = listed if comm is None else comm.broadcast(listed)
+        if self._wanted is not None:
+            candidates = [e for e in candidates if e == self._wanted]
+        self.skipped = []
+        for e in reversed(candidates):
+            metadata, problems = _verify_share(path, e, comm)
+            verdicts = [(metadata is not None, problems)] if comm is None else comm.all_gather(
+                (metadata is not None, problems))
+            if all(ok for ok, _ in verdicts):
+                assert metadata is not None
+                self.epoch, self._manifest = e, read_manifest(path, e)[0]
+                metadata.storage_meta.load_id = uuid.uuid4().hex
+                return metadata
+            self.skipped += [p for _, found in verdicts for p in found if p not in self.skipped]
+        from fito.runtime.reader import NoConsistentEpoch
+
+        raise NoConsistentEpoch(path, tuple(self.skipped))
+
+    def set_up_storage_reader(self, metadata: dcp_metadata.Metadata, is_coordinator: bool,
+                              *args: Any, **kwargs: Any) -> None:
+        self.storage_data = metadata.storage_data
+
+    def prepare_local_plan(self, plan: LoadPlan) -> LoadPlan:
+        return plan
+
+    def prepare_global_plan(self, plans: list[LoadPlan]) -> list[LoadPlan]:
+        return plans
+
+    def read_data(self, plan: LoadPlan, planner: LoadPlanner) -> Future[None]:
+        """Each file read once and hashed again (what is loaded is what was verified)."""
+        by_file: dict[str, list[Any]] = {}
+        for item in plan.items:
+            by_file.setdefault(self.storage_data[item.storage_index][0], []).append(item)
+        for file, items in by_file.items():
+            data = self._verified(file)
+            for item in items:
+                _load_item(item, self.storage_data[item.storage_index], data, planner)
+        future: Future[None] = Future()
+        future.set_result(None)
+        return future
+
+    def _verified(self, file: str) -> bytearray:
+        assert self._manifest is not None and self.epoch is not None
+        record = next((r for r in self._manifest.shards if r.file == file), None)
+        if record is None:
+            raise CheckpointError(f"{file} is not named by the commit of epoch {self.epoch}")
+        problems, data = check_shard(self.root, self.epoch, record, keep_bytes=True)
+        if problems or data is None:
+            raise CheckpointError(f"{file} changed after it was verified: "
+                                  + "; ".join(p.describe() for p in problems))
+        return data
+
+    @classmethod
+    def validate_checkpoint_id(cls, checkpoint_id: Any) -> bool:
+        return False
+
+
+def _collective(group: Any) -> Any:
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    from fito.runtime.distributed import Collective
+
+    comm = Collective(group)
+    return comm if comm.size > 1 else None
+
+
+def _verify_share(path: Path, epoch: int, comm: Any) -> tuple[Any, list[Any]]:
+    """Verify this rank's share of the epoch's shards (every shard when alone) and decode its
+    DCP metadata: (metadata or None, problems)."""
+    manifest, problems = read_manifest(path, epoch)
+    if manifest is None:
+        return None, problems
+    files = [r.domain for r in manifest.shards]
+    mine = set(files) if comm is None else {d for i, d in enumerate(files)
+                                            if i % comm.size == comm.rank} | {METADATA}
+    manifest, problems, blobs = check_epoch(path, epoch, (METADATA,), keep_bytes=False,
+                                            only=mine - {METADATA})
+    found, data = (check_shard(path, epoch, next(r for r in manifest.shards
+                                                  if r.domain == METADATA), True)
+                   if manifest is not None and METADATA in manifest.domains else ([], None))
+    problems = problems + found
+    if problems or data is None:
+        return None, problems
+    return _decode_metadata(path, epoch, data)
+
+
+def _decode_metadata(path: Path, epoch: int, data: bytearray) -> tuple[Any, list[Any]]:
+    from fito.runtime.codec import parse_header
+    from fito.runtime.verify import UNDECODABLE, Skip
+
+    try:
+        with torch.serialization.safe_globals(_SAFE):
+            metadata = torch.load(io.BytesIO(memoryview(data)[parse_header(data)[1]:]),
+                                  weights_only=True)
+        if not isinstance(metadata, dcp_metadata.Metadata):
+            raise TypeError(f"a {type(metadata).__name__}, not DCP metadata")
+    except Exception as exc:  # noqa: BLE001 - any failure refuses the epoch
+        return None, [Skip(epoch, UNDECODABLE, METADATA, f"{type(exc).__name__}: {exc}"[:200])]
+    return metadata, []
+
+
+def _load_item(item: Any, stored: tuple, data: bytearray, planner: LoadPlanner) -> None:
+    _, offset, length, dtype, shape = stored
+    view = memoryview(data)[offset:offset + length]
+    if item.type == LoadItemType.BYTE_IO:
+        try:  # what DCP's planner would unpickle freely must load without pickle first
+            torch.load(io.BytesIO(view), weights_only=True)
+        except Exception as exc:  # noqa: BLE001
+            raise CheckpointError(f"{item.storage_index.fqn}: a value that needs pickle to load "
+                                  f"({type(exc).__name__}); fito does not unpickle") from None
+        planner.load_bytes(item, io.BytesIO(view))
+        return
+    from torch.distributed._shard._utils import narrow_tensor_by_index
+
+    raw = torch.frombuffer(view, dtype=torch.uint8) if length else torch.empty(0, dtype=torch.uint8)
+    tensor = narrow_tensor_by_index(raw.view(_dtype(dtype)).reshape(shape), item.storage_offsets,
+                                    item.lengths)
+    target = planner.resolve_tensor(item).detach()
+    if target.size() != tensor.size():
+        raise CheckpointError(f"{item.storage_index.fqn}: stored {tuple(tensor.size())}, "
+                              f"expected {tuple(target.size())}")
+    target.copy_(tensor)
+    planner.commit_tensor(item, target)
+
+
+def _dtype(name: str) -> torch.dtype:
+    value = getattr(torch, name.removeprefix("torch."), None)
+    if not isinstance(value, torch.dtype):
+        raise CheckpointError(f"unknown dtype {name!r}")
+    return value

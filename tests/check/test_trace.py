@@ -1,0 +1,146 @@
+"""Counterexamples as data (fito.check.traces): every emitted trace replays in the naive
+reference interpreter state by state; writes are exactly the cells that changed; a crash
+names what it reset; a deadlock says what each process waits for; the JSON form is lossless.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fito.check.reference_steps import EVENT, TICK
+from fito.check.reference_terms import Reference
+from fito.check.traces import DEADLOCK, VIOLATION, Trace
+from fito.driver import CheckOptions, check_source, front_end
+from fito.render.runs import Collapsed, rows
+from fito.source import Source
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CRASHY = """
+type V = 0..2
+channel set: V
+domain mem: V = 0 volatile
+domain disk: V = 0 durable
+process Work = mem < 2 & set!(mem + 1) { mem := mem + 1, disk := mem + 1 } -> Work
+process Node = Work /\\ (crash -> Node)
+system Node
+assert always not (mem == 0 and disk == 2)
+"""
+
+STUCK = """
+type V = 0..1
+channel a, b
+domain x: V = 0 durable
+process P = x > 0 & a -> P
+process Q = b -> SKIP
+system P ||| Q
+assert :[deadlock free]
+"""
+
+HIDDEN = """
+channel a, b
+process P = (||| i: {0, 1, 2} @ SKIP) ; a -> b -> STOP
+system P \\ {| a |}
+assert :[deadlock free]
+"""
+
+
+def report(text: str, name: str = "t.fito"):  # type: ignore[no-untyped-def]
+    return check_source(Source(name, text), CheckOptions())
+
+
+def replays_in_reference(text: str, trace: Trace) -> bool:
+    """The trace's states follow transitions of the reference interpreter, one per step."""
+    _, model, _ = front_end(text)
+    ref = Reference(model)
+    assert model.system is not None
+    shown = lambda store: tuple(  # noqa: E731
+        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells))
+    root = ref.root(model.system)
+    frontier = {root}
+    if shown(root[1]) != trace.initial_state:
+        return False
+    for step in trace.steps:
+        nxt = set()
+        for term, store in frontier:
+            for tr in ref.trans(term, store):
+                kind = {EVENT: "event", TICK: "tick"}.get(tr.kind, "internal")
+                if (kind == "event") != (step.kind == "event"):
+                    continue
+                if kind == "event" and tr.event[0] != step.channel:
+                    continue
+                after = ref.fire(tr, store)
+                if shown(after[1]) == step.state:
+                    nxt.add(after)
+        if not nxt:
+            return False
+        frontier = nxt
+    return True
+
+
+def _names(model, ref):  # type: ignore[no-untyped-def]
+    import itertools
+
+    out = []
+    for name, cell in model.cells.items():
+        for combo in itertools.product(*(t.values() for t in cell.indices)):
+            label = name + "".join(f"[{t.show(v)}]" for t, v in zip(cell.indices, combo))
+            out.append((label, cell.type))
+    return out
+
+
+@pytest.mark.parametrize("name", ["checkpoint_naive.fito", "firmware_rollout.fito",
+                                  "checkpoint_commit_early.fito"])
+def test_every_trace_of_the_shipped_specs_replays(name: str) -> None:
+    text = (ROOT / "specs" / name).read_text(encoding="utf-8")
+    runs = [v.run for v in report(text, name).verdicts if v.run is not None]
+    assert runs
+    for run in runs:
+        assert replays_in_reference(text, run)
+        assert Trace.from_json(run.to_json()) == run
+
+
+def test_writes_are_the_changed_cells_and_the_labels_are_the_trace() -> None:
+    v = report((ROOT / "specs" / "checkpoint_naive.fito").read_text()).verdicts[0]
+    assert v.run is not None and v.run.labels == v.trace
+    before = v.run.initial_state
+    for step in v.run.steps:
+        assert step.writes == tuple(p for p, q in zip(step.state, before) if p != q)
+        before = step.state
+    assert [s.movers for s in v.run.steps] == [("Trainer",), ("Flusher(gpu)",)]
+    assert v.run.final.kind == VIOLATION
+    assert dict(v.run.final.cells) == {k: val for k, val in v.run.last_state
+                                        if k.startswith("saved")}
+
+
+def test_a_crash_names_the_volatile_cells_it_reset() -> None:
+    v = report(CRASHY).verdicts[0]
+    assert v.verdict == "fails" and v.run is not None
+    crash = next(s for s in v.run.steps if s.crash)
+    before = dict(v.run.state_before(crash.index))
+    assert crash.crash_reset == ("mem",) and before["mem"] != "0"
+    assert dict(crash.state)["mem"] == "0" and dict(crash.state)["disk"] == before["disk"]
+    assert replays_in_reference(CRASHY, v.run)
+    domains = {c.name: (c.domain, c.durable) for c in v.run.cells}
+    assert domains == {"mem": ("", False), "disk": ("", True)}
+
+
+def test_a_deadlock_says_what_each_process_waits_for() -> None:
+    v = report(STUCK).verdicts[0]
+    assert v.verdict == "fails" and v.run is not None and v.run.final.kind == DEADLOCK
+    waiting = {w.process: w for w in v.run.final.waiting}
+    assert waiting["P"].guarded == ("a",) and not waiting["P"].offers
+    assert waiting["Q"].terminated
+
+
+def test_runs_of_internal_steps_are_collapsed_unless_verbose() -> None:
+    v = report(HIDDEN).verdicts[0]
+    assert v.run is not None
+    internal = [s.index for s in v.run.steps if s.is_internal]
+    shown = rows(v.run)
+    collapsed = [r for r in shown if isinstance(r, Collapsed)]
+    assert sum(r.count for r in collapsed) + sum(1 for r in shown if not isinstance(
+        r, Collapsed) and r.is_internal) == len(internal)
+    assert collapsed and len(rows(v.run, verbose=True)) == len(v.run.steps)
+    assert any(s.kind == "hidden" and s.label == "tau (a)" for s in v.run.steps)

@@ -1,0 +1,117 @@
+"""The language server over stdio, driven by pygls's LSP client as an editor would: it
+publishes diagnostics as the text changes (and verdicts when it opens or is saved),
+answers hover with a name's type, goes to definitions and formats the document."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsprotocol import types as T  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+from fito.lang.format import format_text  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+NAIVE = (ROOT / "specs" / "checkpoint_naive.fito").read_text(encoding="utf-8")
+PIPES = (ROOT / "specs" / "pipelines.fito").read_text(encoding="utf-8")
+URI = "file:///work/naive.fito"
+
+
+def where(text: str, needle: str, nth: int = 1) -> T.Position:
+    """A position inside the nth occurrence of needle, outside comments (its second
+    character)."""
+    for i, line in enumerate(text.split("\n")):
+        code = line.split("--", 1)[0]
+        start = 0
+        while (j := code.find(needle, start)) >= 0:
+            nth -= 1
+            if nth == 0:
+                return T.Position(line=i, character=j + 1)
+            start = j + 1
+    raise AssertionError(needle)
+
+
+async def session() -> dict:
+    client = LanguageClient("fito-test", "1")
+    published: dict[str, list] = {}
+    arrived = asyncio.Event()
+
+    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def diagnostics(params: T.PublishDiagnosticsParams) -> None:
+        published.setdefault(params.uri, []).append(params.diagnostics)
+        arrived.set()
+
+    async def next_diagnostics() -> list:
+        await asyncio.wait_for(arrived.wait(), 120)
+        arrived.clear()
+        return published[URI][-1]
+
+    await client.start_io(sys.executable, "-m", "fito", "lsp", cwd=str(ROOT))
+    got: dict = {}
+    try:
+        await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities()))
+        client.initialized(T.InitializedParams())
+        doc = T.TextDocumentIdentifier(uri=URI)
+        client.text_document_did_open(T.DidOpenTextDocumentParams(
+            text_document=T.TextDocumentItem(uri=URI, language_id="fito", version=1,
+                                             text=NAIVE)))
+        got["open"] = await next_diagnostics()
+        broken = NAIVE.replace("flush.d!live", "flush.d!lve")
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=broken)]))
+        got["typing"] = await next_diagnostics()
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=3),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=NAIVE)]))
+        await next_diagnostics()
+        for name, needle, nth in [("cell", "saved", 2), ("channel", "flush", 2),
+                                  ("member", "gpu", 2)]:
+            got[name] = await client.text_document_hover_async(
+                T.HoverParams(text_document=doc, position=where(NAIVE, needle, nth)))
+        got["definition"] = await client.text_document_definition_async(T.DefinitionParams(
+            text_document=doc, position=where(NAIVE, "Flusher", 2)))
+        ugly = NAIVE.replace("process Trainer = ", "process   Trainer=")
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=4),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=ugly)]))
+        await next_diagnostics()
+        got["format"] = await client.text_document_formatting_async(T.DocumentFormattingParams(
+            text_document=doc, options=T.FormattingOptions(tab_size=2, insert_spaces=True)))
+        got["ugly"] = ugly
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=5),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=PIPES)]))
+        await next_diagnostics()
+        spot = where(PIPES, "save(s")
+        got["snap"] = await client.text_document_hover_async(T.HoverParams(
+            text_document=doc, position=T.Position(line=spot.line, character=spot.character + 4)))
+        await client.shutdown_async(None)
+        client.exit(None)
+    finally:
+        await client.stop()
+    return got
+
+
+def test_the_language_server_over_stdio() -> None:
+    got = asyncio.run(session())
+    failing = [d for d in got["open"] if d.code == "M005"]
+    assert len(failing) == 1 and failing[0].range.start.line == 23
+    assert "flush.gpu.1" in failing[0].message
+    typing = [d for d in got["typing"] if d.code == "R001"]
+    assert len(typing) == 1 and "'lve'" in typing[0].message
+    spot = where(NAIVE.replace("flush.d!live", "flush.d!lve"), "lve")
+    assert typing[0].range.start == T.Position(line=spot.line, character=spot.character - 1)
+    assert "domain saved[d: Dom]: Epoch = 0 durable" in got["cell"].contents.value
+    assert "3 cells" in got["cell"].contents.value and "0..2" in got["cell"].contents.value
+    assert "channel flush: Dom.Epoch" in got["channel"].contents.value
+    assert "gpu: Dom" in got["member"].contents.value
+    assert got["definition"].range.start.line == where(NAIVE, "Flusher").line
+    (edit,) = got["format"]
+    assert edit.new_text == format_text(got["ugly"]).text
+    assert "s: Snap(gpu, t1)" in got["snap"].contents.value
