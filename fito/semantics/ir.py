@@ -300,6 +300,20 @@ _PY = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": 
        "*": "*"}
 
 
+_FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too
+
+
+def chain_of(ir: IR) -> list[IR]:
+    """The operands of a left-nested chain of one operator: ((a op b) op c) -> [a, b, c]."""
+    op, out = ir[1], []
+    while ir[0] == "op" and ir[1] == op:
+        out.append(ir[3])
+        ir = ir[2]
+    out.append(ir)
+    out.reverse()
+    return out
+
+
 def to_python(ir: IR, var: str = "s") -> str:
     """A Python expression computing ir from the tuple named `var` (helpers: _rd, _div, _mod, _fault)."""
     tag = ir[0]
@@ -321,11 +335,9 @@ def to_python(ir: IR, var: str = "s") -> str:
     if tag == "fault":
         return f"_fault({ir[1]}, {ir[2]!r})"
     _, op, a, b, err = ir
+    if op in _FLAT:  # a chain `x op y op z` without nested parentheses (Python allows 200)
+        return "(" + f" {_FLAT[op]} ".join(to_python(x, var) for x in chain_of(ir)) + ")"
     sa, sb = to_python(a, var), to_python(b, var)
-    if op == "and":
-        return f"({sa} and {sb})"
-    if op == "or":
-        return f"({sa} or {sb})"
     if op == "=>":
         return f"((not {sa}) or {sb})"
     if op == "/":

@@ -125,7 +125,7 @@ class ScalarCode:
                 t = self.layout.types[w.slot]
                 lines += [f"p{j} = {w.slot}",
                           f"if not ({contains(f'v{j}', t)}): _fault({w.range_err}, "
-                          f"'{self.layout.names[w.slot]} := ' + str(v{j}))"]
+                          f"{self.layout.names[w.slot] + ' := '!r} + str(v{j}))"]
             else:
                 idx = ", ".join(to_python(x) for x in w.index)
                 lines += [f"p{j} = _slot({w.cell!r}, ({idx},), {w.index_err})",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, domain_values, evaluate, reads_cells
+from fito.semantics.ir import IR, ExprCompiler, Fault, domain_values, evaluate, reads_cells
 
 OMEGA: tuple = ("omega",)
 STOP: tuple = ("stop",)
@@ -134,6 +134,7 @@ class Terms:
         if isinstance(p, A.ProcRef):
             decl = self.model.processes[p.name]
             args = [self._arg(a, env, state) for a in p.args]
+            self.check_arguments(p, args, state is None)
             inner = {param.name: v for param, v in zip(decl.params, args)}
             return self._make(decl.body, inner, state, depth + 1)
         if isinstance(p, A.Guard):
@@ -286,6 +287,19 @@ class Terms:
             raise NeedsState()
         return evaluate(ir, state, self.compiler.layout)
 
+    def check_arguments(self, call: A.ProcRef, args: Sequence[int], deferred: bool) -> None:
+        """An argument outside its parameter's declared type is a model error (M001) of the
+        transition that makes the call: without a state (`deferred`), NeedsState puts off the
+        call to the step's target, where the Fault becomes that transition's error."""
+        types = self.model.param_types.get(call.name, ())
+        for a, v, t in zip(call.args, args, types):
+            if not t.contains(v):
+                if deferred:
+                    raise NeedsState()
+                site = self.compiler.sites.add(
+                    "M001", f"argument outside the declared type of '{call.name}'", a.span)
+                raise Fault(site, f"{v} given")
+
     def needs_state(self, p: A.Proc, env: Mapping[str, int]) -> bool:
         """Whether making p under env reads cells (a call with cell-reading arguments)."""
         try:
@@ -375,6 +389,7 @@ class Deferred:
         """The target term for given argument values (NeedsState if more of it reads cells)."""
         assert isinstance(self.body, A.ProcRef)
         decl = self.terms.model.processes[self.body.name]
+        self.terms.check_arguments(self.body, values, False)
         inner = {param.name: v for param, v in zip(decl.params, values)}
         return self.around(self.terms.intern(self.terms._make(decl.body, inner, None, 1)))
 

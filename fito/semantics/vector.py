@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from fito.lang.values import SetT, ValueType
-from fito.semantics.ir import IR
+from fito.semantics.ir import IR, chain_of
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
 from fito.semantics.packing import Codebook, Field, Overflow, Packing, value_range
@@ -82,7 +82,11 @@ class VectorCode:
     def _exec(self, lines: list[str], constants: dict[str, Any], name: str) -> Any:
         ns = dict(self.namespace)
         ns.update(constants)
-        exec(compile("\n".join(lines), f"<fito-vector-{name}>", "exec"), ns)  # noqa: S102
+        try:
+            code = compile("\n".join(lines), f"<fito-vector-{name}>", "exec")
+        except (SyntaxError, RecursionError) as exc:  # nested too deep for Python's compiler
+            raise NotVector(f"generated code Python cannot compile ({exc})") from None
+        exec(code, ns)  # noqa: S102
         return ns[name]
 
     def _transition(self, constants: dict[str, Any], n: int, t: Transition, guard: str | None,
@@ -384,6 +388,14 @@ class _Emitter:
 
     def _op(self, ir: IR) -> tuple[str, str]:
         _, op, a_ir, b_ir, _err = ir
+        if op in ("and", "or") and a_ir[0] == "op" and a_ir[1] == op:  # a chain: flat lines
+            fn, t = f"np.logical_{op}", self.fresh()
+            operands = chain_of(ir)
+            self.prelude.append(f"{t} = {self.bool(operands[0])}")
+            for x in operands[1:]:
+                b = self.bool(x)
+                self.prelude.append(f"{t} = {fn}({t}, {b})")
+            return t, "b"
         if op in ("and", "or", "=>"):
             a, b = self.bool(a_ir), self.bool(b_ir)
             if op == "and":
