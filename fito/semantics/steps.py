@@ -88,6 +88,8 @@ class Semantics:
             return [Step(TICK, None, (), (), (), False, self.omega)]
         if tag == "pre":
             return self._prefix(t)
+        if tag == "error":  # one internal step whose guard is the model error itself
+            return [Step(TAU, None, (), (("fault", t[1], t[2]),), (), False, self.omega)]
         if tag == "ichoice":
             return [Step(TAU, None, (), (), (), False, part) for part in t[1]]
         if tag == "ext":
@@ -121,15 +123,19 @@ class Semantics:
         return target.wrapped(build)
 
     def _ext(self, t: tuple) -> list[Step]:
-        _, left, right = t
-        ext = self.terms.ext
+        """The steps of a chain `P1 [] ... [] Pn`, its operands' in order: a visible step
+        resolves the choice, an internal one keeps the chain with Pi replaced by its target.
+        Taken over the whole chain at once (not per nested pair, which copies every step
+        list once per level: quadratic in n)."""
+        terms = self.terms
+        ops = terms.operands(terms.intern(t))
         out = []
-        for s in self.steps(left):
-            out.append(replace(s, target=self._wrap(s.target, lambda x: ext(x, right)))
-                       if s.kind == TAU else s)
-        for s in self.steps(right):
-            out.append(replace(s, target=self._wrap(s.target, lambda x: ext(left, x)))
-                       if s.kind == TAU else s)
+        for i, o in enumerate(ops):
+            def build(x: int, i: int = i) -> tuple:
+                return terms.ext_all(ops[:i] + [x] + ops[i + 1:])
+
+            out += [replace(s, target=self._wrap(s.target, build)) if s.kind == TAU else s
+                    for s in self.steps(o)]
         return out
 
     def _seq(self, t: tuple) -> list[Step]:

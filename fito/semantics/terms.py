@@ -12,6 +12,7 @@ A term is a tuple; its children are term ids. Forms (docs/semantics.md):
   ("hide", chans, t)                 `P \\ X`
   ("guard", node, env, t)            `b & P` with b reading cells (env: b's bound values)
   ("if", node, env, t1, t2)          `if b then P else Q` with b reading cells
+  ("error", site, detail)            a call with an argument out of range: faults at once
 Two forms exist only while the compiled network (fito/semantics/network.py) computes the
 transitions of a few components of a configuration at a time:
   ("hole", p)                        component p of the configuration, standing still
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, domain_values, evaluate, reads_cells
+from fito.semantics.ir import IR, ExprCompiler, domain_values, evaluate, reads_cells
 
 OMEGA: tuple = ("omega",)
 STOP: tuple = ("stop",)
@@ -54,6 +55,7 @@ class Terms:
     _nodes: dict[int, object] = field(default_factory=dict)
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _par: dict[int, bool] = field(default_factory=dict)
+    _calls: dict[tuple, tuple] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -132,11 +134,7 @@ class Terms:
         if isinstance(p, A.Prefix):
             return ("pre", self.key(p), self.env_of(p, env))
         if isinstance(p, A.ProcRef):
-            decl = self.model.processes[p.name]
-            args = [self._arg(a, env, state) for a in p.args]
-            self.check_arguments(p, args, state is None)
-            inner = {param.name: v for param, v in zip(decl.params, args)}
-            return self._make(decl.body, inner, state, depth + 1)
+            return self._call(p, env, state, depth)
         if isinstance(p, A.Guard):
             cond = self.compiler.compile(p.cond, env)
             if cond[0] == "k":
@@ -162,6 +160,22 @@ class Terms:
             return ("hide", chans, self.intern(self._make(p.proc, env, state, depth + 1)))
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, state, depth)
+
+    def _call(self, p: A.ProcRef, env: Mapping[str, int], state: Sequence[int] | None,
+              depth: int) -> tuple:
+        """A call unfolded; made once per (process, arguments) where the body does not read
+        the cells (a replicated choice over n values is then built once, not at each of its
+        n steps' targets)."""
+        decl = self.model.processes[p.name]
+        args = [self._arg(a, env, state) for a in p.args]
+        key = (p.name, tuple(args))
+        got = self._calls.get(key) or self.check_arguments(p, args)
+        if got is None:
+            inner = {param.name: v for param, v in zip(decl.params, args)}
+            got = self._make(decl.body, inner, state, depth + 1)
+            if state is None:  # made without the cells: the same in every state
+                self._calls[key] = got
+        return got
 
     def _binary(self, p: A.ProcBinary, env: Mapping[str, int], state: Sequence[int] | None,
                 depth: int) -> tuple:
@@ -191,12 +205,7 @@ class Terms:
             sync = frozenset(p.sync.channel_names()) if p.op == "[||]" and p.sync else frozenset()
             return ("par", sync, tuple(parts))
         if p.op == "[]":
-            if not parts:
-                return STOP
-            acc = self.table[parts[0]]
-            for t in parts[1:]:
-                acc = self.ext(self.intern(acc), t)
-            return acc
+            return self.ext_all(parts)
         assert p.op == "|~|"
         return ("ichoice", tuple(parts))
 
@@ -211,18 +220,24 @@ class Terms:
         steps to the same targets. Without them a recursion through a choice with an
         internal step (`P = a -> P [] {x := 1} -> P`) makes a new, longer term at every
         step, and the state space of a finite model never closes."""
+        return self.ext_all((left, right))
+
+    def ext_all(self, parts: Sequence[int]) -> tuple:
+        """`P1 [] ... [] Pn` in the normal form of `ext`, in time linear in the operands (a
+        replicated choice over a large range is one pass, not n chains rebuilt)."""
         table = self.table
-        if table[left] == STOP:
-            return table[right]
-        if table[right] == STOP:
-            return table[left]
         kept: list[int] = []
         seen: set[int] = set()
-        for o in self.operands(left) + self.operands(right):
-            if o in seen and self.stable(o):
+        for part in parts:
+            if table[part] == STOP:
                 continue
-            seen.add(o)
-            kept.append(o)
+            for o in self.operands(part):
+                if o in seen and self.stable(o):
+                    continue
+                seen.add(o)
+                kept.append(o)
+        if not kept:
+            return STOP
         acc = table[kept[0]]
         for o in kept[1:]:
             acc = ("ext", self.intern(acc), o)
@@ -258,7 +273,7 @@ class Terms:
                 got = (True, False)
             elif tag == "pre":
                 got = (self.node(t[1]).event is not None, True)  # type: ignore[attr-defined]
-            elif tag == "ichoice":
+            elif tag in ("ichoice", "error"):
                 got = (False, True)
             elif tag == "guard":
                 got = self.initial_kinds(t[3])
@@ -287,18 +302,17 @@ class Terms:
             raise NeedsState()
         return evaluate(ir, state, self.compiler.layout)
 
-    def check_arguments(self, call: A.ProcRef, args: Sequence[int], deferred: bool) -> None:
-        """An argument outside its parameter's declared type is a model error (M001) of the
-        transition that makes the call: without a state (`deferred`), NeedsState puts off the
-        call to the step's target, where the Fault becomes that transition's error."""
+    def check_arguments(self, call: A.ProcRef, args: Sequence[int]) -> tuple | None:
+        """The term of a call with an argument outside its parameter's declared type: an
+        `error` term, whose one step faults (M001) as soon as the call is reached (a branch
+        not taken, as in `if e < N then P(e + 1) else ...`, never faults)."""
         types = self.model.param_types.get(call.name, ())
         for a, v, t in zip(call.args, args, types):
             if not t.contains(v):
-                if deferred:
-                    raise NeedsState()
                 site = self.compiler.sites.add(
                     "M001", f"argument outside the declared type of '{call.name}'", a.span)
-                raise Fault(site, f"{v} given")
+                return ("error", site, f"{v} given")
+        return None
 
     def needs_state(self, p: A.Proc, env: Mapping[str, int]) -> bool:
         """Whether making p under env reads cells (a call with cell-reading arguments)."""
@@ -389,7 +403,9 @@ class Deferred:
         """The target term for given argument values (NeedsState if more of it reads cells)."""
         assert isinstance(self.body, A.ProcRef)
         decl = self.terms.model.processes[self.body.name]
-        self.terms.check_arguments(self.body, values, False)
+        bad = self.terms.check_arguments(self.body, values)
+        if bad is not None:
+            return self.around(self.terms.intern(bad))
         inner = {param.name: v for param, v in zip(decl.params, values)}
         return self.around(self.terms.intern(self.terms._make(decl.body, inner, None, 1)))
 
