@@ -28,7 +28,7 @@ from fito.lang.printer import print_expr
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 from fito.semantics.ir import Fault
-from fito.semantics.network import MAX_MODES, StructureGrows
+from fito.semantics.network import StructureGrows
 
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
@@ -100,9 +100,8 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
         reason = f"timeout after {limits.timeout:g} s"
     except RecursionError:
         reason = "the process term grew too deep (recursion through an operator)"
-    except StructureGrows:
-        reason = (f"the parallel structure keeps growing: more than {MAX_MODES:,} shapes (a "
-                  "recursion through a parallel operator makes a new component at every turn)")
+    except StructureGrows as grows:
+        reason = grows.message
     except MemoryError:
         reason = "out of memory; bound the search with --max-states"
     except Fault as fault:  # the initial term itself (a call with an argument out of range)
