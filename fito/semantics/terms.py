@@ -56,6 +56,7 @@ class Terms:
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _par: dict[int, bool] = field(default_factory=dict)
     _calls: dict[tuple, tuple] = field(default_factory=dict)
+    _reads: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -105,7 +106,7 @@ class Terms:
         k = self.key(node)
         got = self._free.get(k)
         if got is None:
-            got = frozenset(names_read(node))
+            got = names_read(node, self._reads)
             self._free[k] = got
         return got
 
@@ -324,52 +325,60 @@ class Terms:
 
 
 # ---------------------------------------------------------------------- names read by a node
-def names_read(node: object) -> set[str]:
-    """Every name a node reads and does not bind itself (binders, inputs)."""
-    out: set[str] = set()
-    _read(node, frozenset(), out)
-    return out
+_NOTHING: frozenset[str] = frozenset()
 
 
-def _read(n: object, bound: frozenset[str], out: set[str]) -> None:
+def names_read(node: object, memo: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
+    """Every name a node reads and does not bind itself (binders, inputs). Composed from its
+    children's names, each node once with a shared `memo` (by node id): the free names of
+    every suffix of a prefix chain cost linear time, not quadratic."""
+    memo = {} if memo is None else memo
+    got = memo.get(id(node))
+    if got is None:
+        got = _read(node, memo)
+        memo[id(node)] = got
+    return got
+
+
+def _read(n: object, memo: dict[int, frozenset[str]]) -> frozenset[str]:
     if isinstance(n, A.Name):
-        if n.id not in bound:
-            out.add(n.id)
-        return
+        return frozenset((n.id,))
     if isinstance(n, (A.Quant, A.Replicated)):
-        _read(n.domain, bound, out)
-        _read(getattr(n, "sync", None), bound, out)
-        _read(n.body, bound | {n.var}, out)
-        return
+        inner = names_read(n.body, memo) - {n.var}
+        return names_read(n.domain, memo) | names_read(getattr(n, "sync", None), memo) | inner
     if isinstance(n, A.Prefix):
-        inner = bound
-        if n.event is not None:
-            for f in n.event.fields:
-                if isinstance(f, A.InField):
-                    if f.restriction is not None:
-                        _read(f.restriction, bound, out)
-                    inner = inner | {f.var}
-                else:
-                    _read(f.value, inner, out)
-        for a in n.assigns:
-            _read(a.target, inner, out)
-            _read(a.value, inner, out)
-        _read(n.body, inner, out)
-        return
+        return _read_prefix(n, memo)
     if isinstance(n, A.ProcRef):
-        for a in n.args:
-            _read(a, bound, out)
-        return
+        return names_read(n.args, memo)
     if isinstance(n, tuple):
-        for x in n:
-            _read(x, bound, out)
-        return
+        return _NOTHING.union(*(names_read(x, memo) for x in n))
+    out: set[str] = set()
     for name in getattr(n, "__slots__", ()):
         if name in ("span", "name_span", "name_spans"):
             continue
         child = getattr(n, name)
         if isinstance(child, tuple) or hasattr(child, "__slots__"):
-            _read(child, bound, out)
+            out |= names_read(child, memo)
+    return frozenset(out)
+
+
+def _read_prefix(n: A.Prefix, memo: dict[int, frozenset[str]]) -> frozenset[str]:
+    """Input variables bind the later fields, the assignments and the body; a field's
+    restriction reads only the names outside the prefix."""
+    out: set[str] = set()
+    bound: set[str] = set()
+    if n.event is not None:
+        for f in n.event.fields:
+            if isinstance(f, A.InField):
+                if f.restriction is not None:
+                    out |= names_read(f.restriction, memo)
+                bound.add(f.var)
+            else:
+                out |= names_read(f.value, memo) - bound
+    for a in n.assigns:
+        out |= (names_read(a.target, memo) | names_read(a.value, memo)) - bound
+    out |= names_read(n.body, memo) - bound
+    return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
