@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from fito import budget
 from fito.budget import BudgetExceeded
 from fito.check.explore import (
     DEADLOCK,
@@ -93,9 +94,13 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
         c.deadline = time.monotonic() + limits.timeout
     reason = None
     try:
-        if len(group) == 1 and group[0].kind not in SAFETY:
-            return [_with_time(check_assertion(c, group[0], limits), time.perf_counter() - start)]
-        return _safety(c, group, limits)
+        # the budget's deadline too: stages that poll it (quantifiers expanded while
+        # compiling) stop at the assertion's --timeout
+        with budget.active(budget.current().within(limits.timeout)):
+            if len(group) == 1 and group[0].kind not in SAFETY:
+                return [_with_time(check_assertion(c, group[0], limits),
+                                   time.perf_counter() - start)]
+            return _safety(c, group, limits)
     except TimeLimit:  # the engines report their figures themselves; this is the backstop
         reason = f"timeout after {limits.timeout:g} s"
     except RecursionError:

@@ -181,7 +181,7 @@ class Answers:
         return self.got  # type: ignore[return-value]
 
 
-def _stop(deadline: float | None, limits: Limits) -> str | None:
+def stop_reason(deadline: float | None, limits: Limits) -> str | None:
     """Why a search must stop now: its deadline passed, or the memory budget
     (--max-memory, fito.budget) is used up; None to go on."""
     if deadline is not None and time.monotonic() > deadline:
@@ -293,7 +293,7 @@ def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at
             expanded += 1
             if expanded & 1023 == 0:
                 progress.tick(n, depth)
-                stop = _stop(deadline, limits)
+                stop = stop_reason(deadline, limits)
                 if stop is not None:
                     g.transitions += transitions
                     return answers.close(Found(LIMIT, reason=stop), n, g.transitions,

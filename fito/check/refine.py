@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from fito.check.explore import Limits, Progress
+from fito.check.explore import Limits, Progress, stop_reason
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.trace_adapter import Transition, build_trace
 from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
@@ -153,8 +153,9 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     nxt.append(len(states) - 1)
                 if len(states) & 1023 == 0:
                     progress.tick(len(states), depth)
-                    if deadline is not None and time.monotonic() > deadline:
-                        return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
+                    stop = stop_reason(deadline, limits)  # the deadline, --max-memory
+                    if stop is not None:
+                        return _limit(a, text, stop, len(states), transitions)
                 if limits.max_states is not None and len(states) > limits.max_states:
                     return _limit(a, text, f"more than {limits.max_states:,} states", len(states), transitions)
             depth += 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
@@ -139,11 +140,16 @@ class ExprCompiler:
 
     def _quant(self, e: A.Quant, env: Mapping[str, int]) -> IR:
         values = _domain_values(self.model, e.domain)
+        decisive = 0 if e.kind == "forall" else 1
         parts = []
         for v in values:
+            budget.check()
             inner = dict(env)
             inner[e.var] = v
-            parts.append(self.compile(e.body, inner))
+            part = self.compile(e.body, inner)
+            parts.append(part)
+            if part[0] == "fault" or (part[0] == "k" and bool(part[1]) == bool(decisive)):
+                break  # the operands after it are never evaluated
         op = "and" if e.kind == "forall" else "or"
         return conjoin(parts) if op == "and" else disjoin(parts)
 
@@ -224,6 +230,9 @@ def fold(ir: IR) -> IR:
     tag = ir[0]
     if tag in ("k", "c", "cd", "fault"):
         return ir
+    certain = _certain_fault(ir)
+    if certain is not None:
+        return certain
     operands = [x for x in ir[1:] if isinstance(x, tuple)]
     if all(x[0] == "k" for x in operands):
         try:
@@ -231,6 +240,21 @@ def fold(ir: IR) -> IR:
         except Fault:
             return ir
     return ir
+
+
+def _certain_fault(ir: IR) -> IR | None:
+    """The fault every evaluation of ir meets first, if any: its first operand's, or the
+    second's of a strict operator whose first operand cannot fault (a constant, a cell)."""
+    ops = list(ir[2:4]) if ir[0] == "op" else list(ir[1:])
+    first = ops[0] if ops and isinstance(ops[0], tuple) else None
+    if first is None:
+        return None
+    if first[0] == "fault":
+        return first
+    strict = ir[0] in ("min", "max") or (ir[0] == "op" and ir[1] not in ("and", "or", "=>"))
+    if strict and first[0] in ("k", "c") and ops[1][0] == "fault":
+        return ops[1]  # type: ignore[no-any-return]
+    return None
 
 
 def evaluate(ir: IR, s: Sequence[int], layout: Layout | None = None) -> int:

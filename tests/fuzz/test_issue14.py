@@ -2,8 +2,8 @@
 traceback, a hang or a machine out of memory.
 
 Every case runs through the fuzzer's bounded workers (CPU time, resident memory), all of them
-at once on two workers. Cases whose cause lies inside the model checker's engine (issue 12,
-being rewritten) are strict xfails: they flip when the new engine fixes them.
+at once on two workers. Costs that must be linear in a range or a chain run on a tighter CPU
+bound.
 """
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ from .outcome import Outcome
 from .pool import Bounds, Pool, preload
 from .seeds import ROOT
 
-ENGINE = pytest.mark.xfail(strict=True, reason="engine rewrite, issue 12")
 BOUNDS = Bounds(seconds=5.0, wall=60.0, memory=1 << 30, fito_timeout="10", fito_memory="400M",
                 override=False)
-# the engine's cases run until this much CPU time: a fixed engine answers them far sooner
-ENGINE_BOUNDS = replace(BOUNDS, seconds=1.5)
+# costs that grow with a range or a chain: linear, so answered within this much CPU time
+LINEAR_BOUNDS = replace(BOUNDS, seconds=3.0)
+LINEAR = {"quantifier-over-250-values-in-a-guard", "replicated-choice-is-linear",
+          "long-choice-is-linear", "lts-long-prefix-chain-is-linear", "parallel-recursion-memory"}
 PAIR = (ROOT / "models" / "pair_storage.toml").read_bytes()
 
 
@@ -100,33 +101,39 @@ CASES: dict[str, Expect] = {
         {3}, "M003"),
     "lts-long-prefix-chain": spec("lts SPEC", CHAIN, {0}, 'digraph "system"'),
     "lts-deep-if": spec("lts SPEC", DEEP_IF, {0}, 'digraph "system"'),
-    # the model checker's engine (issue 12): strict xfails
+    # the model checker's engine
     "primed-cell-name": spec(
         "check SPEC", "domain x': 0..2 = 0 volatile\nchannel a\nprocess P = x' < 2 & a "
-        "{ x' := x' + 1 } -> P\nsystem P\nassert P |= always x' <= 2\n", {0}, "holds",
-        marks=(ENGINE,)),
+        "{ x' := x' + 1 } -> P\nsystem P\nassert P |= always x' <= 2\n", {0}, "holds"),
+    "primed-cell-name-out-of-range": spec(
+        "check SPEC", "domain x': 0..2 = 0 volatile\nchannel a\nprocess P = a { x' := x' + 1 }"
+        " -> P\nsystem P\nassert P |= always x' <= 2\n", {1}, "M001", "x' := 3"),
     "call-argument-divides-by-zero": spec(
         "check SPEC", "channel a\nprocess P(n: 0..3) = a -> P(n / 0)\nsystem P(1)\n"
-        "assert :[deadlock free]\n", {1}, "M002", marks=(ENGINE,)),
+        "assert :[deadlock free]\n", {1}, "M002", "counterexample"),
     "quantifier-over-250-values-in-a-guard": spec(
         "check SPEC", "channel a\ndomain y: 0..3 = 0 volatile\nprocess P = (exists i: {0..250} "
-        "@ i == y) & a -> P\nsystem P\nassert P :[deadlock free]\n", {0}, "holds",
-        marks=(ENGINE,)),
+        "@ i == y) & a -> P\nsystem P\nassert P :[deadlock free]\n", {0}, "holds"),
     "replicated-choice-is-linear": spec(
         "check SPEC", "type T = 0..1000\nchannel c: T\nprocess P = [] v: T @ c.v -> P\n"
-        "system P\nassert P :[deadlock free]\n", {0, 3}, marks=(ENGINE,)),
-    "long-choice-is-linear": spec("check SPEC", CHOICE, {0, 3}, marks=(ENGINE,)),
+        "system P\nassert P :[deadlock free]\n", {0}, "holds", "1,001 transitions"),
+    "long-choice-is-linear": spec("check SPEC", CHOICE, {0}, "holds", "200 transitions"),
     "lts-long-prefix-chain-is-linear": spec(
-        "lts SPEC", CHAIN.replace("a -> " * 1000, "a -> " * 6000), {0}, marks=(ENGINE,)),
+        "lts --max-states 7000 SPEC", CHAIN.replace("a -> " * 1000, "a -> " * 6000), {0},
+        'digraph "system"'),
     "parallel-recursion-memory": spec(
         "check --max-memory 200M SPEC", "channel c\nprocess P = c -> (P [| {| c |} |] P)\n"
-        "system P\nassert P :[deadlock free]\n", {3}, "unknown", marks=(ENGINE,)),
+        "system P\nassert P :[deadlock free]\n", {3}, "unknown", "keeps growing"),
     "argument-out-of-range-from-a-cell": spec(
         "check SPEC", "channel a\ndomain v: 0..2 = 0 volatile\nprocess Q(y: 1..2) = a -> Q(y)\n"
-        "system Q(v)\nassert :[deadlock free]\n", {1}, "M001", marks=(ENGINE,)),
+        "system Q(v)\nassert :[deadlock free]\n", {1}, "M001", "fails"),
     "argument-out-of-range-by-recursion": spec(
         "check SPEC", "channel a\nprocess P(x: 1..2) = a -> P(x - 1)\nsystem P(2)\n"
-        "assert :[deadlock free]\n", {1}, "M001", marks=(ENGINE,)),
+        "assert :[deadlock free]\n", {1}, "M001", "counterexample"),
+    "argument-out-of-range-in-a-branch-not-taken": spec(
+        "check SPEC", "channel a\ndomain v: 0..2 = 0 volatile\nprocess P(x: 0..2) = "
+        "a { v := x } -> (if v < 2 then P(v + 1) else STOP)\nsystem P(0)\n"
+        "assert P(0) |= always v <= 2\n", {0}, "holds"),
     # reading
     "fifo-spec": Expect(Case(("check", f"{DIR}/fifo.fito"), fifos=("fifo.fito",)),
                         frozenset({2}), ("C002", "not a regular file")),
@@ -175,12 +182,12 @@ CASES: dict[str, Expect] = {
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, Outcome]:
-    """Every case, on two bounded workers: ours, then the engine's with a tighter bound."""
+    """Every case, on two bounded workers: the costs that must be linear on a tighter bound."""
     names = {e.case.key(): name for name, e in CASES.items()}
     preload()
     out: dict[str, Outcome] = {}
-    for engine, bounds in ((False, BOUNDS), (True, ENGINE_BOUNDS)):
-        cases = [e.case for e in CASES.values() if bool(e.marks) == engine]
+    for linear, bounds in ((False, BOUNDS), (True, LINEAR_BOUNDS)):
+        cases = [e.case for name, e in CASES.items() if (name in LINEAR) == linear]
         with Pool(2, bounds) as pool:
             out.update((names[c.key()], o) for c, o in pool.run(cases))
     return out
