@@ -95,7 +95,10 @@ def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
     try:
         ex = Expander(c, root, limits)
     except TimeLimit:  # estimating the packing took the time left: the scalar figures stand
-        assert start is not None
+        if start is None:  # (or those of the initial state alone)
+            start = Graph()
+            start.add(root, -1, -1)
+            answers.graph = start
         answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(start),
                       start.transitions, start.depth)
         return answers.got, start  # type: ignore[return-value]

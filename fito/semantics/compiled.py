@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate, to_python
+from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate, to_python
 from fito.semantics.layout import Layout, build_layout
 from fito.semantics.network import Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault
@@ -27,10 +27,6 @@ RANK_BITS = 32
 
 def rank_of(h: int, k: int) -> Rank:
     return (h << RANK_BITS) | k
-
-
-class TimeLimit(Exception):
-    """The deadline of the assertion being checked has passed (raised between compilations)."""
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ over their (finite) domain; constant subterms are folded.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +33,11 @@ class ErrorSite:
     code: str
     message: str
     span: Span
+
+
+class TimeLimit(Exception):
+    """The deadline of the assertion being checked has passed (raised between compilations,
+    and while a quantifier is expanded)."""
 
 
 class Fault(Exception):
@@ -70,6 +76,7 @@ class ExprCompiler:
         self.model = model
         self.layout = layout
         self.sites = sites
+        self.deadline: float | None = None  # the assertion's (time.monotonic())
 
     def compile(self, e: A.Expr, env: Mapping[str, int]) -> IR:
         if isinstance(e, A.IntLit):
@@ -142,8 +149,9 @@ class ExprCompiler:
         values = _domain_values(self.model, e.domain)
         decisive = 0 if e.kind == "forall" else 1
         parts = []
-        for v in values:
-            budget.check()
+        for n, v in enumerate(values):
+            if n & 255 == 255:
+                self._check_bounds()
             inner = dict(env)
             inner[e.var] = v
             part = self.compile(e.body, inner)
@@ -152,6 +160,13 @@ class ExprCompiler:
                 break  # the operands after it are never evaluated
         op = "and" if e.kind == "forall" else "or"
         return conjoin(parts) if op == "and" else disjoin(parts)
+
+
+    def _check_bounds(self) -> None:
+        """The assertion's deadline (TimeLimit) and the command's budget (fito.budget)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimeLimit()
+        budget.check()
 
 
 def _domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
