@@ -93,3 +93,28 @@ def test_bad_budget_flags_are_usage_errors(argv: list[str], capsys: pytest.Captu
 
     assert main(argv) == 2
     assert "[C001 bad-usage]" in capsys.readouterr().err
+
+
+# a state space far larger than any memory limit below: 10^10 states, about 3 new per state
+BIG = ("channel a, b\ndomain x: 0..99999 = 0 volatile\ndomain y: 0..99999 = 0 volatile\n"
+       "process P = x < 99999 & a { x := x + 1 } -> P [] y < 99999 & b { y := y + 1 } -> P\n"
+       "system P\nassert :[deadlock free]\nassert P |= eventually x == 99999\n")
+
+
+@pytest.mark.parametrize("engine", ["scalar", "auto"])
+def test_a_search_stops_at_the_memory_limit_with_its_figures(engine: str) -> None:
+    """--max-memory bounds the searches themselves (state by state, and the frontier engine
+    after the hand-over): unknown, with the states reached, not a machine out of memory."""
+    from types import SimpleNamespace
+
+    from fito.check.api import check_assertions
+    from fito.driver import front_end
+
+    _, model, _ = front_end(BIG)
+    options = SimpleNamespace(max_states=None, timeout=60.0, progress=False, engine=engine,
+                              jobs=1)
+    with budget.active(Budget(max_bytes=budget.rss_bytes() + (8 << 20))):
+        verdicts = list(check_assertions(model, options))
+    for v in verdicts:  # deadlock freedom, then liveness (state by state in any engine)
+        assert v.verdict == "unknown" and v.limit_hit, v
+        assert "memory limit" in (v.reason or "") and v.states > 1000, v

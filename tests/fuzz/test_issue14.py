@@ -180,22 +180,39 @@ CASES: dict[str, Expect] = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, Outcome]:
-    """Every case, on two bounded workers: the costs that must be linear on a tighter bound."""
-    names = {e.case.key(): name for name, e in CASES.items()}
+# the cases that cost more than a second of CPU each: run with the slow tests
+SLOW = {"lattice-4", "lattice-rate-ratio-not-rational", "lts-long-prefix-chain-is-linear",
+        "lts-long-prefix-chain", "lts-deep-if"}
+
+
+def _run(names: list[str]) -> dict[str, Outcome]:
+    """These cases on two bounded workers; the costs that must be linear on a tighter bound."""
+    by_key = {CASES[n].case.key(): n for n in names}
     preload()
     out: dict[str, Outcome] = {}
     for linear, bounds in ((False, BOUNDS), (True, LINEAR_BOUNDS)):
-        cases = [e.case for name, e in CASES.items() if (name in LINEAR) == linear]
+        cases = [CASES[n].case for n in names if (n in LINEAR) == linear]
         with Pool(2, bounds) as pool:
-            out.update((names[c.key()], o) for c, o in pool.run(cases))
+            out.update((by_key[c.key()], o) for c, o in pool.run(cases))
     return out
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=e.marks) for n, e in CASES.items()])
-def test_issue_14_case(name: str, outcomes: dict[str, Outcome]) -> None:
-    expect, got = CASES[name], outcomes[name]
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, Outcome]:
+    return _run([n for n in CASES if n not in SLOW])
+
+
+@pytest.fixture(scope="module")
+def slow_outcomes() -> dict[str, Outcome]:
+    return _run(sorted(SLOW))
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=e.marks + ((pytest.mark.slow,) if n in
+                                                                    SLOW else ()))
+                                  for n, e in CASES.items()])
+def test_issue_14_case(name: str, request: pytest.FixtureRequest) -> None:
+    got = request.getfixturevalue("slow_outcomes" if name in SLOW else "outcomes")[name]
+    expect = CASES[name]
     assert not got.failed, f"{got.signature}\n{got.detail}"
     shown = got.stdout + got.stderr
     assert got.status in expect.statuses, shown
