@@ -231,7 +231,8 @@ class Resolver(FormDefs, TypeRules):
         self.frame = self.define_variables(d, scope)
         for p in d.params:
             if p.var:
-                del scope[p.name]  # read from the activation, and assignable
+                scope.pop(p.name, None)  # read from the activation, and assignable (absent
+                # when its type did not resolve)
         try:
             self.check_proc(d.body, scope)
         finally:

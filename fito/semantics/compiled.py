@@ -41,6 +41,7 @@ class Compiled:
     code: ScalarCode
     _groups: dict[tuple, Group] = field(default_factory=dict)
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
+    _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -106,7 +107,11 @@ class Compiled:
         return entries
 
     def transition(self, s: tuple, rank: Rank) -> Transition:
-        return self.groups(s)[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
+        control = s[self.cells:]
+        groups = self._group_lists.get(control)
+        if groups is None:  # once per control: refinement asks for every step of a state
+            groups = self._group_lists[control] = self.groups(s)
+        return groups[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
 
     def step(self, s: tuple, rank: Rank) -> Step:
         return self.transition(s, rank).step

@@ -63,14 +63,21 @@ def _rss() -> int:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+class _Kept(io.BytesIO):
+    """Bytes that stay readable when a command closes them (pygls closes stdout's buffer)."""
+
+    def close(self) -> None:
+        pass
+
+
 class _Capture(io.TextIOWrapper):
     """A captured stdout or stderr with a binary `buffer` too (as the real ones have)."""
 
     def __init__(self) -> None:
-        super().__init__(io.BytesIO(), encoding="utf-8", errors="backslashreplace",
+        super().__init__(_Kept(), encoding="utf-8", errors="backslashreplace",
                          write_through=True)
 
-    def close(self) -> None:  # a command that closes its stdout (pygls at exit): keep it
+    def close(self) -> None:  # a command that closes its stdout: keep what it wrote
         self.flush()
 
     def getvalue(self) -> str:
