@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from fito import __version__
+from fito.budget import BudgetExceeded, active
+from fito.commands.options import add_budget_arguments, budget_of
 from fito.diagnostics import UsageError
 
 COMMANDS: tuple[str, ...] = (
@@ -65,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
+        add_budget_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
@@ -82,10 +85,18 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
-        return int(args._run(args))
+        with active(budget_of(args)):
+            return int(args._run(args))
     except UsageError as exc:
         print(f"fito: error: {exc} [C001 bad-usage]", file=sys.stderr)
         return EXIT_USAGE
+    except BudgetExceeded as exc:  # a stage that keeps no figures of its own
+        print(f"fito: unknown: {exc.message} [M003 limit-reached]", file=sys.stderr)
+        return EXIT_LIMIT
+    except MemoryError:  # the memory backstop (fito.budget) refused an allocation
+        print("fito: unknown: out of memory (raise --max-memory) [M003 limit-reached]",
+              file=sys.stderr)
+        return EXIT_LIMIT
     except KeyboardInterrupt:
         print("fito: interrupted", file=sys.stderr)
         return 130

@@ -40,7 +40,7 @@ class FileReport:
     def status(self) -> int:
         if self.unreadable:
             return EXIT_INPUT
-        undecided = {"FITO007"}  # Z3 unknown or timeout: a limit, not a type error
+        undecided = {"FITO007", "M003"}  # Z3 undecided, or a budget reached: a limit
         if any(d.is_error and d.code not in undecided for d in self.diagnostics) or \
                 any(v.verdict == FAILS for v in self.verdicts):
             return EXIT_FAIL
@@ -58,7 +58,12 @@ class FileReport:
 
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""
-    src = read_source(path, options.max_bytes)
+    from fito import budget
+    from fito.lang.parser import machinery
+
+    machinery()  # built (or loaded) once per process: not part of any file's time
+    with budget.active(budget.current().within(options.timeout)):
+        src = read_source(path, options.max_bytes)
     if isinstance(src, Diagnostic):
         return FileReport(path, None, (src,), unreadable=True)
     return check_source(src, options)
@@ -72,6 +77,7 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
     full collection costs about 0.4 s per 20,000 lines) buys nothing."""
     import gc
 
+    from fito import budget
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
 
@@ -81,7 +87,9 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
         parsed = parse(text)
         if parsed.spec is None or not parsed.spec.decls:
             return parsed, None, ()
+        budget.current().poll()  # between stages: the deadline and the memory, now
         model, diags = resolve(parsed.spec)
+        budget.current().poll()
         return parsed, model, tuple(diags)
     finally:
         gc.freeze()
@@ -90,19 +98,31 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
 
 
 def check_source(src: Source, options: CheckOptions) -> FileReport:
-    """Parse, resolve, type-check and (optionally) model-check one source text."""
-    parsed, model, resolve_diags = front_end(src.text)
-    if parsed.spec is None:
-        return FileReport(src.path, src.text, parsed.diagnostics, unreadable=True)
-    if model is None:
-        diag = error("C006", "the file holds no declarations")
-        return FileReport(src.path, src.text, (diag,), unreadable=True)
-    diags = list(parsed.diagnostics) + list(resolve_diags)
-    # the processes can be model-checked when parsing and resolving found no error; the
-    # pipelines' type errors (reported next) do not concern them
-    blocked = any(d.is_error for d in diags)
-    if options.type_check:
-        diags.extend(_type_check(model, options.timeout))
+    """Parse, resolve, type-check and (optionally) model-check one source text.
+
+    The front end and the type checker run under the budget of the command with the
+    deadline of `--timeout` from now (fito.budget); reaching a bound there ends the file
+    with an M003 diagnostic (exit status 3) saying which stage stopped."""
+    from fito import budget
+
+    stage = "parsing and resolving"
+    try:
+        with budget.active(budget.current().within(options.timeout)):
+            parsed, model, resolve_diags = front_end(src.text)
+            if parsed.spec is None:
+                return FileReport(src.path, src.text, parsed.diagnostics, unreadable=True)
+            if model is None:
+                diag = error("C006", "the file holds no declarations")
+                return FileReport(src.path, src.text, (diag,), unreadable=True)
+            diags = list(parsed.diagnostics) + list(resolve_diags)
+            # the processes can be model-checked when parsing and resolving found no error;
+            # the pipelines' type errors (reported next) do not concern them
+            blocked = any(d.is_error for d in diags)
+            stage = "type checking the pipelines"
+            if options.type_check:
+                diags.extend(_type_check(model, options.timeout))
+    except budget.BudgetExceeded as exc:
+        return FileReport(src.path, src.text, (limit_diagnostic(exc, stage),))
     verdicts: tuple[Verdict, ...] = ()
     if options.model_check:
         checked, refusals = _model_check(model, options, blocked)
@@ -111,6 +131,13 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
                          for v, a in zip(checked, model.assertions))
     diags.sort(key=sort_key)
     return FileReport(src.path, src.text, tuple(diags), verdicts)
+
+
+def limit_diagnostic(exc: Exception, stage: str) -> Diagnostic:
+    """The M003 diagnostic of a budget reached in a stage that has no verdict to carry it."""
+    message = getattr(exc, "message", str(exc))
+    return error("M003", f"{message} while {stage}; nothing was decided",
+                 hint="raise --timeout or --max-memory")
 
 
 def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:

@@ -64,9 +64,10 @@ _TABLE = (
     # semantics and model checking
     ("S001", "unsupported", "a construct the model checker does not support"),
     ("S002", "state-space-too-large", "the packed state does not fit the explorer's limits"),
+    ("S004", "too-many-values", "nested quantifiers, a replicated operator or an input over too many values"),
     ("M001", "value-out-of-range", "a value outside its declared range (model error)"),
     ("M002", "division-by-zero", "division or modulo by zero (model error)"),
-    ("M003", "limit-reached", "a --max-states or --timeout limit was reached before a verdict"),
+    ("M003", "limit-reached", "a --max-states, --timeout or --max-memory limit was reached first"),
     ("M004", "graph-too-large", "the state graph is larger than the export limit"),
     ("M005", "assertion-fails", "an assertion fails (SARIF result carrying the counterexample)"),
     ("M006", "assertion-unknown", "an assertion has no verdict (a limit, or the spec has errors)"),

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 from fito.diagnostics import Diagnostic, Span, error
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
+#: How long a FIFO or a device given as a spec file may take to deliver its bytes when the
+#: command has no deadline of its own (fito.budget): reading never blocks forever.
+STREAM_WAIT = 10.0
+MAX_READ = 1 << 40  # what --max-bytes can ask for at most (a read needs an index-sized count)
 _CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -19,17 +24,24 @@ class Source:
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagnostic:
     """The file's text, or the diagnostic that says why it cannot be read as a spec."""
+    max_bytes = min(max_bytes, MAX_READ)
     if os.path.isdir(path):
         return error("C002", f"'{path}' is a directory, not a spec file",
                      hint="pass the files: fito check dir/*.fito")
     try:
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            return error("C005", f"'{path}' has {size:,} bytes, more than the limit of "
-                         f"{max_bytes:,}",
-                         hint="raise the limit with --max-bytes")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            data = read_stream(path, max_bytes)
+            if isinstance(data, Diagnostic):
+                return data
+        else:
+            size = os.path.getsize(path)
+            if size > max_bytes:
+                return error("C005", f"'{path}' has {size:,} bytes, more than the limit of "
+                             f"{max_bytes:,}",
+                             hint="raise the limit with --max-bytes")
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
     except FileNotFoundError:
         return error("C002", f"'{path}' does not exist")
     except OSError as exc:
@@ -37,6 +49,40 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
     if len(data) > max_bytes:
         return error("C005", f"'{path}' is larger than the limit of {max_bytes:,} bytes")
     return decode(path, data)
+
+
+def read_stream(path: str, max_bytes: int) -> bytes | Diagnostic:
+    """The bytes of a FIFO, a device or a socket, read without blocking: at most max_bytes + 1
+    of them, until the end of the stream or the deadline (the command's, else STREAM_WAIT)."""
+    import select
+    import time
+
+    from fito import budget
+
+    left = budget.current().remaining()
+    waiting = STREAM_WAIT if left is None else budget.current().timeout or left
+    deadline = time.monotonic() + (STREAM_WAIT if left is None else left)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    chunks: list[bytes] = []
+    got = 0
+    try:
+        while got <= max_bytes:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                return error("C002", f"'{path}' is not a regular file and gave no end of input "
+                             f"within {waiting:.3g} s",
+                             hint="pass a spec file (a FIFO needs a writer that closes it)")
+            try:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - got))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def decode(path: str, data: bytes) -> Source | Diagnostic:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from fito.budget import BudgetExceeded
 from fito.check.explore import (
     DEADLOCK,
     ERROR,
@@ -27,7 +28,8 @@ from fito.lang import nodes as A
 from fito.lang.printer import print_assertion, print_expr
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
-from fito.semantics.network import MAX_MODES, StructureGrows
+from fito.semantics.ir import Fault
+from fito.semantics.network import StructureGrows
 from fito.semantics.refusal import NotSupported
 
 
@@ -102,6 +104,7 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
     if limits.timeout is not None:
         limits = replace(limits, timeout=limits.timeout * len(group))
         c.deadline = time.monotonic() + limits.timeout
+    c.semantics.compiler.deadline = c.deadline  # quantifiers expanded while compiling
     reason = None
     try:
         if len(group) == 1 and group[0].kind not in SAFETY:
@@ -111,14 +114,25 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
         reason = f"timeout after {limits.timeout:g} s"
     except RecursionError:
         reason = "the process term grew too deep (recursion through an operator)"
-    except StructureGrows:
-        reason = (f"the parallel structure keeps growing: more than {MAX_MODES:,} shapes (a "
-                  "recursion through a parallel operator makes a new component at every turn)")
+    except StructureGrows as grows:
+        reason = grows.message
     except MemoryError:
         reason = "out of memory; bound the search with --max-states"
+    except Fault as fault:  # the initial term itself (a call with an argument out of range)
+        return [_initial_error(c, a, fault, time.perf_counter() - start) for a in group]
+    except BudgetExceeded as exc:  # --max-memory (fito.budget) outside the searches' own checks
+        reason = exc.message
     seconds = time.perf_counter() - start
     return [Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True, reason=reason,
                     seconds=seconds) for a in group]
+
+
+def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -> Verdict:
+    """A model error met making the initial state: `fails` with a run of no step."""
+    code, message, span = c.error_site(fault)
+    return Verdict(assertion_text(c.model, a), a.span.line, FAILS, states=0, seconds=seconds,
+                   reason=f"model error [{code}]: {message} (in the initial state)",
+                   error=ModelError(message, span))
 
 
 def _with_time(v: Verdict, seconds: float) -> Verdict:

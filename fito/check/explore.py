@@ -13,8 +13,10 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fito import budget
 from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
 from fito.semantics.ir import Fault
+from fito.semantics.network import StructureGrows
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
 
@@ -179,6 +181,18 @@ class Answers:
         return self.got  # type: ignore[return-value]
 
 
+def stop_reason(deadline: float | None, limits: Limits) -> str | None:
+    """Why a search must stop now: its deadline passed, or the memory budget
+    (--max-memory, fito.budget) is used up; None to go on."""
+    if deadline is not None and time.monotonic() > deadline:
+        return f"timeout after {limits.timeout:g} s"
+    try:
+        budget.current().poll()
+    except budget.BudgetExceeded as exc:
+        return exc.message
+    return None
+
+
 def search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
            handover_at: int | None = None) -> tuple[list[Decided] | None, Graph]:
     """BFS from root until every task is answered: a goal state, a deadlock (if asked) or a
@@ -243,6 +257,10 @@ def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at
                 g.transitions += transitions
                 return answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
                                      n, g.transitions, g.depth), g
+            except StructureGrows as grows:
+                g.transitions += transitions
+                return answers.close(Found(LIMIT, reason=grows.message), n, g.transitions,
+                                     g.depth), g
             if not moves:
                 if deadlock and not c.is_terminated(s):
                     for i in todo:
@@ -275,10 +293,11 @@ def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at
             expanded += 1
             if expanded & 1023 == 0:
                 progress.tick(n, depth)
-                if deadline is not None and time.monotonic() > deadline:
+                stop = stop_reason(deadline, limits)
+                if stop is not None:
                     g.transitions += transitions
-                    return answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
-                                         n, g.transitions, g.depth), g
+                    return answers.close(Found(LIMIT, reason=stop), n, g.transitions,
+                                         g.depth), g
             if max_states is not None and n > max_states:
                 g.transitions += transitions
                 return answers.close(Found(LIMIT, reason=f"more than {max_states:,} states"),

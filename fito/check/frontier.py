@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import wait
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from fito import budget
+from fito.budget import BudgetExceeded
 from fito.check.expand import Chunk, Expander
 from fito.check.explore import (
     DEADLOCK,
@@ -34,7 +36,8 @@ from fito.check.explore import (
 )
 from fito.check.visited import StateStore
 from fito.semantics.compiled import Compiled, TimeLimit
-from fito.semantics.ir import IR, Fault
+from fito.semantics.ir import Fault
+from fito.semantics.network import StructureGrows
 from fito.semantics.packing import Overflow
 
 CHUNK = 1 << 17  # frontier rows expanded at once
@@ -92,7 +95,10 @@ def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
     try:
         ex = Expander(c, root, limits)
     except TimeLimit:  # estimating the packing took the time left: the scalar figures stand
-        assert start is not None
+        if start is None:  # (or those of the initial state alone)
+            start = Graph()
+            start.add(root, -1, -1)
+            answers.graph = start
         answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(start),
                       start.transitions, start.depth)
         return answers.got, start  # type: ignore[return-value]
@@ -111,10 +117,12 @@ def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
             _root_answers(answers, root)
         if answers.open():
             _levels(ex, graph, level, answers, progress)
-    except TimeLimit:
+    except (TimeLimit, StructureGrows, BudgetExceeded) as stop:
         figures = graph if start is None or len(graph) >= len(start) else start
-        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(figures),
-                      figures.transitions, figures.depth)
+        reason = f"timeout after {limits.timeout:g} s" if isinstance(stop, TimeLimit) else \
+            stop.message
+        answers.close(Found(LIMIT, reason=reason), len(figures), figures.transitions,
+                      figures.depth)
     finally:
         ex.close()
         progress.done()
@@ -201,6 +209,7 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers:
             return
         if ex.deadline is not None and time.monotonic() > ex.deadline:
             raise TimeLimit()
+        budget.current().poll()  # --max-memory: the store, the links and the next level
         lo, hi = first, ex.store.n
     answers.close(Found(EXHAUSTED), ex.store.n, graph.transitions, graph.depth)
 
@@ -215,6 +224,7 @@ def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outc
     first = ex.store.n
     best = np.zeros(0, dtype=np.int64)
     for chunk in _chunks(ex, lo, hi):
+        budget.current().poll()
         out.transitions += int(chunk.counts.sum())
         _note(ex, chunk, out, deadlock)
         block, keys = chunk.candidates(ex.packing.words)

@@ -10,11 +10,10 @@ fairness is a generalised Büchi condition, decided per component).
 """
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Iterable
 
-from fito.check.explore import Limits
+from fito.check.explore import Limits, stop_reason
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.trace_adapter import build_trace
 from fito.check.traces import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
@@ -115,8 +114,9 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                 via.append(k)
                 if limits.max_states is not None and len(states) > limits.max_states:
                     return verdict(UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True)
-                if len(states) & 1023 == 0 and c.deadline is not None and time.monotonic() > c.deadline:
-                    return verdict(UNKNOWN, reason=f"timeout after {limits.timeout:g} s", limit_hit=True)
+                stop = stop_reason(c.deadline, limits) if len(states) & 1023 == 0 else None
+                if stop is not None:  # the deadline, --max-memory
+                    return verdict(UNKNOWN, reason=stop, limit_hit=True)
             mine.append((k, j, movers))
         edges.append(mine)
         enabled.append(frozenset(threads))

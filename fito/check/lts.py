@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fito import budget
 from fito.semantics.compiled import Compiled, StepFault
 
 
@@ -28,6 +29,11 @@ def build_lts(c: Compiled, root: tuple, limit: int) -> LTS:
     deadlocked, terminated = set(), set()
     i = 0
     while i < len(states):
+        try:
+            budget.check()
+        except budget.BudgetExceeded as exc:  # --timeout, --max-memory: with the figures
+            raise budget.BudgetExceeded(exc.reason, f"{exc.message} after {len(states):,} "
+                                        f"states, {len(edges):,} transitions") from None
         here = states[i]
         try:
             moves = c.successors(here)

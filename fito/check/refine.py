@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from fito.check.explore import Limits, Progress
+from fito.check.explore import Limits, Progress, stop_reason
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.trace_adapter import Transition, build_trace
 from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
@@ -36,6 +36,7 @@ class Normaliser:
     nodes: list[frozenset] = field(default_factory=list)
     ids: dict[frozenset, int] = field(default_factory=dict)
     after: dict[tuple[int, tuple], int] = field(default_factory=dict)
+    by_event: dict[int, dict[tuple, object]] = field(default_factory=dict)
 
     def node(self, states: set[tuple]) -> int:
         closed = frozenset(self._closure(states))
@@ -69,15 +70,26 @@ class Normaliser:
         if key in self.after:
             got = self.after[key]
             return None if got < 0 else got
-        nxt: set[tuple] = set()
-        for s in self.nodes[node]:
-            for rank, post in self._moves(s):
-                step = self.c.step(s, rank)
-                if step.kind != TAU and self.c.event_key(step, s) == event:
-                    nxt.add(post)
-        got = self.node(nxt) if nxt else -1
+        got = self._events(node).get(event, -1)
+        if isinstance(got, set):
+            got = self.node(got)
         self.after[key] = got
         return None if got < 0 else got
+
+    def _events(self, node: int) -> dict[tuple, object]:
+        """The states after each visible event of a node, found in one pass over its moves
+        (per event, the pass would be quadratic in a channel's type)."""
+        table = self.by_event.get(node)
+        if table is None:
+            self.c.check_time()
+            table = {}
+            for s in self.nodes[node]:
+                for rank, post in self._moves(s):
+                    step = self.c.step(s, rank)
+                    if step.kind != TAU:
+                        table.setdefault(self.c.event_key(step, s), set()).add(post)
+            self.by_event[node] = table
+        return table
 
 
 def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) -> Verdict:
@@ -116,6 +128,8 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
             pending_len = 1 << 60
             for sid in frontier:
                 here, node = states[sid]
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeLimit()
                 try:
                     moves = c.successors(here)
                 except StepFault as e:
@@ -153,8 +167,9 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     nxt.append(len(states) - 1)
                 if len(states) & 1023 == 0:
                     progress.tick(len(states), depth)
-                    if deadline is not None and time.monotonic() > deadline:
-                        return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
+                    stop = stop_reason(deadline, limits)  # the deadline, --max-memory
+                    if stop is not None:
+                        return _limit(a, text, stop, len(states), transitions)
                 if limits.max_states is not None and len(states) > limits.max_states:
                     return _limit(a, text, f"more than {limits.max_states:,} states", len(states), transitions)
             depth += 1

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fito import budget
+
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
@@ -126,6 +128,7 @@ class StateStore:
             cap = self.keys.shape[0]
             while cap < need:
                 cap *= 2
+            budget.current().reserve(cap * self.words * 8, "the visited states' keys")
             grown = np.zeros((cap, self.words), dtype=np.uint64)
             grown[:self.n] = self.keys[:self.n]
             self.keys = grown
@@ -133,6 +136,7 @@ class StateStore:
             size = self.table.size
             while size < need * 2:
                 size *= 2
+            budget.current().reserve(size * 4, "the visited states' hash table")
             self._rebuild(size)
 
     def _rebuild(self, size: int) -> None:

@@ -31,19 +31,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
+MAX_EPOCHS = 10**18         # the newest epoch: an 18-digit integer, as in specs
+PARAMETER_DIGITS = 30       # numerator and denominator of --p, --rate-ratio, --mu-tau
+EXACT_DIGITS = 4_000        # exact values longer than this: float and log10 only (str() of
+#                             longer ints is refused by Python, and quadratic)
+
+
 def _fraction(text: str, option: str) -> Fraction:
+    """A finite decimal or fraction whose numerator and denominator have at most
+    PARAMETER_DIGITS digits (so that exact arithmetic on it stays small)."""
     try:
         value = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise UsageError(f"{option}: {text!r} is not a number (write 0.25 or 1/4)") from None
+    limit = 10**PARAMETER_DIGITS
+    if abs(value.numerator) >= limit or value.denominator >= limit:
+        raise UsageError(f"{option}: {text!r} has too many digits or too large an exponent "
+                         f"(numerator and denominator of at most {PARAMETER_DIGITS} digits)")
     return value
 
 
 def _parameters(args: argparse.Namespace) -> tuple[Fraction, Fraction, tuple[Fraction, ...]]:
     if not 1 <= args.domains <= MAX_DOMAINS:
         raise UsageError(f"--domains must be in 1..{MAX_DOMAINS}, not {args.domains}")
-    if args.epochs < 0:
-        raise UsageError(f"--epochs must be >= 0, not {args.epochs}")
+    if not 0 <= args.epochs <= MAX_EPOCHS:
+        raise UsageError(f"--epochs must be in 0..{MAX_EPOCHS:,}, not {args.epochs}")
     p = _fraction(args.p, "--p")
     if not 0 <= p <= 1:
         raise UsageError(f"--p must lie in [0, 1], not {args.p}")
@@ -72,9 +84,25 @@ def run(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- the report
 def _exact(value: Fraction) -> dict[str, Any]:
+    """The exact value and its float; past EXACT_DIGITS digits, the float and log10 only."""
+    bits = max(abs(value.numerator).bit_length(), value.denominator.bit_length())
+    if bits * math.log10(2) > EXACT_DIGITS:
+        out: dict[str, Any] = {"exact": None, "float": _float(value)}
+        if value > 0:
+            out["log10"] = _log10(value)
+        return out
     text = (str(value.numerator) if value.denominator == 1
             else f"{value.numerator}/{value.denominator}")
     return {"exact": text, "float": _float(value)}
+
+
+def _log10(value: Fraction) -> float:
+    """log10 of a positive fraction of any size (through the bit lengths, no float overflow)."""
+    def log10_int(n: int) -> float:
+        shift = max(0, n.bit_length() - 64)
+        return math.log10(n >> shift) + shift * math.log10(2)
+
+    return log10_int(value.numerator) - log10_int(value.denominator)
 
 
 def _float(value: Fraction) -> float | None:
@@ -170,8 +198,13 @@ def _random_crash(k: int, r: Fraction) -> dict[str, Any]:
             **{f"p_{name}": v for name, v in values.items()},
             "ratio": {"expression": str(d.ratio), **_exact(ratio)},
             "asymptotic": {"expression": str(at.leading_term()),
-                           "float": at.leading_term_value(k, r)},
+                           "float": _finite(at.leading_term_value(k, r))},
             "decay": "polynomial"}
+
+
+def _finite(x: float) -> float | None:
+    """x, or None where it is not finite (JSON has no infinity)."""
+    return x if math.isfinite(x) else None
 
 
 def _sym(x: Fraction) -> Any:
@@ -181,7 +214,9 @@ def _sym(x: Fraction) -> Any:
 
 def _fraction_of(expr: Any) -> Fraction:
     import sympy
-    q = sympy.nsimplify(expr)
+    q = sympy.simplify(expr)
+    if not q.is_Rational:  # nsimplify only when needed (it can mangle an exact rational)
+        q = sympy.nsimplify(q)
     return Fraction(int(q.p), int(q.q))
 
 
@@ -203,7 +238,7 @@ def _decay_table(k: int, p: Fraction, r: Fraction) -> list[dict[str, Any]]:
     while size <= top:
         rows.append({"k": size, "independent": float(p) ** size,
                      "random_crash": at.random_crash_float(size, float(r)),
-                     "asymptotic": at.leading_term_value(size, r)})
+                     "asymptotic": _finite(at.leading_term_value(size, r))})
         size *= 2
     return rows
 
@@ -224,11 +259,15 @@ def _log10_power(base: Fraction, k: int) -> float | None:
 def _value(v: dict[str, Any]) -> str:
     if v.get("exact") is not None and len(v["exact"]) <= 40:
         return v["exact"]
-    if "log10" in v:
+    if "log10" in v and v["float"] in (None, 0.0):  # beyond the float range: in logs
         exponent = math.floor(v["log10"])
         return f"{10 ** (v['log10'] - exponent):.4g}e{exponent}"
     approx = "overflows a float" if v["float"] is None else f"{v['float']:.6g}"
     return approx if v.get("exact") is None else f"{approx} (exact: {len(v['exact'])} characters)"
+
+
+def _g(x: float | None, digits: int) -> str:
+    return "overflows" if x is None else f"{x:.{digits}g}"
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -258,11 +297,11 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"    P(k+1)/P(k) = {m['ratio']['expression']}: {m['decay']} decay in k")
         if "asymptotic" in m:
             asym = m["asymptotic"]
-            lines.append(f"    P ~ {asym['expression']} = {asym['float']:.6g} "
+            lines.append(f"    P ~ {asym['expression']} = {_g(asym['float'], 6)} "
                          "as k grows: the ratio tends to 1, so the decay is only polynomial")
     lines.append("decay in k (independent: exponential; random crash: polynomial):")
     lines.append(f"  {'k':>6}  {'independent':>12}  {'random crash':>12}  {'Gamma(1+r)k^-r':>14}")
     for row in report["decay"]:
         lines.append(f"  {row['k']:>6}  {row['independent']:>12.4g}  {row['random_crash']:>12.4g}"
-                     f"  {row['asymptotic']:>14.4g}")
+                     f"  {_g(row['asymptotic'], 4):>14}")
     return "\n".join(lines)

@@ -18,20 +18,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
+    """Every stage on a deep stack, as `fito check` runs them (long prefix chains and deep
+    `if`s recurse in the compiler)."""
     from fito.deep import run_deep
+
+    return run_deep(_run, args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from fito.budget import BudgetExceeded
+    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
     from fito.diagnostics import error, render_text
     from fito.lang import nodes as A
     from fito.lang.parser import parse
     from fito.lang.resolve import resolve
     from fito.semantics.compiled import compile_model
+    from fito.semantics.ir import Fault
+    from fito.semantics.network import StructureGrows
     from fito.source import read_source
 
     src = read_source(args.file)
     if not hasattr(src, "text"):
         print(render_text(src, args.file, None), file=sys.stderr)  # type: ignore[arg-type]
         return 2
-    parsed = run_deep(parse, src.text)  # type: ignore[union-attr]
+    parsed = parse(src.text)  # type: ignore[union-attr]
     if parsed.spec is None:
         for d in parsed.diagnostics:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
@@ -68,5 +78,17 @@ def run(args: argparse.Namespace) -> int:
                   hint="raise --max-states, or export a smaller process")
         print(render_text(d, args.file, None), file=sys.stderr)
         return 3
+    except (BudgetExceeded, StructureGrows, RecursionError) as exc:
+        reason = exc.message if isinstance(exc, (BudgetExceeded, StructureGrows)) else \
+            "the process term grew too deep (recursion through an operator)"
+        print(render_text(error("M003", f"{reason}; no graph exported",
+                                hint="raise --timeout or --max-memory, or export a smaller "
+                                     "process"), args.file, None), file=sys.stderr)
+        return 3
+    except Fault as fault:  # in the initial state: a call's argument
+        code, message, span = c.error_site(fault)
+        print(render_text(error(code, f"model error in the initial state: {message}", span=span),
+                          args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
+        return 1
     print(to_dot(c, lts, name) if args.format == "dot" else json.dumps(to_json(c, lts), indent=2))
     return 0

@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(kernel, path: str, strict: bool) -> dict:
+    if not os.path.isfile(path):  # a FIFO or a device would block the kernel's read
+        return {"path": path, "status": "unreadable", "claim": None,
+                "reason": "not a regular file", "trusted": []}
     try:
         cert = kernel.load(path)
     except kernel.Unreadable as exc:

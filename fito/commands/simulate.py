@@ -156,6 +156,11 @@ def _limit_note(path: str, result, fmt: str) -> None:
 
     from fito.diagnostics import error, render_text
 
-    diag = error("M101", f"stopped after {result.events} events before every job fired "
-                         f"{result.cycles} times", hint="raise --max-events")
+    if result.stopped:  # a bound of fito.budget: --timeout or --max-memory
+        diag = error("M003", f"{result.stopped}: stopped after {result.events:,} events before "
+                     f"every job fired {result.cycles} times",
+                     hint="raise --timeout or --max-memory, or lower --cycles")
+    else:
+        diag = error("M101", f"stopped after {result.events} events before every job fired "
+                     f"{result.cycles} times", hint="raise --max-events")
     print(render_text(diag, path, None), file=sys.stderr)

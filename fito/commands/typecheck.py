@@ -3,8 +3,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from fito.commands.options import positive_int, positive_seconds
+
+if TYPE_CHECKING:
+    from fito.types.oracle import EpochOracle
+    from fito.types.run import TypeReport
 
 HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by Z3)"
 
@@ -13,8 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="Z3 time limit per epoch question (default 10); an undecided "
-                        "question is reported as FITO007, never accepted")
+                   help="time limit of each file (M003, exit 3, when reached) and of each Z3 "
+                        "epoch question in it (default: none per file, 10 per question); an "
+                        "undecided question is reported as FITO007, never accepted")
     p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
                    help="refuse files larger than N bytes (default 8 MiB)")
     p.add_argument("--reveal", action="store_true",
@@ -24,17 +30,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.deep import run_deep
     from fito.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
     from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
-    from fito.types.run import exit_status, render_revealed, summary, type_check_path
+    from fito.types.run import exit_status, render_revealed, summary
 
     timeout_ms = DEFAULT_TIMEOUT_MS if args.timeout is None else max(1, int(args.timeout * 1000))
     oracle = EpochOracle(timeout_ms=timeout_ms)
     max_bytes = args.max_bytes or DEFAULT_MAX_BYTES
-    results = [run_deep(type_check_path, path, oracle, max_bytes, args.reveal)
-               for path in args.files]
+    results = [_one(path, oracle, max_bytes, args) for path in args.files]
     reports = [r.report for r in results]
     text = render_report(reports, args.format)
     if text:
@@ -49,3 +53,16 @@ def run(args: argparse.Namespace) -> int:
               f"{s.witness_searches} witness searches, {s.cache_hits} cache hits, "
               f"{s.trivial} decided without Z3", file=sys.stderr)
     return exit_status(results)
+
+
+def _one(path: str, oracle: EpochOracle, max_bytes: int, args: argparse.Namespace) -> TypeReport:
+    """One file under the command's budget, with the deadline of --timeout from now."""
+    from fito import budget
+    from fito.deep import run_deep
+    from fito.lang.parser import machinery
+    from fito.types.run import type_check_path
+
+    machinery()  # built (or loaded) once per process: not part of any file's time
+    import z3  # noqa: F401 - the same: imported once, before any file's clock starts
+    with budget.active(budget.current().within(args.timeout)):
+        return run_deep(type_check_path, path, oracle, max_bytes, args.reveal)

@@ -8,8 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
+
+#: The largest magnitude of a constant, in bits: a constant that squares itself repeatedly
+#: is refused (T009) before its digits take the machine, as any value that needs more bits
+#: than any cell or range could hold is a mistake.
+MAX_BITS = 4096
 
 
 class NotConstant(Exception):
@@ -31,14 +37,22 @@ class ConstError(Exception):
 def arith(op: str, a: int, b: int, span: Span) -> int:
     """One integer operation with the language's rounding and errors."""
     if op == "+":
-        return a + b
+        return _bounded(a + b, span)
     if op == "-":
-        return a - b
+        return _bounded(a - b, span)
     if op == "*":
-        return a * b
+        if a.bit_length() + b.bit_length() > MAX_BITS + 1:
+            raise ConstError(f"the product has more than {MAX_BITS} bits", span)
+        return _bounded(a * b, span)
     if b == 0:
         raise ConstError("division by zero" if op == "/" else "modulo by zero", span)
     return a // b if op == "/" else a % b
+
+
+def _bounded(v: int, span: Span) -> int:
+    if v.bit_length() > MAX_BITS:
+        raise ConstError(f"the value has more than {MAX_BITS} bits", span)
+    return v
 
 
 _COMPARE: dict[str, Callable[[int, int], bool]] = {
@@ -137,7 +151,9 @@ class _Evaluator:
         env = self.env
         had, saved = x.var in env, env.get(x.var)
         result = x.kind == "forall"
+        check = budget.check
         for v in self.domain_values(x.domain):
+            check()
             env[x.var] = v
             if bool(self.ev(x.body)) != result:
                 result = not result

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from fito import budget
 from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
 from fito.lang.format_docs import decl_text
@@ -69,7 +71,9 @@ def format_text(source: str, width: int = WIDTH) -> Formatted:
     out = _Output()
     ci = 0
     extents = decl_extents(source, parsed.spec.decls)
+    line_of = _lines(source)
     for k, (decl, (start, end)) in enumerate(zip(parsed.spec.decls, extents)):
+        budget.check()  # --timeout, --max-memory (fito.budget)
         following = extents[k + 1][0] if k + 1 < len(extents) else len(source)
         while ci < len(comments) and comments[ci].start < start:
             out.comment(comments[ci])
@@ -80,11 +84,11 @@ def format_text(source: str, width: int = WIDTH) -> Formatted:
             ci += 1
         trailing = None
         if (ci < len(comments) and comments[ci].start < following
-                and comments[ci].line == source.count("\n", 0, end) + 1):
+                and comments[ci].line == line_of(end)):
             trailing = comments[ci]
             ci += 1
-        out.piece(_piece(source, decl, start, end, inside, trailing,
-                         _has_error(errors, start, end), width))
+        out.piece(_piece(source, decl, (start, end), (line_of(start), line_of(end)), inside,
+                         trailing, _has_error(errors, start, end), width))
     for c in comments[ci:]:
         out.comment(c)
     return Formatted(out.text(), parsed.diagnostics)
@@ -140,10 +144,17 @@ def _has_error(errors: list[int], start: int, end: int) -> bool:
     return i < len(errors) and errors[i] < end
 
 
-def _piece(source: str, decl: A.Decl, start: int, end: int, inside: list[Comment],
-           trailing: Comment | None, has_error: bool, width: int) -> _Piece:
-    first = source.count("\n", 0, start) + 1
-    last = source.count("\n", 0, end) + 1
+def _lines(source: str) -> Callable[[int], int]:
+    """The line number of an offset, by bisection over the newlines (counting them from the
+    start for every declaration is quadratic in the file)."""
+    newlines = [m.start() for m in re.finditer("\n", source)]
+    return lambda pos: bisect.bisect_left(newlines, pos) + 1
+
+
+def _piece(source: str, decl: A.Decl, extent: tuple[int, int], rows: tuple[int, int],
+           inside: list[Comment], trailing: Comment | None, has_error: bool,
+           width: int) -> _Piece:
+    (start, end), (first, last) = extent, rows
     first_line_end = source.find("\n", start)
     if (trailing is None and not has_error and len(inside) == 1 and last > first
             and inside[0].line == first and inside[0].end == first_line_end):

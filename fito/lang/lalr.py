@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Callable, Iterable, Sequence
 
+from fito import budget
 from fito.lang.lexer import Tok
 
 #: Parse-stack depth beyond which the input is refused (nesting without brackets, such as
@@ -144,7 +145,10 @@ def run(tables: Tables, tokens: Iterable[Tok], end_token: Tok) -> Any:
     states = [tables.start]
     values: list[Any] = []
     state = tables.start
-    for tok in chain(tokens, (end_token,)):
+    check = budget.check  # --timeout, --max-memory, every 4,096 tokens
+    for i, tok in enumerate(chain(tokens, (end_token,))):
+        if not i & 4095:
+            check()
         ttype = tok[0]
         code = action_of[state](ttype)
         while code is not None and code < 0:  # reduce, as often as the look-ahead says

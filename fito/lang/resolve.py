@@ -113,6 +113,7 @@ class Resolver(FormDefs, TypeRules):
         self.cells: dict[str, Cell] = {}
         self.processes: dict[str, A.ProcessDecl] = {}
         self.param_types: dict[str, tuple[ValueType, ...]] = {}
+        self.quantifiers: list[ValueType | None] = []  # domains of the enclosing quantifiers
         self.failed: set[str] = set()  # names whose definition was reported as wrong
         self.enum_decls: set[int] = set()  # ids of the type declarations that are enumerations
         self._evaluating: list[str] = []
@@ -179,7 +180,7 @@ class Resolver(FormDefs, TypeRules):
             if isinstance(d, A.ProcessDecl):
                 self._check_process_decl(d)
             elif isinstance(d, A.SystemDecl):
-                self.check_proc(d.proc, {})
+                self.check_proc(d.proc, {}, initial=True)
             elif isinstance(d, A.AssertDecl):
                 self._check_assertion(d, systems)
                 assertions.append(d)
@@ -230,23 +231,30 @@ class Resolver(FormDefs, TypeRules):
         self.frame = self.define_variables(d, scope)
         for p in d.params:
             if p.var:
-                del scope[p.name]  # read from the activation, and assignable
+                scope.pop(p.name, None)  # read from the activation, and assignable (absent
+                # when its type did not resolve)
         try:
             self.check_proc(d.body, scope)
         finally:
             self.frame = {}
 
-    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType]) -> None:
+    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType],
+                   initial: bool = False) -> None:
+        """Static checks of a process term (`initial`: a system's or an assertion's term,
+        whose calls are evaluated when the check starts), and what it costs (fito.lang.costs)."""
+        from fito.lang.costs import check_costs
+
         static.check_proc(self, p, scope)
+        check_costs(self, p, scope, initial)
 
     def _check_assertion(self, d: A.AssertDecl, systems: list[A.SystemDecl]) -> None:
         if d.proc is None and not systems:
             self.err("R005", "this assertion names no process and the spec has no `system`", d.span,
                      hint="add `system Name` or name the process in the assertion")
         if d.proc is not None:
-            self.check_proc(d.proc, {})
+            self.check_proc(d.proc, {}, initial=True)
         if d.spec is not None:
-            self.check_proc(d.spec, {})
+            self.check_proc(d.spec, {}, initial=True)
         if d.expr is not None:
             t = self.infer(d.expr, {})
             if t is not None and not isinstance(t, BoolT):

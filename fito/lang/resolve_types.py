@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Mapping
 
+from fito import budget
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.consteval import ConstError, NotConstant, evaluate
@@ -167,7 +168,10 @@ class TypeRules:
         if name not in self.members:
             decl = self.names[name][1]
             assert isinstance(decl, A.TypeDecl)
-            self.named_type(decl.name)
+            if self.names.get(decl.name, ("", None))[1] is decl:
+                self.named_type(decl.name)
+            else:  # an enumeration whose type name is a duplicate (R002): its own members
+                self._type_of(decl.name, decl)
         return self.members[name]
 
     def _domain_values(self, t: A.TypeExpr) -> tuple[int, ...]:
@@ -315,6 +319,7 @@ class TypeRules:
             return one * _count(index_types) if len(one) == 1 else one
         values: list[int] = []
         for combo in itertools.product(*(t.values() for t in index_types)):
+            budget.check()  # up to MAX_VALUES elements: the command's deadline and memory
             bound = {p.name: v for p, v in zip(d.indices, combo)}
             v = self.const_eval(d.init, bound, what="an initial value")
             if v is None or not vtype.contains(v):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from fito.lang import nodes as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
-from fito.lang.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite
+from fito.lang.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite, size
 
 if TYPE_CHECKING:
     from fito.lang.resolve import Resolver
@@ -63,8 +63,35 @@ def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
         dom = None
     inner = dict(scope)
     inner[e.var] = dom or INT
-    _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
+    r.quantifiers.append(dom)
+    try:
+        _refuse_costly_nest(r, e)
+        _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
+    finally:
+        r.quantifiers.pop()
     return BOOL
+
+
+def _refuse_costly_nest(r: "Resolver", e: A.Quant) -> None:
+    """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
+    cost is the product of the domains' sizes, on every evaluation."""
+    from fito.lang.resolve_types import MAX_VALUES, show_type
+
+    doms = [d for d in r.quantifiers if d is not None]
+    sizes = [size(d) or 1 for d in doms]
+    product = 1
+    for n in sizes[:-1]:
+        product *= n
+    if product > MAX_VALUES or not doms or product * sizes[-1] <= MAX_VALUES:
+        return  # within the limit, or reported at an outer quantifier
+    product *= sizes[-1]
+    if len(doms) == 1:
+        r.err("T006", f"a quantifier needs a finite domain of at most {MAX_VALUES:,} values; "
+              f"{show_type(doms[0])} has {product:,}", e.domain.span)
+        return
+    over = ", ".join(show_type(d) for d in doms)
+    r.err("S004", f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
+          f"more than {MAX_VALUES:,}", e.domain.span, hint="quantify over smaller types")
 
 
 def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:

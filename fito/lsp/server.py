@@ -126,8 +126,16 @@ def formatting(ls: LanguageServer, params: T.DocumentFormattingParams) -> list[T
 
 
 def main() -> None:
-    """Serve over standard input and output until the client says exit."""
-    server.start_io()
+    """Serve over standard input and output until the client says exit. Each session gets a
+    fresh thread pool (the server object outlives a session when main runs twice in one
+    process); a read pygls schedules after the client's `exit` shut the pool is the end of
+    the session, not an error."""
+    server._thread_pool = None  # noqa: SLF001 - pygls makes a new pool lazily
+    try:
+        server.start_io()
+    except RuntimeError as exc:
+        if "after shutdown" not in str(exc):
+            raise
 
 
 if __name__ == "__main__":

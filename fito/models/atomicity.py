@@ -262,11 +262,12 @@ def asymptotic_random_crash() -> tuple["sympy.Expr", "sympy.Expr"]:
 
 
 def leading_term_value(k: int, r: Fraction) -> float:
-    """Gamma(1+r) k^(-r) at k and r, as a float (SymPy evalf: no overflow for large r)."""
-    import sympy
-    s = symbols()
-    value = leading_term().subs({s["k"]: k, s["r"]: sympy.Rational(r.numerator, r.denominator)})
-    return float(value.evalf(17))
+    """Gamma(1+r) k^(-r) at k and r, as a float, computed in logs (inf or 0.0 beyond the
+    float range: no overflow, and no time spent on huge r)."""
+    log = math.lgamma(1 + float(r)) - float(r) * math.log(k)
+    if log > 709.0:
+        return math.inf
+    return math.exp(log)
 
 
 @functools.cache
@@ -333,7 +334,9 @@ def _exact(expr: "sympy.Expr", values: dict[str, Any]) -> Fraction:
     s = symbols()
     subs = {s[n]: sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
             for n, v in values.items()}
-    q = sympy.nsimplify(expr.subs(subs))
+    q = sympy.simplify(expr.subs(subs))
+    if not q.is_Rational:  # nsimplify only when needed: it can turn an exact rational
+        q = sympy.nsimplify(q)  # such as 10000/10003 into a product of radicals
     if not q.is_Rational:
         raise ValueError(f"{expr} at {values} is not rational")
     return Fraction(int(q.p), int(q.q))

@@ -153,7 +153,10 @@ def _params(table: Any, jobs: int) -> dict[str, Fraction]:
 
 def _rational(value: Any, key: str, params: Mapping[str, Fraction]) -> Fraction:
     if isinstance(value, str):
-        result = _expr(value, key, params).evaluate(dict(params))
+        try:
+            result = _expr(value, key, params).evaluate(dict(params))
+        except ExprError as exc:
+            raise ModelError(BAD_MODEL, f"{key}: {exc}", key) from None
         if isinstance(result, float):
             raise ModelError(BAD_MODEL, f"{key} = {value!r} is not a rational number", key)
         return result
@@ -249,6 +252,8 @@ def _phase_spec(value: Any) -> PhaseSpec:
         seed = value.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ExprError("seed must be an integer")
+        if not isinstance(value.get("values", ()), (list, tuple)):
+            raise ExprError("values must be a list of positions")
         return PhaseSpec(kind=kind, values=tuple(number(v) for v in value.get("values", ())),
                          step=number(value.get("step", 1)), seed=seed,
                          start=None if value.get("start") is None else number(value["start"]))

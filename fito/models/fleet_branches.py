@@ -15,6 +15,7 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
+from fito import budget
 from fito.models.fleet_linear import Constraint, Form
 from fito.models.fleet_solve import SAT, UNSAT, RegionSolver, Session, Verdict
 from fito.models.returnmap import COMPUTE, END, FIRE, WRITE, Branch, Event, Setting, Stepper
@@ -103,6 +104,7 @@ class _Search:
             self.unknown += 1
             return
         for k in range(st.setting.jobs):
+            budget.check()  # the command's deadline and memory (fito.budget)
             child = _child(st, k)
             event = Event(k, FIRE if st.mode[k] == COMPUTE else END)
             seq = events + (event,)

@@ -92,7 +92,8 @@ def _read(path: str, fmt: str) -> str:
     code, message = None, ""
     if not p.is_file():
         code, message = "C002", f"cannot read {path}: " + (
-            "it is a directory" if p.is_dir() else "no such file")
+            "it is a directory" if p.is_dir() else "not a regular file" if p.exists()
+            else "no such file")
     elif p.stat().st_size > MAX_BYTES:
         code, message = "C005", f"{path} is larger than {MAX_BYTES} bytes"
     else:

@@ -75,8 +75,14 @@ class Expr:
         return tuple(sorted(_names(self.node)))
 
     def evaluate(self, env: Mapping[str, Number]) -> Number:
-        """The value under `env` (exact when every step is rational)."""
-        return _eval(self.node, env)
+        """The value under `env` (exact when every step is rational); ExprError for anything
+        that has no finite value of a sensible size (1/0, log(0), exp(1000), 10^400)."""
+        try:
+            return bounded(_eval(self.node, env))
+        except ExprError:
+            raise
+        except (ArithmeticError, ValueError) as exc:  # float overflow, math domain errors
+            raise ExprError(f"{self.text!r} has no finite value ({exc})") from None
 
     def to_sympy(self, env: Mapping[str, object]):
         """The SymPy expression, names replaced by `env` values or symbols."""
@@ -93,16 +99,37 @@ def parse_expr(text: str) -> Expr:
     return Expr(text, node)
 
 
+#: A value of a fleet model (after evaluation) has a numerator and a denominator of at most
+#: this many digits: exact simulation stays cheap, and every value converts to a float.
+MAX_DIGITS = 30
+
+
+def bounded(value: Number) -> Number:
+    """value, if it is finite and of a sensible size; else ExprError."""
+    if isinstance(value, Fraction):
+        limit = 10**MAX_DIGITS
+        if abs(value.numerator) >= limit or value.denominator >= limit:
+            raise ExprError(f"{float(value):.3g} is too large or too precise (numerator and "
+                            f"denominator of at most {MAX_DIGITS} digits)"
+                            if abs(value.numerator).bit_length() < 1000 and
+                            value.denominator.bit_length() < 1000 else
+                            f"a value with more than {MAX_DIGITS} digits")
+        return value
+    if not math.isfinite(value):
+        raise ExprError(f"{value} is not a finite number")
+    return value
+
+
 def number(value: object) -> Fraction:
     """A TOML or command-line number as an exact Fraction ("27/2", 0.1, 3)."""
     if isinstance(value, bool):
         raise ExprError("expected a number, got a boolean")
     if isinstance(value, int):
-        return Fraction(value)
+        return bounded(Fraction(value))  # type: ignore[return-value]
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ExprError("expected a finite number")
-        return Fraction(repr(value))
+        return bounded(Fraction(repr(value)))  # type: ignore[return-value]
     if isinstance(value, str):
         result = parse_expr(value).evaluate({})
         if isinstance(result, float):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from fito import budget
 from fito.models.fleet import Fleet
 from fito.models.fleet_expr import Number
 
@@ -38,6 +39,7 @@ class Run:
     end_time: Number
     events: int
     complete: bool
+    stopped: str = ""  # why the run ended early: a bound of the command's budget (fito.budget)
 
     def firing_order(self, cycle: int) -> tuple[int, ...]:
         """The jobs sorted by their firing time in cycle `cycle` (0-based; ties by index)."""
@@ -174,6 +176,7 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
     sections: list = []
     Pc = Pw = t = zero
     nc, nw, done, events = len(ch), len(wh), 0, 0
+    poll, stopped = budget.current().poll, ""
     while done < jobs and events < max_events:
         if wh and (not ch or (wh[0] - Pw) * winv[nw] <= (ch[0] - Pc) * cinv[nc]):
             k = heappop(wh)
@@ -230,6 +233,12 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
             if rec_s and i == 0:
                 sections.append((t, _positions(W, V, key, writing, Pc, Pw)))
         events += 1
+        if not events & 4095:  # the command's deadline and memory (fito.budget), now
+            try:
+                poll()
+            except budget.BudgetExceeded as exc:
+                stopped = exc.message
+                break
         if rec_w:
             if writers[-1][0] == t:
                 writers[-1] = (t, nw)
@@ -238,7 +247,7 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
         if nw >= stop_at:
             break
     return Run(exact, cycles, tuple(tuple(f[:cycles]) for f in fires), tuple(writers),
-               tuple(sections), t, events, done == jobs)
+               tuple(sections), t, events, done == jobs, stopped)
 
 
 def _positions(W: list, V: list, key: list, writing: list, Pc: Number,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterator
 
+from fito import budget
+
 if TYPE_CHECKING:  # pragma: no cover
     import sympy
 
@@ -140,7 +142,9 @@ class LatticeCounts:
 def count(lattice: EpochLattice) -> LatticeCounts:
     """Count L and its diagonal by walking every element (exponential in k: small sizes only)."""
     size = consistent = 0
+    check = budget.check  # the command's deadline and memory
     for x in lattice.elements():
+        check()
         size += 1
         consistent += lattice.is_consistent(x)
     return LatticeCounts(lattice.domains, lattice.epochs, size, consistent)
@@ -175,8 +179,8 @@ class ClosedForms:
 
 def _to_fraction(value: "sympy.Expr") -> Fraction:
     import sympy
-    q = sympy.nsimplify(value)
-    if not q.is_Rational:
+    q = value if value.is_Rational else sympy.nsimplify(value)  # nsimplify can mangle
+    if not q.is_Rational:                                         # an exact rational
         raise ValueError(f"{value} is not rational")
     return Fraction(int(q.p), int(q.q))
 

@@ -9,14 +9,14 @@ transition number in one int), the order in which a state's successors are liste
 from __future__ import annotations
 
 import time
-from operator import itemgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, evaluate
+from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
 from fito.semantics.ir_python import to_python
 from fito.semantics.layout import Layout, build_layout
 from fito.semantics.network import Network, Transition
@@ -32,10 +32,6 @@ def rank_of(h: int, k: int) -> Rank:
     return (h << RANK_BITS) | k
 
 
-class TimeLimit(Exception):
-    """The deadline of the assertion being checked has passed (raised between compilations)."""
-
-
 @dataclass(slots=True)
 class Compiled:
     """Everything the explorers need, built once per spec."""
@@ -49,6 +45,7 @@ class Compiled:
     _groups: dict[tuple, Group] = field(default_factory=dict)
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
     _reader_cache: dict[int, list] = field(default_factory=dict)
+    _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -148,7 +145,11 @@ class Compiled:
         return entries
 
     def transition(self, s: tuple, rank: Rank) -> Transition:
-        return self.groups(s)[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
+        control = self.control(s)
+        groups = self._group_lists.get(control)
+        if groups is None:  # once per control: refinement asks for every step of a state
+            groups = self._group_lists[control] = self.groups(s)
+        return groups[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
 
     def step(self, s: tuple, rank: Rank) -> Step:
         return self.transition(s, rank).step

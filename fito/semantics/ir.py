@@ -22,9 +22,11 @@ folded.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
@@ -41,6 +43,11 @@ class ErrorSite:
     code: str
     message: str
     span: Span
+
+
+class TimeLimit(Exception):
+    """The deadline of the assertion being checked has passed (raised between compilations,
+    and while a quantifier is expanded)."""
 
 
 class Fault(Exception):
@@ -85,6 +92,7 @@ class ExprCompiler:
         self.model = model
         self.layout = layout
         self.sites = sites
+        self.deadline: float | None = None  # the assertion's (time.monotonic())
 
     def compile(self, e: A.Expr, env: Mapping[str, object]) -> IR:
         if isinstance(e, A.IntLit):
@@ -204,13 +212,25 @@ class ExprCompiler:
 
     def _quant(self, e: A.Quant, env: Mapping[str, object]) -> IR:
         values = domain_values(self.model, e.domain)
+        decisive = 0 if e.kind == "forall" else 1
         parts = []
-        for v in values:
+        for n, v in enumerate(values):
+            if n & 255 == 255:
+                self._check_bounds()
             inner = dict(env)
             inner[e.var] = v
-            parts.append(self.compile(e.body, inner))
+            part = self.compile(e.body, inner)
+            parts.append(part)
+            if part[0] == "fault" or (part[0] == "k" and bool(part[1]) == bool(decisive)):
+                break  # the operands after it are never evaluated
         op = "and" if e.kind == "forall" else "or"
         return conjoin(parts) if op == "and" else disjoin(parts)
+
+    def _check_bounds(self) -> None:
+        """The assertion's deadline (TimeLimit) and the command's budget (fito.budget)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimeLimit()
+        budget.check()
 
 
 def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
@@ -276,6 +296,17 @@ def _chain(op: str, parts: Sequence[IR]) -> IR:
     return out if out is not None else ("k", unit)
 
 
+def chain_of(ir: IR) -> list[IR]:
+    """The operands of a left-nested chain of one operator: ((a op b) op c) -> [a, b, c]."""
+    op, out = ir[1], []
+    while ir[0] == "op" and ir[1] == op:
+        out.append(ir[3])
+        ir = ir[2]
+    out.append(ir)
+    out.reverse()
+    return out
+
+
 def negate(p: IR) -> IR:
     return fold(("not", p))
 
@@ -331,6 +362,9 @@ def fold(ir: IR) -> IR:
         ir = ("seq", kept, ir[2])
         operands = list(kept) + [ir[2]]
     else:
+        certain = _certain_fault(ir)
+        if certain is not None:
+            return certain
         operands = [x for x in ir[1:] if isinstance(x, tuple)]
     if all(x[0] == "k" for x in operands):
         try:
@@ -364,6 +398,21 @@ def relocate(ir: IR, base: int, layout: Layout) -> IR:
     if not reads_cells(ir):
         return ir
     return tuple(relocate(x, base, layout) if isinstance(x, tuple) else x for x in ir)
+
+
+def _certain_fault(ir: IR) -> IR | None:
+    """The fault every evaluation of ir meets first, if any: its first operand's, or the
+    second's of a strict operator whose first operand cannot fault (a constant, a cell)."""
+    ops = list(ir[2:4]) if ir[0] == "op" else list(ir[1:])
+    first = ops[0] if ops and isinstance(ops[0], tuple) else None
+    if first is None:
+        return None
+    if first[0] == "fault":
+        return first
+    strict = ir[0] in ("min", "max") or (ir[0] == "op" and ir[1] not in ("and", "or", "=>"))
+    if strict and first[0] in ("k", "c") and ops[1][0] == "fault":
+        return ops[1]  # type: ignore[no-any-return]
+    return None
 
 
 def evaluate(ir: IR, s: Sequence[int], layout: Layout | None = None) -> int:

@@ -4,10 +4,13 @@ checks the generated code calls."""
 from __future__ import annotations
 
 from fito.lang.values import BoolT, EnumT, IntRange, IntT, SetT, ValueType
-from fito.semantics.ir import IR, Fault
+from fito.semantics.ir import IR, Fault, chain_of
 
 _PY = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-",
        "*": "*"}
+
+
+_FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too
 
 
 def to_python(ir: IR, var: str = "s") -> str:
@@ -40,11 +43,9 @@ def to_python(ir: IR, var: str = "s") -> str:
         return f"_safe(lambda: {to_python(ir[1], var)})"
     assert tag == "op", f"{tag} is not compiled here (a variable not yet relocated?)"
     _, op, a, b, err = ir
+    if op in _FLAT:  # a chain `x op y op z` without nested parentheses (Python allows 200)
+        return "(" + f" {_FLAT[op]} ".join(to_python(x, var) for x in chain_of(ir)) + ")"
     sa, sb = to_python(a, var), to_python(b, var)
-    if op == "and":
-        return f"({sa} and {sb})"
-    if op == "or":
-        return f"({sa} or {sb})"
     if op == "=>":
         return f"((not {sa}) or {sb})"
     if op == "/":

@@ -40,11 +40,23 @@ Recipe = tuple
 KEEP = -1
 _SHAPES = ("par", "apar", "hide", "rename", "intr", "seq")
 MAX_MODES = 10_000  # more shapes than this: the structure grows without bound
+MAX_POSITIONS = 2_048  # more components in one shape than this: refused as too wide
+GROWING = 128  # a new shape wider than this and twice every earlier one: growing without end
 
 
 class StructureGrows(Exception):
-    """More modes than MAX_MODES: the parallel structure keeps growing as the search goes
-    on (recursion through a parallel operator), so no finite network describes it."""
+    """More modes than MAX_MODES, or a mode of more than MAX_POSITIONS components: the
+    parallel structure keeps growing as the search goes on (recursion through a parallel
+    operator), so no finite network describes it; or it is too wide to compile (the cost of
+    a mode's transitions grows with the square of its components)."""
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+    @property
+    def message(self) -> str:
+        return f"the parallel structure keeps growing: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,15 +194,28 @@ class Network:
         if got is None:
             got = len(self.modes)
             if got >= MAX_MODES:
-                raise StructureGrows()
-            self._mode_ids[shape] = got
+                raise StructureGrows(f"more than {MAX_MODES:,} shapes (a recursion through a "
+                                     "parallel operator makes a new component at every turn)")
             size = _count_holes(shape)
+            self._check_width(size)
+            self._mode_ids[shape] = got
             sets, reasons = candidates(shape, size, self._channels())
             self.modes.append(Mode(got, shape, size, sets, reasons))
         return got
 
     def _channels(self) -> list[str]:
         return [name for name, c in self.semantics.model.channels.items() if not c.buffered]
+
+    def _check_width(self, size: int) -> None:
+        """Refuse a shape of more than MAX_POSITIONS components, or one that doubles the
+        widest so far past GROWING (a recursion through a parallel operator: 1, 2, 4, ...
+        components, each wider shape costing the square of its width to compile)."""
+        widest = max((m.size for m in self.modes), default=0)
+        if size > MAX_POSITIONS:
+            raise StructureGrows(f"{size:,} components in parallel, more than {MAX_POSITIONS:,}")
+        if self.modes and size > GROWING and size >= 2 * widest:
+            raise StructureGrows(f"a shape of {size:,} components after one of {widest:,} (a "
+                                 "recursion through a parallel operator doubles it at each turn)")
 
     # ------------------------------------------------------------------ transitions
     def offers(self, tid: int) -> frozenset[str]:

@@ -147,15 +147,19 @@ class Semantics:
                        label=label, target=target, parts=mine)
 
     def _ext(self, t: tuple) -> list[Step]:
-        _, left, right = t
-        ext = self.terms.ext
+        """The steps of a chain `P1 [] ... [] Pn`, its operands' in order: a visible step
+        resolves the choice, an internal one keeps the chain with Pi replaced by its target.
+        Taken over the whole chain at once (not per nested pair, which copies every step
+        list once per level: quadratic in n)."""
+        terms = self.terms
+        ops = terms.operands(terms.intern(t))
         out = []
-        for s in self.steps(left):
-            out.append(replace(s, target=self.wrap(s.target, lambda x: ext(x, right)))
-                       if s.kind == TAU else s)
-        for s in self.steps(right):
-            out.append(replace(s, target=self.wrap(s.target, lambda x: ext(left, x)))
-                       if s.kind == TAU else s)
+        for i, o in enumerate(ops):
+            def build(x: int, i: int = i) -> tuple:
+                return terms.ext_all(ops[:i] + [x] + ops[i + 1:])
+
+            out += [replace(s, target=self.wrap(s.target, build)) if s.kind == TAU else s
+                    for s in self.steps(o)]
         return out
 
     def _select(self, t: tuple) -> list[Step]:

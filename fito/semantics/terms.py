@@ -81,6 +81,7 @@ class Terms:
     _nodes: dict[int, object] = field(default_factory=dict)
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _par: dict[int, bool] = field(default_factory=dict)
+    _calls: dict[tuple, tuple] = field(default_factory=dict)
     _markers: dict[int, frozenset] = field(default_factory=dict)
     _mapped: dict[tuple, int] = field(default_factory=dict)
     loops: set[int] = field(default_factory=set)   # ids of calls that keep their activation
@@ -175,11 +176,7 @@ class Terms:
         if isinstance(p, _STEPS):
             return ("pre", self.key(p), self.env_of(p, env))
         if isinstance(p, A.ProcRef):
-            try:
-                body, inner = self._unfold(p, env, state, base)
-            except Fault as f:  # the state this term is part of is a model error
-                return ("err", f.site, f.detail)
-            return self._make(body, inner, state, depth + 1, base)
+            return self._call(p, env, state, depth, base)
         if isinstance(p, (A.Guard, A.ProcIf)):
             return self._conditional(p, env, state, depth, base)
         if isinstance(p, A.ProcBinary):
@@ -201,6 +198,23 @@ class Terms:
             return ("rename", pairs, sub(p.proc))
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, state, depth, base)
+
+    def _call(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
+              depth: int, base: int) -> tuple:
+        """A call unfolded. In a spec without process variables, a call made without the
+        cells is the same term wherever it is made: it is made once per arguments (a
+        replicated choice over n values is then built once, not at each of its n steps)."""
+        try:
+            body, inner = self._unfold(p, env, state, base)
+        except Fault as f:  # the state this term is part of is a model error
+            return ("err", f.site, f.detail)
+        if state is not None or self.compiler.layout.frames:
+            return self._make(body, inner, state, depth + 1, base)
+        key = (p.name, tuple(inner.items()), base)
+        got = self._calls.get(key)
+        if got is None:
+            got = self._calls[key] = self._make(body, inner, state, depth + 1, base)
+        return got
 
     def _unfold(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
                 base: int) -> tuple[A.Proc, dict[str, object]]:
@@ -294,12 +308,7 @@ class Terms:
             sync = self.events_of(p.sync, env) if p.op == "[||]" else frozenset()
             return ("par", sync, tuple(parts))
         if p.op == "[]":
-            if not parts:
-                return STOP
-            acc = self.table[parts[0]]
-            for t in parts[1:]:
-                acc = self.ext(self.intern(acc), t)
-            return acc
+            return self.ext_all(parts)
         assert p.op == "|~|"
         return ("ichoice", tuple(parts))
 
@@ -314,18 +323,24 @@ class Terms:
         steps to the same targets. Without them a recursion through a choice with an
         internal step (`P = a -> P [] {x := 1} -> P`) makes a new, longer term at every
         step, and the state space of a finite model never closes."""
+        return self.ext_all((left, right))
+
+    def ext_all(self, parts: Sequence[int]) -> tuple:
+        """`P1 [] ... [] Pn` in the normal form of `ext`, in time linear in the operands (a
+        replicated choice over a large range is one pass, not n chains rebuilt)."""
         table = self.table
-        if table[left] == STOP:
-            return table[right]
-        if table[right] == STOP:
-            return table[left]
         kept: list[int] = []
         seen: set[int] = set()
-        for o in self.operands(left) + self.operands(right):
-            if o in seen and self.stable(o):
+        for part in parts:
+            if table[part] == STOP:
                 continue
-            seen.add(o)
-            kept.append(o)
+            for o in self.operands(part):
+                if o in seen and self.stable(o):
+                    continue
+                seen.add(o)
+                kept.append(o)
+        if not kept:
+            return STOP
         acc = table[kept[0]]
         for o in kept[1:]:
             acc = ("ext", self.intern(acc), o)

@@ -103,7 +103,11 @@ class VectorCode:
     def _exec(self, lines: list[str], constants: dict[str, Any], name: str) -> Any:
         ns = dict(self.namespace)
         ns.update(constants)
-        exec(compile("\n".join(lines), f"<fito-vector-{name}>", "exec"), ns)  # noqa: S102
+        try:
+            code = compile("\n".join(lines), f"<fito-vector-{name}>", "exec")
+        except (SyntaxError, RecursionError) as exc:  # nested too deep for Python's compiler
+            raise NotVector(f"generated code Python cannot compile ({exc})") from None
+        exec(code, ns)  # noqa: S102
         return ns[name]
 
     def _transition(self, constants: dict[str, Any], n: int, t: Transition, guard: str | None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fito.lang.values import SetT
-from fito.semantics.ir import IR
+from fito.semantics.ir import IR, chain_of
 from fito.semantics.layout import Layout
 from fito.semantics.packing import value_range
 
@@ -117,6 +117,14 @@ class Emitter:
 
     def _op(self, ir: IR) -> tuple[str, str]:
         _, op, a_ir, b_ir, _err = ir
+        if op in ("and", "or") and a_ir[0] == "op" and a_ir[1] == op:  # a chain: flat lines
+            fn, t = f"np.logical_{op}", self.fresh()
+            operands = chain_of(ir)
+            self.prelude.append(f"{t} = {self.bool(operands[0])}")
+            for x in operands[1:]:
+                b = self.bool(x)
+                self.prelude.append(f"{t} = {fn}({t}, {b})")
+            return t, "b"
         if op in ("and", "or", "=>"):
             a, b = self.bool(a_ir), self.bool(b_ir)
             if op == "and":

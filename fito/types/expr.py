@@ -62,8 +62,11 @@ def infer(ctx: Context, e: A.Expr) -> FitoType:
                   "quantifier-free linear integer arithmetic", e.span,
                   hint="state the fact for the epochs you declared, e.g. `require e1 <= e2`")
         return UNKNOWN
-    assert isinstance(e, A.Index)
-    return _index(ctx, e)
+    if isinstance(e, A.Index):
+        return _index(ctx, e)
+    ctx.error("T013", "this form is not supported in a pipeline: epoch facts are "  # let, ...
+              "quantifier-free linear integer arithmetic", e.span)
+    return UNKNOWN
 
 
 def name_type(ctx: Context, e: A.Name) -> FitoType:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fito import budget
 from fito.types.canon import canonical, restore_names
 from fito.types.epochs import (
     TRUE,
@@ -130,6 +131,7 @@ class EpochOracle:
         if self.cache and key in self._answers:
             self.stats.cache_hits += 1
             return self._answers[key]
+        budget.check()  # the command's deadline and memory, before asking Z3
         answer = compute()
         if self.cache:
             self._answers[key] = answer
@@ -149,9 +151,21 @@ class EpochOracle:
         return solver
 
     def _limit(self, solver: Any) -> None:
-        solver.set("timeout", int(self.timeout_ms))
+        solver.set("timeout", self._timeout_ms())
         if self.rlimit is not None:
             solver.set("rlimit", int(self.rlimit))
+        max_bytes = budget.current().max_bytes
+        if max_bytes is not None:  # Z3's own allocations answer `unknown` past the budget
+            import z3
+
+            z3.set_param("memory_max_size", max(1, max_bytes >> 20))
+
+    def _timeout_ms(self) -> int:
+        """The time limit of one Z3 check: timeout_ms, or what the command has left."""
+        left = budget.current().remaining()
+        if left is None:
+            return int(self.timeout_ms)
+        return max(1, min(int(self.timeout_ms), int(left * 1000)))
 
     def _consistency(self, facts: tuple[Formula, ...]) -> Consistency:
         import z3
@@ -200,6 +214,7 @@ class EpochOracle:
 
         solver.push()
         try:
+            solver.set("timeout", self._timeout_ms())  # a cached solver: the time left now
             solver.add(to_z3(extra))
             self.stats.checks += 1
             result = solver.check()
@@ -219,7 +234,7 @@ class EpochOracle:
         import z3
 
         opt = z3.Optimize()
-        opt.set("timeout", int(min(self.timeout_ms, 2_000)))
+        opt.set("timeout", min(self._timeout_ms(), 2_000))
         if self.rlimit is not None:
             opt.set("rlimit", int(self.rlimit))
         for f in facts:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fito.budget import BudgetExceeded
 from fito.diagnostics import Diagnostic, error, sort_key
-from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT, EXIT_OK, FileReport
-from fito.source import DEFAULT_MAX_BYTES, read_source
+from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT, EXIT_OK, FileReport, limit_diagnostic
+from fito.source import DEFAULT_MAX_BYTES, Source, read_source
 from fito.types.checker import Revealed, check_pipelines, reveal_types
 from fito.types.oracle import EpochOracle
 
-UNDECIDED = "FITO007"
+UNDECIDED = ("FITO007", "M003")  # Z3 could not decide, or a bound was reached: a limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +26,21 @@ class TypeReport:
 
 def type_check_path(path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX_BYTES,
                     reveal: bool = False) -> TypeReport:
-    """Parse, resolve and type-check one file."""
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
-
+    """Parse, resolve and type-check one file (under the command's budget, fito.budget)."""
     src = read_source(path, max_bytes)
     if isinstance(src, Diagnostic):
         return TypeReport(FileReport(path, None, (src,), unreadable=True))
+    try:
+        return _type_check_source(src, oracle, reveal)
+    except BudgetExceeded as exc:  # --timeout (the file) or --max-memory: exit status 3
+        return TypeReport(FileReport(src.path, src.text,
+                                     (limit_diagnostic(exc, "type checking"),)))
+
+
+def _type_check_source(src: Source, oracle: EpochOracle, reveal: bool) -> TypeReport:
+    from fito.lang.parser import parse
+    from fito.lang.resolve import resolve
+
     parsed = parse(src.text)
     if parsed.spec is None:
         return TypeReport(FileReport(src.path, src.text, parsed.diagnostics, unreadable=True))
@@ -56,7 +65,7 @@ def file_status(r: TypeReport) -> int:
     if r.report.unreadable:
         return EXIT_INPUT
     errors = [d for d in r.report.diagnostics if d.is_error]
-    if any(d.code != UNDECIDED for d in errors):
+    if any(d.code not in UNDECIDED for d in errors):
         return EXIT_FAIL
     return EXIT_LIMIT if errors else EXIT_OK
 
