@@ -92,13 +92,56 @@ def warm_up() -> None:
             main(argv)
 
 
+FORK_BELOW = 300 << 20        # a parent holding more memory starts fresh interpreters
+
+
+def _rss_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _exec_worker(fd: int, bounds: Bounds, root: Path, stacks: Path) -> None:
+    """Replace the forked child by a fresh interpreter that preloads fito and serves cases on
+    the inherited pipe `fd`: a parent that has grown (pytest after the rest of the suite,
+    PyTorch loaded) would otherwise hand every worker its own resident memory, and the
+    memory bounds of a case would measure the parent."""
+    import base64
+    import pickle
+    import sys
+
+    package = __name__.rsplit(".", 1)[0]
+    code = ("import base64, pickle, sys\n"
+            "from multiprocessing.connection import Connection\n"
+            "from pathlib import Path\n"
+            f"sys.path[:0] = {sys.path!r}\n"
+            f"from {package}.pool import preload\n"
+            f"from {package}.worker import serve\n"
+            "preload()\n"
+            "serve(Connection(int(sys.argv[1])), pickle.loads(base64.b64decode(sys.argv[2])), "
+            "Path(sys.argv[3]), Path(sys.argv[4]))\n")
+    blob = base64.b64encode(pickle.dumps(bounds)).decode()
+    try:
+        os.execv(sys.executable, [sys.executable, "-c", code, str(fd), blob, str(root),
+                                  str(stacks)])
+    finally:
+        os._exit(70)
+
+
 class _Worker:
-    def __init__(self, bounds: Bounds, root: Path) -> None:
+    def __init__(self, bounds: Bounds, root: Path, fork: bool = False) -> None:
         self.conn, child = Pipe()
         self.stacks = Path(tempfile.mkstemp(prefix="stacks-", dir=root)[1])
+        fresh = not fork and _rss_of(os.getpid()) > FORK_BELOW
+        if fresh:
+            os.set_inheritable(child.fileno(), True)
         self.pid = os.fork()
         if self.pid == 0:  # the child never returns
             self.conn.close()
+            if fresh:
+                _exec_worker(child.fileno(), bounds, root, self.stacks)
             from .worker import serve
 
             serve(child, bounds, root, self.stacks)
@@ -107,11 +150,7 @@ class _Worker:
         self.started = self.cpu0 = 0.0
 
     def rss(self) -> int:
-        try:
-            with open(f"/proc/{self.pid}/statm", "rb") as fh:
-                return int(fh.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            return 0
+        return _rss_of(self.pid)
 
     def cpu(self) -> float:
         """CPU seconds the worker has used (user and system, every thread)."""
@@ -152,8 +191,10 @@ class _Worker:
 class Pool:
     """`jobs` workers; `run(cases)` yields (case, outcome) as cases finish (in any order)."""
 
-    def __init__(self, jobs: int, bounds: Bounds) -> None:
-        self.jobs, self.bounds = max(1, jobs), bounds
+    def __init__(self, jobs: int, bounds: Bounds, fork: bool = False) -> None:
+        """fork: workers are always forked from this process, never fresh interpreters
+        (for a worker that must inherit a change made in the parent)."""
+        self.jobs, self.bounds, self.fork = max(1, jobs), bounds, fork
         self._tmp = tempfile.TemporaryDirectory(prefix="fito-fuzz-")
         self.root = Path(self._tmp.name)
         self.workers: list[_Worker] = []
@@ -179,7 +220,7 @@ class Pool:
         exhausted = False
         while self.workers or not exhausted:
             while not exhausted and len(self.workers) < self.jobs:
-                self.workers.append(_Worker(self.bounds, self.root))
+                self.workers.append(_Worker(self.bounds, self.root, self.fork))
             for w in self.workers:
                 if w.case is None and not exhausted:
                     case = next(pending, None)

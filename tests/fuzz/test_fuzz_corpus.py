@@ -3,6 +3,7 @@ itself sees each failure class (a planted fault of each kind is found and classi
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -51,9 +52,21 @@ def _planted(monkeypatch: pytest.MonkeyPatch, fault: object, argv: tuple[str, ..
     """Run one case in a worker forked after `module.run` was replaced by `fault`."""
     __import__(module)
     monkeypatch.setattr(sys.modules[module], "run", fault)
-    bounds = Bounds(seconds=1.0, wall=30.0, memory=400 << 20, address_space=4 << 30)
-    with Pool(1, bounds) as pool:
+    # the worker is forked from this process (it must inherit the fault), so its bounds
+    # are set above what this process already holds
+    held, mapped = _statm()
+    bounds = Bounds(seconds=1.0, wall=30.0, memory=held + (400 << 20),
+                    address_space=mapped + (4 << 30))
+    with Pool(1, bounds, fork=True) as pool:
         return next(o for _, o in pool.run([Case(argv)]))
+
+
+def _statm() -> tuple[int, int]:
+    """Resident and mapped bytes of this process."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/statm", "rb") as fh:
+        size, resident = fh.read().split()[:2]
+    return int(resident) * page, int(size) * page
 
 
 def _raise(args: object) -> int:
@@ -103,7 +116,9 @@ def test_a_broken_fmt_round_trip_is_found(monkeypatch: pytest.MonkeyPatch) -> No
     import fito.commands.fmt
 
     monkeypatch.setattr(fito.commands.fmt, "run", _bad_format)
-    with Pool(1, Bounds(seconds=5.0)) as pool:
+    held, mapped = _statm()  # forked from this process: it must inherit the broken fmt
+    bounds = Bounds(seconds=5.0, memory=held + (2 << 30), address_space=mapped + (8 << 30))
+    with Pool(1, bounds, fork=True) as pool:
         got = next(o for _, o in pool.run([case]))
     assert got.kind == FMT and got.owner == "fmt", got
 
