@@ -164,8 +164,8 @@ def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
 
 def _model_check(model: object, options: CheckOptions,
                  blocked: bool) -> tuple[tuple[Verdict, ...], tuple[Diagnostic, ...]]:
-    """The verdicts, and the diagnostic of a model the checker refuses (forms it does not
-    run yet, fito.check.support)."""
+    """The verdicts, and the diagnostic of a model the checker refuses (an expansion too
+    large to make, a shape of process variables it cannot represent: fito.semantics.refusal)."""
     from fito.lang.printer import print_assertion
 
     assertions = model.assertions  # type: ignore[attr-defined]
@@ -178,12 +178,13 @@ def _model_check(model: object, options: CheckOptions,
         return unknown("not checked: the spec has errors"), ()
     try:
         from fito.check.api import check_assertions
-        from fito.check.support import NotSupported
+        from fito.semantics.refusal import NotSupported
     except ImportError:
         return unknown("the model checker is not available"), ()
+    refusals: list[Diagnostic] = []
     try:
-        return tuple(check_assertions(model, options)), ()
-    except NotSupported as refusal:
+        return tuple(check_assertions(model, options, refusals)), tuple(refusals)
+    except NotSupported as refusal:  # an expansion too large to compile the model at all
         return unknown(f"not checked: {refusal}"), (refusal.diagnostic,)
 
 

@@ -16,21 +16,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load, order_parameter, phases_per_cycle, smallest_gap, save  # noqa: E402
+from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_sim import simulate  # noqa: E402
+from fito.models.fleet_numerics import clustering_series  # noqa: E402
 
 
 def compute(jobs: int = 12, cycles: int = 300, seeds: int = 8, capacity: str | None = None):
     """Per seed: the series R_k and smallest gap g_k, k = 0..cycles-1."""
-    out = []
-    for seed in range(seeds):
-        fleet = load("clustering_fleet", jobs=str(jobs), phases=f"random:{seed}",
-                     capacity=capacity)
-        run = simulate(fleet, cycles=cycles + 2)
-        rows = phases_per_cycle(run.firings, cycles)
-        out.append(([order_parameter(r) for r in rows], [smallest_gap(r) for r in rows]))
-    return out
+    return [clustering_series(jobs, cycles, seed, capacity) for seed in range(seeds)]
 
 
 def summary(series, window: int = 20) -> dict[str, float]:

@@ -15,7 +15,6 @@ import argparse
 import math
 import statistics
 import sys
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,28 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, load, save  # noqa: E402
 
-from fito.models.fleet_sim import simulate  # noqa: E402
-
-
-def relative_firings(firings, cycles: int) -> list[list]:
-    """For cycle k: the firing times of jobs 1..N-1 after t0_k, minus t0_k (cyclic order)."""
-    zero = firings[0]
-    out = []
-    for k in range(cycles):
-        start = zero[k]
-        out.append([next(t for t in times if t >= start) - start for times in firings[1:]])
-    return out
-
-
-def separation(fleet, job: int, eps, cycles: int, exact: bool = False) -> list[float]:
-    """|da_k| / |da_0| for k = 0..cycles-1 (max norm over the relative firing times)."""
-    moved = list(fleet.phases)
-    moved[job] = moved[job] + eps
-    base = relative_firings(simulate(fleet, cycles + 2, exact).firings, cycles)
-    other = relative_firings(simulate(replace(fleet, phases=tuple(moved)), cycles + 2,
-                                   exact).firings, cycles)
-    dist = [max(abs(x - y) for x, y in zip(a, b)) for a, b in zip(base, other)]
-    return [d / dist[0] for d in dist]
+from fito.models.fleet_numerics import separation, separation_sample  # noqa: E402
 
 
 def overlap_factor(jobs: int) -> Fraction:
@@ -56,12 +34,8 @@ def overlap_factor(jobs: int) -> Fraction:
 
 def random_rates(jobs: int, cycles: int, seeds: int, eps: float = 1e-9) -> list[float]:
     """Finite-time rates (1/K) ln(|da_K| / |da_0|) from random starts."""
-    rates = []
-    for seed in range(seeds):
-        fleet = load("clustering_fleet", jobs=str(jobs), phases=f"random:{seed}")
-        ratios = separation(fleet, 1 + seed % (jobs - 1), Fraction(eps), cycles)
-        rates.append(math.log(ratios[-1]) / (cycles - 1))
-    return rates
+    return [math.log(separation_sample(jobs, cycles, seed, eps)) / (cycles - 1)
+            for seed in range(seeds)]
 
 
 def main() -> int:

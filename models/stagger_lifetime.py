@@ -16,57 +16,29 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import statistics
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import mpmath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load, save  # noqa: E402
+from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_sim import simulate  # noqa: E402
+from fito.models.fleet_numerics import lifetimes, stagger  # noqa: E402
 
-WORK, VOLUME, B = 10, 2, 1
 # A Gaussian random walk (step s) overshoots a boundary by about -zeta(1/2)/sqrt(2 pi) s
 # (Siegmund), so its mean exit time from (-m, m) is close to (m/s + 0.583)^2, s = sqrt(2) sigma.
 OVERSHOOT = float(-mpmath.zeta(0.5)) / math.sqrt(2 * math.pi)
 
 
-def stagger(jobs: int):
-    """An evenly staggered fleet and its margin m: the solo period P = W + V/B is split into
-    N equal gaps P/N; a gap stays collision-free while it exceeds the write time V/B, so
-    m = P/N - V/B (for N = 2 the two gaps add up to P: a window of half-width m)."""
-    period = Fraction(WORK) + Fraction(VOLUME, B)
-    gap = period / jobs
-    fleet = load("staggered", jobs=str(jobs), work=str(WORK), volume=str(VOLUME),
-                 phases=f"ramp:{gap}", capacity="inf")
-    return fleet, float(gap - Fraction(VOLUME, B))
-
-
-def lifetime(fleet, sigma: float, seed: int, limit: int = 100_000) -> int:
-    """Cycles of job 0 before two writes overlap, with per-phase jitter sigma."""
-    rng = random.Random(seed)
-
-    def draw(_job: int) -> float:
-        return max(1e-9, WORK + sigma * rng.gauss(0.0, 1.0))
-
-    run = simulate(fleet, cycles=limit, work_sampler=draw, stop_writers=2)
-    return len(run.firings[0])
-
-
 def compute(jobs: int, ratios, runs: int, seed: int = 0):
     """For each m/sigma: the mean lifetime over `runs` seeded runs."""
-    fleet, margin = stagger(jobs)
-    means = []
-    for k, ratio in enumerate(ratios):
-        sigma = margin / ratio
-        means.append(statistics.mean(lifetime(fleet, sigma, seed + 1000 * k + r)
-                                     for r in range(runs)))
-    return margin, means
+    _, margin = stagger(jobs)
+    means = [statistics.mean(lifetimes(jobs, ratio, runs, seed + 1000 * k))
+             for k, ratio in enumerate(ratios)]
+    return float(margin), means
 
 
 def fit_exponent(ratios, means) -> float:

@@ -17,16 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load, save  # noqa: E402
+from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_sim import simulate  # noqa: E402
+from fito.models.fleet_numerics import unequal_gaps  # noqa: E402
 
 
 def gaps(cycles: int, **overrides) -> tuple[object, list[Fraction]]:
     """The fleet and its exact gaps delta_k (job 0 fires at t = 0, job 1 next)."""
-    fleet = load("unequal_volumes", **overrides)
-    a, b = simulate(fleet, cycles=cycles, exact=True).firings
-    return fleet, [tb - ta for ta, tb in zip([Fraction(0)] + list(a), b)]
+    return unequal_gaps(cycles, **overrides)
 
 
 def formula(fleet) -> Fraction:

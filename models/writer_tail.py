@@ -10,35 +10,20 @@ writing, p = E[n_w]/N (measured), and makes the jobs independent: n_w ~ Binomial
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _numerics import figure, load, save  # noqa: E402
+from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_sim import simulate  # noqa: E402
+from fito.models.fleet_numerics import binomial_tail, writer_tail  # noqa: E402
 
 
 def fleet_tail(jobs: int, cycles: int, seeds: int, volume: str = "1/2") -> list[float]:
-    """P(n_w >= k) for k = 0..N, time-averaged over the runs (after a 10-cycle burn-in)."""
-    time_at = [0.0] * (jobs + 1)
-    for seed in range(seeds):
-        fleet = load("clustering_fleet", jobs=str(jobs), volume=volume, phases=f"random:{seed}")
-        run = simulate(fleet, cycles=cycles, record_writers=True)
-        burn = run.firings[0][10]
-        steps = [(max(t, burn), n) for t, n in run.writers]
-        for (t0, n), (t1, _) in zip(steps, steps[1:]):
-            time_at[n] += t1 - t0
-    total = sum(time_at)
-    return [sum(time_at[k:]) / total for k in range(jobs + 1)]
-
-
-def binomial_tail(jobs: int, p: float) -> list[float]:
-    """P(X >= k) for X ~ Binomial(N, p), k = 0..N."""
-    pmf = [math.comb(jobs, k) * p ** k * (1 - p) ** (jobs - k) for k in range(jobs + 1)]
-    return [sum(pmf[k:]) for k in range(jobs + 1)]
+    """P(n_w >= k) for k = 0..N, averaged over the seeded runs (each after a 10-cycle burn-in)."""
+    tails = [writer_tail(jobs, cycles, seed, volume) for seed in range(seeds)]
+    return [sum(t[k] for t in tails) / seeds for k in range(jobs + 1)]
 
 
 def compute(jobs: int = 20, cycles: int = 300, seeds: int = 4, volume: str = "1/2"):

@@ -35,15 +35,19 @@ from fito.models.fleet_proofs import (
     chart_sides,
     diagonal,
     diagonal_chain,
+    empty_region,
     form_json,
     gap_map_sides,
+    image_constraints,
     instance_witness,
     matrix_json,
     names,
     next_state_json,
+    numeric_empty_region,
     region_formula,
     witness_assignment,
 )
+from fito.models.fleet_symbolic import overlapping_symbolic
 from fito.models.returnmap import (
     derive,
     overlapping,
@@ -57,13 +61,15 @@ from fito.proof import (
     conjunction,
     enumeration,
     identity,
+    instance,
+    interval_count,
     matrix_facts,
+    product_one,
     prove_linear,
     proved,
+    range_sign,
     register,
-    sum_of_squares,
     to_expr,
-    trusted,
     unknown,
     witness,
 )
@@ -199,107 +205,94 @@ for _N in range(2, N_MAX + 1):
 
 
 # ---------------------------------------------------------------- Theorem 8, symbolic N
-@claim_id("fleet.theorem8.symbolic-N.step", "Theorem 8 for every N: the tail step",
-          "the write tail of the overlapping branch, symbolic N, m, a_m, f(m), f(N-m)")
+# The engine for symbolic N (fito.models.fleet_symbolic) derives the new gap a'_m from the
+# event equations: writer counts by counting events, drained volumes, the tail of the
+# writes, the next firings. The paper's lambda is built here from fresh symbols.
+def paper_lambda_f(N: Json, j: Json) -> Json:
+    """Theorem 8 with f an unknown function: lambda_j = (N - j) f(j) / (j f(N - j))."""
+    return paper_lambda(N, j, ["fn", "f", j], ["fn", "f", ["-", N, j]])
+
+
+def _engine_lambda(throughput: str, m: Json = "m", N: Json = "N") -> tuple[Json, Any]:
+    """The engine's multiplier lambda_m = a'_m / a_m at (m, N), and the derivation."""
+    der = overlapping_symbolic(throughput)
+    return instance(der.multiplier, {"m": m, "N": N}), der
+
+
+@claim_id("fleet.theorem8.symbolic-N.step", "Theorem 8 for every N: the gap map is diagonal",
+          "N jobs (N symbolic), uncapped, fully overlapping branch; f an unknown positive function")
 def theorem8_step():
-    """For all integers N >= 2 and 1 <= m <= N-1 (so m != 0 and N - m != 0) and positive f:
-    when writer m finishes, writer m+1 has a_m f(m)/m left (both drained at the same rate since
-    t_(m+1), and m writers drained at f(m)/m each during the gap a_m), and N - m writers
-    remain, each at f(N-m)/(N-m); so the next finish comes b_m = lambda_m a_m later and
-    (uncapped, every job recomputes W at rate 1) the new gap is a'_m = b_m with
-    lambda_m = (N-m) f(m)/(m f(N-m)). F = f(m) and G = f(N-m) are free atoms."""
-    left = ["/", ["*", "a", "F"], "m"]  # the model's rates, not the paper's formula
-    rate = ["/", "G", ["-", "N", "m"]]
-    return proved(identity(["/", left, rate], ["*", paper_lambda("N", "m", "F", "G"), "a"],
-                           nonzero=["m", ["-", "N", "m"], "F", "G"],
-                           note="b_m = (a_m f(m)/m) / (f(N-m)/(N-m)) = lambda_m a_m"))
-
-
-def _pair_identity(note: str):
-    """lambda_j lambda_(N-j) = 1, each built from the paper's formula (lambda_(N-j) has
-    f(N-(N-j)) = f(j) = F where lambda_j has G = f(N-j))."""
-    pair = ["*", paper_lambda("N", "j", "F", "G"), paper_lambda("N", ["-", "N", "j"], "G", "F")]
-    return identity(pair, 1, nonzero=["j", ["-", "N", "j"], "F", "G"], note=note)
-
-
-def _involution():
-    """j -> N - j maps 1..N-1 into (hence onto) itself: linear_valid."""
-    N, j = sp.symbols("N j")
-    return prove_linear(sp.Implies(sp.And(j >= 1, j <= N - 1), sp.And(N - j >= 1, N - j <= N - 1)))
+    """For all integers N >= 2 and 1 <= m <= N-1 and every positive f: the new gap a'_m
+    derived from the event equations (writers counted from the events: m during a_m, N - m
+    after the m-th write ends; writer m has drained a_m f(m)/m more than writer m+1, whose
+    drain after t_(m+1) is S; the next firings come W after the ends) is lambda_m a_m with
+    lambda_m = (N-m) f(m)/(m f(N-m)): it depends on a_m alone (S, V, W and the end time e
+    cancel), so the gap map is diagonal with the paper's multipliers."""
+    der = overlapping_symbolic("general")
+    rhs = ["*", paper_lambda_f("N", "m"), "a_m"]
+    return proved(identity(der.next_gap, rhs, nonzero=list(der.nonzero),
+                           positive_functions=der.functions,
+                           note="a'_m from the engine's event times vs lambda_m a_m of the paper"))
 
 
 @claim_id("fleet.theorem8.symbolic-N.reciprocal", "Theorem 8 for every N: reciprocal pairs",
-          "lambda_j = (N-j) f(j) / (j f(N-j)), symbolic N, j, f")
+          "the engine's multipliers lambda_m, N and m symbolic, f an unknown positive function")
 def theorem8_reciprocal():
-    """For all integers N >= 2 and 1 <= j <= N-1 (so j != 0, N - j != 0) and positive f:
-    lambda_j lambda_(N-j) = 1 (lambda_(N-j) has f(N-j) where lambda_j has f(j): anonymity, not
-    fairness); for N = 2k (k >= 1) the middle multiplier lambda_k is 1; and j -> N - j maps
-    1..N-1 onto itself."""
-    middle = paper_lambda(["*", 2, "k"], "k", "F", "F")
+    """For all integers N >= 2 and 1 <= m <= N-1 and every positive f: the engine's
+    multipliers pair up, lambda_m lambda_(N-m) = 1 (lambda_(N-m) has f(N-m) where lambda_m
+    has f(m): anonymity, not fairness); for N = 2k the middle multiplier lambda_k is 1; and
+    m -> N - m maps 1..N-1 onto itself."""
+    lam, der = _engine_lambda("general")
+    mirror, _ = _engine_lambda("general", m=["-", "N", "m"])
+    middle, _ = _engine_lambda("general", m="k", N=["*", 2, "k"])
+    nz = list(der.nonzero)
     return conjunction(
-        proved(_pair_identity("lambda_j lambda_(N-j) = 1"),
-               identity(middle, 1, nonzero=["k", "F"], note="N = 2k: lambda_k = 1")),
+        proved(identity(["*", lam, mirror], 1, nonzero=nz, positive_functions=der.functions,
+                        note="the engine's lambda_m lambda_(N-m) = 1"),
+               identity(middle, 1, nonzero=["k", ["fn", "f", "k"]],
+                        positive_functions=der.functions,
+                        note="N = 2k: the engine's lambda_k = 1")),
         _involution())
 
 
-def _reindexing():
-    """SymPy's reindexing of prod_(j=1..N-1) lambda_j by j -> N - j, and the factorwise
-    product of the two: a trusted obligation, or None when SymPy does not give it."""
-    from sympy.simplify.simplify import product_mul
-
-    N, j = sp.symbols("N j", integer=True, positive=True)
-    f = sp.Function("f")
-
-    def lam(i):
-        return (N - i) * f(i) / (i * f(N - i))
-
-    det = sp.Product(lam(j), (j, 1, N - 1))
-    mirrored = det.change_index(j, N - j)
-    if mirrored != sp.Product(lam(N - j), (j, 1, N - 1)):
-        return None
-    both = product_mul(det, mirrored)
-    if not isinstance(both, sp.Product) or both.limits != ((j, 1, N - 1),):
-        return None
-    return trusted("sympy", "Product(lambda(j), (j, 1, N-1)).change_index(j, N - j) is "
-                   "Product(lambda(N - j), (j, 1, N-1)): the substitution j -> N - j runs over "
-                   "the same factors; and product_mul of the two products is "
-                   "Product(lambda(j) lambda(N - j), (j, 1, N-1)). So det^2 = "
-                   "prod_(j=1..N-1) lambda_j lambda_(N-j) for every N >= 2 (a product of N - 1 "
-                   "factors, which the kernel cannot state)", detail=str(both))
+def _involution():
+    """m -> N - m maps 1..N-1 into (hence onto) itself: linear_valid."""
+    N, m = sp.symbols("N m")
+    return prove_linear(sp.Implies(sp.And(m >= 1, m <= N - 1), sp.And(N - m >= 1, N - m <= N - 1)))
 
 
 @claim_id("fleet.theorem8.symbolic-N.det-one", "Theorem 8 for every N: determinant 1",
-          "det = prod_(j=1..N-1) lambda_j, symbolic N, positive f")
+          "the engine's diagonal gap map, N symbolic, f an unknown positive function")
 def theorem8_det():
-    """For every integer N >= 2 and positive f: det = prod_(j=1..N-1) lambda_j = 1. Reindexing
-    the product by the involution j -> N - j (onto 1..N-1) and multiplying factorwise,
-    det^2 = prod_j lambda_j lambda_(N-j) (SymPy, trusted: a product of N - 1 factors); each
-    factor is 1 for 1 <= j <= N-1, where j and N - j are nonzero integers (kernel); each
-    lambda_j is positive, being (N-j) f(j)/(j f(N-j)) with N - j = v >= 1 (kernel: a
-    sum of squares with positive weights); so det > 0 and det^2 = 1, i.e. det = 1."""
-    positive = sum_of_squares(paper_lambda(["+", "j", "v"], "j", "F", "G"),
-                              [(["/", ["*", "v", "F"], ["*", "j", "G"]], 1)],
-                              positive=["j", "v", "F", "G"], nonzero=["j", "G"],
-                              note="lambda_j >= 0 with N = j + v, v = N - j >= 1")
-    step = _reindexing()
-    if step is None:
-        return unknown("SymPy did not reindex the product")
-    return conjunction(proved(_pair_identity("each factor: lambda_j lambda_(N-j) = 1"),
-                              positive, step), _involution())
+    """For every integer N and every positive f: det = prod_(m=1..N-1) lambda_m = 1 for the
+    engine's multipliers (the gap map is diagonal). The kernel pairs the factors m and
+    N - m: lambda_m lambda_(N-m) = 1 for 1 <= m <= N-1, and each lambda_m > 0 there (m,
+    N - m >= 1, f > 0), so the product squared is 1 and the product is positive."""
+    lam, der = _engine_lambda("general")
+    return proved(product_one("m", 1, ["-", "N", 1], lam, integers=["N"],
+                              positive_functions=der.functions,
+                              note="det of the engine's diagonal gap map"))
 
 
 @claim_id("fleet.theorem8.symbolic-N.expanding", "Theorem 8 for every N: expanding directions",
-          "lambda_j = (N-j)/j for constant f, symbolic N")
+          "the engine's multipliers for constant f = B, N symbolic")
 def theorem8_expanding():
-    """For constant f, lambda_j = (N-j)/j exceeds 1 exactly when 2j < N (for j >= 1), so the
-    expanding directions are the integers 1 <= j < N/2: ceil(N/2) - 1 of them (checked by
-    enumeration for every N up to 400), and lambda_1 = N - 1 is the largest."""
-    N, j = sp.symbols("N j")
-    lin = prove_linear(sp.Implies(sp.And(j >= 1, N - j > j), 2 * j < N))
-    lin2 = prove_linear(sp.Implies(sp.And(j >= 1, 2 * j < N), N - j > j))
-    counts = [enumeration([(j, 1, n - 1)], "count", math.ceil(n / 2) - 1, where=2 * j < n,
-                          note=f"N = {n}") for n in range(2, 401)]
-    return conjunction(lin, lin2, proved(*counts))
+    """For constant f = B and every integer N >= 2: exactly ceil(N/2) - 1 of the engine's
+    multipliers lambda_m (1 <= m <= N-1) exceed 1, and the largest is lambda_1 = N - 1
+    (lambda_1 - lambda_m = N (m - 1)/m >= 0)."""
+    lam, der = _engine_lambda("constant")
+    first, _ = _engine_lambda("constant", m=1)
+    paper_count = ["-", ["-", ["floor", ["-", ["/", "N", 2]]]], 1]  # ceil(N/2) - 1
+    return proved(
+        interval_count("m", 1, ["-", "N", 1], "N", 2, [">", lam, 1],
+                       linear=["-", "N", ["*", 2, "m"]], factor=["/", 1, "m"],
+                       value=paper_count, positive=["B"],
+                       note="lambda_m - 1 = (N - 2m)/m: expanding iff 2m < N"),
+        identity(first, ["-", "N", 1], nonzero=["B", ["-", "N", 1]],
+                 note="the engine's lambda_1 = N - 1 (the paper's largest multiplier)"),
+        range_sign("m", 1, ["-", "N", 1], ["-", first, lam],
+                   ["/", ["*", "N", ["-", "m", 1]], "m"], integers=["N"], positive=["B"],
+                   note="lambda_1 - lambda_m >= 0 for 1 <= m <= N-1: N - 1 is the largest"))
 
 
 # ---------------------------------------------------------------- Theorem 4
@@ -339,11 +332,13 @@ def theorem4(kind: str):
         formula = region_formula(leaf.constraints, K, 1, assumptions_json(setting))
         obligations.append(witness(formula, witness_assignment(leaf.verdict, 1),
                                    note=f"branch {i} occurs"))
-    obligations.append(trusted("z3", f"the {len(result.pruned)} other event prefixes from the "
-                               f"section (job 0 fires; job 1 computes or writes) have no "
-                               f"interior point for any parameters of the regime (nlsat); so "
-                               f"the {len(result.leaves)} branches above are every two-cycle "
-                               f"event order, up to ties"))
+    for i, pruned in enumerate(result.pruned, start=1):
+        words = " ".join(str(e) for e in pruned.events)
+        ob = empty_region(pruned.constraints, K, 1, setting,
+                          note=f"pruned prefix {i} ({words}) is empty in the whole regime")
+        if ob is None:
+            return unknown(f"no Farkas certificate for the pruned prefix {words}")
+        obligations.append(ob)
     return proved(*obligations)
 
 
@@ -396,7 +391,7 @@ def prop14_branches(capacity):
     text = (Path(__file__).resolve().parents[1] / "models" / "overlap.toml").read_text()
     overrides = {"jobs": "3"} | ({"capacity": capacity} if capacity else {})
     setting = setting_from_fleet(load_fleet(text, "overlap", overrides))
-    result = enumerate_branches(setting, cycles=2, certify=False)
+    result = enumerate_branches(setting, cycles=2, certify=True)
     if not result.complete:
         return unknown(f"{result.unknown} event prefixes undecided")
     K = setting.domain()
@@ -409,9 +404,12 @@ def prop14_branches(capacity):
                                    witness_assignment(leaf.verdict, 2),
                                    note=f"branch {i} ({' '.join(map(str, leaf.events))}) occurs; "
                                         f"firing order {first} in both cycles"))
-    obligations.append(trusted("z3", f"the {len(result.pruned)} other event prefixes have no "
-                               f"interior point (LRA); with the {len(result.leaves)} branches "
-                               f"above they exhaust the two-cycle event orders, up to ties"))
+    for i, pruned in enumerate(result.pruned, start=1):
+        if pruned.verdict.farkas is None:
+            return unknown(f"no Farkas multipliers for the pruned prefix {i}")
+        words = " ".join(str(e) for e in pruned.events)
+        obligations.append(numeric_empty_region(pruned.constraints, K, 2, pruned.verdict.farkas,
+                                                note=f"pruned prefix {i} ({words}) is empty"))
     return proved(*obligations)
 
 
@@ -478,6 +476,78 @@ for _N in range(2, N_STAGGER + 1):
             f"{_N} jobs, staggered branch, symbols W, V, f1..f{_N}"
             f"{', C' if _floor is not None else ''}", "sympy",
             functools.partial(prop16, _N, _key), timeout=120))
+
+
+# ---------------------------------------------------------------- Proposition 16: from outside
+def _staggered_fleet(N: int, capped: bool):
+    from pathlib import Path
+
+    from fito.models.fleet import load_fleet
+
+    name = "staggered_capped" if capped else "staggered"
+    text = (Path(__file__).resolve().parents[1] / "models" / f"{name}.toml").read_text()
+    overrides = {"jobs": str(N)} | ({"capacity": str(N - 1)} if capped else {})
+    return setting_from_fleet(load_fleet(text, name, overrides))
+
+
+def prop16_unreachable(setting):
+    """Every one-cycle branch other than the staggered one that ends in the staggered chart
+    maps its region outside the staggered region (Farkas), and the staggered one maps it
+    onto itself (Proposition 16's invariance claims): no state outside reaches it."""
+    N, K = setting.jobs, setting.domain()
+    m, target = N - 1, derive(setting, staggered(N))
+    result = enumerate_branches(setting, cycles=1, certify=False)
+    if not result.complete:
+        return unknown(f"{result.unknown} event prefixes undecided")
+    obligations, others = [], 0
+    for leaf in result.leaves:
+        if leaf.end_modes != target.branch.modes:
+            continue  # ends in another chart (another job writing at the section): outside
+        if leaf.modes == target.branch.modes and leaf.events == target.branch.events:
+            extra = () if K.is_Numerical else assumptions_json(setting)
+            obligations.append(witness(region_formula(leaf.constraints, K, m, extra),
+                                       witness_assignment(leaf.verdict, m),
+                                       note="the staggered branch itself occurs"))
+            continue
+        others += 1
+        words = " ".join(str(e) for e in leaf.events)
+        cons = image_constraints(leaf.constraints, leaf.end_state, target.constraints, K)
+        note = f"branch {words}: no state of its region lands in the staggered region"
+        if K.is_Numerical:
+            from fito.models.fleet_linear import farkas as engine_farkas
+
+            y = engine_farkas(cons, m, K)
+            ob = None if y is None else numeric_empty_region(cons, K, m, y, note)
+        else:
+            ob = empty_region(cons, K, m, setting, note)
+        if ob is None:
+            return unknown(f"no Farkas certificate for the branch {words}")
+        obligations.append(ob)
+    if not others:
+        return unknown("no other branch ends in the staggered chart")
+    return proved(*obligations)
+
+
+UNREACHABLE = {  # id suffix -> (setting, words)
+    "N2.uncapped": (lambda: symbolic_setting(2, "general"),
+                    "2 identical jobs, any f, uncapped, W and V symbolic"),
+    "N2.capped": (lambda: symbolic_setting(2, "general", cap_floor=1),
+                  "2 identical jobs, any f, a power cap 1 <= C < 2, W and V symbolic"),
+    "N3.uncapped": (lambda: _staggered_fleet(3, False),
+                    "3 jobs of models/staggered.toml (W = 10, V = 2, f = B = 1), uncapped"),
+    "N3.capped": (lambda: _staggered_fleet(3, True),
+                  "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 2"),
+}
+for _key, (_make, _words) in UNREACHABLE.items():
+    register(Claim(
+        f"fleet.prop16.unreachable.{_key}", f"Proposition 16: not reachable from outside ({_key})",
+        f"{_words}: from a firing of job 0, every branch of one cycle other than the staggered "
+        f"one that ends with the same jobs computing maps its region outside the staggered "
+        f"(collision-free) region; the staggered branch itself occurs. With the invariance of "
+        f"fleet.prop16.*, the collision-free set is invariant and no state outside it ever "
+        f"enters it (up to ties, which have measure zero).",
+        f"staggered chart, one-cycle branches, {_key}", "enumeration+farkas",
+        functools.partial(lambda make: prop16_unreachable(make()), _make), timeout=180))
 
 
 # ---------------------------------------------------------------- section 8.1

@@ -12,8 +12,17 @@ import sympy as sp
 
 from fito.models import optimizer as opt
 from fito.models import optimizer_search as search
-from fito.proof import (claim, identity, proved, recurrence, sum_of_squares, to_expr,
-                        unknown, witness)
+from fito.proof import (
+    claim,
+    identity,
+    instance,
+    proved,
+    recurrence,
+    sum_of_squares,
+    to_expr,
+    unknown,
+    witness,
+)
 
 prev = sp.Symbol("prev")
 S = sp.Symbol("s", positive=True)   # s = beta2 / (1 - beta2) > 0, i.e. beta2 = s / (1 + s)
@@ -47,13 +56,16 @@ def _mixed(found: search.MixedState | None, what: str):
         return unknown(f"Z3's values do not violate {what} when re-checked exactly")
     parts = ", ".join(f"{name} from epoch {e}" for name, e in found.epochs)
     restored = ", ".join(f"{name} = {v}" for name, v in found.restored)
-    return proved(witness(sp.Not(found.formula), dict(found.assignment),
+    used = {str(x) for x in found.formula.free_symbols}  # Z3 also chose values it did not need
+    return proved(witness(sp.Not(found.formula),
+                          {n: v for n, v in found.assignment if n in used},
                           note=f"restored {parts}: {restored}"))
 
 
 # ---------------------------------------------------------------- gradient descent
 @claim(id="optimizer.gd.trajectory", title="gradient descent on a known quadratic: theta_t",
-       method="sympy+induction", model="L(theta) = a theta^2/2 - b theta, a > 0; theta' = theta - eta L'(theta)")
+       method="sympy+induction",
+       model="L(theta) = a theta^2/2 - b theta, a > 0; theta' = theta - eta L'(theta)")
 def gd_trajectory():
     """theta_t = b/a + (1 - a eta)^t (theta_0 - b/a) for every t >= 0: the trajectory is
     determined by theta_0 and the loss, so Reach_t is the single point theta_t."""
@@ -64,7 +76,8 @@ def gd_trajectory():
                              prev=prev, nonzero=[s["a"]]))
 
 
-@claim(id="optimizer.gd.mixed-off-trajectory", title="a mixed-shard restore leaves the GD trajectory",
+@claim(id="optimizer.gd.mixed-off-trajectory",
+       title="a mixed-shard restore leaves the GD trajectory",
        method="z3+evaluation", model="two shards, loss a = (1, 2), b = (0, 1), eta = 1/10, 3 steps")
 def gd_mixed():
     """Some restored state with shard 0 and the step counter from epoch e and shard 1 from
@@ -74,16 +87,37 @@ def gd_mixed():
 
 
 # ---------------------------------------------------------------- momentum
+PAPER_TWO_STATE = ["=", ["-", "theta_next", "theta_now"], ["*", -1, "eta", "m_next"]]
+UNROLL = 4  # the momentum optimizer unrolled this many steps from a symbolic state
+
+
 @claim(id="optimizer.momentum.two-state", title="momentum: theta_(t+1) - theta_t = -eta m_(t+1)",
-       method="sympy", model="m' = beta m + g, theta' = theta - eta m'; any gradient g")
+       method="sympy", model="m' = beta m + g, theta' = theta - eta m'; any gradients, any start")
 def momentum_two_state():
-    """For every state (theta, m), gradient g and hyperparameters: one momentum step gives
-    theta' - theta = -eta m'."""
+    """Along every trajectory of the momentum optimizer, from any (theta_0, m_0) with any
+    gradients g_1, g_2, ...: theta_(t+1) - theta_t = -eta m_(t+1) (the paper's two-state
+    invariant). The engine unrolls the step map t = 1..4 steps (theta_t and m_t as
+    polynomials in the start, the gradients and the hyperparameters); the kernel expands the
+    invariant at each step. For every t it follows from one step from an arbitrary state."""
+    s = opt.symbols()
+    start = {s["theta"]: sp.Symbol("theta_0", real=True), s["m"]: sp.Symbol("m_0", real=True)}
+    gs = [sp.Symbol(f"g_{i}", real=True) for i in range(1, UNROLL + 1)]
+    states = opt.momentum().unroll(start, gs)
+    obligations = []
+    for t in range(1, UNROLL + 1):
+        values = {"theta_next": states[t][s["theta"]], "theta_now": states[t - 1][s["theta"]],
+                  "m_next": states[t][s["m"]]}
+        lhs, rhs = instance(PAPER_TWO_STATE, values)[1:]
+        obligations.append(identity(lhs, rhs, note=f"step {t} of the engine's unrolled trajectory"))
     theta_new, m_new = opt.momentum().update
-    return proved(identity(["-", to_expr(theta_new), "theta"], ["*", -1, "eta", to_expr(m_new)]))
+    one = instance(PAPER_TWO_STATE,
+                   {"theta_next": theta_new, "theta_now": "theta", "m_next": m_new})
+    obligations.append(identity(one[1], one[2], note="one step from an arbitrary state (theta, m)"))
+    return proved(*obligations)
 
 
-@claim(id="optimizer.momentum.mixed", title="a mixed (theta, m) restore breaks the two-state identity",
+@claim(id="optimizer.momentum.mixed",
+       title="a mixed (theta, m) restore breaks the two-state identity",
        method="z3+evaluation", model="momentum, beta = 9/10, eta = 1/10, 3 steps")
 def momentum_mixed():
     """Some restored (theta_(e-1), theta_e) from epoch e with m from epoch e' != e violates
@@ -102,7 +136,8 @@ def sgd_reach_all():
     g = sp.Symbol("g_opaque", real=True)
     final = opt.sgd().step({s["theta"]: theta0}, g)[s["theta"]]
     lhs = _unsimplified(final, {g: found.gradients[0]})
-    return proved(identity(lhs, to_expr(target), nonzero=[s["eta"]], note=f"g = {found.gradients[0]}"))
+    return proved(identity(lhs, to_expr(target), nonzero=[s["eta"]],
+                           note=f"g = {found.gradients[0]}"))
 
 
 @claim(id="optimizer.momentum.reach-all", title="momentum reaches every (theta, m) in two steps",
@@ -135,6 +170,11 @@ def momentum_reach_all():
 
 
 # ---------------------------------------------------------------- Adam
+# PAPERS.md: K_t = (1-b1)^2/(1-b2) * sum_(i=0..t-1) (b1^2/b2)^i
+PAPER_K = ["*", ["/", ["^", ["-", 1, "beta1"], 2], ["-", 1, "beta2"]],
+           ["sum", "i", 0, ["-", "t", 1], ["^", ["/", ["^", "beta1", 2], "beta2"], "i"]]]
+
+
 def _k_closed():
     """K_t = sum_(j<t) c q^j in closed form (generic branch q != 1), from SymPy's summation."""
     bound = opt.adam_bound()
@@ -152,7 +192,9 @@ def _k_closed():
 def adam_K():
     """K_t, found by maximizing m_t^2/v_t over the gradients (stationary direction g_i = a_i/d_i),
     is sum_(i=1..t) a_i^2/d_i = c sum_(j<t) q^j with c = (1-b1)^2/(1-b2) and q = b1^2/b2, which
-    is c (1 - q^t)/(1 - q) for q != 1 and c t for q = 1 (induction on t); K_(t+1) = c + q K_t."""
+    is c (1 - q^t)/(1 - q) for q != 1 and c t for q = 1 (induction on t); K_(t+1) = c + q K_t.
+    The engine's increments c q^t (the newest gradient's term, derived) sum to the paper's
+    (1-b1)^2/(1-b2) sum_(i=0..t-1) (b1^2/b2)^i for every t."""
     s = opt.symbols()
     t = s["t"]
     closed, bound = _k_closed()
@@ -164,11 +206,14 @@ def adam_K():
         recurrence(t, 0, initial=0, step=prev + c, closed=c * t, prev=prev, nonzero=[1 - b2],
                    note="the case q = 1 (b1^2 = b2)"),
         identity(closed.subs(t, t + 1), c + q * closed, nonzero=[b2, 1 - b2, b1 ** 2 - b2],
-                 note="K_(t+1) = c + q K_t"))
+                 note="K_(t+1) = c + q K_t"),
+        recurrence(t, 0, initial=0, step=prev + c * q ** t, closed=PAPER_K, prev=prev,
+                   nonzero=[b2, 1 - b2], note="the engine's increments against the paper's sum"))
 
 
 @claim(id="optimizer.adam.bound", title="Adam: m_t^2 <= K_t v_t for every gradient sequence",
-       method="sympy+induction+sos", model="Adam moments from m_0 = v_0 = 0, 0 < b1 < 1, 0 < b2 < 1")
+       method="sympy+induction+sos",
+       model="Adam moments from m_0 = v_0 = 0, 0 < b1 < 1, 0 < b2 < 1")
 def adam_bound():
     """Induction on t. Base t = 1: K_1 v_1 = m_1^2. Step: if K > 0 and H = K v - m^2 >= 0, one
     Adam step with any g gives K (K' v' - m'^2) = (1/s)((1-b1) s m - b1 K g)^2 + s H (1-b1)^2
@@ -200,8 +245,10 @@ def adam_K_is_max():
     obligations = []
     for t in range(1, 5):
         gap, terms = opt.adam_lagrange_gap(t)
-        obligations.append(sum_of_squares(gap, terms or [(0, 0)], positive=[s["beta2"]],
-                                          nonzero=[s["beta2"], 1 - s["beta2"]], note=f"t = {t}"))
+        if terms:  # t = 1: the gap is 0 for every g (the tightness identity below says so)
+            obligations.append(sum_of_squares(gap, terms, positive=[s["beta2"]],
+                                              nonzero=[s["beta2"], 1 - s["beta2"]],
+                                              note=f"t = {t}"))
         m, v, gs = opt.adam_moments(t)
         star = {gs[i - 1]: bound.maximizer.subs({s["t"]: t, s["i"]: i}) for i in range(1, t + 1)}
         obligations.append(identity(opt.adam_K(t) * v.xreplace(star), m.xreplace(star) ** 2,
@@ -209,13 +256,15 @@ def adam_K_is_max():
     # Termwise, for every t: with j = t - i steps back, b1^j and b2^j are atoms A and B > 0.
     j = sp.Symbol("j", integer=True, nonnegative=True)
     A, B = sp.symbols("A B", positive=True)
-    atoms = lambda e: sp.expand_power_base(e.subs(s["i"], s["t"] - j), force=True).replace(  # noqa: E731
+    atoms = lambda e: sp.expand_power_base(  # noqa: E731
+        e.subs(s["i"], s["t"] - j), force=True).replace(
         lambda x: x.is_Pow and x.base in (s["beta1"], s["beta2"]) and x.exp in (j, -j),
         lambda x: (A if x.base == s["beta1"] else B) ** (1 if x.exp == j else -1))
     a_j, d_j, star_j = atoms(bound.a), atoms(bound.d), atoms(bound.maximizer)
     nz = [B, 1 - s["beta2"]]
     obligations += [identity(a_j * star_j, a_j ** 2 / d_j, nonzero=nz, note="A = b1^j, B = b2^j"),
-                    identity(d_j * star_j ** 2, a_j ** 2 / d_j, nonzero=nz, note="A = b1^j, B = b2^j")]
+                    identity(d_j * star_j ** 2, a_j ** 2 / d_j, nonzero=nz,
+                             note="A = b1^j, B = b2^j")]
     return proved(*obligations)
 
 
@@ -229,7 +278,8 @@ def adam_mixed():
 
 
 @claim(id="optimizer.adam.counter-rescale", title="restoring Adam's counter from another epoch",
-       method="sympy+evaluation", model="Adam bias correction m/(1-b1^t), v/(1-b2^t), b1 = 9/10, b2 = 999/1000")
+       method="sympy+evaluation",
+       model="Adam bias correction m/(1-b1^t), v/(1-b2^t), b1 = 9/10, b2 = 999/1000")
 def adam_counter_rescale():
     """Restoring the step counter t2 instead of t multiplies m_hat/sqrt(v_hat) by
     (1 - b1^t)/(1 - b1^t2) sqrt((1 - b2^t2)/(1 - b2^t)); at t = 10, t2 = 1 its square is not 1."""

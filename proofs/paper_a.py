@@ -17,6 +17,7 @@ every vector), so the engine's graph and the combinatorics must agree.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 from fito.proof import (
@@ -206,10 +207,13 @@ def bilateral(k: int) -> Outcome:
     f = phase_formulas(k)
     obligations: list[Any] = []
     for mode in bc.MODES:
-        counts = bc.count(k, mode)
+        counts, closed = bc.count(k, mode), bc.predicted(k, mode)
         if mode == "bilateral" and counts.mixed_points:
             return unknown(f"the engine finds {counts.mixed_points} mixed recoveries of the "
                            f"bilateral protocol; the kernel would reject the certificate")
+        if replace(counts, states=None) != closed:  # the description states the closed forms
+            return unknown(f"{mode}: the engine's counts {counts} are not the closed forms "
+                           f"{closed}")
         obligations += _mode_obligations(k, counts, f)
     return proved(*obligations)
 

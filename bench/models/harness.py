@@ -121,11 +121,15 @@ class FitoResult:
         return max(held) if held else -1
 
 
-def run_fito(path: Path, timeout: float | None = None, max_states: int | None = None) -> FitoResult:
+def run_fito(path: Path, timeout: float | None = None, max_states: int | None = None,
+             jobs: int | None = None) -> FitoResult:
     """fito's whole `check` command on one file (start-up, parsing, compiling, exploring).
     `timeout` is fito's own (per assertion: a verdict `unknown` with the figures so far);
-    the command is killed only if it overruns every assertion's share and a minute."""
+    the command is killed only if it overruns every assertion's share and a minute.
+    `jobs` is passed as `--jobs` (worker threads of the frontier search)."""
     cmd = [sys.executable, "-m", "fito", "check", "--format", "json", "--no-progress", str(path)]
+    if jobs:
+        cmd[4:4] = ["--jobs", str(jobs)]
     if max_states:
         cmd[4:4] = ["--max-states", str(max_states)]
     if timeout:

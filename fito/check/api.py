@@ -18,17 +18,19 @@ from fito.check.explore import (
     Task,
     search,
 )
+from fito.check.graph import GraphError, StateGraph, state_graph  # noqa: F401 (re-exported)
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.support import unsupported
 from fito.check.trace_adapter import build_trace
 from fito.check.traces import DEADLOCK as TRACE_DEADLOCK
 from fito.check.traces import MODEL_ERROR, VIOLATION, WITNESS, Failure
+from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
-from fito.lang.printer import print_expr
+from fito.lang.printer import print_assertion, print_expr
 from fito.lang.resolve import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows
+from fito.semantics.refusal import NotSupported
 
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
@@ -44,12 +46,13 @@ DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with -
 SAFETY = ("deadlock", "always", "reaches")
 
 
-def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
+def check_assertions(model: Model, options: object,
+                     refusals: list[Diagnostic] | None = None) -> Iterator[Verdict]:
     """Check every assertion of the model in order. The safety assertions about one process
     (deadlock freedom, `always`, `reaches`) are answered by one search together: each gets
-    the verdict, counts and trace a search of its own would give."""
-    if (refusal := unsupported(model)) is not None:  # forms the engine does not run yet
-        raise refusal
+    the verdict, counts and trace a search of its own would give. With `refusals`, a group
+    the checker refuses (fito.semantics.refusal) is `unknown` and its diagnostic is added
+    there (once); without, the refusal is raised."""
     compiled = compile_model(model)
     limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
                     getattr(options, "timeout", None), getattr(options, "progress", False),
@@ -59,7 +62,17 @@ def check_assertions(model: Model, options: object) -> Iterator[Verdict]:
     for n, a in enumerate(assertions):
         if n not in done:
             group = _group_of(model, assertions, n)
-            for m, v in zip(group, _check_group(compiled, [assertions[m] for m in group], limits)):
+            members = [assertions[m] for m in group]
+            try:
+                verdicts = _check_group(compiled, members, limits)
+            except NotSupported as refusal:
+                if refusals is None:
+                    raise
+                if refusal.diagnostic not in refusals:
+                    refusals.append(refusal.diagnostic)
+                verdicts = [Verdict(print_assertion(a), a.span.line, UNKNOWN,
+                                    reason=f"not checked: {refusal}") for a in members]
+            for m, v in zip(group, verdicts):
                 done[m] = v
         yield done.pop(n)
 

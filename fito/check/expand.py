@@ -17,8 +17,9 @@ import numpy as np
 from fito.check.explore import Limits
 from fito.check.visited import StateStore
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
-from fito.semantics.packing import Codebook, Packer, Packing, extract, layout_fields, repack
-from fito.semantics.vector import NotVector, VectorCode
+from fito.semantics.packing import Codebook, Packer, Packing, extract, layout_fields, repack  # noqa: F401
+from fito.semantics.vector import VectorCode
+from fito.semantics.vector_emit import NotVector
 
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
@@ -79,8 +80,8 @@ class Expander:
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
-        self.packer = Packer(self.packing, self.codebook)
-        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.code.channel_types, c.network,
+        self.packer = Packer(self.packing, self.codebook, c.network.modes)
+        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.network, c.code.resets,
                                  self.lock)
         self.groups: dict[tuple, object] = {}
         self.tables: dict[tuple, np.ndarray] = {}
@@ -101,12 +102,12 @@ class Expander:
         bits = [max(old.position_field(p).width if p < old.positions else 0,
                     (len(self.codebook.terms[p]) * 2).bit_length()) for p in range(positions)]
         mode_bits = max(old.mode_field.width, (len(c.network.modes) * 2).bit_length())
-        new = layout_fields(c.layout.types, mode_bits, bits)
-        keys = repack(self.store.keys[:self.store.n], _padded(old, positions), new)
+        new = layout_fields(c.layout.types, mode_bits, bits, c.layout.region)
+        keys = repack(self.store.keys[:self.store.n], old, new)
         self.store = StateStore.of(keys, self.store.keys.shape[0])
         self.packing = new
-        self.packer = Packer(new, self.codebook)
-        self.vector = VectorCode(c.layout, new, self.codebook, c.code.channel_types, c.network, self.lock)
+        self.packer = Packer(new, self.codebook, c.network.modes)
+        self.vector = VectorCode(c.layout, new, self.codebook, c.network, c.code.resets, self.lock)
         self.groups.clear()
 
     # ------------------------------------------------------------------ one chunk
@@ -238,7 +239,7 @@ class Expander:
                 continue
             chunk.counts[row] = len(moves)
             if moves:
-                block = np.stack([self.packer.pack(post) for _, post in moves])
+                block = self.packer.pack_many([post for _, post in moves])
                 ranks = np.array([((r >> RANK_BITS) << GROUP_BITS) | (r & mask) for r, _ in moves],
                                  dtype=np.int64)
                 chunk.add(block, np.full(len(moves), row, dtype=np.int64), ranks, scalar=True)
@@ -267,20 +268,11 @@ def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.
     return [(tuple(int(c[order[a]]) for c in codes), order[a:b]) for a, b in zip(starts, ends)]
 
 
-def _padded(p: Packing, positions: int) -> Packing:
-    """A packing with extra (empty) position fields up to `positions`."""
-    if positions <= p.positions:
-        return p
-    extra = tuple(type(p.fields[0])(p.words - 1, 64, 0, 0) for _ in range(positions - p.positions))
-    return Packing(p.fields + extra, p.words, p.cells, positions)
-
-
 def _estimate(c: Compiled, root: tuple) -> Packing:
     """Field widths from the root: each position's locations reachable by its own steps."""
-    K = c.cells
     terms = c.semantics.terms
     bits = []
-    for tid in root[K + 1:]:
+    for tid in c.control(root)[1:]:
         seen = {tid}
         todo = [tid]
         while todo and len(seen) < ESTIMATE_CAP:
@@ -290,4 +282,5 @@ def _estimate(c: Compiled, root: tuple) -> Packing:
                     seen.add(s.target)
                     todo.append(s.target)
         bits.append((len(seen) * 2 + 1).bit_length())
-    return layout_fields(c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits)
+    return layout_fields(c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits,
+                         c.layout.region)

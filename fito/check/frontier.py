@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import wait
 from dataclasses import dataclass, field
 
@@ -36,7 +36,7 @@ from fito.check.explore import (
 )
 from fito.check.visited import StateStore
 from fito.semantics.compiled import Compiled, TimeLimit
-from fito.semantics.ir import IR, Fault
+from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows
 from fito.semantics.packing import Overflow
 
@@ -153,7 +153,7 @@ def _adopt(ex: Expander, graph: FrontierGraph, start: Graph) -> tuple[int, int]:
     """Take over the states, parent links and pending level of a scalar search."""
     while True:
         try:
-            keys = np.stack([ex.packer.pack(s) for s in start.states])
+            keys = ex.packer.pack_many(start.states)
             break
         except Overflow:
             ex.widen()

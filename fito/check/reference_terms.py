@@ -68,7 +68,10 @@ class Reference(StepRules, Evaluator):
         if isinstance(p, _STEPS):
             return ("pre", id(p), self.env_for(p, env)), store
         if isinstance(p, A.ProcRef):
-            return self._unfold(p, env, store)
+            try:
+                return self._unfold(p, env, store)
+            except RefFault as exc:  # a failed call: a state holding it is that model error
+                return ("err", str(exc)), store
         if isinstance(p, (A.Guard, A.ProcIf)):
             return self._conditional(p, env, store)
         if isinstance(p, A.ProcBinary):
@@ -108,7 +111,7 @@ class Reference(StepRules, Evaluator):
         args = [self.ev(a, env, store) for a in p.args]
         inner: dict[str, int] = {q.name: v for q, v in zip(decl.params, args)}
         for q, v, t in zip(decl.params, args, self.m.param_types.get(p.name, ())):
-            if q.var and not t.contains(v):
+            if not t.contains(v):
                 raise RefFault(f"argument {v} of '{p.name}' is out of range")
         frame = self.frames.get(p.name)
         if frame is None:
@@ -187,6 +190,8 @@ class Reference(StepRules, Evaluator):
         tag = t[0]
         if tag in ("omega", "stop"):
             return []
+        if tag == "err":
+            raise RefFault(t[1])
         if tag == "skip":
             return [Tr(TICK, (), (), False, to(OMEGA))]
         if tag == "pre":
@@ -348,7 +353,7 @@ def kinds(t: tuple, ref: Reference) -> tuple[bool, bool]:
     assignment, assert, atomic or buffer step, |~|, [> and hiding may step silently; a
     sequence or parallel turns its parts' ticks into taus."""
     tag = t[0]
-    if tag in ("stop", "omega"):
+    if tag in ("stop", "omega", "err"):
         return True, True
     if tag == "skip":
         return True, False

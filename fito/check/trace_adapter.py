@@ -80,20 +80,26 @@ def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: 
 
 
 def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
-    """Every slot's name, domain (its first enumeration index) and durability."""
+    """Every cell element's name, domain (its first enumeration index) and durability, then
+    every buffer's (the entries `Layout.entries` shows)."""
     out: list[CellInfo] = []
-    for name, slots in layout.cells.items():
+    for slots in layout.cells.values():
+        if slots.base >= (layout.size if layout.shown < 0 else layout.shown):
+            continue  # a buffer's slots, or a process variable's array placed in a region
         cell = slots.cell
-        for combo in itertools.product(*(t.values() for t in cell.indices)):
-            label = name + "".join(f"[{t.show(v)}]" for t, v in zip(cell.indices, combo))
+        combos = itertools.product(*(t.values() for t in cell.indices))
+        for k, combo in enumerate(combos):
             domain = next((t.show(v) for t, v in zip(cell.indices, combo)
                            if isinstance(t, EnumT)), OTHER)
-            out.append(CellInfo(label, domain, cell.durable))
+            out.append(CellInfo(layout.names[slots.base + k], domain, cell.durable))
+    for b in (layout.buffers or {}).values():
+        durable = layout.cells[b.length].cell.durable
+        out.extend(CellInfo(label, OTHER, durable) for label in layout.buffer_labels(b))
     return tuple(out)
 
 
 def _shown(layout: Layout, cells: Sequence[int]) -> Cells:
-    return tuple((n, t.show(v)) for n, t, v in zip(layout.names, layout.types, cells))
+    return tuple(layout.entries(tuple(cells)))
 
 
 def _split(c: Compiled, state: tuple) -> tuple[int, tuple]:
@@ -122,8 +128,10 @@ def _step(c: Compiled, names: _Names, index: int, source: tuple, k: int,
     writes = tuple(pair for pair, old in zip(state, before) if pair != old)
     reset: tuple[str, ...] = ()
     if step.crash:
-        init = c.layout.init
-        reset = tuple(c.layout.names[i] for i in c.layout.volatile if cells[i] != init[i])
+        volatile = {info.name for info in cell_infos(c.layout) if not info.durable}
+        initial = _shown(c.layout, c.layout.init)
+        reset = tuple(n for (n, v), (_, v0) in zip(_shown(c.layout, cells), initial)
+                      if n in volatile and v != v0)
     channel = step.channel if step.kind == S.EVENT or step.hidden else None
     values: tuple[str, ...] = ()
     if channel is not None:
@@ -149,7 +157,8 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     todo: list[object] = [e]
     while todo:
         node = todo.pop()
-        if isinstance(node, A.Name) and node.id in c.layout.cells:
+        if isinstance(node, A.Name) and (node.id in c.layout.cells or
+                                         node.id in (c.layout.buffers or {})):
             used[node.id] = None
         elif isinstance(node, tuple):
             todo.extend(node)
@@ -158,14 +167,18 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     shown = _shown(c.layout, cells)
     out: list[tuple[str, str]] = []
     for name, slots in c.layout.cells.items():
-        if name in used:
+        if name in used and name not in (c.layout.buffers or {}):
             out.extend(shown[slots.base:slots.base + slots.size])
+    for name, b in (c.layout.buffers or {}).items():
+        if name in used:
+            labels = set(c.layout.buffer_labels(b))
+            out.extend(pair for pair in shown if pair[0] in labels)
     return tuple(out)
 
 
 # ---------------------------------------------------------------------- naming processes
-_WRAPPERS = {"hide": (2,), "intr": (1, 2), "seq": (1,), "ext": (1, 2), "guard": (3,),
-             "if": (3, 4), "ichoice": ()}
+_WRAPPERS = {"hide": (2,), "rename": (2,), "intr": (1, 2), "seq": (1,), "slide": (1,),
+             "ext": (1, 2), "guard": (3,), "if": (3, 4), "ichoice": ()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +240,7 @@ class _Names:
         todo = [t]
         while todo:
             t = todo.pop(0)
-            if t[0] == "par":
+            if t[0] in ("par", "apar"):
                 return t
             todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
         return None
@@ -256,8 +269,10 @@ class _Names:
                     return first
                 decl, threads = self.owner[t[2]]
                 return decl, threads, dict(t[3])
-            if tag in ("par", "ichoice"):
+            if tag in ("par", "apar", "ichoice"):
                 todo[:0] = [self.table[p] for p in t[-1]]
+            elif tag == "sel":
+                todo[:0] = [self.table[p] for p in t[1]]
             else:
                 todo[:0] = [self.table[t[i]] for i in _WRAPPERS.get(tag, ())]
         return None
@@ -288,11 +303,13 @@ class _Names:
             t = todo.pop(0)
             if t[0] == "pre":
                 node = self.c.semantics.terms.node(t[1])
-                ev = node.event  # type: ignore[attr-defined]
+                ev = getattr(node, "event", None)
                 if (ev.channel if ev is not None else None) == step.channel:
                     return node.span.line or None  # type: ignore[attr-defined]
-            elif t[0] in ("par", "ichoice"):
+            elif t[0] in ("par", "apar", "ichoice"):
                 todo.extend(self.table[p] for p in t[-1])
+            elif t[0] == "sel":
+                todo.extend(self.table[p] for p in t[1])
             else:
                 todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
         return None
@@ -326,10 +343,13 @@ def _procs(p: A.Proc) -> Iterator[A.Proc]:
     while todo:
         node = todo.pop()
         yield node
-        for f in ("body", "left", "right", "proc", "then", "orelse"):
-            child = getattr(node, f, None)
+        children = list(getattr(node, "branches", ()))
+        children += [getattr(node, f, None) for f in ("body", "left", "right", "proc", "then",
+                                                      "orelse")]
+        for child in children:
             if isinstance(child, (A.Prefix, A.Guard, A.ProcBinary, A.Parallel, A.Hide, A.ProcIf,
-                                  A.Replicated, A.ProcRef, A.Stop, A.Skip)):
+                                  A.Replicated, A.ProcRef, A.Stop, A.Skip, A.AssertStep,
+                                  A.Atomic, A.Select, A.AlphaParallel, A.Rename)):
                 todo.append(child)
 
 
@@ -359,7 +379,7 @@ def _tid(c: Compiled, t: tuple) -> int:
 def _enabled(c: Compiled, step: S.Step, cells: tuple) -> bool:
     try:
         return all(evaluate(g, cells, c.layout) for g in step.guard)
-    except Fault:
+    except (Fault, AssertionError):  # an error, or a guard on process variables
         return False
 
 
@@ -368,7 +388,7 @@ def _threads(names: _Names, tid: int, path: tuple[int, ...]) -> Iterator[tuple[t
     todo = [(names.table[tid], path)]
     while todo:
         t, p = todo.pop(0)
-        if t[0] == "par":
+        if t[0] in ("par", "apar"):
             todo.extend((names.table[part], p + (i,)) for i, part in enumerate(t[2]))
         elif t[0] in ("intr", "hide") or (t[0] == "seq" and names._par_below(t) is not None):
             todo.extend((names.table[t[i]], p) for i in _WRAPPERS[t[0]])

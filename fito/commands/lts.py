@@ -48,10 +48,6 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     model, diags = resolve(parsed.spec)
     errors = [d for d in list(parsed.diagnostics) + list(diags) if d.is_error and not d.code.startswith("FITO")]
-    from fito.check.support import unsupported
-
-    if (refusal := unsupported(model)) is not None:
-        errors.append(refusal.diagnostic)
     if errors:
         for d in errors:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
@@ -69,9 +65,14 @@ def _run(args: argparse.Namespace) -> int:
         print("fito: error: the spec has no `system`; name one with --process [C001 bad-usage]",
               file=sys.stderr)
         return 2
+    from fito.semantics.refusal import NotSupported
+
     c = compile_model(model)
     try:
         lts = build_lts(c, c.initial(proc), args.max_states)
+    except NotSupported as refusal:  # too large an expansion, or variables it cannot keep
+        print(render_text(refusal.diagnostic, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
+        return 1
     except TooLarge:
         d = error("M004", f"the state graph has more than {args.max_states:,} states; refusing to export it",
                   hint="raise --max-states, or export a smaller process")

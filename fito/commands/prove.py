@@ -24,8 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-certificates", action="store_true", help="write no certificate files")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="per-claim time limit (default: the claim's own, else 60)")
-    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1), metavar="N",
-                        help="claims run in parallel (default: min(4, CPUs))")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="claims run in parallel (default: every CPU); the certificates "
+                             "are the same byte for byte whatever N is")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress line on standard error (shown only on a terminal)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
         what = f"matching {' '.join(args.only)} " if args.only else ""
         print(f"fito: error: no claims {what}in {' '.join(args.paths)} [K003 claims-file-error]", file=sys.stderr)
         return 2
-    results = runner.run_claims(claims, timeout=args.timeout, jobs=args.jobs)
+    show_progress = not args.no_progress and sys.stderr.isatty()
+    progress = Progress(start) if show_progress else None
+    results = runner.run_claims(claims, timeout=args.timeout, jobs=args.jobs, progress=progress)
+    if progress:
+        progress.clear()
     try:
         paths = [None if args.no_certificates else _write(args.certificates, r) for r in results]
     except OSError as exc:
@@ -57,6 +64,30 @@ def run(args: argparse.Namespace) -> int:
     show(results, paths, args, time.perf_counter() - start)
     verdicts = {r.verdict for r in results}
     return 1 if "refuted" in verdicts else 3 if "unknown" in verdicts else 0
+
+
+class Progress:
+    """One line on standard error, rewritten as each claim finishes: claim n of m, its id,
+    its verdict and time, and the time so far."""
+
+    def __init__(self, start: float) -> None:
+        self.start, self.width = start, 0
+
+    def __call__(self, done: int, total: int, r) -> None:
+        elapsed = time.perf_counter() - self.start
+        text = (f"claim {done} of {total}: {r.claim.id} {r.verdict} in {r.seconds:.2f} s "
+                f"({elapsed:.0f} s so far)")
+        self._write(text)
+
+    def _write(self, text: str) -> None:
+        pad = max(0, self.width - len(text))
+        sys.stderr.write("\r" + text + " " * pad)
+        sys.stderr.flush()
+        self.width = len(text)
+
+    def clear(self) -> None:
+        sys.stderr.write("\r" + " " * self.width + "\r")
+        sys.stderr.flush()
 
 
 def _span(line: int):
@@ -80,22 +111,17 @@ def _text(results, paths, args, seconds: float) -> None:
         print(fmt.format(*row).rstrip())
         if r.reason and r.verdict != "proved":
             print(f"  {r.verdict}: {r.reason}")
-        trivial, checked = r.trivial
-        if checked and trivial == checked:
-            print(f"  note: all {checked} re-checked obligations are trivial (both sides identical)")
     counts = {v: sum(r.verdict == v for r in results) for v in ("proved", "refuted", "unknown")}
     where = "not written" if args.no_certificates else f"in {args.certificates}/"
+    trusted = sum(1 for r in results if r.trusted)
     print(f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
-          f"{counts['unknown']} unknown; certificates {where} ({seconds:.2f} s)")
-    trivial = [r.trivial for r in results]
-    if any(t for t, _ in trivial):
-        print(f"note: {sum(t for t, _ in trivial)} of {sum(c for _, c in trivial)} re-checked obligations "
-              f"are trivial (both sides identical), in {sum(1 for t, _ in trivial if t)} claims")
+          f"{counts['unknown']} unknown, {trusted} with a trust tag; certificates {where} "
+          f"({seconds:.2f} s)")
 
 
 def _json(results, paths, args, seconds: float) -> None:
     claims = [{"id": r.claim.id, "title": r.claim.title, "verdict": r.verdict, "method": r.claim.method,
                "seconds": round(r.seconds, 4), "certificate": p, "reason": r.reason or None,
-               "trusted": list(r.trusted), "trivial_obligations": r.trivial[0]}
+               "trusted": list(r.trusted)}
               for r, p in zip(results, paths)]
     print(json.dumps({"claims": claims}, indent=2))

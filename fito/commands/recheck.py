@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="reject certificates with trusted obligations (tool's word only)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--show", action="store_true",
+                        help="print the statement of each accepted certificate, as the kernel "
+                             "reads it")
 
 
 def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -44,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
                      "reason": "no certificate files (*.json) found", "trusted": []})
     for path in files:
         rows.append(_check(kernel, path, args.strict))
-    (_json if args.format == "json" else _text)(rows)
+    if args.format == "json":
+        _json(rows)
+    else:
+        _text(rows, getattr(args, "show", False))
     statuses = {r["status"] for r in rows}
     return 2 if "unreadable" in statuses else 1 if "rejected" in statuses else 0
 
@@ -59,14 +65,22 @@ def _check(kernel, path: str, strict: bool) -> dict:
         return {"path": path, "status": "unreadable", "claim": None, "reason": str(exc), "trusted": []}
     r = kernel.check(cert, strict=strict)
     return {"path": path, "status": "accepted" if r.accepted else "rejected", "claim": r.claim,
-            "reason": r.reason or None, "trusted": list(r.trusted), "obligations": r.obligations}
+            "reason": r.reason or None, "trusted": list(r.trusted), "obligations": r.obligations,
+            "verdict": cert.get("verdict") if r.accepted else None,
+            "statement": list(r.statement)}
 
 
-def _text(rows: list[dict]) -> None:
+def _text(rows: list[dict], show: bool = False) -> None:
+    from fito.proof.kernel.props import render
+
     for r in rows:
         if r["status"] == "accepted":
             trust = f"; {', '.join(r['trusted'])}" if r["trusted"] else ""
             print(f"{r['path']}: accepted ({r['claim']}, {r['obligations']} obligations{trust})")
+            if show:
+                word = "refutes" if r["verdict"] == "refuted" else "proves"
+                for i, p in enumerate(r["statement"], 1):
+                    print(f"  {word} {i}: {render(p)}")
         elif r["status"] == "rejected":
             print(f"{r['path']}: rejected: {r['reason']} [K001 certificate-rejected]")
         else:

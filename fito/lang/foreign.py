@@ -112,8 +112,9 @@ def _double_operators(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
     t, before = _type(tokens, i), _type(tokens, i - 1)
     if t == "AMP" and before == "AMP" and _adjacent(tokens, i):
         return "`&&` is not fito syntax", "write `and` (and `b & P` for a guard)"
-    if t == "PLUS" and before == "PLUS" and _adjacent(tokens, i):
-        return "`x++` is not fito syntax", "write an assignment step: {x := x + 1} -> P"
+    if t == "PLUS" and (before == "PLUS" and _adjacent(tokens, i) or
+                        _type(tokens, i + 1) == "PLUS" and _adjacent(tokens, i + 1)):
+        return "`x++` is not fito syntax", "write an assignment: {x := x + 1} -> P"
     if t == "PARPAR":
         return ("`||` stands only in alphabetised parallel, P [A || B] Q",
                 "write `or` between conditions")
@@ -130,6 +131,16 @@ def _double_operators(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
         return "`!b` is not fito syntax", "write not b"
     if t == "NAME" and _text(tokens, i - 1) == "goto":
         return "Promela's `goto` has no fito form", "call the process that follows: -> Next"
+    return None
+
+
+def _linked_parallel(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
+    """CSPm's `P [a <-> b] Q`, read by the lexer as `<-` then `>`."""
+    if _type(tokens, i) == "LARROW" and _text(tokens, i + 1) == ">" and \
+            _adjacent(tokens, i + 1):
+        return ("CSPm's linked parallel `P [a <-> b] Q` has no fito form",
+                "rename both sides to one channel and synchronise on it, hidden: "
+                "(P [[a <- m]] [| {| m |} |] Q [[b <- m]]) \\ {| m |}")
     return None
 
 
@@ -160,8 +171,38 @@ def _statement_end(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
     return None
 
 
+def _in_block(tokens: list[Tok], i: int) -> bool:
+    """Token i stands inside `{ }` (a block of assignments), not a set of events."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = _type(tokens, j)
+        if t in ("RBRACE", "RPAR", "RSQB"):
+            depth += 1
+        elif t in ("LBRACE", "LPAR", "LSQB"):
+            if depth == 0:
+                return t == "LBRACE"
+            depth -= 1
+    return False
+
+
+def _promela_statement(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:
+    """`x = e` and `s1; s2` inside `{ }` or `atomic { }`: Promela's assignment and
+    statement separator."""
+    if not _in_block(tokens, i):
+        return None
+    if _type(tokens, i) == "EQUALS" and _type(tokens, i - 1) in ("NAME", "RSQB"):
+        return ("`x = e` (Promela's assignment) is not fito syntax",
+                "write x := e inside { } or atomic { }")
+    if _type(tokens, i) == "ASSIGN" and _type(tokens, i - 2) == "SEMI":
+        return ("`;` between statements (Promela style) is not fito syntax",
+                "separate the statements of { } or atomic { } with commas: "
+                "atomic { x := 1, y := x }")
+    return None
+
+
 _RULES: tuple[Rule, ...] = (_declaration_word, _do_loop, _double_operators, _refinement,
-                            _property, _statement_end, _bare_definition)
+                            _property, _statement_end, _promela_statement, _linked_parallel,
+                            _bare_definition)
 
 
 def foreign_form(tokens: list[Tok], i: int, at_decl: bool) -> Found | None:

@@ -5,8 +5,9 @@ The text of a document laid out flat is the printer's (`fito.lang.printer`), so 
 is preserved by construction: breaks only replace spaces. Where a line is too long, a chain
 of one process operator puts one operand per line, the operator first (`[] Q`); a chain of
 prefixes puts one event per line, the arrow last (`a ->`); a guard, a replicated form or a
-quantifier indents its body on the next line; `if` puts `then` and `else` under it; argument
-and assignment lists wrap after a comma; logical and arithmetic chains break before their
+quantifier indents its body on the next line; `if` puts `then` and `else` under it;
+`if :: … fi` puts each branch on a line of its own; argument and assignment lists wrap after
+a comma; logical and arithmetic chains break before their
 operator. A few parentheses the printer leaves out are added for the reader (the tree is the same):
 around a cell's initial value that is not an atom (`= (e == 0) durable`), around an
 operator chain that is an operand of another process operator (`(P ; Q) ||| R`), around
@@ -212,6 +213,18 @@ def _if(p: A.ProcIf | A.IfExpr, pieces: list) -> Doc:
         node = node.orelse  # type: ignore[assignment]
 
 
+def _select(p: A.Select, pieces: list) -> Doc:
+    """`if :: a :: b fi`; broken, each branch on a line of its own under `if`, as Promela
+    texts write it."""
+    parts: list[Doc | str] = ["if"]
+    branches = [(":: ", b) for b in p.branches]
+    if p.orelse is not None:
+        branches.append((":: else -> ", p.orelse))
+    for head, branch in branches:
+        parts.extend((LINE, head, Align(node_doc(branch, 0))))
+    return Group(Align(concat(*parts, LINE, "fi")))
+
+
 def _binder(node: A.Replicated | A.Quant, pieces: list) -> Doc:
     """`[] x: T @ body`; binders in a row and a guard right after stay on one line."""
     head, (body, need) = pieces
@@ -234,5 +247,5 @@ def _call(node: A.Call | A.ProcRef, pieces: list) -> Doc:
 _BUILD: dict[type, Callable[..., Doc]] = {
     A.ProcBinary: _proc_binary, A.Parallel: _parallel, A.Binary: _binary, A.Hide: _hide,
     A.Prefix: _prefix, A.Guard: _guard, A.ProcIf: _if, A.IfExpr: _if, A.Replicated: _binder,
-    A.Quant: _binder, A.Call: _call, A.ProcRef: _call,
+    A.Quant: _binder, A.Call: _call, A.ProcRef: _call, A.Select: _select,
 }

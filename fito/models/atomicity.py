@@ -61,6 +61,26 @@ def _ratio(atomic: "sympy.Expr") -> "sympy.Expr":
 
 
 @functools.cache
+def bernoulli_marginals() -> tuple["sympy.Expr", "sympy.Expr"]:
+    """(P(X_d = 1), P(X_d = 0)) of one domain, from the Bernoulli(p) distribution."""
+    import sympy
+    from sympy.stats import Bernoulli, P
+    p = symbols()["p"]
+    return P(sympy.Eq(Bernoulli("X", p), 1)), P(sympy.Eq(Bernoulli("X", p), 0))
+
+
+def joint_law(k: int) -> list[tuple[tuple[int, ...], "sympy.Expr"]]:
+    """The joint law of k independent domains: each outcome (bits: 1 = newest epoch) with
+    its probability, the product of the marginals (sympy.Mul, kept as a product)."""
+    import itertools
+
+    import sympy
+    new, old = bernoulli_marginals()
+    return [(bits, sympy.Mul(*(new if b else old for b in bits), evaluate=False))
+            for bits in itertools.product((0, 1), repeat=k)]
+
+
+@functools.cache
 def derive_independent() -> Derivation:
     """P = prod_d P(X_d = 1) for independent Bernoulli(p) domains: p^k, exponential decay."""
     import sympy
@@ -76,6 +96,32 @@ def derive_independent() -> Derivation:
              f"P(all old) = {all_old}")
     return Derivation("independent", atomic, all_old, sympy.expand(1 - atomic - all_old),
                       _ratio(atomic), steps)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One variable integrated out: integral_0^tau integrand d(var) = value (antiderivative)."""
+
+    var: "sympy.Symbol"
+    integrand: "sympy.Expr"
+    antiderivative: "sympy.Expr"
+    value: "sympy.Expr"
+
+
+def box_probability(rates: Sequence["sympy.Expr"], tau: "sympy.Expr") -> list[Step]:
+    """P(X_d <= tau for every d) for independent X_d ~ Exp(rates[d]): the joint density (the
+    product of the densities) integrated over the box [0, tau]^k one variable at a time by
+    SymPy; each step's value is the next step's integrand, the last value the probability."""
+    import sympy
+    xs = sympy.symbols(f"x1:{len(rates) + 1}", positive=True)
+    current = sympy.Mul(*(r * sympy.exp(-r * x) for r, x in zip(rates, xs)))
+    out = []
+    for x in xs:
+        anti = sympy.integrate(current, x)
+        value = sympy.expand(anti.subs(x, tau) - anti.subs(x, 0))
+        out.append(Step(x, current, anti, value))
+        current = value
+    return out
 
 
 def exp_cdf(rate: "sympy.Expr", at: "sympy.Expr") -> "sympy.Expr":
@@ -178,6 +224,16 @@ def random_crash_term(j_value: "sympy.Expr") -> "sympy.Expr":
     density = lam * sympy.exp(-lam * t)
     term = sympy.integrate(density * sympy.exp(-j_value * mu * t), (t, 0, sympy.oo))
     return sympy.simplify(term.subs(lam, r * mu))
+
+
+def random_crash_term_rate(j_value: "sympy.Expr") -> "sympy.Expr":
+    """E[exp(-j mu T)] for T ~ Exp(lambda), in lambda and mu (SymPy's integral over t)."""
+    import sympy
+    s = symbols()
+    t, mu, lam = s["t"], s["mu"], s["lam"]
+    term = sympy.integrate(lam * sympy.exp(-lam * t) * sympy.exp(-j_value * mu * t),
+                           (t, 0, sympy.oo), conds="none")
+    return sympy.simplify(term)
 
 
 def random_crash_expanded(k: int) -> "sympy.Expr":

@@ -1,7 +1,8 @@
 """Interleavings and mixed recoveries of the reflect-then-commit protocol, from fito's state graph.
 
 `count(k, mode)` builds the labelled transition system that fito's checker explores for
-`fito.models.bilateral.spec(k, epochs=1)` (one epoch written, crashes unbounded) and walks it:
+`fito.models.bilateral.spec(k, epochs=1)` (one epoch written, crashes unbounded; through
+`fito.check.api`) and walks it:
 
 - the *protocol graph*: the states reached from the start by write, reflect and commit
   events alone; it is acyclic, and its paths from the start to the commit are the
@@ -19,13 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb, factorial
-from typing import TYPE_CHECKING
 
+from fito.check.api import GraphError, StateGraph, state_graph
 from fito.models.bilateral import spec
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fito.check.lts import LTS
-    from fito.semantics.compiled import Compiled
 
 MODES = ("bilateral", "latest")
 PROTOCOL_EVENTS = ("write.", "reflect.", "commit.")
@@ -47,31 +44,23 @@ class Counts:
     mixed_runs: int        # crash runs whose recovery restores mixed epochs
 
 
-def graph(k: int, mode: str) -> tuple[Compiled, LTS]:
-    """The compiled model and its state graph, for `Node(mode, false)` of the one-epoch spec."""
-    from fito.check.lts import build_lts
-    from fito.driver import front_end
-    from fito.lang import nodes as A
-    from fito.semantics.compiled import compile_model
-
+def graph(k: int, mode: str) -> StateGraph:
+    """The state graph of `Node(mode, false)` in the one-epoch spec."""
     if mode not in MODES:
         raise ValueError(f"the recovery must be one of {', '.join(MODES)}, not {mode!r}")
-    _, model, diagnostics = front_end(spec(k, epochs=1))
-    errors = [d for d in diagnostics if d.is_error]
-    if model is None or errors:
-        raise ValueError(f"the generated spec does not resolve: {errors}")
-    compiled = compile_model(model)
-    root = compiled.initial(A.ProcRef("Node", (A.Name(mode), A.BoolLit(False))))
-    return compiled, build_lts(compiled, root, LIMIT)
+    try:
+        return state_graph(spec(k, epochs=1), "Node", (mode, False), LIMIT)
+    except GraphError as exc:
+        raise ValueError(f"the generated spec: {exc}") from None
 
 
 Adjacency = dict[int, list[tuple[str, int]]]
 
 
-def adjacency(lts: LTS) -> Adjacency:
+def adjacency(g: StateGraph) -> Adjacency:
     """state -> [(label, target)] for every transition of the graph."""
     out: Adjacency = {}
-    for a, label, b in lts.edges:
+    for a, label, b in g.edges:
         out.setdefault(a, []).append((label, b))
     return out
 
@@ -109,15 +98,13 @@ def _only(succ: Adjacency, state: int, prefix: str) -> int:
     return found[0]
 
 
-def recovery(lts: LTS, succ: Adjacency, slots: list[int], point: int) -> tuple[int, ...]:
-    """The epochs restored when a crash strikes at `point`: the crash, then each restore.
-
-    `slots` are the cell positions of got[0..k-1], the ghost each restore writes."""
+def recovery(g: StateGraph, succ: Adjacency, k: int, point: int) -> tuple[int, ...]:
+    """The epochs restored when a crash strikes at `point`: the crash, then each restore
+    (got[d] is the ghost each restore writes)."""
     state = _only(succ, point, "crash")
-    for d in range(len(slots)):
+    for d in range(k):
         state = _only(succ, state, f"restore.{d}.")
-    cells = lts.states[state]  # a flat state: the cells come first
-    return tuple(int(cells[i]) for i in slots)
+    return tuple(g.cell(state, f"got[{d}]") for d in range(k))
 
 
 def path_counts(order: list[int], succ: Adjacency) -> tuple[dict[int, int], dict[int, int]]:
@@ -137,17 +124,16 @@ def path_counts(order: list[int], succ: Adjacency) -> tuple[dict[int, int], dict
 
 def count(k: int, mode: str = "bilateral") -> Counts:
     """Walk the state graph of k domains under the given recovery rule."""
-    compiled, lts = graph(k, mode)
-    succ = adjacency(lts)
+    g = graph(k, mode)
+    succ = adjacency(g)
     order = topological(0, succ)
     ends = [s for s in order if not any(is_protocol(label) for label, _ in succ.get(s, ()))]
     commits = {b for s in order for label, b in succ.get(s, ()) if label.startswith("commit.")}
     if set(ends) != commits:
         raise ValueError("a crash-free run ends elsewhere than at a commit")
     to, frm = path_counts(order, succ)
-    slots = [compiled.layout.names.index(f"got[{d}]") for d in range(k)]
-    mixed = [s for s in order if len(set(recovery(lts, succ, slots, s))) > 1]
-    return Counts(k, mode, len(lts.states), sum(to[s] for s in ends), len(order),
+    mixed = [s for s in order if len(set(recovery(g, succ, k, s))) > 1]
+    return Counts(k, mode, len(g.values), sum(to[s] for s in ends), len(order),
                   sum(to[s] * frm[s] for s in order), len(mixed),
                   sum(to[s] * frm[s] for s in mixed))
 

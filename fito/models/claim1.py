@@ -6,17 +6,12 @@ in any state. Its assertions let `fito check` decide which durable vectors a cra
 while epoch e is written: one `reaches` per candidate vector of W^k, W = {e-2, ..., e+1}
 cut to {0..n}, an `always` saying that crash-time vectors stay in W^k (so the candidates
 cover everything reachable), and the paper's `always`: they stay in {e-1, e}^k. `run`
-checks the spec with `fito check --format json` in a subprocess and `derive` turns the
+checks the spec with the checker's public API (`fito.check.api`) and `derive` turns the
 verdicts into the set of reachable vectors and its number of mixed ones.
 """
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,27 +125,25 @@ class Derived:
 
 
 class CheckFailure(Exception):
-    """`fito check` could not be run or gave no usable JSON (message says why)."""
+    """The checker could not be run on the spec or gave no verdicts (message says why)."""
 
 
 def run(s: Spec, timeout: float = 600.0) -> dict[str, Any]:
-    """Write the spec to a temporary file, run `fito check --format json` on it, return the JSON."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, f"claim1_k{s.domains}_e{s.epoch}.fito")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(s.text)
-        cmd = [sys.executable, "-m", "fito", "check", "--format", "json", "--no-progress", path]
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise CheckFailure(f"fito check took longer than {timeout:g} s") from None
-    if done.returncode == 2 or not done.stdout.strip():
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise CheckFailure(f"fito check exited with {done.returncode}: {last}")
+    """Check the spec with the checker's public API (`fito.check.api.check_assertions`), in
+    this process; the verdicts in the shape of `fito check --format json`."""
+    from fito.check.api import check_assertions
+    from fito.driver import CheckOptions, front_end
+
+    _, model, diagnostics = front_end(s.text)
+    errors = [d for d in diagnostics if d.is_error]
+    if model is None or errors:
+        raise CheckFailure(f"the generated spec does not resolve: {errors[:1]}")
     try:
-        return json.loads(done.stdout)
-    except json.JSONDecodeError as exc:
-        raise CheckFailure(f"fito check printed no valid JSON: {exc}") from None
+        verdicts = list(check_assertions(model, CheckOptions(timeout=timeout, type_check=False)))
+    except Exception as exc:  # the checker refuses a form (NotSupported) or fails
+        raise CheckFailure(f"the checker stopped: {exc}") from None
+    return {"files": [{"diagnostics": [],
+                       "assertions": [v.to_json() for v in verdicts]}]}
 
 
 def derive(s: Spec, report: dict[str, Any]) -> Derived:
@@ -182,3 +175,34 @@ def model_check(domains: int, epochs: int = 2, epoch: int = 1, timeout: float = 
     """Generate, check and derive, in one call."""
     s = spec(domains, epochs, epoch)
     return derive(s, run(s, timeout))
+
+
+# ---------------------------------------------------------------- the same model, for the kernel
+def transition_system(domains: int, epochs: int = 2) -> dict[str, Any]:
+    """The model of `spec` as a transition system the proof kernel walks itself: state
+    variables saved1..saved_k, writing, crashed; one rule per step of `spec`'s processes.
+
+    Trainer: writing < N and every domain holds `writing` -> writing := writing + 1.
+    Persist(d): saved[d] < writing -> saved[d] := writing. Crash (the interrupt): crashed :=
+    true, after which nothing moves (`/\\ (crash -> STOP)` discards the left side)."""
+    _check_sizes(domains, epochs, 1)
+    saved = [f"saved{i}" for i in range(1, domains + 1)]
+    alive = ["=", "crashed", 0]
+    begin = ["and", alive, ["<", "writing", epochs], *(["=", s, "writing"] for s in saved)]
+    rules: list[tuple[Any, dict[str, Any]]] = [(begin, {"writing": ["+", "writing", 1]})]
+    rules += [(["and", alive, ["<", s, "writing"]], {s: "writing"}) for s in saved]
+    rules.append((alive, {"crashed": 1}))
+    return {"vars": [(s, 0, epochs) for s in saved] + [("writing", 0, epochs), ("crashed", 0, 1)],
+            "init": [0] * (domains + 2), "rules": rules}
+
+
+def vector_code(names: list[str], base: int) -> Any:
+    """sum_i x_i base^i as a JSON expression over the state variables (a vector's code)."""
+    return ["+", *(["*", base ** i, name] for i, name in enumerate(names))]
+
+
+def durable_at(domains: int) -> list[Any]:
+    """The timed model (unbounded write delays): epoch e's write starts at s and domain d
+    makes it durable at s + X_d, X_d > 0; at instant t domain d holds e iff s + X_d <= t
+    (else e - 1). One formula per domain, over the symbols s, t, X1..Xk."""
+    return [["<=", ["+", "s", f"X{d}"], "t"] for d in range(1, domains + 1)]

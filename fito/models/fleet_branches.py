@@ -77,7 +77,7 @@ def enumerate_branches(setting: Setting, cycles: int = 1, max_events: int | None
     certify=True attaches a Farkas certificate to every pruned prefix (numeric settings)."""
     n = setting.jobs
     limit = max_events if max_events is not None else 3 * n * cycles + 2
-    session = Session(RegionSolver(setting, n - 1, timeout_ms))
+    session = Session(RegionSolver(setting, n - 1, timeout_ms), cores=certify)
     search = _Search(session, cycles, limit, certify)
     for rest in itertools.product((COMPUTE, WRITE), repeat=n - 1):
         modes = (WRITE,) + rest

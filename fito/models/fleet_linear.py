@@ -130,6 +130,22 @@ def farkas(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction,
     They prove that no x satisfies every a_k . x + b_k > 0: the combination would be a
     constant <= 0 that is also > 0. Found by the proof kit's exact simplex (m + 2 rows).
     """
+    return motzkin(constraints, m, K)
+
+
+def farkas_on(core: Sequence[int], constraints: Sequence[Constraint], m: int,
+              K: Any) -> tuple[Fraction, ...] | None:
+    """Motzkin multipliers found on the constraints of `core` alone (zero on the others)."""
+    y = motzkin([constraints[i] for i in core], m, K)
+    if y is None:
+        return None
+    full = [Fraction(0)] * len(constraints)
+    for i, v in zip(core, y):
+        full[i] = v
+    return tuple(full)
+
+
+def motzkin(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction, ...] | None:
     from fito.proof.lp import feasible_nonnegative
 
     rows = [f_row(con.form, m, K) for con in constraints]

@@ -57,9 +57,9 @@ def diagonal(entries: Sequence[Json]) -> list[list[Json]]:
 
 def diagonal_chain(entries: Sequence[Json], j: str) -> Json:
     """entries[j - 1] for the symbol j = 1..len(entries), as an if-then-else chain (so that
-    an enumeration over j can count or maximise the entries of a diagonal)."""
-    out = entries[-1]
-    for i in range(len(entries) - 2, -1, -1):
+    an enumeration over j can count or maximise the entries of a diagonal); 0 past the end."""
+    out: Json = 0
+    for i in range(len(entries) - 1, -1, -1):
         out = ["ite", ["=", j, i + 1], entries[i], out]
     return out
 
@@ -164,25 +164,97 @@ def witness_assignment(verdict: Verdict, m: int) -> dict[str, Fraction]:
     return point
 
 
-# ---------------------------------------------------------------- certificate hygiene
-def trivial_obligations(certificate: dict[str, Any]) -> list[int]:
-    """1-based numbers of obligations true by their shape alone: an identity whose sides are
-    the same JSON, a recurrence with step = prev and closed = initial, a matrix equal to
-    itself entry by entry (the kernel would re-check nothing there)."""
-    out = []
-    for i, ob in enumerate(certificate.get("obligations", []), start=1):
-        kind = ob.get("kind")
-        same = ((kind == "identity" and ob.get("lhs") == ob.get("rhs"))
-                or (kind == "recurrence" and ob.get("step") == ob.get("prev", "prev")
-                    and ob.get("closed") == ob.get("initial"))
-                or (kind == "matrix" and ob.get("equals") == ob.get("matrix")))
-        if same:
-            out.append(i)
+# ---------------------------------------------------------------- empty regions
+def parameter_domains(setting: Setting) -> dict[str, Any]:
+    """The regime of a symbolic setting for the kernel's parametric Farkas check: every
+    symbol positive, and a cap k <= C < k + 1 as ["interval", k, k + 1, "[)"] ("()" for k = 0)."""
+    out: dict[str, Any] = {str(s): "positive" for s in setting.symbols}
+    bounds = {}
+    for a in setting.assumptions:
+        name = str(a.lhs)
+        if name == "C" and type(a).__name__ in ("GreaterThan", "StrictLessThan"):
+            bounds[type(a).__name__] = int(a.rhs)
+    if bounds:
+        low, high = bounds["GreaterThan"], bounds["StrictLessThan"]
+        out["C"] = ["interval", low, high, "[)" if low > 0 else "()"]
     return out
+
+
+def empty_region(constraints: Sequence[Constraint], K: Any, m: int, setting: Setting,
+                 note: str) -> Any:
+    """A Farkas obligation showing the open region has no point for any parameters of the
+    regime (symbolic settings, one state variable): two of its constraints whose
+    coefficients have opposite signs, multiplied crosswise (the kernel checks the signs for
+    every parameter value); those two alone have no common point. None if no pair does."""
+    from fito.proof import farkas
+    from fito.proof.kernel.expr import KernelError
+    from fito.proof.kernel.linear import check_farkas
+
+    formula = region_formula(constraints, K, m)[1:]
+    if K.is_Numerical or m != 1:
+        return None
+    params = parameter_domains(setting)
+    slope = [c.form.get(0, K.zero) for c in constraints]
+    const = [c.form.get(CONST, K.zero) for c in constraints]
+    signs = _signs(slope, K, params)
+    up = [i for i, sg in enumerate(signs) if sg == "pos"]
+    down = [j for j, sg in enumerate(signs) if sg == "neg"]
+    pairs = list(itertools.product(up, down))
+    # the combination's constant, -a_j b_i + a_i b_j, must be <= 0: try those pairs first
+    combos = _signs([-slope[j] * const[i] + slope[i] * const[j] for i, j in pairs], K, params)
+    pairs = [p for p, sg in zip(pairs, combos) if sg in ("neg", "nonpos", "zero")]
+    for i, j in pairs:  # the two constraints alone have no common point: neither has the region
+        mults = [["-", value_json(slope[j], K)], value_json(slope[i], K)]
+        ob = farkas([formula[i], formula[j]], mults, variables=names("x", m), parameters=params,
+                    note=note)
+        try:
+            check_farkas(dict(ob.to_json()))
+        except KernelError:
+            continue
+        return ob
+    return None
+
+
+def _signs(coefficients: Sequence[Any], K: Any, params: dict[str, Any]) -> list[str | None]:
+    """The sign of each coefficient for every parameter value of the regime (the kernel's rule)."""
+    from fito.proof.kernel.expr import parse, substitute
+    from fito.proof.kernel.linear import parameters, rf_sign
+    from fito.proof.kernel.normal import Normalizer
+
+    subst, positive, nonneg, _ = parameters(params, set(params))
+    norm = Normalizer(positive=positive, nonneg=nonneg)
+    return [rf_sign(norm.rf(substitute(parse(value_json(c, K)), subst)), positive, nonneg)
+            for c in coefficients]
+
+
+def numeric_empty_region(constraints: Sequence[Constraint], K: Any, m: int,
+                         multipliers: Sequence[Fraction], note: str) -> Any:
+    """The engine's Motzkin multipliers for a numeric region as a Farkas obligation, on the
+    constraints they use (those alone have no common point, so neither has the region)."""
+    from fito.proof import farkas
+
+    used = [i for i, y in enumerate(multipliers) if y]
+    formula = region_formula([constraints[i] for i in used], K, m)[1:]
+    return farkas(formula, [multipliers[i] for i in used], note=note)
+
+
+def image_constraints(leaf_constraints: Sequence[Constraint], end_state: Sequence[Form],
+                      target: Sequence[Constraint], K: Any) -> list[Constraint]:
+    """The points x of a branch's region whose image (the branch's end state, affine in x)
+    lies in the target region: the branch's constraints and the target's at the image."""
+    from fito.models.fleet_linear import substitute
+
+    rows = dict(enumerate(end_state))
+    return list(leaf_constraints) + [Constraint(substitute(c.form, rows, K), f"image: {c.why}")
+                                     for c in target]
 
 
 __all__ = [
     "assumptions_json",
+    "empty_region",
+    "image_constraints",
+    "numeric_empty_region",
+    "parameter_domains",
     "chart_sides",
     "diagonal",
     "diagonal_chain",
@@ -195,7 +267,6 @@ __all__ = [
     "names",
     "next_state_json",
     "region_formula",
-    "trivial_obligations",
     "value_json",
     "witness_assignment",
 ]

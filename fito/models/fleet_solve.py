@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from fito.models.fleet_linear import CONST, Constraint, Form, farkas, witness, z3_form_cleared
+from fito.models.fleet_linear import (
+    CONST,
+    Constraint,
+    Form,
+    farkas,
+    farkas_on,
+    witness,
+    z3_form_cleared,
+)
 from fito.models.returnmap import Setting
 
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
@@ -91,24 +99,36 @@ class RegionSolver:
 class Session:
     """An incremental Z3 session over one setting: push constraints, check, pop (DFS)."""
 
-    def __init__(self, region: RegionSolver) -> None:
+    def __init__(self, region: RegionSolver, cores: bool = False) -> None:
         import z3
 
         self.region = region
+        self.cores = cores and not region.symbolic  # track constraints for unsat cores
         self.solver = z3.Solver()
         self.solver.set("timeout", region.timeout_ms)
         self.xs = [z3.Real(f"x{i}") for i in range(region.m)]
+        self.flags: list[Any] = []   # one Boolean per pushed constraint, for unsat cores
+        self.marks: list[int] = []
         self.params = [z3.Real(str(s)) for s in region.setting.symbols]
         env = {str(s): p for s, p in zip(region.setting.symbols, self.params)}
         self.solver.add(*(sympy_to_z3(a, env) for a in region.setting.assumptions))
 
     def push(self, constraints: Sequence[Constraint]) -> None:
+        import z3
+
         self.solver.push()
+        self.marks.append(len(self.flags))
         for c in constraints:
-            self.solver.add(self._term(c.form) > 0)
+            if not self.cores:
+                self.solver.add(self._term(c.form) > 0)
+                continue
+            flag = z3.Bool(f"c{len(self.flags)}")
+            self.flags.append(flag)
+            self.solver.add(z3.Implies(flag, self._term(c.form) > 0))
 
     def pop(self) -> None:
         self.solver.pop()
+        del self.flags[self.marks.pop():]
 
     def _term(self, form: Form):
         if self.region.symbolic:
@@ -121,13 +141,17 @@ class Session:
         """The verdict of everything pushed; `constraints` (the same set) for certificates."""
         import z3
 
-        verdict = self.solver.check()
+        verdict = self.solver.check(*self.flags)
         if verdict == z3.unknown:
             return Verdict(UNKNOWN)
         if verdict == z3.unsat:
             if self.region.symbolic or not certify:
                 return Verdict(UNSAT)
-            y = farkas(constraints, self.region.m, self.region.K)
+            core = {str(b) for b in self.solver.unsat_core()}
+            index = [i for i, f in enumerate(self.flags) if str(f) in core]
+            y = farkas_on(index, constraints, self.region.m, self.region.K) if index else None
+            if y is None:  # the core is Z3's; the exact simplex has the last word
+                y = farkas(constraints, self.region.m, self.region.K)
             return Verdict(UNSAT if y is not None else UNKNOWN, farkas=y)
         model = self.solver.model()
         if self.region.symbolic:

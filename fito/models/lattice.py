@@ -199,3 +199,41 @@ def closed_forms() -> ClosedForms:
     # {e-1, e}^k: vectors with j coordinates at e; mixed iff 0 < j < k.
     window = sympy.simplify(sympy.Sum(sympy.binomial(k, j), (j, 1, k - 1)).doit())
     return ClosedForms(k, n, epoch_count, size, consistent, mixed_fraction, window)
+
+
+@dataclass(frozen=True, slots=True)
+class Steps:
+    """How the counts grow, derived by SymPy from the definitions (not from the closed forms):
+    appending a domain (k -> k + 1) or an epoch (n -> n + 1)."""
+
+    epochs_at_zero: "sympy.Expr"    # |E(0)|
+    new_epochs: "sympy.Expr"        # |E(n+1)| - |E(n)|
+    consistent: "sympy.Expr"        # |diagonal| of E(n)^k: one vector (c, ..., c) per c in E
+    consistent_at_zero: "sympy.Expr"  # the same for n = 0
+    new_consistent: "sympy.Expr"    # consistent vectors that use the epoch n + 1
+    mixed_one_domain: "sympy.Expr"  # mixed vectors of E^1: |E| - |diagonal|
+    extensions: "sympy.Expr"        # |E|: ways to append one coordinate
+    breaking: "sympy.Expr"          # #{y in E : y != e}: appended epochs that break a diagonal
+    window_extensions: int          # |{e-1, e}|
+    window_breaking: int            # #{y in {e-1, e} : y != x}
+    window_consistent: int          # consistent vectors of {e-1, e}^k, any k >= 1
+
+
+def steps() -> Steps:
+    """The recurrences' steps. A vector of E^(k+1) is (x, y), x in E^k and y in E; it is
+    mixed iff x is mixed, or x = (e, ..., e) and y != e. Epoch n + 1 adds the one
+    consistent vector (n+1, ..., n+1)."""
+    import sympy
+    n = sympy.Symbol("n", integer=True, positive=True)
+    e, y = sympy.symbols("e y", integer=True, nonnegative=True)
+    size_of = lambda top: sympy.Sum(1, (e, 0, top)).doit()  # noqa: E731
+    new = sympy.simplify(size_of(n + 1) - size_of(n))
+    # consistent vectors of E(n) are (c, ..., c), c in E(n): those with c = n + 1 are new
+    diag = lambda top: sympy.Sum(1, (e, 0, top)).doit()  # noqa: E731
+    new_consistent = sympy.simplify(diag(n + 1) - diag(n))
+    breaking = sympy.refine(sympy.Sum(1 - sympy.KroneckerDelta(y, e), (y, 0, n)).doit(),
+                            sympy.Q.le(e, n))
+    window = (0, 1)  # {e-1, e}, shifted
+    return Steps(size_of(0), new, diag(n), diag(0), new_consistent, size_of(n) - diag(n),
+                 size_of(n), sympy.simplify(breaking), len(window),
+                 sum(1 for v in window if v != window[0]), len(window))

@@ -24,7 +24,11 @@ Public names (stable):
   and its version; `fito recheck --strict` rejects it);
 - deciders returning an Outcome: `prove_identity`, `prove_linear`, `linear_infeasible`,
   `linear_feasible`, `z3_prove`, `find_counterexample`;
-- `to_expr(x)`: SymPy, Z3, int, Fraction or symbol name -> the JSON expression language.
+- `to_expr(x)`: SymPy, Z3, int, Fraction or symbol name -> the JSON expression language;
+  `instance(expr, {symbol: value})`: the expression at an instance, unsimplified.
+- more obligations: `reachability` (the kernel walks a transition system), `range_sign`,
+  `product_one`, `interval_count` (facts for every value of an integer parameter), and
+  `samples` (confidence intervals recomputed from stored samples).
 Nothing here imports SymPy or Z3 until it is handed one of their objects or asked to solve.
 """
 from __future__ import annotations
@@ -40,7 +44,7 @@ from fito.proof.claims import (
     register,
     unknown,
 )
-from fito.proof.convert import ConversionError, to_expr
+from fito.proof.convert import ConversionError, instance, to_expr
 from fito.proof.decide import (
     find_counterexample,
     linear_feasible,
@@ -54,9 +58,15 @@ from fito.proof.obligations import (
     enumeration,
     farkas,
     identity,
+    integral,
+    interval_count,
     linear_valid,
     matrix_facts,
+    product_one,
+    range_sign,
+    reachability,
     recurrence,
+    samples,
     sum_of_squares,
     trusted,
     witness,
@@ -74,16 +84,23 @@ __all__ = [
     "farkas",
     "find_counterexample",
     "identity",
+    "instance",
+    "integral",
+    "interval_count",
     "linear_feasible",
     "linear_infeasible",
     "linear_valid",
     "matrix_facts",
+    "product_one",
     "prove_identity",
     "prove_linear",
     "proved",
+    "range_sign",
+    "reachability",
     "recurrence",
     "refuted",
     "register",
+    "samples",
     "sum_of_squares",
     "to_expr",
     "trusted",

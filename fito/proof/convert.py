@@ -46,6 +46,16 @@ def to_expr(x: Any) -> Any:
     raise ConversionError(f"cannot convert {type(x).__name__} to an expression")
 
 
+def instance(expr: Any, values: dict[Any, Any]) -> Any:
+    """The JSON expression of expr with symbols replaced by values (numbers, symbols or
+    expressions), without simplifying anything: the paper's formula at an instance, whose
+    arithmetic the kernel then does itself. Bound variables of sum/prod are left alone."""
+    from fito.proof.kernel.expr import substitute
+
+    mapping = {to_expr(k): parse(to_expr(v)) for k, v in values.items()}
+    return to_json(substitute(parse(to_expr(expr)), mapping))
+
+
 # ---------------------------------------------------------------- SymPy
 def _from_sympy(e: Any) -> Any:
     import sympy  # type: ignore[import-untyped]
@@ -61,6 +71,8 @@ def _from_sympy(e: Any) -> Any:
     if isinstance(e, sympy.Mul):
         return _sympy_mul(e)
     if isinstance(e, sympy.Pow):
+        if e.base is sympy.E:
+            return ["exp", _from_sympy(e.exp)]
         if e.exp.is_Rational and not e.exp.is_Integer:
             raise ConversionError(f"SymPy power {e} has a non-integer exponent")
         return ["^", _from_sympy(e.base), _from_sympy(e.exp)]
@@ -100,6 +112,10 @@ _BOOLEAN = {"And": "and", "Or": "or", "Not": "not", "Implies": "implies",
 
 def _sympy_other(e: Any, sympy: Any) -> Any:
     name = type(e).__name__
+    if isinstance(e, sympy.exp):
+        return ["exp", _from_sympy(e.args[0])]
+    if isinstance(e, sympy.core.function.AppliedUndef):
+        return ["fn", symbol_name(name), *(_from_sympy(a) for a in e.args)]
     if name in _RELATIONS:
         return [_RELATIONS[name], _from_sympy(e.lhs), _from_sympy(e.rhs)]
     if name in _BOOLEAN:

@@ -158,8 +158,9 @@ def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outco
         return _z3_refutation(formula, expr, solver.model(), note)
     if expr is not None:
         cases = linear_validity(expr)
-        if cases is not None:
-            return proved(O.linear_valid(expr, cases, note=note))
+        witnesses = hypothesis_witnesses(expr)
+        if cases is not None and witnesses is not None:
+            return proved(O.linear_valid(expr, cases, witnesses=witnesses, note=note))
     detail = {"smtlib": solver.sexpr()} if expr is None else {"formula": expr}
     return proved(O.trusted("z3", f"z3 reports unsat for the negation of {str(formula)[:200]}",
                             detail=detail, note=note or (why if expr is None else "")))
@@ -175,8 +176,7 @@ def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
         if z3.is_rational_value(v) or z3.is_int_value(v):
             point[d.name()] = Fraction(str(v.as_fraction() if z3.is_rational_value(v) else v.as_long()))
     if expr is None or len(point) != len(consts):
-        return refuted(O.trusted("z3", f"z3 model {model} falsifies {str(formula)[:200]}"),
-                       reason="z3 found a counterexample the kernel cannot replay")
+        return unknown(f"z3 found a counterexample the kernel cannot replay: {str(model)[:200]}")
     return refuted(O.counterexample(expr, point, note=note), reason="z3 found a counterexample")
 
 
@@ -200,12 +200,28 @@ def linear_validity(expr: Any) -> list[list[Any]] | None:
     return out
 
 
+def hypothesis_witnesses(expr: Any) -> list[dict[str, Fraction]] | None:
+    """A point satisfying each hypothesis the formula assumes (Z3), or None if one has none."""
+    from fito.proof.kernel.linear import hypotheses
+
+    out = []
+    for h in hypotheses(parse(expr)):
+        point = _z3_point([_json(h)])
+        if point is None:
+            return None
+        out.append(point)
+    return out
+
+
 def prove_linear(formula: Any, *, note: str = "") -> Outcome:
     """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a counterexample."""
     expr = to_expr(formula)
     cases = linear_validity(expr)
     if cases is not None:
-        return proved(O.linear_valid(expr, cases, note=note))
+        witnesses = hypothesis_witnesses(expr)
+        if witnesses is None:
+            return unknown("the formula assumes a hypothesis that holds nowhere: it is vacuous")
+        return proved(O.linear_valid(expr, cases, witnesses=witnesses, note=note))
     from fito.proof.kernel.linear import negated_cases
 
     try:

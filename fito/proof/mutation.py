@@ -1,8 +1,9 @@
 """Mutation of certificates, one leaf at a time, for testing the kernel (standard library only).
 
 Every leaf of a certificate is changed in turn: numbers (+1), rationals (+1), truth values
-(negated), symbols (renamed), operators (swapped for one of the same arity), text (edited),
-the verdict (flipped) and the hash (one hex digit). A mutant either keeps the recorded hash
+(negated), symbols and domains (renamed), operators (swapped for one of the same arity),
+text (edited), the verdict (flipped) and the hash (one hex digit); the statement's leaves
+too (its quantifiers, symbols, domains and formulas). A mutant either keeps the recorded hash
 (so the kernel must reject it for its hash) or has it recomputed (so the semantic checks
 decide).
 """
@@ -22,7 +23,7 @@ _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 SWAP = {"+": "*", "*": "+", "/": "*", "^": "*", "min": "max", "max": "min", "<": "<=",
         "<=": "<", ">": ">=", ">=": ">", "=": "!=", "!=": "=", "and": "or", "or": "and",
         "implies": "and", "div": "mod", "mod": "div"}
-_TEXT_FIELDS = ("title", "statement", "model", "method", "note", "tool", "version", "id")
+_TEXT_FIELDS = ("title", "description", "model", "method", "note", "tool", "version", "id")
 Path = tuple[Any, ...]
 
 
@@ -35,6 +36,7 @@ class Mutant:
     certificate: dict[str, Any]
     obligation: int | None
     rehashed: bool
+    statement: int | None = None  # 1-based: the statement entry changed, if any
 
 
 def leaves(data: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
@@ -116,8 +118,9 @@ def mutant(cert: dict[str, Any], site: Site, *, rehash: bool) -> Mutant:
     if rehash:
         m["sha256"] = certificate_hash(m)
     index = path[1] + 1 if len(path) > 1 and path[0] == "obligations" else None
+    entry = path[1] + 1 if len(path) > 1 and path[0] == "statement" else None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
-    return Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash)
+    return Mutant(path, f"{where}: {value!r} -> {new!r}", m, index, rehash, entry)
 
 
 def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:

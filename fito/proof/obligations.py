@@ -32,11 +32,15 @@ def _rational(x: Any) -> Any:
     return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
-def identity(lhs: Expr, rhs: Expr, *, nonzero: Iterable[Expr] = (), note: str = "") -> Obligation:
-    """lhs == rhs for all values of the symbols where every `nonzero` expression is nonzero."""
+def identity(lhs: Expr, rhs: Expr, *, nonzero: Iterable[Expr] = (),
+             positive_functions: Iterable[str] = (), note: str = "") -> Obligation:
+    """lhs == rhs for all values of the symbols (and functions) where every `nonzero`
+    expression is nonzero."""
     payload = {"lhs": to_expr(lhs), "rhs": to_expr(rhs)}
     if nonzero:
         payload["nonzero"] = _exprs(nonzero)
+    if positive_functions:
+        payload["positive_functions"] = sorted(positive_functions)
     return Obligation("identity", _note(payload, note))
 
 
@@ -62,20 +66,44 @@ def sum_of_squares(target: Expr, terms: Sequence[tuple[Expr, Expr]], *, positive
     return Obligation("sum_of_squares", _note(payload, note))
 
 
-def farkas(constraints: Sequence[Expr], multipliers: Sequence[Any], *, note: str = "") -> Obligation:
-    """Linear constraints with no real solution, shown by nonnegative Farkas multipliers."""
-    payload = {"constraints": _exprs(constraints), "multipliers": [_rational(m) for m in multipliers]}
+def farkas(constraints: Sequence[Expr], multipliers: Sequence[Any], *,
+           variables: Sequence[Any] | None = None, parameters: Mapping[Any, Any] | None = None,
+           note: str = "") -> Obligation:
+    """Linear constraints with no real solution, shown by nonnegative Farkas multipliers.
+
+    With `variables` (the unknowns) the other symbols are parameters, each declared in
+    `parameters` as "positive", "nonneg" or ["interval", a, b, "[)" | "()"]; multipliers may
+    then be expressions in the parameters that the kernel shows nonnegative for all of them."""
+    payload: dict[str, Any] = {"constraints": _exprs(constraints),
+                               "multipliers": [_multiplier(m) for m in multipliers]}
+    if variables is not None:
+        payload["variables"] = sorted(to_expr(v) for v in variables)
+    if parameters:
+        payload["parameters"] = {to_expr(k): v for k, v in sorted(parameters.items(), key=str)}
     return Obligation("farkas", _note(payload, note))
 
 
-def linear_valid(formula: Expr, cases: Sequence[Sequence[Any]], *, note: str = "") -> Obligation:
-    """A linear formula valid over the reals: Farkas multipliers for each case of its negated DNF."""
-    payload = {"formula": to_expr(formula), "cases": [[_rational(m) for m in c] for c in cases]}
+def _multiplier(m: Any) -> Any:
+    try:
+        return _rational(m)
+    except (TypeError, ValueError):
+        return to_expr(m)
+
+
+def linear_valid(formula: Expr, cases: Sequence[Sequence[Any]], *,
+                 witnesses: Sequence[Mapping[Any, Any]] = (), note: str = "") -> Obligation:
+    """A linear formula valid over the reals: Farkas multipliers for each case of its negated
+    DNF, and a point satisfying each hypothesis it assumes (so that it is not vacuous)."""
+    payload: dict[str, Any] = {"formula": to_expr(formula),
+                               "cases": [[_rational(m) for m in c] for c in cases]}
+    if witnesses:
+        payload["witnesses"] = [_assignment(w) for w in witnesses]
     return Obligation("linear_valid", _note(payload, note))
 
 
 def _assignment(assignment: Mapping[Any, Any]) -> dict[str, Any]:
-    return {to_expr(k): _rational(v) for k, v in assignment.items()}
+    """name -> rational, sorted by name (certificates must not depend on set order)."""
+    return dict(sorted((to_expr(k), _rational(v)) for k, v in assignment.items()))
 
 
 def witness(formula: Expr, assignment: Mapping[Any, Any], *, note: str = "") -> Obligation:
@@ -103,11 +131,22 @@ def enumeration(domain: Sequence[tuple[Any, Expr, Expr]], aggregate: str, value:
 
 
 def _value(aggregate: str, value: Any) -> Any:
+    """all/any: a truth value; set: a list; otherwise a number or a closed expression (the
+    paper's formula at the instance, unsimplified: the kernel evaluates it)."""
     if aggregate in ("all", "any"):
         return bool(value)
     if aggregate == "set":
-        return [_rational(v) for v in sorted(value, key=lambda v: Fraction(str(v)))]
-    return None if value is None else _rational(value)
+        return [_closed(v) for v in value]
+    return _closed(value)
+
+
+def _closed(value: Any) -> Any:
+    if isinstance(value, (list, str)) or type(value).__module__.startswith("sympy"):
+        try:
+            return _rational(value) if not isinstance(value, list) else to_expr(value)
+        except (TypeError, ValueError):
+            return to_expr(value)
+    return _rational(value)
 
 
 def matrix_facts(matrix: Any, *, equals: Any = None, product: Sequence[Any] | None = None,
@@ -138,6 +177,96 @@ def _matrix(m: Any) -> list[list[Any]]:
     if hasattr(m, "tolist") and not isinstance(m, list):
         m = m.tolist()
     return [[to_expr(x) for x in row] for row in m]
+
+
+def reachability(system: Mapping[str, Any], aggregate: str, value: Any, *, expr: Expr = None,
+                 where: Expr = None, note: str = "") -> Obligation:
+    """aggregate of expr over the states the transition system reaches where `where` holds.
+
+    system: {"vars": [(name, lo, hi), ...], "init": [values], "rules": [(guard, {var: expr})]}:
+    the kernel walks the reachable states itself (breadth first) and recomputes the aggregate."""
+    sys_json = {"vars": [[to_expr(n), int(lo), int(hi)] for n, lo, hi in system["vars"]],
+                "init": [int(v) for v in system["init"]],
+                "rules": [[to_expr(g), {to_expr(k): to_expr(e) for k, e in u.items()}]
+                          for g, u in system["rules"]]}
+    payload: dict[str, Any] = {"system": sys_json, "aggregate": aggregate,
+                               "value": _value(aggregate, value)}
+    if expr is not None:
+        payload["expr"] = to_expr(expr)
+    if where is not None:
+        payload["where"] = to_expr(where)
+    return Obligation("reachability", _note(payload, note))
+
+
+def _range(var: Any, lo: Expr, hi: Expr, integers: Iterable[Any], positive: Iterable[Any],
+           positive_functions: Iterable[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"var": to_expr(var), "lo": to_expr(lo), "hi": to_expr(hi)}
+    for key, items in (("integers", integers), ("positive", positive)):
+        if items:
+            out[key] = sorted(to_expr(x) for x in items)
+    if positive_functions:
+        out["positive_functions"] = sorted(positive_functions)
+    return out
+
+
+def range_sign(var: Any, lo: Expr, hi: Expr, expr: Expr, factored: Expr, *, sign: str = ">=",
+               integers: Iterable[Any] = (), positive: Iterable[Any] = (),
+               positive_functions: Iterable[str] = (), note: str = "") -> Obligation:
+    """expr >= 0 (or > 0) for every integer var in [lo, hi], shown by a factored form whose
+    factors the range's bounds make positive (or nonnegative)."""
+    payload = _range(var, lo, hi, integers, positive, positive_functions)
+    payload.update({"expr": to_expr(expr), "factored": to_expr(factored), "sign": sign})
+    return Obligation("range_sign", _note(payload, note))
+
+
+def product_one(var: Any, lo: Expr, hi: Expr, factor: Expr, *, integers: Iterable[Any] = (),
+                positive: Iterable[Any] = (), positive_functions: Iterable[str] = (),
+                note: str = "") -> Obligation:
+    """prod_(var = lo..hi) factor = 1 by reciprocal pairs factor(j) factor(lo + hi - j) = 1
+    and positive factors, for every value of the integer parameters."""
+    payload = _range(var, lo, hi, integers, positive, positive_functions)
+    payload["factor"] = to_expr(factor)
+    return Obligation("product_one", _note(payload, note))
+
+
+def interval_count(var: Any, lo: Expr, hi: Expr, param: Any, start: int, predicate: Expr,
+                   linear: Expr, factor: Expr, value: Expr, *, positive: Iterable[Any] = (),
+                   positive_functions: Iterable[str] = (), note: str = "") -> Obligation:
+    """For every integer param >= start: #{var in [lo, hi] : predicate} = value, with the
+    predicate's two sides differing by linear * factor (factor > 0 on the range)."""
+    payload = _range(var, lo, hi, (), positive, positive_functions)
+    payload.update({"param": to_expr(param), "from": int(start), "predicate": to_expr(predicate),
+                    "linear": to_expr(linear), "factor": to_expr(factor), "value": to_expr(value)})
+    return Obligation("interval_count", _note(payload, note))
+
+
+def integral(var: Any, lo: Expr, hi: Any, integrand: Expr, antiderivative: Expr, value: Expr, *,
+             positive: Iterable[Any] = (), nonneg: Iterable[Any] = (),
+             nonzero: Iterable[Expr] = (), note: str = "") -> Obligation:
+    """integral_lo^hi integrand d(var) = value, hi a bound or "oo": the kernel differentiates
+    the antiderivative (polynomials times exponentials) and evaluates it at the bounds."""
+    payload: dict[str, Any] = {"var": to_expr(var), "lo": to_expr(lo),
+                               "hi": "oo" if hi == "oo" else to_expr(hi),
+                               "integrand": to_expr(integrand),
+                               "antiderivative": to_expr(antiderivative), "value": to_expr(value)}
+    for key, items in (("positive", positive), ("nonneg", nonneg)):
+        if items:
+            payload[key] = sorted(to_expr(x) for x in items)
+    if nonzero:
+        payload["nonzero"] = _exprs(nonzero)
+    return Obligation("integral", _note(payload, note))
+
+
+def samples(data: Mapping[str, Sequence[Any]], facts: Sequence[Sequence[Any]], *,
+            level: str = "99%", note: str = "") -> Obligation:
+    """Facts about stored samples (means, confidence intervals) that the kernel recomputes."""
+    payload = {"level": level, "samples": {k: [_rational(v) for v in vs] for k, vs in data.items()},
+               "facts": [[f[0], *(_fact_arg(a) for a in f[1:])] for f in facts]}
+    return Obligation("samples", _note(payload, note))
+
+
+def _fact_arg(a: Any) -> Any:
+    return a if isinstance(a, str) and not a[:1].isdigit() and not a.startswith("-") else _closed(a)
 
 
 def tool_version(tool: str) -> str:

@@ -13,7 +13,7 @@ import platform
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,14 +42,6 @@ class ClaimResult:
     reason: str = ""
     certificate: dict[str, Any] | None = None
     trusted: tuple[str, ...] = ()
-
-    @property
-    def trivial(self) -> tuple[int, int]:
-        """(syntactically trivial obligations, obligations the kernel re-checks) of the certificate."""
-        if self.certificate is None:
-            return 0, 0
-        checked = [ob for ob in self.certificate["obligations"] if ob.get("kind") != "trusted"]
-        return sum(map(is_trivial, checked)), len(checked)
 
 
 # ---------------------------------------------------------------- collecting
@@ -126,15 +118,25 @@ def producer() -> dict[str, str]:
 
 
 def build_certificate(c: Claim, outcome: Outcome) -> dict[str, Any]:
-    """The `fito-certificate/1` object of a proved or refuted outcome, hashed."""
-    cert: dict[str, Any] = {
-        "format": kernel.FORMAT, "id": c.id, "title": c.title, "statement": c.statement,
+    """The `fito-certificate/2` object of a proved or refuted outcome, sealed by the kernel:
+    its statement is what the kernel finds the obligations establish (KernelError if the
+    kernel refuses them)."""
+    cert, result = certify(c, outcome)
+    if not result.accepted:
+        raise kernel.KernelError(result.reason)
+    return cert
+
+
+def certify(c: Claim, outcome: Outcome) -> tuple[dict[str, Any], kernel.Result]:
+    """The sealed certificate of an outcome and the kernel's verdict on it (each obligation
+    checked once)."""
+    body: dict[str, Any] = {
+        "format": kernel.FORMAT, "id": c.id, "title": c.title, "description": c.statement,
         "model": c.model, "method": c.method, "verdict": outcome.verdict,
         "obligations": [ob.to_json() for ob in outcome.obligations], "producer": producer(),
     }
-    cert = json.loads(json.dumps(cert))  # plain JSON values only (fails loudly on others)
-    cert["sha256"] = kernel.certificate_hash(cert)
-    return cert
+    body = json.loads(json.dumps(body))  # plain JSON values only (fails loudly on others)
+    return kernel.seal(body)
 
 
 def discharge(c: Claim) -> dict[str, Any]:
@@ -158,29 +160,29 @@ def _certify(c: Claim, outcome: Outcome) -> dict[str, Any]:
         raise ValueError(f"verdict {outcome.verdict!r} is not proved, refuted or unknown")
     if not outcome.obligations:
         return {"verdict": UNKNOWN, "reason": f"{outcome.verdict} without obligations: nothing to re-check"}
-    cert = build_certificate(c, outcome)
-    checked = kernel.check(cert)
+    cert, checked = certify(c, outcome)
     if not checked.accepted:
         return {"verdict": UNKNOWN, "reason": f"the kernel rejected the certificate: {checked.reason}"}
     return {"verdict": outcome.verdict, "reason": outcome.reason, "certificate": cert,
             "trusted": list(checked.trusted)}
 
 
-def is_trivial(ob: dict[str, Any]) -> bool:
-    """An obligation true by its shape alone (both sides the same JSON): it re-checks nothing."""
-    kind = ob.get("kind")
-    if kind == "identity":
-        return ob.get("lhs") == ob.get("rhs")
-    if kind == "recurrence":
-        return ob.get("step") == ob.get("prev", "prev") and ob.get("closed") == ob.get("initial")
-    return False
-
-
 # ---------------------------------------------------------------- running
-def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: int = 1) -> list[ClaimResult]:
-    """Discharge every claim, each in a forked process killed after its timeout."""
+Progress = Callable[[int, int, ClaimResult], None]
+
+
+def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: int = 1,
+               progress: Progress | None = None) -> list[ClaimResult]:
+    """Discharge every claim, each in a forked process killed after its timeout, at most
+    `jobs` at a time; `progress(done, total, result)` is called as each one finishes. The
+    results (and certificates) do not depend on `jobs` or on the order of completion."""
     if jobs < 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_result(c, discharge(c)) for c in claims]
+        out = []
+        for c in claims:
+            out.append(_result(c, discharge(c)))
+            if progress:
+                progress(len(out), len(claims), out[-1])
+        return out
     ctx = multiprocessing.get_context("fork")
     results: dict[int, ClaimResult] = {}
     pending = list(enumerate(claims))[::-1]
@@ -199,6 +201,8 @@ def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: i
         for done in ready:
             i, proc, _, _ = running.pop(done)
             results[i] = _collect_child(claims[i], done, proc)
+            if progress:
+                progress(len(results), len(claims), results[i])
         now = time.monotonic()
         for reader, (i, proc, deadline, limit) in list(running.items()):
             if now >= deadline:
@@ -207,6 +211,8 @@ def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: i
                 reader.close()
                 del running[reader]
                 results[i] = ClaimResult(claims[i], UNKNOWN, limit, f"timeout after {limit:g} s")
+                if progress:
+                    progress(len(results), len(claims), results[i])
     return [results[i] for i in range(len(claims))]
 
 

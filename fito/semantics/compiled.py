@@ -1,23 +1,26 @@
-"""A model ready to explore: the cell layout, the compiled network and its transitions.
+"""A model ready to explore: the store layout, the compiled network and its transitions.
 
-A state is one flat tuple: the cells, then the control (the mode of the parallel structure
-and one location per component; fito/semantics/network.py). The transitions of a state are
-the cached groups of its candidates; a transition is named by its *rank* (candidate number
-and transition number in one int), the order in which a state's successors are listed.
+A state is one flat tuple: the store (cells, then buffers), then the control (the mode of
+the parallel structure and one location per component; fito/semantics/network.py), then
+one region of process variables per component. The transitions of a state are the cached
+groups of its candidates; a transition is named by its *rank* (candidate number and
+transition number in one int), the order in which a state's successors are listed.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate, to_python
+from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
+from fito.semantics.ir_python import to_python
 from fito.semantics.layout import Layout, build_layout
 from fito.semantics.network import Network, Transition
-from fito.semantics.scalar import Group, ScalarCode, StepFault
+from fito.semantics.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
@@ -41,6 +44,7 @@ class Compiled:
     code: ScalarCode
     _groups: dict[tuple, Group] = field(default_factory=dict)
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
+    _reader_cache: dict[int, list] = field(default_factory=dict)
     _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
@@ -49,23 +53,39 @@ class Compiled:
 
     @property
     def cells(self) -> int:
-        """How many cells a state holds before its control."""
-        return len(self.layout.init)
+        """How many slots the store holds before the control (cells and buffers)."""
+        return self.layout.size
+
+    @property
+    def region(self) -> int:
+        """Slots of each component's region of variables, after the control."""
+        return len(self.layout.region)
 
     def initial(self, p: A.Proc) -> tuple:
-        return self.layout.init + self.network.split(self.semantics.initial(p))
+        """The initial state of process p (Fault: making it meets a model error)."""
+        placement = self.network.split(self.semantics.initial(p))
+        K = self.cells
+        return self.layout.init + tail(placement, (), (), K, 0, self.region, self.layout)
 
     def is_terminated(self, s: tuple) -> bool:
         """Whether the state's process has terminated (Ω: not a deadlock)."""
         K = self.cells
-        return s[K + 1] == self.semantics.omega and len(s) == K + 2
+        return s[K + 1] == self.semantics.omega and len(s) == K + 2 + self.region
+
+    def control(self, s: tuple) -> tuple:
+        """The mode and locations of a state."""
+        K = self.cells
+        if not self.region:
+            return s[K:]
+        return s[K:K + 1 + self.network.modes[s[K]].size]
 
     # ------------------------------------------------------------------ transitions
     def group(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
         key = (mode, h, locations)
         got = self._groups.get(key)
         if got is None:
-            got = self.code.compile(self.network.transitions(mode, h, locations))
+            got = self.code.compile(self.network.modes[mode].size,
+                                    self.network.transitions(mode, h, locations))
             self._groups[key] = got
             self.check_time()
         return got
@@ -73,20 +93,38 @@ class Compiled:
     def groups(self, s: tuple) -> list[Group]:
         """The groups of a state, in rank order (an empty one for a candidate that cannot
         move at these locations)."""
-        K = self.cells
-        mode = s[K]
-        base = K + 1
+        mode = s[self.cells]
+        known = self._groups
         out = []
-        for h, movers in enumerate(self.network.modes[mode].candidates):
-            locations = tuple(s[base + p] for p in movers)
-            relevant = len(movers) == 1 or self.network.relevant(mode, h, locations)
-            out.append(self.group(mode, h, locations) if relevant else NO_GROUP)
+        for h, single, locations in self._readers(mode):
+            key = (mode, h, locations(s))
+            got = known.get(key)  # irrelevant candidates are cached as NO_GROUP too
+            if got is None:
+                if single or self.network.relevant(*key):
+                    got = self.group(*key)
+                else:
+                    got = known[key] = NO_GROUP
+            out.append(got)
         return out
+
+    def _readers(self, mode: int) -> list[tuple[int, bool, Callable[[tuple], tuple]]]:
+        """Per candidate of a mode: its number, whether it is one position, and a function
+        reading its members' locations out of a state (as a tuple)."""
+        got = self._reader_cache.get(mode)
+        if got is None:
+            base = self.cells + 1
+            got = []
+            for h, movers in enumerate(self.network.modes[mode].candidates):
+                at = [base + p for p in movers]
+                read = itemgetter(*at) if len(at) > 1 else (lambda s, i=at[0]: (s[i],))
+                got.append((h, len(at) == 1, read))
+            self._reader_cache[mode] = got
+        return got
 
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
         step is None for an error of the state itself, else the failing transition's rank)."""
-        entries = self._by_control.get(s[self.cells:])
+        entries = self._by_control.get(s[self.cells:] if not self.region else self.control(s))
         if entries is None:
             entries = self._entries(s)
         out: list[tuple[Rank, tuple]] = []
@@ -103,11 +141,11 @@ class Compiled:
         """(guards, effects, rank base) of the groups of a control that have transitions."""
         entries = [(g.guards, g.effects, rank_of(h, 0)) for h, g in enumerate(self.groups(s))
                    if g.transitions]
-        self._by_control[s[self.cells:]] = entries
+        self._by_control[self.control(s)] = entries
         return entries
 
     def transition(self, s: tuple, rank: Rank) -> Transition:
-        control = s[self.cells:]
+        control = self.control(s)
         groups = self._group_lists.get(control)
         if groups is None:  # once per control: refinement asks for every step of a state
             groups = self._group_lists[control] = self.groups(s)
@@ -121,7 +159,7 @@ class Compiled:
             raise TimeLimit()
 
     def predicate(self, e: A.Expr, negate: bool = False) -> Callable[[tuple], object]:
-        """A compiled cell predicate, or its negation (raises Fault on a model error)."""
+        """A compiled store predicate, or its negation (raises Fault on a model error)."""
         ir = self.semantics.compiler.compile(e, {})
         body = f"not ({to_python(ir)})" if negate else to_python(ir)
         ns = dict(self.code.namespace)
@@ -133,16 +171,32 @@ class Compiled:
         return self.layout.show(s[:self.cells])
 
     def label(self, s: tuple, rank: Rank) -> str:
-        """How a transition reads in a trace: `flush.gpu.1`, `tau (x.1)`, `{x := 2}`, `tick`."""
+        """How a transition reads in a trace: `flush.gpu.1`, `tau (x.1)`, `{x := 2}`, `q!3`,
+        `assert x > 0`, `atomic {x := 2}`, `tick`."""
         step = self.step(s, rank)
         if step.kind == TICK:
             return "tick"
         if step.kind == EVENT or step.hidden:
             event = self.event_text(step, s)
             return f"tau ({event})" if step.hidden else event
+        if step.label is not None:
+            return self._label(step, s)
         if step.writes:
             return "{" + ", ".join(self._write_text(w, s) for w in step.writes) + "}"
         return "tau"
+
+    def _label(self, step: Step, s: Sequence[int]) -> str:
+        kind = step.label[0]  # type: ignore[index]
+        if kind == "assert":
+            return f"assert {step.label[1]}"  # type: ignore[index]
+        if kind == "atomic":
+            return "atomic {" + ", ".join(self._write_text(w, s) for w in step.writes) + "}"
+        _, chan, idx, fields = step.label  # type: ignore[misc]
+        types = self.model.channels[chan].fields
+        k = len(idx)
+        head = chan + "".join(f"[{t.show(self._value(i, s))}]" for i, t in zip(idx, types))
+        mark = "!" if kind == "send" else "?"
+        return head + "".join(mark + t.show(self._value(f, s)) for f, t in zip(fields, types[k:]))
 
     def event_key(self, step: Step, s: Sequence[int]) -> tuple:
         """The event as data: (channel, values...) or ("tick",)."""
@@ -158,14 +212,21 @@ class Compiled:
     def _value(self, ir: IR, s: Sequence[int]) -> int:
         try:
             return int(evaluate(ir, s, self.layout))
-        except Fault:
+        except (Fault, TypeError):
             return 0
 
     def _write_text(self, w: Write, s: Sequence[int]) -> str:
-        slots = self.layout.cells[w.cell]
+        cell = self.model.cells.get(w.name)
+        types = cell.indices if cell is not None else self._var_indices(w.name)
         idx = tuple(self._value(x, s) for x in w.index)
-        target = w.cell + "".join(f"[{t.show(v)}]" for t, v in zip(slots.cell.indices, idx))
-        return f"{target} := {slots.cell.type.show(self._value(w.value, s))}"
+        target = w.name + "".join(f"[{t.show(v)}]" for t, v in zip(types, idx))
+        return f"{target} := {w.type.show(self._value(w.value, s))}"
+
+    def _var_indices(self, name: str) -> tuple:
+        for frame in self.layout.frames.values():
+            if name in frame.vars:
+                return frame.vars[name].slots.cell.indices
+        return ()
 
     def error_site(self, fault: Fault) -> tuple[str, str, Span]:
         site, message = self.sites.describe(fault)
@@ -173,14 +234,13 @@ class Compiled:
 
 
 def compile_model(model: Model) -> Compiled:
-    """Lay out the cells and prepare the semantics, the network and the code generator."""
+    """Lay out the store and prepare the semantics, the network and the code generator."""
     layout = build_layout(model)
     sites = Sites()
     semantics = Semantics(model, layout, sites)
     network = Network(semantics)
     conflict = sites.add("M008", "two processes write one cell differently in one event", Span(1, 1, 1, 1))
-    channel_types = {name: ch.fields for name, ch in model.channels.items()}
-    code = ScalarCode(layout, network, channel_types, conflict)
+    code = ScalarCode(layout, network, conflict)
     return Compiled(model, layout, sites, semantics, network, code)
 
 

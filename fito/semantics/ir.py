@@ -8,8 +8,17 @@ The IR is nested tuples, so it hashes and compares cheaply:
   ("op", op, a, b, err)           + - * / % comparisons and or =>  (err: site of / and %)
   ("if", c, a, b) ("min", a, b) ("max", a, b)
   ("fault", err, detail)          an expression that always fails (constant index out of range)
+  ("chk", a, type, err)           a, checked against a value type (a function's argument or
+                                  result: M001 outside it)
+  ("seq", (a1, ...), b)           evaluate a1, ... (for their errors), then b
+  ("safe", a)                     a, or None where evaluating a fails (in guards that must
+                                  not fail: docs/semantics.md, model errors)
+  ("r", j) ("rd", key, (i1, ...), err)   a process variable: slot j of the component's region
+                                  (docs/semantics.md); made ("c", ...) / ("cd", ...) by
+                                  `relocate` once the component's position is known
 Bound names, constants and enumeration members become constants; quantifiers are expanded
-over their (finite) domain; constant subterms are folded.
+over their (finite) domain; user functions and `let` are inlined; constant subterms are
+folded.
 """
 from __future__ import annotations
 
@@ -21,6 +30,7 @@ from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
+from fito.lang.values import IntRange, IntT, SetT, ValueType
 from fito.semantics.layout import Layout
 
 IR = tuple
@@ -69,8 +79,14 @@ class Sites:
         return site, message
 
 
+ACT = "@a"  # the environment key of the current activation: (definition, initial values, ...)
+
+
 class ExprCompiler:
-    """AST expressions -> IR, for one model and layout."""
+    """AST expressions -> IR, for one model and layout.
+
+    An environment maps bound names to ints, or (inside inlined functions and `let`) to the
+    IR of their value; under `ACT` it holds the activation whose variables are in scope."""
 
     def __init__(self, model: Model, layout: Layout, sites: Sites) -> None:
         self.model = model
@@ -78,7 +94,7 @@ class ExprCompiler:
         self.sites = sites
         self.deadline: float | None = None  # the assertion's (time.monotonic())
 
-    def compile(self, e: A.Expr, env: Mapping[str, int]) -> IR:
+    def compile(self, e: A.Expr, env: Mapping[str, object]) -> IR:
         if isinstance(e, A.IntLit):
             return ("k", e.value)
         if isinstance(e, A.BoolLit):
@@ -98,14 +114,27 @@ class ExprCompiler:
                 return self.compile(e.then if c[1] else e.orelse, env)
             return ("if", c, self.compile(e.then, env), self.compile(e.orelse, env))
         if isinstance(e, A.Call):
-            a, b = (self.compile(x, env) for x in e.args)
-            return fold((e.func, a, b))
+            return self._call(e, env)
+        if isinstance(e, A.Let):
+            value = self.compile(e.value, env)
+            body = self.compile(e.body, {**env, e.var: value})
+            return sequence((value,), body)
         assert isinstance(e, A.Quant)
         return self._quant(e, env)
 
-    def _name(self, e: A.Name, env: Mapping[str, int]) -> IR:
+    def frame(self, env: Mapping[str, object]) -> object:
+        """The frame of the activation in scope, if any."""
+        act = env.get(ACT)
+        return None if act is None else self.layout.frames[act[0]]  # type: ignore[index]
+
+    def _name(self, e: A.Name, env: Mapping[str, object]) -> IR:
         if e.id in env:
-            return ("k", env[e.id])
+            v = env[e.id]
+            return ("k", v) if isinstance(v, int) else v  # type: ignore[return-value]
+        frame = self.frame(env)
+        if frame is not None and e.id in frame.vars:  # type: ignore[attr-defined]
+            var = frame.vars[e.id]  # type: ignore[attr-defined]
+            return ("r", frame.base + var.offset)  # type: ignore[attr-defined]
         if e.id in self.model.consts:
             return ("k", self.model.consts[e.id][1])
         if e.id in self.model.members:
@@ -113,25 +142,33 @@ class ExprCompiler:
         slots = self.layout.cells[e.id]
         return ("c", slots.base)
 
-    def _index(self, e: A.Index, env: Mapping[str, int]) -> IR:
-        indices: list[A.Expr] = []
-        root: A.Expr = e
-        while isinstance(root, A.Index):
-            indices.append(root.index)
-            root = root.base
-        indices.reverse()
-        assert isinstance(root, A.Name)
+    def place(self, root: str, env: Mapping[str, object]) -> tuple[str, object, bool]:
+        """(key, slots, is a variable) of the array or cell a name denotes."""
+        frame = self.frame(env)
+        if frame is not None and root in frame.vars:  # type: ignore[attr-defined]
+            var = frame.vars[root]  # type: ignore[attr-defined]
+            return f"{frame.proc}.{root}", var.slots.moved(frame.base + var.offset), True  # type: ignore[attr-defined]
+        return root, self.layout.cells[root], False
+
+    def element(self, root: str, indices: Sequence[A.Expr], env: Mapping[str, object],
+                err: int) -> IR:
+        """The location (a read IR) of root[indices]: ("c"/"r", slot), or ("cd"/"rd", ...)."""
         irs = tuple(self.compile(i, env) for i in indices)
-        err = self.sites.add("M007", f"index out of range in '{root.id}'", e.span)
+        key, slots, local = self.place(root, env)
         if all(x[0] == "k" for x in irs):
             values = tuple(x[1] for x in irs)
-            slot = self.layout.cells[root.id].slot(values)
+            slot = slots.slot(values)  # type: ignore[attr-defined]
             if slot is None:
                 return ("fault", err, "index " + ", ".join(map(str, values)))
-            return ("c", slot)
-        return ("cd", root.id, irs, err)
+            return ("r" if local else "c", slot)
+        return ("rd" if local else "cd", key, irs, err)
 
-    def _binary(self, e: A.Binary, env: Mapping[str, int]) -> IR:
+    def _index(self, e: A.Index, env: Mapping[str, object]) -> IR:
+        root, indices = split_index(e)
+        err = self.sites.add("M007", f"index out of range in '{root}'", e.span)
+        return self.element(root, indices, env, err)
+
+    def _binary(self, e: A.Binary, env: Mapping[str, object]) -> IR:
         a = self.compile(e.left, env)
         if e.op in ("and", "or", "=>") and a[0] == "k":  # short-circuit constant left sides
             if e.op == "and":
@@ -145,8 +182,36 @@ class ExprCompiler:
             err = self.sites.add("M002", "division by zero" if e.op == "/" else "modulo by zero", e.span)
         return fold(("op", e.op, a, b, err))
 
-    def _quant(self, e: A.Quant, env: Mapping[str, int]) -> IR:
-        values = _domain_values(self.model, e.domain)
+    def _call(self, e: A.Call, env: Mapping[str, object]) -> IR:
+        fn = self.model.functions.get(e.func)
+        if fn is not None:
+            return self._inline(e, fn, env)
+        if e.func in ("len", "empty", "full"):
+            root, indices = split_index(e.args[0])
+            chan = self.model.channels[root]
+            err = self.sites.add("M007", f"index out of range in '{root}'", e.args[0].span)
+            n = self.element(f"{root}#len", indices, env, err)
+            if e.func == "len":
+                return n
+            return fold(("op", "==", n, ("k", 0 if e.func == "empty" else chan.capacity), -1))
+        a, b = (self.compile(x, env) for x in e.args)
+        return fold((e.func, a, b))
+
+    def _inline(self, e: A.Call, fn: object, env: Mapping[str, object]) -> IR:
+        """A user function by meaning: arguments checked against their types, the body over
+        them (it sees constants, cells and buffers, never a process's variables), the
+        result checked against the result type."""
+        args = []
+        for a, t in zip(e.args, fn.params):  # type: ignore[attr-defined]
+            err = self.sites.add("M001", f"argument of '{e.func}' outside its type", a.span)
+            args.append(check(self.compile(a, env), t, err))
+        decl = fn.decl  # type: ignore[attr-defined]
+        inner = {p.name: ir for p, ir in zip(decl.params, args)}
+        err = self.sites.add("M001", f"'{e.func}' returns a value outside its result type", e.span)
+        return sequence(tuple(args), check(self.compile(decl.body, inner), fn.result, err))  # type: ignore[attr-defined]
+
+    def _quant(self, e: A.Quant, env: Mapping[str, object]) -> IR:
+        values = domain_values(self.model, e.domain)
         decisive = 0 if e.kind == "forall" else 1
         parts = []
         for n, v in enumerate(values):
@@ -161,7 +226,6 @@ class ExprCompiler:
         op = "and" if e.kind == "forall" else "or"
         return conjoin(parts) if op == "and" else disjoin(parts)
 
-
     def _check_bounds(self) -> None:
         """The assertion's deadline (TimeLimit) and the command's budget (fito.budget)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -169,22 +233,29 @@ class ExprCompiler:
         budget.check()
 
 
-def _domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
-    from fito.lang.resolve import Resolver  # noqa: F401 - typing only
-
-    return domain_values(model, t)
+def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
+    """`a[i][j]` as ("a", [i, j])."""
+    indices: list[A.Expr] = []
+    while isinstance(e, A.Index):
+        indices.append(e.index)
+        e = e.base
+    assert isinstance(e, A.Name)
+    indices.reverse()
+    return e.id, indices
 
 
 def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
-    """The values of a (finite) type written in the spec."""
-    from fito.lang.values import BOOL, IntRange, SetT
+    """The values of a (finite) type written in the spec (refused past MAX_EXPANSION)."""
+    from fito.lang.values import BOOL
+    from fito.semantics.refusal import check_expansion, values_of
 
     if isinstance(t, A.TypeName):
-        return model.types[t.name].values()
+        return values_of(model.types[t.name], f"the type '{t.name}'", t.span)
     if isinstance(t, A.BoolType):
         return BOOL.values()
     if isinstance(t, A.RangeType):
         lo, hi = const_value(model, t.lo), const_value(model, t.hi)
+        check_expansion(hi - lo + 1, f"the range {lo}..{hi}", t.span)
         return IntRange(lo, hi).values()
     if isinstance(t, A.SetType):
         vals = sorted({const_value(model, x) for x in t.items})
@@ -225,36 +296,108 @@ def _chain(op: str, parts: Sequence[IR]) -> IR:
     return out if out is not None else ("k", unit)
 
 
+def chain_of(ir: IR) -> list[IR]:
+    """The operands of a left-nested chain of one operator: ((a op b) op c) -> [a, b, c]."""
+    op, out = ir[1], []
+    while ir[0] == "op" and ir[1] == op:
+        out.append(ir[3])
+        ir = ir[2]
+    out.append(ir)
+    out.reverse()
+    return out
+
+
 def negate(p: IR) -> IR:
     return fold(("not", p))
 
 
+def check(a: IR, t: ValueType, err: int) -> IR:
+    """a, which must be a value of t (M001 otherwise)."""
+    if isinstance(t, IntT):
+        return a
+    return fold(("chk", a, t, err))
+
+
+def sequence(first: tuple[IR, ...], then: IR) -> IR:
+    """Evaluate `first` for their errors, then `then` (only the ones that may fail are kept)."""
+    kept = tuple(x for x in first if may_fault(x))
+    return ("seq", kept, then) if kept else then
+
+
+def may_fault(ir: IR) -> bool:
+    """Whether evaluating ir can raise a model error."""
+    tag = ir[0]
+    if tag in ("cd", "rd", "chk", "fault"):
+        return True
+    if tag == "op" and ir[1] in ("/", "%"):
+        return True
+    return any(isinstance(x, tuple) and x and (may_fault(x) if isinstance(x[0], str)
+                                               else any(may_fault(y) for y in x))
+               for x in ir[1:])
+
+
 def reads_cells(ir: IR) -> bool:
+    """Whether ir reads the state (a cell, a buffer or a process variable)."""
     tag = ir[0]
     if tag == "k":
         return False
-    if tag in ("c", "cd"):
+    if tag in ("c", "cd", "r", "rd", "vp"):
         return True
     if tag == "fault":
         return False
-    return any(isinstance(x, tuple) and reads_cells(x) for x in ir[1:])
+    return any(isinstance(x, tuple) and x and (reads_cells(x) if isinstance(x[0], str)
+                                               else any(reads_cells(y) for y in x))
+               for x in ir[1:])
 
 
 def fold(ir: IR) -> IR:
-    """Evaluate ir now if none of its operands reads a cell (errors stay for run time)."""
+    """Evaluate ir now if none of its operands reads the state (errors stay for run time)."""
     tag = ir[0]
-    if tag in ("k", "c", "cd", "fault"):
+    if tag in ("k", "c", "cd", "r", "rd", "fault", "vp"):
         return ir
-    certain = _certain_fault(ir)
-    if certain is not None:
-        return certain
-    operands = [x for x in ir[1:] if isinstance(x, tuple)]
+    if tag == "seq":
+        kept = tuple(x for x in ir[1] if x[0] != "k")
+        if not kept:
+            return ir[2]
+        ir = ("seq", kept, ir[2])
+        operands = list(kept) + [ir[2]]
+    else:
+        certain = _certain_fault(ir)
+        if certain is not None:
+            return certain
+        operands = [x for x in ir[1:] if isinstance(x, tuple)]
     if all(x[0] == "k" for x in operands):
         try:
             return ("k", evaluate(ir, ()))
         except Fault:
             return ir
     return ir
+
+
+def relocate(ir: IR, base: int, layout: Layout) -> IR:
+    """A component's IR with its variables in place: region slot j is state slot base + j."""
+    tag = ir[0]
+    if tag == "k" or tag == "c":
+        return ir
+    if tag == "r":
+        return ("c", base + ir[1])
+    if tag == "rd":
+        _, key, idx, err = ir
+        proc, name = key.split(".")
+        frame = layout.frames[proc]
+        var = frame.vars[name]
+        at = base + frame.base + var.offset
+        moved = f"{key}@{at}"
+        if moved not in layout.cells:
+            layout.cells[moved] = var.slots.moved(at)
+        return ("cd", moved, tuple(relocate(x, base, layout) for x in idx), err)
+    if tag == "seq":
+        return ("seq", tuple(relocate(x, base, layout) for x in ir[1]), relocate(ir[2], base, layout))
+    if tag == "cd":
+        return ("cd", ir[1], tuple(relocate(x, base, layout) for x in ir[2]), ir[3])
+    if not reads_cells(ir):
+        return ir
+    return tuple(relocate(x, base, layout) if isinstance(x, tuple) else x for x in ir)
 
 
 def _certain_fault(ir: IR) -> IR | None:
@@ -273,7 +416,7 @@ def _certain_fault(ir: IR) -> IR | None:
 
 
 def evaluate(ir: IR, s: Sequence[int], layout: Layout | None = None) -> int:
-    """Evaluate ir directly on a cell vector (the slow, obviously-correct path)."""
+    """Evaluate ir directly on a state vector (the slow, obviously-correct path)."""
     tag = ir[0]
     if tag == "k":
         return ir[1]
@@ -297,6 +440,21 @@ def evaluate(ir: IR, s: Sequence[int], layout: Layout | None = None) -> int:
         return min(a, b) if tag == "min" else max(a, b)
     if tag == "fault":
         raise Fault(ir[1], ir[2])
+    if tag == "chk":
+        v = evaluate(ir[1], s, layout)
+        if not ir[2].contains(v):
+            raise Fault(ir[3], str(v))
+        return v
+    if tag == "seq":
+        for x in ir[1]:
+            evaluate(x, s, layout)
+        return evaluate(ir[2], s, layout)
+    if tag == "safe":
+        try:
+            return evaluate(ir[1], s, layout)
+        except Fault:
+            return None  # type: ignore[return-value]
+    assert tag == "op", f"{tag} is not evaluated here (a variable not yet relocated?)"
     _, op, a_ir, b_ir, err = ir
     a = evaluate(a_ir, s, layout)
     if op == "and":
@@ -332,55 +490,3 @@ def apply_op(op: str, a: int, b: int, err: int) -> int:
         return int(a > b)
     assert op == ">="
     return int(a >= b)
-
-
-# ---------------------------------------------------------------------- Python source
-_PY = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-",
-       "*": "*"}
-
-
-_FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too
-
-
-def chain_of(ir: IR) -> list[IR]:
-    """The operands of a left-nested chain of one operator: ((a op b) op c) -> [a, b, c]."""
-    op, out = ir[1], []
-    while ir[0] == "op" and ir[1] == op:
-        out.append(ir[3])
-        ir = ir[2]
-    out.append(ir)
-    out.reverse()
-    return out
-
-
-def to_python(ir: IR, var: str = "s") -> str:
-    """A Python expression computing ir from the tuple named `var` (helpers: _rd, _div, _mod, _fault)."""
-    tag = ir[0]
-    if tag == "k":
-        return str(ir[1])
-    if tag == "c":
-        return f"{var}[{ir[1]}]"
-    if tag == "cd":
-        idx = ", ".join(to_python(x, var) for x in ir[2])
-        return f"_rd({var}, {ir[1]!r}, ({idx},), {ir[3]})"
-    if tag == "neg":
-        return f"(-{to_python(ir[1], var)})"
-    if tag == "not":
-        return f"(not {to_python(ir[1], var)})"
-    if tag == "if":
-        return f"({to_python(ir[2], var)} if {to_python(ir[1], var)} else {to_python(ir[3], var)})"
-    if tag in ("min", "max"):
-        return f"{tag}({to_python(ir[1], var)}, {to_python(ir[2], var)})"
-    if tag == "fault":
-        return f"_fault({ir[1]}, {ir[2]!r})"
-    _, op, a, b, err = ir
-    if op in _FLAT:  # a chain `x op y op z` without nested parentheses (Python allows 200)
-        return "(" + f" {_FLAT[op]} ".join(to_python(x, var) for x in chain_of(ir)) + ")"
-    sa, sb = to_python(a, var), to_python(b, var)
-    if op == "=>":
-        return f"((not {sa}) or {sb})"
-    if op == "/":
-        return f"_div({sa}, {sb}, {err})"
-    if op == "%":
-        return f"_mod({sa}, {sb}, {err})"
-    return f"({sa} {_PY[op]} {sb})"

@@ -2,11 +2,12 @@
 
 A block of states is a (rows, words) array of uint64.
 
-The fields are the cells (each a value of its declared type, stored as value - lowest), the
-mode and one control location per position of the network (an index into the position's
-codebook of term ids; index 0 means "no component here"). A field never straddles two
-words. Cells have fixed widths; the control fields get widths from an estimate, and when a
-new mode or location does not fit, the explorer widens them (`Overflow`) and re-packs.
+The fields are the store's slots (cells and buffers, each a value of its declared type,
+stored as value - lowest), the mode, one control location per position of the network (an
+index into the position's codebook of term ids; index 0 means "no component here"), and
+each position's region of process variables. A field never straddles two words. The store
+and the regions have fixed widths; the control fields get widths from an estimate, and when
+a new mode or location does not fit, the explorer widens them (`Overflow`) and re-packs.
 """
 from __future__ import annotations
 
@@ -40,12 +41,14 @@ class Field:
 
 @dataclass(frozen=True, slots=True)
 class Packing:
-    """Where each field lives. Field order: the cells, the mode, then each position."""
+    """Where each field lives. Field order: the store's slots, the mode, each position's
+    location, then each position's region (`region` slots each)."""
 
     fields: tuple[Field, ...]
     words: int
     cells: int
     positions: int
+    region: int = 0
 
     @property
     def mode_field(self) -> Field:
@@ -53,6 +56,9 @@ class Packing:
 
     def position_field(self, p: int) -> Field:
         return self.fields[self.cells + 1 + p]
+
+    def region_field(self, p: int, j: int) -> Field:
+        return self.fields[self.cells + 1 + self.positions + p * self.region + j]
 
 
 def value_range(t: ValueType) -> tuple[int, int]:
@@ -68,17 +74,17 @@ def value_range(t: ValueType) -> tuple[int, int]:
     raise NotPackable(f"type {t} has no finite range")
 
 
-def layout_fields(cell_types: Sequence[ValueType], mode_bits: int, position_bits: Sequence[int]) -> Packing:
+def layout_fields(cell_types: Sequence[ValueType], mode_bits: int, position_bits: Sequence[int],
+                  region_types: Sequence[ValueType] = ()) -> Packing:
     """Assign words and shifts, first fit in order."""
     widths: list[tuple[int, int]] = []
     for t in cell_types:
-        lo, hi = value_range(t)
-        width = (hi - lo).bit_length()
-        if width > 63:
-            raise NotPackable(f"a cell of type {t} needs {width} bits")
-        widths.append((width, lo))
+        widths.append(_width(t))
     widths.append((mode_bits, 0))
     widths += [(b, 0) for b in position_bits]
+    region = [_width(t) for t in region_types]
+    for _ in position_bits:
+        widths += region
     fields: list[Field] = []
     word, used = 0, 0
     for width, lo in widths:
@@ -86,7 +92,15 @@ def layout_fields(cell_types: Sequence[ValueType], mode_bits: int, position_bits
             word, used = word + 1, 0
         fields.append(Field(word, used, width, lo))
         used += width
-    return Packing(tuple(fields), word + 1, len(cell_types), len(position_bits))
+    return Packing(tuple(fields), word + 1, len(cell_types), len(position_bits), len(region_types))
+
+
+def _width(t: ValueType) -> tuple[int, int]:
+    lo, hi = value_range(t)
+    width = (hi - lo).bit_length()
+    if width > 63:
+        raise NotPackable(f"a cell of type {t} needs {width} bits")
+    return width, lo
 
 
 @dataclass(slots=True)
@@ -111,21 +125,29 @@ class Codebook:
 
 
 class Packer:
-    """Packs flat state tuples (cells, mode, term ids) into rows of words and back."""
+    """Packs flat state tuples (store, mode, term ids, regions) into rows of words and back."""
 
-    def __init__(self, packing: Packing, codebook: Codebook) -> None:
+    def __init__(self, packing: Packing, codebook: Codebook, modes: Sequence[object]) -> None:
         self.packing = packing
         self.codebook = codebook
+        self.modes = modes  # the network's modes (a growing list), for their sizes
+        fields = packing.fields
+        self._lows = np.array([f.lo for f in fields], dtype=np.int64)
+        self._widths = np.array([f.width for f in fields], dtype=np.int64)
+        self._shifts = np.array([f.shift for f in fields], dtype=np.uint64)
+        words = [f.word for f in fields]  # fields are laid out word by word
+        self._starts = np.array([words.index(w) for w in range(packing.words)], dtype=np.int64)
 
     def pack(self, s: tuple) -> np.ndarray:
         """One state as a row of words; raises Overflow when a control field is too narrow."""
         pk = self.packing
         K = pk.cells
-        size = len(s) - K - 1
+        size = self.modes[s[K]].size  # type: ignore[attr-defined]
         if size > pk.positions:
             raise Overflow()
         self.codebook.ensure(pk.positions)
-        values = list(s[:K]) + [s[K]] + [self.codebook.code(p, s[K + 1 + p]) for p in range(size)]
+        values = list(s[:K + 1]) + [self.codebook.code(p, s[K + 1 + p]) for p in range(size)]
+        values += [0] * (pk.positions - size) + list(s[K + 1 + size:])
         row = [0] * pk.words
         for f, v in zip(pk.fields, values):
             v -= f.lo
@@ -134,15 +156,40 @@ class Packer:
             row[f.word] |= v << f.shift
         return np.array(row, dtype=np.uint64)
 
+    def pack_many(self, states: Sequence[tuple]) -> np.ndarray:
+        """Many states as rows of words (as `pack`, with the bit work done by numpy)."""
+        pk = self.packing
+        K, positions = pk.cells, pk.positions
+        self.codebook.ensure(positions)
+        code = self.codebook.code
+        n = len(pk.fields)
+        values = np.zeros((len(states), n), dtype=np.int64)
+        values += self._lows  # fields a state does not fill (regions of absent positions)
+        for i, s in enumerate(states):
+            size = self.modes[s[K]].size  # type: ignore[attr-defined]
+            if size > positions:
+                raise Overflow()
+            row = list(s[:K + 1]) + [code(p, s[K + 1 + p]) for p in range(size)] \
+                + [0] * (positions - size) + list(s[K + 1 + size:])
+            values[i, :len(row)] = row
+        values -= self._lows
+        if ((values >> self._widths) != 0).any():
+            raise Overflow()
+        shifted = values.astype(np.uint64) << self._shifts
+        return np.add.reduceat(shifted, self._starts, axis=1)  # disjoint bits: sum == or
+
     def unpack(self, row: np.ndarray, sizes: Sequence[int]) -> tuple:
         """The flat state tuple of one row (sizes: number of positions of each mode)."""
         pk = self.packing
         words = [int(w) for w in row]
         values = [((words[f.word] >> f.shift) & f.mask) + f.lo for f in pk.fields]
-        K = pk.cells
+        K, R = pk.cells, pk.region
         mode = values[K]
+        n = sizes[mode]
         terms = self.codebook.terms
-        return tuple(values[:K]) + (mode,) + tuple(terms[p][values[K + 1 + p]] for p in range(sizes[mode]))
+        regions = values[K + 1 + pk.positions:K + 1 + pk.positions + n * R]
+        return tuple(values[:K]) + (mode,) + tuple(terms[p][values[K + 1 + p]] for p in range(n)) + \
+            tuple(regions)
 
 
 def extract(block: np.ndarray, f: Field) -> np.ndarray:
@@ -154,12 +201,17 @@ def extract(block: np.ndarray, f: Field) -> np.ndarray:
 
 
 def repack(block: np.ndarray, old: Packing, new: Packing) -> np.ndarray:
-    """The same states in a wider packing (same fields, in the same order)."""
+    """The same states in a wider packing (the store, the mode, and each position's location
+    and region, matched by role; positions the old packing lacks are empty)."""
     n = block.shape[0]
     out = np.zeros((n, new.words), dtype=np.uint64)
-    for fo, fn in zip(old.fields, new.fields):
+    pairs = list(zip(old.fields[:old.cells + 1], new.fields[:new.cells + 1]))
+    for p in range(old.positions):
+        pairs.append((old.position_field(p), new.position_field(p)))
+        pairs += [(old.region_field(p, j), new.region_field(p, j)) for j in range(old.region)]
+    for fo, fn in pairs:
         if fo.width == 0:
             continue
         values = extract(block, fo) - fo.lo
-        out[:, fn.word] |= values.astype(np.uint64) << np.uint64(fn.shift)
+        out[:, fn.word] |= (values + (fo.lo - fn.lo)).astype(np.uint64) << np.uint64(fn.shift)
     return out

@@ -1,9 +1,11 @@
-"""The symbolic steps of a term: structural operational semantics with cells.
+"""The symbolic steps of a term: structural operational semantics with a store.
 
 A step is a transition *schema*: it fires in every state where its guard holds, performs
-its writes (reading the state before the step), and leads to its target term. Steps are
-computed once per term and cached; the explorers evaluate them on concrete states.
-Rules follow Roscoe's operational semantics of CSP, extended with cells (docs/semantics.md).
+its checks and writes (reading the state before the step), and leads to its target term.
+Steps are computed once per term and cached; the explorers evaluate them on concrete
+states. Rules follow Roscoe's operational semantics of CSP, extended with cells, buffers
+and process variables (docs/semantics.md). The steps of prefixes, `assert`, `atomic` and
+buffered channels are made in fito/semantics/prefixes.py.
 """
 from __future__ import annotations
 
@@ -11,27 +13,28 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from fito.lang import nodes as A
-from fito.lang.resolve import CRASH, Model
-from fito.semantics.ir import IR, ExprCompiler, Sites, domain_values, negate
+from fito.lang.resolve import Model
+from fito.lang.values import ValueType
+from fito.semantics.deferred import Deferred, Joint
+from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.layout import Layout
-from fito.semantics.terms import OMEGA, Deferred, Joint, Terms
+from fito.semantics.terms import OMEGA, Terms
 
 EVENT, TAU, TICK = 0, 1, 2
-
-Target = "int | Deferred"
+ASSERT, EVAL = "assert", "eval"  # kinds of checks besides a value type
 
 
 @dataclass(frozen=True, slots=True)
 class Write:
-    """`cell[index] := value`, evaluated on the state before the step."""
+    """`loc := value`, evaluated on the state before the step. `loc` is a read IR of the
+    place: ("c", slot), ("cd", key, indices, err), ("r", j), ("rd", ...) or ("fault", ...)."""
 
-    cell: str
-    index: tuple[IR, ...]
+    loc: IR
     value: IR
-    slot: int | None        # known when the indices are constant
+    type: ValueType
     range_err: int
-    index_err: int
+    name: str                       # the cell or variable, for labels
+    index: tuple[IR, ...] = ()      # its indices as written, for labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,30 +44,39 @@ class Step:
     fields: tuple[IR, ...]          # field values of the event
     guard: tuple[IR, ...]           # all must hold
     writes: tuple[Write, ...]
-    crash: bool                     # a crash event: volatile cells reset first
+    crash: bool                     # a crash event: volatile state reset first
     target: object                  # a term id, or a Deferred (needs the state after the step)
     hidden: bool = False
-    checks: tuple[tuple[IR, int, int], ...] = ()  # (field value, field number, error site)
+    # what taking the step evaluates, in order: (value, type, err) checks a value against a
+    # type; (b, ASSERT, err) requires b; (e, EVAL, err) evaluates e for its errors
+    checks: tuple[tuple[IR, object, int], ...] = ()
     synced: bool = False            # writes of several processes: check for conflicts
     movers: frozenset = frozenset({()})  # threads that move: paths of component indices
     parts: frozenset = frozenset()  # components of the configuration that take part (network.py)
+    conflict: bool = False          # two writes may hit one place: check they agree (M008)
+    fault: tuple[int, str] | None = None  # taking the step is this model error (its target)
+    label: tuple | None = None      # ("send"|"recv", chan, indices, fields), ("assert", text),
+                                    # ("atomic",): how a trace shows the step
 
 
 class Semantics:
     """Steps of terms, for one model."""
 
     def __init__(self, model: Model, layout: Layout, sites: Sites) -> None:
+        from fito.semantics.prefixes import Prefixes
+
         self.model = model
         self.layout = layout
         self.sites = sites
         self.compiler = ExprCompiler(model, layout, sites)
         self.terms = Terms(model, self.compiler)
         self.omega = self.terms.intern(OMEGA)
+        self.prefixes = Prefixes(self)
         self._steps: dict[int, tuple[Step, ...]] = {}
 
     # ------------------------------------------------------------------ entry points
-    def initial(self, p: A.Proc) -> int:
-        return self.terms.make(p, {}, self.layout.init)
+    def initial(self, p: object) -> int:
+        return self.terms.make(p, {}, self.layout.init)  # type: ignore[arg-type]
 
     def steps(self, tid: int) -> tuple[Step, ...]:
         got = self._steps.get(tid)
@@ -81,32 +93,21 @@ class Semantics:
         tag = t[0]
         if tag in ("omega", "stop", "hole"):
             return []
-        if tag == "mark":
-            mine = frozenset((t[1],))
-            return [replace(s, parts=mine) for s in self.steps(t[2])]
+        rule = _RULES.get(tag)
+        if rule is not None:
+            return rule(self, t)
         if tag == "skip":
             return [Step(TICK, None, (), (), (), False, self.omega)]
         if tag == "pre":
-            return self._prefix(t)
-        if tag == "error":  # one internal step whose guard is the model error itself
-            return [Step(TAU, None, (), (("fault", t[1], t[2]),), (), False, self.omega)]
+            return self.prefixes.steps(t)
         if tag == "ichoice":
             return [Step(TAU, None, (), (), (), False, part) for part in t[1]]
-        if tag == "ext":
-            return self._ext(t)
-        if tag == "seq":
-            return self._seq(t)
-        if tag == "intr":
-            return self._interrupt(t)
-        if tag == "par":
-            return self._par(t)
-        if tag == "hide":
-            return self._hide(t)
+        if tag == "err":  # a failed call: the state is a model error when this is evaluated
+            return [Step(TAU, None, (), (("fault", t[1], t[2]),), (), False, self.omega)]
+        cond = self._condition(t)
         if tag == "guard":
-            cond = self._condition(t)
             return [replace(s, guard=(cond,) + s.guard) for s in self.steps(t[3])]
         assert tag == "if"
-        cond = self._condition(t)
         then = [replace(s, guard=(cond,) + s.guard) for s in self.steps(t[3])]
         other = negate(cond)
         return then + [replace(s, guard=(other,) + s.guard) for s in self.steps(t[4])]
@@ -115,12 +116,35 @@ class Semantics:
         node = self.terms.node(t[1])
         return self.compiler.compile(node.cond, dict(t[2]))  # type: ignore[attr-defined]
 
-    def _wrap(self, target: object, build: Callable[[int], tuple]) -> object:
-        intern = self.terms.intern
+    def wrap(self, target: object, build: Callable[[int], tuple]) -> object:
         if isinstance(target, int):
-            return intern(build(target))
+            return self.terms.intern(build(target))
         assert isinstance(target, (Deferred, Joint))
         return target.wrapped(build)
+
+    def _mark(self, t: tuple) -> list[Step]:
+        """Component p in place: its variables relocated to its region, its targets' markers
+        tagged with p (where their activations come from)."""
+        _, p, inner, base = t
+        mine = frozenset((p,))
+        if not self.layout.frames:
+            return [replace(s, parts=mine) for s in self.steps(inner)]
+        return [self._placed(s, p, base, mine) for s in self.steps(inner)]
+
+    def _placed(self, s: Step, p: int, base: int, mine: frozenset) -> Step:
+        def rel(ir: IR) -> IR:
+            return relocate(ir, base, self.layout)
+
+        writes = tuple(replace(w, loc=rel(w.loc), value=rel(w.value),
+                               index=tuple(rel(x) for x in w.index)) for w in s.writes)
+        label = s.label
+        if label is not None and label[0] in ("send", "recv"):
+            label = label[:2] + (tuple(rel(x) for x in label[2]), tuple(rel(x) for x in label[3]))
+        target = self.terms.retag(s.target, p) if isinstance(s.target, int) \
+            else s.target.placed(p, base)  # type: ignore[attr-defined]
+        return replace(s, guard=tuple(rel(g) for g in s.guard), fields=tuple(rel(f) for f in s.fields),
+                       writes=writes, checks=tuple((rel(a), k, e) for a, k, e in s.checks),
+                       label=label, target=target, parts=mine)
 
     def _ext(self, t: tuple) -> list[Step]:
         """The steps of a chain `P1 [] ... [] Pn`, its operands' in order: a visible step
@@ -134,18 +158,34 @@ class Semantics:
             def build(x: int, i: int = i) -> tuple:
                 return terms.ext_all(ops[:i] + [x] + ops[i + 1:])
 
-            out += [replace(s, target=self._wrap(s.target, build)) if s.kind == TAU else s
+            out += [replace(s, target=self.wrap(s.target, build)) if s.kind == TAU else s
                     for s in self.steps(o)]
         return out
 
+    def _select(self, t: tuple) -> list[Step]:
+        """`if :: … fi`: every step of every branch, each discarding the others; the else
+        branch's steps only where no branch has a step."""
+        _, branches, orelse = t
+        out = [s for b in branches for s in self.steps(b)]
+        if orelse is None or any(not s.guard for s in out):
+            return out
+        none = tuple(negate(conjoin(s.guard)) for s in out)
+        return out + [replace(s, guard=none + s.guard) for s in self.steps(orelse)]
+
     def _seq(self, t: tuple) -> list[Step]:
-        _, first, qkey, qenv = t
+        tag, first, qkey, qenv = t
         out = []
         for s in self.steps(first):
-            if s.kind == TICK:
-                out.append(replace(s, kind=TAU, target=self._make_target(self.terms.node(qkey), qenv)))
+            if tag == "seq" and s.kind == TICK:
+                target, fault = self.prefixes.target(self.terms.node(qkey), dict(qenv))
+                out.append(replace(s, kind=TAU, target=target, fault=fault))
+            elif tag == "seq" or s.kind == TAU:
+                out.append(replace(s, target=self.wrap(s.target, lambda x: (tag, x, qkey, qenv))))
             else:
-                out.append(replace(s, target=self._wrap(s.target, lambda x: ("seq", x, qkey, qenv))))
+                out.append(s)  # `[>`: a visible event or tick of the left resolves it
+        if tag == "slide":
+            target, fault = self.prefixes.target(self.terms.node(qkey), dict(qenv))
+            out.append(Step(TAU, None, (), (), (), False, target, fault=fault))
         return out
 
     def _interrupt(self, t: tuple) -> list[Step]:
@@ -155,45 +195,63 @@ class Semantics:
             if s.kind == TICK:
                 out.append(replace(s, target=self.omega))
             else:
-                out.append(replace(s, target=self._wrap(s.target, lambda x: ("intr", x, right))))
+                out.append(replace(s, target=self.wrap(s.target, lambda x: ("intr", x, right))))
         for s in self.steps(right):
-            out.append(replace(s, target=self._wrap(s.target, lambda x: ("intr", left, x)))
+            out.append(replace(s, target=self.wrap(s.target, lambda x: ("intr", left, x)))
                        if s.kind == TAU else s)
         return out
 
-    def _hide(self, t: tuple) -> list[Step]:
-        _, chans, inner = t
+    def _relabel(self, t: tuple) -> list[Step]:
+        """Hiding (events of the set become taus) and renaming (an event related to others
+        becomes each of them); a tick ends either."""
+        tag, rel, inner = t
+        sources = rel if tag == "hide" else frozenset(src for src, _ in rel)
         out = []
         for s in self.steps(inner):
             if s.kind == TICK:
                 out.append(replace(s, target=self.omega))
                 continue
-            target = self._wrap(s.target, lambda x: ("hide", chans, x))
-            if s.kind == EVENT and s.channel in chans:
-                out.append(replace(s, kind=TAU, hidden=True, target=target))
-            else:
-                out.append(replace(s, target=target))
+            s = replace(s, target=self.wrap(s.target, lambda x: (tag, rel, x)))
+            if s.kind != EVENT:
+                out.append(s)
+                continue
+            for v, q in classify(s, sources):
+                if q is None:
+                    out.append(v)
+                elif tag == "hide":
+                    out.append(replace(v, kind=TAU, hidden=True))
+                else:
+                    out.extend(renamed(v, q, rel))
         return out
 
     # ------------------------------------------------------------------ parallel
     def _par(self, t: tuple) -> list[Step]:
-        _, sync, parts = t
+        """‖_A (P1 … Pn) (`par`, events of the set need every part) and the alphabetised
+        parallel (`apar`: part i performs only events of its alphabet, and an event needs
+        every part whose alphabet has it)."""
+        tag, sets, parts = t
+        prefixes = sets if tag == "par" else frozenset().union(*sets)
         out: list[Step] = []
-        offers: list[dict[str, list[Step]]] = []
+        offers: dict[tuple, dict[int, list[Step]]] = {}
         for i, part in enumerate(parts):
-            mine: dict[str, list[Step]] = {}
             for s in self.steps(part):
-                if s.kind == EVENT and s.channel in sync:
-                    mine.setdefault(s.channel, []).append(s)  # type: ignore[arg-type]
+                if s.kind != EVENT:
+                    if s.kind == TICK:
+                        s = replace(s, kind=TAU, target=self.omega)
+                    out.append(replace(s, target=self._replace_part(parts, t, {i: s.target}),
+                                       movers=_prefixed(i, s.movers)))
                     continue
-                if s.kind == TICK:
-                    s = replace(s, kind=TAU, target=self.omega)
-                out.append(replace(s, target=self._replace_part(parts, sync, {i: s.target}),
-                                   movers=_prefixed(i, s.movers)))
-            offers.append(mine)
-        for chan in sorted(sync):
-            if all(chan in o for o in offers):
-                out.extend(self._synchronise(chan, offers, parts, sync))
+                for v, q in classify(s, prefixes):
+                    if tag == "par" and q is None:
+                        out.append(replace(v, target=self._replace_part(parts, t, {i: v.target}),
+                                           movers=_prefixed(i, v.movers)))
+                    elif q is not None and (tag == "par" or i in owners(q, sets)):
+                        key = (v.channel,) if tag == "par" else q
+                        offers.setdefault(key, {}).setdefault(i, []).append(v)
+        for key in sorted(offers, key=repr):
+            who = range(len(parts)) if tag == "par" else sorted(owners(key, sets))
+            if all(i in offers[key] for i in who):
+                out.extend(self._synchronise(offers[key], list(who), parts, t))
         ended = self._terminated(parts)
         if ended is not None:
             out.append(Step(TICK, None, (), (), (), False, self.omega, parts=ended))
@@ -211,106 +269,93 @@ class Semantics:
                 return None
         return frozenset(marks)
 
-    def _replace_part(self, parts: tuple[int, ...], sync: frozenset, new: dict[int, object]) -> object:
-        intern = self.terms.intern
+    def _replace_part(self, parts: tuple[int, ...], t: tuple, new: dict[int, object]) -> object:
+        intern, tag, sets = self.terms.intern, t[0], t[1]
         if all(isinstance(v, int) for v in new.values()):
-            return intern(("par", sync, tuple(new.get(i, p) for i, p in enumerate(parts))))  # type: ignore[misc]
+            return intern((tag, sets, tuple(new.get(i, p) for i, p in enumerate(parts))))  # type: ignore[misc]
 
         if len(new) == 1:
             ((i, inner),) = new.items()
             assert isinstance(inner, (Deferred, Joint))
-            return inner.wrapped(lambda x: ("par", sync, parts[:i] + (x,) + parts[i + 1:]))
+            return inner.wrapped(lambda x: (tag, sets, parts[:i] + (x,) + parts[i + 1:]))
 
         def build(post: Sequence[int]) -> int:  # several synchronised parts, some deferred
             resolved = {i: v if isinstance(v, int) else v(post) for i, v in new.items()}  # type: ignore[operator]
-            return intern(("par", sync, tuple(resolved.get(i, p) for i, p in enumerate(parts))))
+            return intern((tag, sets, tuple(resolved.get(i, p) for i, p in enumerate(parts))))
 
         return Joint(self.terms, build)
 
-    def _synchronise(self, chan: str, offers: list[dict[str, list[Step]]], parts: tuple[int, ...],
-                     sync: frozenset) -> list[Step]:
+    def _synchronise(self, offers: dict[int, list[Step]], who: list[int], parts: tuple[int, ...],
+                     t: tuple) -> list[Step]:
+        first = who[0]
         partial: list[tuple[Step, dict[int, object]]] = [
-            (replace(s, movers=_prefixed(0, s.movers)), {0: s.target}) for s in offers[0][chan]]
-        for i in range(1, len(parts)):
+            (replace(s, movers=_prefixed(first, s.movers)), {first: s.target}) for s in offers[first]]
+        for i in who[1:]:
             nxt = []
             for acc, targets in partial:
-                for s in offers[i][chan]:
+                for s in offers[i]:
                     merged = _merge(acc, replace(s, movers=_prefixed(i, s.movers)))
                     if merged is not None:
                         nxt.append((merged, {**targets, i: s.target}))
             partial = nxt
             if not partial:
                 return []
-        return [replace(s, target=self._replace_part(parts, sync, targets), synced=True)
+        if len(who) == 1:
+            return [replace(s, target=self._replace_part(parts, t, targets)) for s, targets in partial]
+        return [replace(s, target=self._replace_part(parts, t, targets), synced=True,
+                        conflict=len(s.writes) > 1 or s.conflict)
                 for s, targets in partial]
 
-    # ------------------------------------------------------------------ prefixes
-    def _make_target(self, body: A.Proc, env_values: tuple | dict) -> object:
-        env = env_values if isinstance(env_values, dict) else self.terms.bind(body, env_values)
-        if self.terms.needs_state(body, env):
-            return Deferred(self.terms, body, env)
-        return self.terms.make(body, env, None)
 
-    def _prefix(self, t: tuple) -> list[Step]:
-        node = self.terms.node(t[1])
-        assert isinstance(node, A.Prefix)
-        env = self.terms.bind(node, t[2])
-        if node.event is None:
-            writes = self._writes(node.assigns, env)
-            return [Step(TAU, None, (), (), writes, False, self._make_target(node.body, env))]
-        ev = node.event
-        chan = self.model.channels[ev.channel]
-        inputs = [(i, f) for i, f in enumerate(ev.fields) if isinstance(f, A.InField)]
-        choices = [self._input_values(f, chan.fields[i]) for i, f in inputs]
-        out = []
-        for combo in itertools.product(*choices):
-            inner = dict(env)
-            for (i, f), v in zip(inputs, combo):
-                inner[f.var] = v  # type: ignore[union-attr]
-            fields, checks = self._fields(ev, inner, chan.fields, dict(zip((i for i, _ in inputs), combo)))
-            writes = self._writes(node.assigns, inner)
-            out.append(Step(EVENT, ev.channel, fields, (), writes, ev.channel == CRASH,
-                            self._make_target(node.body, inner), checks=checks))
-        return out
+_RULES: dict[str, Callable[[Semantics, tuple], list[Step]]] = {
+    "mark": Semantics._mark, "ext": Semantics._ext, "sel": Semantics._select,
+    "seq": Semantics._seq, "slide": Semantics._seq, "intr": Semantics._interrupt,
+    "hide": Semantics._relabel, "rename": Semantics._relabel, "par": Semantics._par,
+    "apar": Semantics._par,
+}
 
-    def _input_values(self, f: A.InField, ftype: object) -> tuple[int, ...]:
-        if f.restriction is None:
-            return ftype.values()  # type: ignore[attr-defined]
-        return domain_values(self.model, f.restriction)
 
-    def _fields(self, ev: A.Event, env: dict[str, int], types: tuple, inputs: dict[int, int]
-                ) -> tuple[tuple[IR, ...], tuple[tuple[IR, int, int], ...]]:
-        fields: list[IR] = []
-        checks: list[tuple[IR, int, int]] = []
-        for i, f in enumerate(ev.fields):
-            if i in inputs:
-                fields.append(("k", inputs[i]))
-                continue
-            ir = self.compiler.compile(f.value, env)  # type: ignore[union-attr]
-            fields.append(ir)
-            if ir[0] != "k" or not types[i].contains(ir[1]):
-                err = self.sites.add("M001", f"value outside the field type of channel '{ev.channel}'",
-                                     f.value.span)  # type: ignore[union-attr]
-                checks.append((ir, i, err))
-        return tuple(fields), tuple(checks)
+# ---------------------------------------------------------------------- sets of events
+def matches(s: Step, prefix: tuple) -> IR:
+    """Whether the step's event starts with prefix (an IR: constant when the fields are)."""
+    if prefix[0] != s.channel:
+        return ("k", 0)
+    return conjoin([fold(("op", "==", f, ("k", v), -1)) for f, v in zip(s.fields, prefix[1:])])
 
-    def _writes(self, assigns: tuple[A.Assign, ...], env: dict[str, int]) -> tuple[Write, ...]:
-        out = []
-        for a in assigns:
-            indices: list[A.Expr] = []
-            root: A.Expr = a.target
-            while isinstance(root, A.Index):
-                indices.append(root.index)
-                root = root.base
-            indices.reverse()
-            assert isinstance(root, A.Name)
-            idx = tuple(self.compiler.compile(i, env) for i in indices)
-            slots = self.layout.cells[root.id]
-            slot = slots.slot(tuple(x[1] for x in idx)) if all(x[0] == "k" for x in idx) else None
-            range_err = self.sites.add("M001", f"value outside the type of '{root.id}'", a.value.span)
-            index_err = self.sites.add("M007", f"index out of range in '{root.id}'", a.target.span)
-            out.append(Write(root.id, idx, self.compiler.compile(a.value, env), slot, range_err, index_err))
-        return tuple(out)
+
+def classify(s: Step, prefixes: frozenset) -> list[tuple[Step, tuple | None]]:
+    """The step split by the longest prefix of the set that starts its event (None: no
+    prefix does); each part guarded by the condition on its fields, when they are not
+    constants (appended to the step's own guards, which are evaluated first)."""
+    mine = sorted((p for p in prefixes if p[0] == s.channel), key=len)
+    if not mine:
+        return [(s, None)]
+    if len(mine) == 1 and len(mine[0]) == 1:
+        return [(s, mine[0])]
+    out: list[tuple[Step, tuple | None]] = []
+    for q in [*mine, None]:
+        longer = [p for p in mine if q is None or (len(p) > len(q) and p[:len(q)] == q)]
+        parts = ([matches(s, q)] if q is not None else []) + [negate(matches(s, p)) for p in longer]
+        cond = conjoin(parts)
+        if cond == ("k", 0):
+            continue
+        out.append((s if cond == ("k", 1) else replace(s, guard=s.guard + (cond,)), q))
+    return out
+
+
+def owners(q: tuple, alphas: Sequence[frozenset]) -> set[int]:
+    """The parts whose alphabet holds the events whose longest listed prefix is q."""
+    return {i for i, a in enumerate(alphas) if any(q[:k] in a for k in range(1, len(q) + 1))}
+
+
+def renamed(s: Step, q: tuple, pairs: frozenset) -> list[Step]:
+    """The images of an event whose longest source prefix is q, one step each."""
+    out = []
+    for src, dst in sorted(pairs, key=repr):
+        if q[:len(src)] == src:
+            fields = tuple(("k", v) for v in dst[1:]) + s.fields[len(src) - 1:]
+            out.append(replace(s, channel=dst[0], fields=fields))
+    return out
 
 
 def _merge(a: Step, b: Step) -> Step | None:
@@ -327,12 +372,14 @@ def _merge(a: Step, b: Step) -> Step | None:
         else:
             guard.append(("op", "==", fa, fb, -1))
             fields.append(fa if fa[0] == "k" else fb)
+    fault = a.fault or b.fault
     return Step(EVENT, a.channel, tuple(fields), tuple(guard), a.writes + b.writes, a.crash or b.crash,
                 None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers,
-                parts=a.parts | b.parts)
+                parts=a.parts | b.parts, fault=fault, conflict=a.conflict or b.conflict)
 
 
 def _prefixed(i: int, movers: frozenset) -> frozenset:
     return frozenset((i,) + m for m in movers)
 
 
+__all__ = ["EVENT", "TAU", "TICK", "Semantics", "Step", "Write", "itertools"]

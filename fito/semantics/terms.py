@@ -3,25 +3,39 @@
 A term is a tuple; its children are term ids. Forms (docs/semantics.md):
   ("omega",)                         terminated
   ("stop",) ("skip",)
-  ("pre", node, env)                 a prefix `a -> P` (or `{x := e} -> P`) over env
+  ("pre", node, env)                 a prefix `a -> P` (or `{x := e} -> P`), `assert(b) -> P`
+                                     or `atomic { } -> P` over env
   ("ichoice", (t1, ..., tn))         `P |~| Q` and `|~| x: T @ P`
   ("ext", t1, t2)                    `P [] Q`
+  ("sel", (t1, ..., tn), t | None)   `if :: P1 :: ... :: else -> Q fi`
   ("seq", t1, node, env)             `P ; Q` with Q not yet started
+  ("slide", t1, node, env)           `P [> Q` with Q not yet started
   ("intr", t1, t2)                   `P /\\ Q`
-  ("par", sync, (t1, ..., tn))       parallel over the channel set sync (n-ary for replicated forms)
-  ("hide", chans, t)                 `P \\ X`
-  ("guard", node, env, t)            `b & P` with b reading cells (env: b's bound values)
-  ("if", node, env, t1, t2)          `if b then P else Q` with b reading cells
-  ("error", site, detail)            a call with an argument out of range: faults at once
-Two forms exist only while the compiled network (fito/semantics/network.py) computes the
-transitions of a few components of a configuration at a time:
+  ("par", sync, (t1, ..., tn))       parallel over a set of events (n-ary for replicated forms)
+  ("apar", (A1, ..., An), (t1, ..., tn))   alphabetised parallel: part i has alphabet Ai
+  ("hide", set, t)                   `P \\ X`
+  ("rename", pairs, t)               `P [[a <- b]]`: pairs of (source prefix, target prefix)
+  ("guard", node, env, t)            `b & P` with b reading the state (env: b's bound values)
+  ("err", site, detail)              a call that failed: an argument or a variable's initial
+                                     value outside its type, or an argument that cannot be
+                                     computed; a state holding it (outside an `if` or guard
+                                     that is false) is that model error
+  ("if", node, env, t1, t2)          `if b then P else Q` with b reading the state
+A set of events is a frozenset of *prefixes* `(channel, v1, ..., vk)`: an event is in the
+set when one of them starts it. Two forms exist only while the compiled network
+(fito/semantics/network.py) computes the transitions of a few components of a configuration:
   ("hole", p)                        component p of the configuration, standing still
-  ("mark", p, t)                     component p, whose current term is t
+  ("mark", p, t, base)               component p, whose current term is t and whose
+                                     variables start at state slot `base`
 A closure's env holds the (name, value) pairs of the bound names its node reads, so two
-terms are the same exactly when they are the same node over the same values.
+terms are the same exactly when they are the same node over the same values. Inside a
+definition with variables it also holds, under `ACT`, the *activation marker*
+(definition, initial values, tag): the variables' values are not in the term but in the
+component's region of the state (docs/semantics.md); the tag is None in a state, and
+records where an activation comes from while a transition's target is made (`retag`).
 Process calls are unfolded when a term is made; guards and conditions that do not read
-cells are decided then. Arguments that read cells are evaluated in the state where the call
-is made (the state after the transition that reaches it).
+the state are decided then. Arguments that read the state are evaluated in the state where
+the call is made (the state after the transition that reaches it).
 """
 from __future__ import annotations
 
@@ -30,17 +44,29 @@ from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
 from fito.lang.resolve import Model
-from fito.semantics.ir import IR, ExprCompiler, domain_values, evaluate, reads_cells
+from fito.semantics.ir import (
+    ACT,
+    IR,
+    ExprCompiler,
+    Fault,
+    domain_values,
+    evaluate,
+    reads_cells,
+    relocate,
+)
+from fito.semantics.program import loop_calls, names_read
 
 OMEGA: tuple = ("omega",)
 STOP: tuple = ("stop",)
 SKIP: tuple = ("skip",)
+_STEPS = (A.Prefix, A.AssertStep, A.Atomic)
 
 Env = tuple  # values of a node's free bound names, in sorted name order
+Event = tuple  # (channel, v1, ..., vn), or a prefix of one
 
 
 class NeedsState(Exception):
-    """A process call with arguments that read cells was made without a state."""
+    """A process call with arguments that read the state was made without a state."""
 
 
 @dataclass(slots=True)
@@ -56,7 +82,14 @@ class Terms:
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _par: dict[int, bool] = field(default_factory=dict)
     _calls: dict[tuple, tuple] = field(default_factory=dict)
-    _reads: dict[int, frozenset[str]] = field(default_factory=dict)
+    _markers: dict[int, frozenset] = field(default_factory=dict)
+    _mapped: dict[tuple, int] = field(default_factory=dict)
+    loops: set[int] = field(default_factory=set)   # ids of calls that keep their activation
+    fresh: int = 0                                  # activations made by the current `make`
+
+    def __post_init__(self) -> None:
+        for decl in self.model.processes.values():
+            self.loops.update(id(c) for c in loop_calls(decl))
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -71,24 +104,8 @@ class Terms:
         does not count): such a term is split into a configuration of components."""
         got = self._par.get(tid)
         if got is None:
-            t = self.table[tid]
-            tag = t[0]
-            if tag == "par":
-                got = True
-            elif tag in ("ext", "intr"):
-                got = self.has_par(t[1]) or self.has_par(t[2])
-            elif tag == "ichoice":
-                got = any(self.has_par(x) for x in t[1])
-            elif tag in ("seq", "hide"):
-                got = self.has_par(t[1] if tag == "seq" else t[2])
-            elif tag == "guard":
-                got = self.has_par(t[3])
-            elif tag == "if":
-                got = self.has_par(t[3]) or self.has_par(t[4])
-            elif tag == "mark":
-                got = self.has_par(t[2])
-            else:
-                got = False
+            got = any(self.has_par(c) for c in children(self.table[tid])) or \
+                self.table[tid][0] in ("par", "apar")
             self._par[tid] = got
         return got
 
@@ -102,89 +119,175 @@ class Terms:
 
     # ------------------------------------------------------------------ environments
     def free_names(self, node: object) -> frozenset[str]:
-        """Names a node reads without binding them itself (bound or global)."""
+        """Names a node reads without binding them itself (bound or global), and ACT."""
         k = self.key(node)
         got = self._free.get(k)
         if got is None:
-            got = names_read(node, self._reads)
+            got = frozenset(names_read(node) | {ACT})
             self._free[k] = got
         return got
 
-    def env_of(self, node: object, env: Mapping[str, int]) -> Env:
+    def env_of(self, node: object, env: Mapping[str, object]) -> Env:
         """The bound values a node depends on: (name, value) pairs, sorted by name."""
         free = self.free_names(node)
         return tuple(sorted((n, v) for n, v in env.items() if n in free))
 
     @staticmethod
-    def bind(node: object, values: Env) -> dict[str, int]:
+    def bind(node: object, values: Env) -> dict[str, object]:
         return dict(values)
 
-    # ------------------------------------------------------------------ making terms
-    def make(self, p: A.Proc, env: Mapping[str, int], state: Sequence[int] | None) -> int:
-        """The term id of process p under env (state is needed only for calls reading cells)."""
-        return self.intern(self._make(p, env, state, 0))
+    # ------------------------------------------------------------------ sets of events
+    def events_of(self, s: A.EventSet | None, env: Mapping[str, object]) -> frozenset[Event]:
+        """A set of events as the prefixes it lists (`Events`: every synchronous channel);
+        an item that extends another is dropped."""
+        if s is None:
+            return frozenset()
+        if s.kind == "all":
+            items = {(name,) for name, c in self.model.channels.items() if not c.buffered}
+        else:
+            items = {self.prefix(item, env) for item in s.items}
+        return frozenset(p for p in items if not any(p[:k] in items for k in range(1, len(p))))
 
-    def _make(self, p: A.Proc, env: Mapping[str, int], state: Sequence[int] | None,
-              depth: int) -> tuple:
+    def prefix(self, item: A.Event, env: Mapping[str, object]) -> Event:
+        values = []
+        for f in item.fields:
+            ir = self.compiler.compile(f.value, env)  # type: ignore[union-attr]
+            assert ir[0] == "k", "the resolver keeps the state out of sets of events (T006)"
+            values.append(ir[1])
+        return (item.channel, *values)
+
+    # ------------------------------------------------------------------ making terms
+    def make(self, p: A.Proc, env: Mapping[str, object], state: Sequence[int] | None,
+             base: int = 0) -> int:
+        """The term id of process p under env (state is needed only for calls reading the
+        state; base: where the variables in scope start in it). Raises Fault when a call's
+        argument or a variable's initial value is outside its type."""
+        self.fresh = 0
+        return self.intern(self._make(p, env, state, 0, base))
+
+    def _make(self, p: A.Proc, env: Mapping[str, object], state: Sequence[int] | None,
+              depth: int, base: int = 0) -> tuple:
         if depth > 10_000:
             raise RecursionError("unguarded recursion")
         if isinstance(p, A.Stop):
             return STOP
         if isinstance(p, A.Skip):
             return SKIP
-        if isinstance(p, A.Prefix):
+        if isinstance(p, _STEPS):
             return ("pre", self.key(p), self.env_of(p, env))
         if isinstance(p, A.ProcRef):
-            return self._call(p, env, state, depth)
-        if isinstance(p, A.Guard):
-            cond = self.compiler.compile(p.cond, env)
-            if cond[0] == "k":
-                return self._make(p.body, env, state, depth + 1) if cond[1] else STOP
-            return ("guard", self.key(p), self.env_of(p.cond, env),
-                    self.intern(self._make(p.body, env, state, depth + 1)))
-        if isinstance(p, A.ProcIf):
-            cond = self.compiler.compile(p.cond, env)
-            if cond[0] == "k":
-                return self._make(p.then if cond[1] else p.orelse, env, state, depth + 1)
-            return ("if", self.key(p), self.env_of(p.cond, env),
-                    self.intern(self._make(p.then, env, state, depth + 1)),
-                    self.intern(self._make(p.orelse, env, state, depth + 1)))
+            return self._call(p, env, state, depth, base)
+        if isinstance(p, (A.Guard, A.ProcIf)):
+            return self._conditional(p, env, state, depth, base)
         if isinstance(p, A.ProcBinary):
-            return self._binary(p, env, state, depth)
+            return self._binary(p, env, state, depth, base)
+        sub = lambda q: self.intern(self._make(q, env, state, depth + 1, base))  # noqa: E731
+        if isinstance(p, A.Select):
+            orelse = None if p.orelse is None else sub(p.orelse)
+            return ("sel", tuple(sub(b) for b in p.branches), orelse)
         if isinstance(p, A.Parallel):
-            sync = frozenset(p.sync.channel_names())
-            parts = (self.intern(self._make(p.left, env, state, depth + 1)),
-                     self.intern(self._make(p.right, env, state, depth + 1)))
-            return ("par", sync, parts)
+            return ("par", self.events_of(p.sync, env), (sub(p.left), sub(p.right)))
+        if isinstance(p, A.AlphaParallel):
+            alphas = (self.events_of(p.left_alpha, env), self.events_of(p.right_alpha, env))
+            return ("apar", alphas, (sub(p.left), sub(p.right)))
         if isinstance(p, A.Hide):
-            chans = frozenset(p.chans.channel_names())
-            return ("hide", chans, self.intern(self._make(p.proc, env, state, depth + 1)))
+            return ("hide", self.events_of(p.chans, env), sub(p.proc))
+        if isinstance(p, A.Rename):
+            pairs = frozenset((self.prefix(x.source, env), self.prefix(x.target, env))
+                              for x in p.pairs)
+            return ("rename", pairs, sub(p.proc))
         assert isinstance(p, A.Replicated)
-        return self._replicated(p, env, state, depth)
+        return self._replicated(p, env, state, depth, base)
 
-    def _call(self, p: A.ProcRef, env: Mapping[str, int], state: Sequence[int] | None,
-              depth: int) -> tuple:
-        """A call unfolded; made once per (process, arguments) where the body does not read
-        the cells (a replicated choice over n values is then built once, not at each of its
-        n steps' targets)."""
-        decl = self.model.processes[p.name]
-        args = [self._arg(a, env, state) for a in p.args]
-        key = (p.name, tuple(args))
-        got = self._calls.get(key) or self.check_arguments(p, args)
+    def _call(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
+              depth: int, base: int) -> tuple:
+        """A call unfolded. In a spec without process variables, a call made without the
+        cells is the same term wherever it is made: it is made once per arguments (a
+        replicated choice over n values is then built once, not at each of its n steps)."""
+        try:
+            body, inner = self._unfold(p, env, state, base)
+        except Fault as f:  # the state this term is part of is a model error
+            return ("err", f.site, f.detail)
+        if state is not None or self.compiler.layout.frames:
+            return self._make(body, inner, state, depth + 1, base)
+        key = (p.name, tuple(inner.items()), base)
+        got = self._calls.get(key)
         if got is None:
-            inner = {param.name: v for param, v in zip(decl.params, args)}
-            got = self._make(decl.body, inner, state, depth + 1)
-            if state is None:  # made without the cells: the same in every state
-                self._calls[key] = got
+            got = self._calls[key] = self._make(body, inner, state, depth + 1, base)
         return got
 
-    def _binary(self, p: A.ProcBinary, env: Mapping[str, int], state: Sequence[int] | None,
-                depth: int) -> tuple:
-        if p.op == ";":
-            return ("seq", self.intern(self._make(p.left, env, state, depth + 1)), self.key(p.right),
+    def _unfold(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
+                base: int) -> tuple[A.Proc, dict[str, object]]:
+        """The body of a call and its environment (see `enter`)."""
+        values = [self._arg(a, env, state, base) for a in p.args]
+        return self.enter(p, values, env)
+
+    def enter(self, p: A.ProcRef, values: Sequence[int],
+              env: Mapping[str, object]) -> tuple[A.Proc, dict[str, object]]:
+        """The body of a call with these argument values, and its environment: the arguments
+        (each checked against its parameter's type: M001 outside it) and the activation,
+        the caller's for a loop, else a new one."""
+        decl = self.model.processes[p.name]
+        types = self.model.param_types.get(p.name, ())
+        inner: dict[str, object] = {}
+        for q, a, t, v in zip(decl.params, p.args, types, values):
+            if not t.contains(v):
+                err = self.compiler.sites.add(
+                    "M001", f"argument outside the type of parameter '{q.name}' of '{p.name}'",
+                    a.span)
+                raise Fault(err, str(v))
+            inner[q.name] = v
+        frame = self.compiler.layout.frames.get(p.name)
+        if frame is None:
+            return decl.body, inner
+        if id(p) in self.loops and ACT in env:
+            inner[ACT] = env[ACT]
+        else:
+            inner[ACT] = (p.name, self._initial(p, frame, inner), ("new", self.fresh))
+            self.fresh += 1
+        return decl.body, inner
+
+    def _initial(self, p: A.ProcRef, frame: object,
+                 params: Mapping[str, object]) -> tuple[int, ...]:
+        """Initial values of a new activation (they read constants, parameters, indices)."""
+        import itertools
+
+        vals: list[int] = []
+        for v in frame.variables:  # type: ignore[attr-defined]
+            for idx in itertools.product(*(t.values() for t in v.indices)):
+                ir = self.compiler.compile(v.init, {**params, **dict(zip(v.index_names, idx))})
+                value = evaluate(ir, ())  # an initial value reads no state (T006)
+                if not v.type.contains(value):
+                    err = self.compiler.sites.add(
+                        "M001", f"initial value outside the type of '{v.name}' of '{p.name}'",
+                        v.init.span)
+                    raise Fault(err, str(value))
+                vals.append(value)
+        return tuple(vals)
+
+    def _conditional(self, p: A.Guard | A.ProcIf, env: Mapping[str, object],
+                     state: Sequence[int] | None, depth: int, base: int) -> tuple:
+        cond = self.compiler.compile(p.cond, env)
+        decided = cond[0] == "k"
+        if isinstance(p, A.Guard):
+            if decided:
+                return self._make(p.body, env, state, depth + 1, base) if cond[1] else STOP
+            return ("guard", self.key(p), self.env_of(p.cond, env),
+                    self.intern(self._make(p.body, env, state, depth + 1, base)))
+        if decided:
+            return self._make(p.then if cond[1] else p.orelse, env, state, depth + 1, base)
+        return ("if", self.key(p), self.env_of(p.cond, env),
+                self.intern(self._make(p.then, env, state, depth + 1, base)),
+                self.intern(self._make(p.orelse, env, state, depth + 1, base)))
+
+    def _binary(self, p: A.ProcBinary, env: Mapping[str, object], state: Sequence[int] | None,
+                depth: int, base: int) -> tuple:
+        if p.op in (";", "[>"):
+            left = self.intern(self._make(p.left, env, state, depth + 1, base))
+            return ("seq" if p.op == ";" else "slide", left, self.key(p.right),
                     self.env_of(p.right, env))
-        left = self.intern(self._make(p.left, env, state, depth + 1))
-        right = self.intern(self._make(p.right, env, state, depth + 1))
+        left = self.intern(self._make(p.left, env, state, depth + 1, base))
+        right = self.intern(self._make(p.right, env, state, depth + 1, base))
         if p.op == "[]":
             return self.ext(left, right)
         if p.op == "|~|":
@@ -194,16 +297,15 @@ class Terms:
         assert p.op == "|||"
         return ("par", frozenset(), (left, right))
 
-    def _replicated(self, p: A.Replicated, env: Mapping[str, int], state: Sequence[int] | None,
-                    depth: int) -> tuple:
+    def _replicated(self, p: A.Replicated, env: Mapping[str, object],
+                    state: Sequence[int] | None, depth: int, base: int) -> tuple:
         values = domain_values(self.model, p.domain)
-        parts = []
-        for v in values:
-            inner = dict(env)
-            inner[p.var] = v
-            parts.append(self.intern(self._make(p.body, inner, state, depth + 1)))
+        envs = [{**env, p.var: v} for v in values]
+        parts = [self.intern(self._make(p.body, e, state, depth + 1, base)) for e in envs]
+        if p.op == "||":
+            return ("apar", tuple(self.events_of(p.sync, e) for e in envs), tuple(parts))
         if p.op in ("|||", "[||]"):
-            sync = frozenset(p.sync.channel_names()) if p.op == "[||]" and p.sync else frozenset()
+            sync = self.events_of(p.sync, env) if p.op == "[||]" else frozenset()
             return ("par", sync, tuple(parts))
         if p.op == "[]":
             return self.ext_all(parts)
@@ -264,177 +366,145 @@ class Terms:
         """(no initial tau, no initial tick), decided from the term's form (conservatively)."""
         got = self._kinds.get(tid)
         if got is None:
-            t = self.table[tid]
-            tag = t[0]
-            if tag in ("stop", "omega", "hole"):
-                got = (True, True)
-            elif tag == "mark":
-                got = self.initial_kinds(t[2])
-            elif tag == "skip":
-                got = (True, False)
-            elif tag == "pre":
-                got = (self.node(t[1]).event is not None, True)  # type: ignore[attr-defined]
-            elif tag in ("ichoice", "error"):
-                got = (False, True)
-            elif tag == "guard":
-                got = self.initial_kinds(t[3])
-            elif tag in ("if", "intr"):
-                a, b = self.initial_kinds(t[-2]), self.initial_kinds(t[-1])
-                got = (a[0] and b[0], a[1] and b[1])
-            elif tag == "ext":
-                kinds = [self.initial_kinds(o) for o in self.operands(tid)]
-                got = (all(k[0] for k in kinds), all(k[1] for k in kinds))
-            elif tag == "seq":  # a tick of the first part is a tau of the sequence
-                first = self.initial_kinds(t[1])
-                got = (first[0] and first[1], True)
-            elif tag == "par":  # a part's tick is a tau; the whole ticks once all are Ω
-                parts = [self.initial_kinds(p) for p in t[2]]
-                got = (all(k[0] and k[1] for k in parts), not all(self.table[p] == OMEGA for p in t[2]))
-            else:  # hide: a hidden event is a tau, and which events are hidden is not decided here
-                got = (False, self.initial_kinds(t[2])[1])
+            got = self._kinds_of(tid)
             self._kinds[tid] = got
         return got
 
-    def _arg(self, a: A.Expr, env: Mapping[str, int], state: Sequence[int] | None) -> int:
+    def _kinds_of(self, tid: int) -> tuple[bool, bool]:
+        t = self.table[tid]
+        tag = t[0]
+        if tag in ("stop", "omega", "hole", "err"):
+            return True, True
+        if tag == "skip":
+            return True, False
+        if tag == "pre":
+            node = self.node(t[1])
+            visible = isinstance(node, A.Prefix) and node.event is not None and \
+                not self.model.channels[node.event.channel].buffered
+            return visible, True
+        if tag == "ichoice":
+            return False, True
+        if tag in ("guard", "mark", "rename"):
+            return self.initial_kinds(t[-1] if tag != "mark" else t[2])
+        if tag in ("if", "intr", "ext", "sel"):
+            parts = [self.initial_kinds(o) for o in (
+                self.operands(tid) if tag == "ext" else
+                t[1] + ((t[2],) if t[2] is not None else ()) if tag == "sel" else t[-2:])]
+            return all(k[0] for k in parts), all(k[1] for k in parts)
+        if tag == "seq":  # a tick of the first part is a tau of the sequence
+            first = self.initial_kinds(t[1])
+            return first[0] and first[1], True
+        if tag in ("par", "apar"):  # a part's tick is a tau; the whole ticks once all are Ω
+            parts = [self.initial_kinds(p) for p in t[2]]
+            return all(k[0] and k[1] for k in parts), not all(self.table[p] == OMEGA for p in t[2])
+        if tag == "slide":
+            return False, self.initial_kinds(t[1])[1]
+        # hide: a hidden event is a tau, and which events are hidden is not decided here
+        return False, self.initial_kinds(t[2])[1]
+
+    def _arg(self, a: A.Expr, env: Mapping[str, object], state: Sequence[int] | None,
+             base: int) -> int:
         ir = self.compiler.compile(a, env)
         if ir[0] == "k":
             return ir[1]
+        if not reads_cells(ir):
+            return evaluate(ir, ())
         if state is None:
             raise NeedsState()
-        return evaluate(ir, state, self.compiler.layout)
+        return evaluate(relocate(ir, base, self.compiler.layout), state, self.compiler.layout)
 
-    def check_arguments(self, call: A.ProcRef, args: Sequence[int]) -> tuple | None:
-        """The term of a call with an argument outside its parameter's declared type: an
-        `error` term, whose one step faults (M001) as soon as the call is reached (a branch
-        not taken, as in `if e < N then P(e + 1) else ...`, never faults)."""
-        types = self.model.param_types.get(call.name, ())
-        for a, v, t in zip(call.args, args, types):
-            if not t.contains(v):
-                site = self.compiler.sites.add(
-                    "M001", f"argument outside the declared type of '{call.name}'", a.span)
-                return ("error", site, f"{v} given")
-        return None
+    # ------------------------------------------------------------------ activation markers
+    def markers(self, tid: int) -> frozenset:
+        """The activation markers the term refers to."""
+        got = self._markers.get(tid)
+        if got is None:
+            t = self.table[tid]
+            env = _env(t)
+            own = frozenset(v for n, v in env if n == ACT) if env else frozenset()
+            got = own.union(*(self.markers(c) for c in children(t)))
+            self._markers[tid] = got
+        return got
 
-    def needs_state(self, p: A.Proc, env: Mapping[str, int]) -> bool:
-        """Whether making p under env reads cells (a call with cell-reading arguments)."""
-        try:
-            self._make(p, env, None, 0)
-        except NeedsState:
-            return True
-        return False
+    def map_markers(self, tid: int, mapping: Mapping[tuple, tuple]) -> int:
+        """The term with its activation markers renamed by mapping (others kept)."""
+        mine = self.markers(tid)
+        if not mine or mine.isdisjoint(mapping):
+            return tid
+        key = (tid, tuple(sorted(mapping.items(), key=repr)))
+        got = self._mapped.get(key)
+        if got is None:
+            got = self.intern(_rebuild(self.table[tid], lambda c: self.map_markers(c, mapping),
+                                       mapping))
+            self._mapped[key] = got
+        return got
 
-
-# ---------------------------------------------------------------------- names read by a node
-_NOTHING: frozenset[str] = frozenset()
-
-
-def names_read(node: object, memo: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
-    """Every name a node reads and does not bind itself (binders, inputs). Composed from its
-    children's names, each node once with a shared `memo` (by node id): the free names of
-    every suffix of a prefix chain cost linear time, not quadratic."""
-    memo = {} if memo is None else memo
-    got = memo.get(id(node))
-    if got is None:
-        got = _read(node, memo)
-        memo[id(node)] = got
-    return got
+    def retag(self, tid: int, p: int) -> int:
+        """A target made at position p: its markers say so (None -> ("old", p); a new
+        activation ("new", k) -> ("new", k, p)), so the network can tell where each
+        activation comes from."""
+        mapping = {m: (m[0], m[1], ("old", p) if m[2] is None else m[2] + (p,))
+                   for m in self.markers(tid) if m[2] is None or m[2] == ("new", m[2][1])}
+        return self.map_markers(tid, mapping) if mapping else tid
 
 
-def _read(n: object, memo: dict[int, frozenset[str]]) -> frozenset[str]:
-    if isinstance(n, A.Name):
-        return frozenset((n.id,))
-    if isinstance(n, (A.Quant, A.Replicated)):
-        inner = names_read(n.body, memo) - {n.var}
-        return names_read(n.domain, memo) | names_read(getattr(n, "sync", None), memo) | inner
-    if isinstance(n, A.Prefix):
-        return _read_prefix(n, memo)
-    if isinstance(n, A.ProcRef):
-        return names_read(n.args, memo)
-    if isinstance(n, tuple):
-        return _NOTHING.union(*(names_read(x, memo) for x in n))
-    out: set[str] = set()
-    for name in getattr(n, "__slots__", ()):
-        if name in ("span", "name_span", "name_spans"):
-            continue
-        child = getattr(n, name)
-        if isinstance(child, tuple) or hasattr(child, "__slots__"):
-            out |= names_read(child, memo)
-    return frozenset(out)
+def children(t: tuple) -> tuple[int, ...]:
+    """The term ids a term holds."""
+    tag = t[0]
+    if tag in ("ext", "intr"):
+        return t[1:3]
+    if tag in ("ichoice",):
+        return t[1]
+    if tag in ("par", "apar"):
+        return t[2]
+    if tag in ("hide", "rename"):
+        return (t[2],)
+    if tag == "sel":
+        return t[1] + ((t[2],) if t[2] is not None else ())
+    if tag in ("seq", "slide"):
+        return (t[1],)
+    if tag == "guard":
+        return (t[3],)
+    if tag == "if":
+        return t[3:5]
+    if tag == "mark":
+        return (t[2],)
+    return ()
 
 
-def _read_prefix(n: A.Prefix, memo: dict[int, frozenset[str]]) -> frozenset[str]:
-    """Input variables bind the later fields, the assignments and the body; a field's
-    restriction reads only the names outside the prefix."""
-    out: set[str] = set()
-    bound: set[str] = set()
-    if n.event is not None:
-        for f in n.event.fields:
-            if isinstance(f, A.InField):
-                if f.restriction is not None:
-                    out |= names_read(f.restriction, memo)
-                bound.add(f.var)
-            else:
-                out |= names_read(f.value, memo) - bound
-    for a in n.assigns:
-        out |= (names_read(a.target, memo) | names_read(a.value, memo)) - bound
-    out |= names_read(n.body, memo) - bound
-    return frozenset(out)
+def _env(t: tuple) -> Env | None:
+    tag = t[0]
+    if tag in ("seq", "slide"):
+        return t[3]
+    return t[2] if tag in ("pre", "guard", "if") else None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Deferred:
-    """A target that reads the cells after the step: a call whose arguments read cells.
-    `wrap` rebuilds the enclosing term around the made term (innermost operator first)."""
+def _rebuild(t: tuple, sub: Callable[[int], int], mapping: Mapping[tuple, tuple]) -> tuple:
+    """t with its children mapped by sub and its env's marker by mapping."""
+    def env(e: Env) -> Env:
+        return tuple((n, mapping.get(v, v)) if n == ACT else (n, v) for n, v in e)
 
-    terms: Terms
-    body: A.Proc
-    env: Mapping[str, int]
-    wrap: tuple[Callable[[int], tuple], ...] = ()
-
-    def __call__(self, post: Sequence[int]) -> int:
-        return self.around(self.terms.make(self.body, self.env, post))
-
-    def around(self, tid: int) -> int:
-        for build in self.wrap:
-            tid = self.terms.intern(build(tid))
-        return tid
-
-    def wrapped(self, build: Callable[[int], tuple]) -> Deferred:
-        return Deferred(self.terms, self.body, self.env, self.wrap + (build,))
-
-    def arguments(self) -> tuple[IR, ...] | None:
-        """The arguments' IRs when the target is one call whose arguments alone read cells."""
-        if not isinstance(self.body, A.ProcRef):
-            return None
-        return tuple(self.terms.compiler.compile(a, self.env) for a in self.body.args)
-
-    def with_arguments(self, values: Sequence[int]) -> int:
-        """The target term for given argument values (NeedsState if more of it reads cells)."""
-        assert isinstance(self.body, A.ProcRef)
-        decl = self.terms.model.processes[self.body.name]
-        bad = self.terms.check_arguments(self.body, values)
-        if bad is not None:
-            return self.around(self.terms.intern(bad))
-        inner = {param.name: v for param, v in zip(decl.params, values)}
-        return self.around(self.terms.intern(self.terms._make(decl.body, inner, None, 1)))
+    tag = t[0]
+    if tag == "pre":
+        return ("pre", t[1], env(t[2]))
+    if tag in ("seq", "slide"):
+        return (tag, sub(t[1]), t[2], env(t[3]))
+    if tag == "guard":
+        return ("guard", t[1], env(t[2]), sub(t[3]))
+    if tag == "if":
+        return ("if", t[1], env(t[2]), sub(t[3]), sub(t[4]))
+    if tag in ("ext", "intr"):
+        return (tag, sub(t[1]), sub(t[2]))
+    if tag == "ichoice":
+        return ("ichoice", tuple(sub(c) for c in t[1]))
+    if tag in ("par", "apar"):
+        return (tag, t[1], tuple(sub(c) for c in t[2]))
+    if tag in ("hide", "rename"):
+        return (tag, t[1], sub(t[2]))
+    if tag == "sel":
+        return ("sel", tuple(sub(c) for c in t[1]), None if t[2] is None else sub(t[2]))
+    if tag == "mark":
+        return ("mark", t[1], sub(t[2]), t[3])
+    return t
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Joint:
-    """The target of a synchronised step where several parts' targets read the cells."""
-
-    terms: Terms
-    build: Callable[[Sequence[int]], int]
-
-    def __call__(self, post: Sequence[int]) -> int:
-        return self.build(post)
-
-    def wrapped(self, build: Callable[[int], tuple]) -> Joint:
-        inner, intern = self.build, self.terms.intern
-        return Joint(self.terms, lambda post: intern(build(inner(post))))
-
-    def arguments(self) -> None:
-        return None
-
-
-__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Deferred", "Joint", "Terms", "reads_cells"]
+__all__ = ["IR", "OMEGA", "SKIP", "STOP", "Terms", "reads_cells"]

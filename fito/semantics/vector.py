@@ -19,16 +19,19 @@ from typing import Any
 import numpy as np
 
 from fito.lang.values import SetT, ValueType
-from fito.semantics.ir import IR, chain_of
+from fito.semantics.ir import IR, may_fault
 from fito.semantics.layout import Layout
 from fito.semantics.network import Network, Transition
-from fito.semantics.packing import Codebook, Field, Overflow, Packing, value_range
-
-SAFE = 1 << 62  # intermediate values must stay below this to use int64 arithmetic
-
-
-class NotVector(Exception):
-    """A group the vector code does not handle (run its rows state by state)."""
+from fito.semantics.packing import Codebook, Field, Overflow, Packing, extract, value_range
+from fito.semantics.steps import ASSERT, EVAL
+from fito.semantics.vector_emit import (
+    Emitter,
+    NotVector,
+    as_int,
+    bounds,
+    put_field,
+    read_field,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +47,8 @@ def _bits(f: Field) -> tuple[int, int, int, int]:
 class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
-    def __init__(self, layout: Layout, packing: Packing, codebook: Codebook,
-                 channel_types: dict[str, tuple[ValueType, ...]], network: Network,
+    def __init__(self, layout: Layout, packing: Packing, codebook: Codebook, network: Network,
+                 resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None,
                  lock: Any = None) -> None:
         self.network = network
         self.lock = lock if lock is not None else contextlib.nullcontext()
@@ -53,21 +56,39 @@ class VectorCode:
         self.layout = layout
         self.packing = packing
         self.codebook = codebook
-        self.channel_types = channel_types
-        self.ranges = [value_range(t) for t in layout.types]
-        self.namespace: dict[str, Any] = {"np": np, "_rd": _read_field, "_put": _put_field,
-                                          "_int": _as_int, "U": np.uint64, "_tr": self._translate,
-                                          "_dfr": self._deferred_control}
+        self.resets = resets
+        self.K = layout.size
+        self.R = len(layout.region)
+        self.cell_ranges = [value_range(t) for t in layout.types]
+        self.region_ranges = [value_range(t) for t in layout.region]
+        self.size = 0  # positions of the mode of the group being compiled
+        self.namespace: dict[str, Any] = {"np": np, "_rd": read_field, "_put": put_field,
+                                          "_int": as_int, "U": np.uint64, "_tr": self._translate,
+                                          "_dfr": self._deferred_control, "_crv": self._crash_vars}
+
+    # ------------------------------------------------------------------ slots of a state
+    def field(self, slot: int) -> Field:
+        """The packed field of a state slot (the store's, or a region's in the current mode)."""
+        if slot < self.K:
+            return self.packing.fields[slot]
+        r = slot - self.K - 1 - self.size
+        return self.packing.region_field(r // self.R, r % self.R)
+
+    def range(self, slot: int) -> tuple[int, int]:
+        if slot < self.K:
+            return self.cell_ranges[slot]
+        return self.region_ranges[(slot - self.K - 1 - self.size) % self.R]
 
     # ------------------------------------------------------------------ a group
     def compile(self, mode: int, movers: tuple[int, ...], locations: tuple[int, ...],
                 transitions: Sequence[Transition]) -> Callable[[np.ndarray], tuple]:
+        self.size = self.network.modes[mode].size
         constants: dict[str, Any] = {}
-        em = _Emitter(self, "c", "r", "GF", constants)
+        em = Emitter(self, "c", "r", "GF", constants)
         guards = []
         for t in transitions:
-            if t.deferred is not None and t.deferred.arguments() is None:
-                raise NotVector("a target that depends on the cells beyond a call's arguments")
+            if t.deferred is not None and (t.deferred.arguments() is None or self.R):
+                raise NotVector("a target that depends on the state beyond a call's arguments")
             guards.append(em.conjunction(t.step.guard) if t.step.guard else None)
         body: list[str] = []
         for n, t in enumerate(transitions):
@@ -92,26 +113,19 @@ class VectorCode:
     def _transition(self, constants: dict[str, Any], n: int, t: Transition, guard: str | None,
                     mode: int, movers: tuple[int, ...], locations: tuple[int, ...]) -> list[str]:
         step = t.step
-        sub = _Emitter(self, "s", "rs", "EF", constants)
-        checks = []
-        for ir, i, _err in step.checks:
-            ftype = self.channel_types[step.channel][i]  # type: ignore[index]
-            if not self._within(ir, ftype):
-                checks.append((sub.int(ir), ftype))
+        sub = Emitter(self, "s", "rs", "EF", constants)
+        checks = self._checks(sub, step.checks)
         values = [sub.int(w.value) for w in step.writes]
-        offsets = [None if w.slot is not None else sub.offset(self.layout.cells[w.cell], w.index)
-                   for w in step.writes]
-        effect = sub.reads("Y0") + sub.prelude
-        for x, ftype in checks:
-            lo, hi = value_range(ftype)
-            effect.append(f"EF[sel] |= ({x} < {lo}) | ({x} > {hi})")
-            if isinstance(ftype, SetT):
-                effect.append(f"EF[sel] |= ~np.isin({x}, {list(ftype.members)!r})")
+        offsets = [None if w.loc[0] in ("c", "fault") else
+                   sub.offset(self.layout.cells[w.loc[1]], w.loc[2]) for w in step.writes]
+        effect = sub.reads("Y0") + sub.prelude + checks
+        if step.fault is not None or any(w.loc[0] == "fault" for w in step.writes):
+            effect.append("EF[sel] = True")  # taking the step is a model error
         effect += self._writes(step, values, offsets)
         if t.deferred is None:
             effect += self._control(t, mode, movers, locations)
         else:
-            post = _Emitter(self, "y", "rs", "EF", constants)
+            post = Emitter(self, "y", "rs", "EF", constants)
             args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
             self._deferred.append(t)
             effect += post.reads("Y") + post.prelude
@@ -127,30 +141,51 @@ class VectorCode:
         lines += [f"    outs.append((Y, sel, {n}))", "    cnt[sel] += 1"]
         return lines
 
+    def _checks(self, em: Emitter, checks: Sequence[tuple]) -> list[str]:
+        """Rows where a check may fail are flagged (the scalar code decides which error)."""
+        out = []
+        for ir, kind, _err in checks:
+            if kind == ASSERT:
+                out.append(em.flag_rows(f"np.logical_not(np.broadcast_to({em.bool(ir)}, (rs,)))"))
+            elif kind == EVAL:
+                out.append(f"_ = {em.int(ir)}")
+            elif self._within(ir, kind):
+                if may_fault(ir):
+                    out.append(f"_ = {em.int(ir)}")
+            else:
+                x = em.int(ir)
+                lo, hi = value_range(kind)
+                test = f"np.isin(_x, {list(kind.values())!r})" if isinstance(kind, SetT) else \
+                    f"(_x >= {lo}) & (_x <= {hi})"
+                out += [f"_x = np.broadcast_to({x}, (rs,))", em.flag_rows(f"~({test})")]
+        return out
+
     def _writes(self, step: Any, values: list[str], offsets: list[str | None]) -> list[str]:
         out = self._crash() if step.crash else []
         slots: list[str] = []
         for j, (w, v, offset) in enumerate(zip(step.writes, values, offsets)):
-            ctype = self.layout.cells[w.cell].cell.type
-            lo, hi = value_range(ctype)
             out.append(f"v{j} = np.broadcast_to({v}, (rs,))")
-            if not self._within(w.value, ctype):
+            if w.range_err >= 0 and not self._within(w.value, w.type):
+                lo, hi = value_range(w.type)
                 out.append(f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})")
+            if w.loc[0] == "fault":
+                slots.append("-1")
+                continue
             if offset is None:
-                slots.append(str(w.slot))
-                f = self.packing.fields[w.slot]
+                slots.append(str(w.loc[1]))
+                f = self.field(w.loc[1])
                 if f.width:
                     out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j})")
                 continue
-            cell = self.layout.cells[w.cell]
+            cell = self.layout.cells[w.loc[1]]
             out.append(f"q{j} = np.broadcast_to({offset}, (rs,))")
             slots.append(f"q{j}")
             for k in range(cell.size):
-                f = self.packing.fields[cell.base + k]
+                f = self.field(cell.base + k)
                 if f.width:
                     out += [f"m = np.flatnonzero(q{j} == {cell.base + k})",
                             f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j}[m], m)"]
-        if step.synced and len(step.writes) > 1:
+        if (step.synced or step.conflict) and len(step.writes) > 1:
             for a in range(len(slots)):
                 for b in range(a + 1, len(slots)):
                     out.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
@@ -161,11 +196,12 @@ class VectorCode:
         lo, hi = value_range(t)
         if isinstance(t, SetT) and hi - lo + 1 != len(t.members):  # a set with gaps: checked
             return False
-        a, b = _bounds(ir, self.ranges, self.layout)
+        a, b = bounds(ir, self.range, self.layout)
         return lo <= a and b <= hi
 
     def _crash(self) -> list[str]:
-        """Volatile cells back to their initial values, one masked assignment per word."""
+        """Volatile cells and buffers back to their initial values, one masked assignment per
+        word; the volatile variables of every live activation back to theirs."""
         out = []
         for word in sorted({self.packing.fields[s].word for s in self.layout.volatile}):
             clear, bits = 0, 0
@@ -176,35 +212,99 @@ class VectorCode:
                     bits |= (self.layout.init[s] - f.lo) << f.shift
             if clear:
                 out.append(f"Y[:, {word}] = (Y[:, {word}] & U({~clear & (2**64 - 1)})) | U({bits})")
+        if self.R and self.resets is not None:
+            out.append(f"_crv(Y, Y0, {self.size})")
         return out
+
+    def _crash_vars(self, Y: np.ndarray, Y0: np.ndarray, size: int) -> None:
+        with self.lock:
+            self._crash_vars_locked(Y, Y0, size)
+
+    def _crash_vars_locked(self, Y: np.ndarray, Y0: np.ndarray, size: int) -> None:
+        for q in range(size):
+            codes = extract(Y0, self.packing.position_field(q))
+            for code in np.unique(codes).tolist():
+                resets = self.resets(self.codebook.terms[q][code]) if code else ()  # type: ignore[misc]
+                if not resets:
+                    continue
+                rows = np.flatnonzero(codes == code)
+                for j, v in resets:
+                    f = self.packing.region_field(q, j)
+                    if f.width:
+                        put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
 
     def _control(self, t: Transition, mode: int, movers: tuple[int, ...],
                  locations: tuple[int, ...]) -> list[str]:
         pk = self.packing
         out: list[str] = []
-        if t.mode == mode:
-            here = dict(zip(movers, locations))
-            for q, e in enumerate(t.locations):
-                if e >= 0 and here.get(q) != e:
-                    out.append(self._set_position(q, e))
-                elif e < 0 and -e - 1 != q:
-                    out.append(self._copy_position(-e - 1, q))
-            return out
-        f = pk.mode_field
-        if t.mode >> f.width:
+        same = t.mode == mode
+        if not same:
+            f = pk.mode_field
+            if t.mode >> f.width:
+                raise Overflow()
+            out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {t.mode})")
+        size = len(t.locations)
+        if size > pk.positions:
             raise Overflow()
-        out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {t.mode})")
-        if len(t.locations) > pk.positions:
-            raise Overflow()
+        here = dict(zip(movers, locations)) if same else {}
+        moved = self._moves_regions(t)
+        if moved:
+            out.append("Yw = Y.copy()")  # regions move from the state after the writes
         for q in range(pk.positions):
-            e = t.locations[q] if q < len(t.locations) else None
+            e = t.locations[q] if q < size else None
             if e is None:
-                out.append(self._set_code(q, 0))
+                if not same:
+                    out += [self._set_code(q, 0)] + self._region_zero(q)
             elif e >= 0:
-                out.append(self._set_position(q, e))
+                if here.get(q) != e:
+                    out.append(self._set_position(q, e))
+                if self.R:
+                    out += self._region_recipe(q, t.regions[q])  # type: ignore[arg-type]
             elif -e - 1 != q:
                 out.append(self._copy_position(-e - 1, q))
+                out += self._region_copy(-e - 1, q, 0, self.R, moved)
         return out
+
+    def _moves_regions(self, t: Transition) -> bool:
+        """Whether some region is copied from another position (read from a snapshot)."""
+        if not self.R:
+            return False
+        for q, e in enumerate(t.locations):
+            if e < 0 and -e - 1 != q:
+                return True
+            if e >= 0 and any(h is not None and h[0] == "copy" and h[1] != q for h in t.regions[q]):  # type: ignore[index]
+                return True
+        return False
+
+    def _region_zero(self, q: int) -> list[str]:
+        if not self.R:
+            return []
+        return [self._put_region(q, j, "0") for j in range(self.R) if self.packing.region_field(q, j).width]
+
+    def _region_recipe(self, q: int, recipe: tuple) -> list[str]:
+        out = []
+        for frame, how in zip(self.layout.frames.values(), recipe):
+            if how is not None and how[0] == "copy":
+                if how[1] != q:
+                    out += self._region_copy(how[1], q, frame.base, frame.base + frame.size, True)
+                continue
+            values = how[1] if how is not None else (0,) * frame.size
+            out += [self._put_region(q, frame.base + i, str(v)) for i, v in enumerate(values)
+                    if self.packing.region_field(q, frame.base + i).width]
+        return out
+
+    def _region_copy(self, p: int, q: int, lo: int, hi: int, snapshot: bool) -> list[str]:
+        src = "Yw" if snapshot else "Y"
+        out = []
+        for j in range(lo, hi):
+            a, b = self.packing.region_field(p, j), self.packing.region_field(q, j)
+            if b.width:
+                out.append(self._put_region(q, j, f"_rd({src}, {a.word}, {a.shift}, {a.mask}, {a.lo})"))
+        return out
+
+    def _put_region(self, q: int, j: int, value: str) -> str:
+        f = self.packing.region_field(q, j)
+        return f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, {value})"
 
     def _set_position(self, q: int, tid: int) -> str:
         if q >= self.packing.positions:
@@ -251,7 +351,7 @@ class VectorCode:
             except Exception:  # noqa: BLE001 - any failure: the scalar code decides exactly
                 bad[which] = True
                 continue
-            self._write_control(Y, Y0, which, self.network.split(tid), mode)
+            self._write_control(Y, Y0, which, self.network.split(tid).control, mode)
         return bad
 
     def _write_control(self, Y: np.ndarray, Y0: np.ndarray, rows: np.ndarray, control: tuple,
@@ -266,7 +366,7 @@ class VectorCode:
             raise Overflow()
         same = control[0] == source
         if not same:
-            _put_field(Y, f.word, f.shift, f.mask, 0, control[0], rows)
+            put_field(Y, f.word, f.shift, f.mask, 0, control[0], rows)
         for q in range(pk.positions):
             e = control[1 + q] if q + 1 < len(control) else None
             if same and e == -q - 1:
@@ -280,9 +380,9 @@ class VectorCode:
                     raise Overflow()
             else:
                 a = pk.position_field(-e - 1)
-                code = self._translate(-e - 1, q, _read_field(Y0[rows], a.word, a.shift, a.mask, 0))
+                code = self._translate(-e - 1, q, read_field(Y0[rows], a.word, a.shift, a.mask, 0))
             if b.width:
-                _put_field(Y, b.word, b.shift, b.mask, 0, code, rows)
+                put_field(Y, b.word, b.shift, b.mask, 0, code, rows)
 
     def _translate(self, p: int, q: int, codes: np.ndarray) -> np.ndarray:
         """Location codes of position p as codes of position q (each has its own codebook)."""
@@ -302,7 +402,7 @@ class VectorCode:
     def predicate(self, ir: IR, negate: bool) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """A cell predicate over a block: (truth per row, rows where it may fault)."""
         constants: dict[str, Any] = {}
-        em = _Emitter(self, "c", "r", "GF", constants)
+        em = Emitter(self, "c", "r", "GF", constants)
         cond = em.bool(ir)
         if negate:
             cond = f"np.logical_not({cond})"
@@ -310,196 +410,3 @@ class VectorCode:
         lines += ["    " + x for x in em.reads("X") + em.prelude]
         lines.append(f"    return np.broadcast_to(np.asarray({cond}, dtype=bool), (r,)), GF")
         return self._exec(lines, constants, "pred")
-
-
-class _Emitter:
-    """Translates IR into numpy expressions over the field arrays of one block of rows
-    (named prefix + slot; `rows` names the row count), collecting the fields read, helper
-    statements and the fault flags they raise (into the array named `flag`, indexed by
-    `sel` for effects)."""
-
-    def __init__(self, code: VectorCode, prefix: str, rows: str, flag: str, constants: dict[str, Any]) -> None:
-        self.code = code
-        self.prefix = prefix
-        self.rows = rows
-        self.flag = flag
-        self.used: set[int] = set()
-        self.prelude: list[str] = []
-        self.constants = constants
-
-    def reads(self, source: str) -> list[str]:
-        out = []
-        for slot in sorted(self.used):
-            f = self.code.packing.fields[slot]
-            if f.width:
-                out.append(f"{self.prefix}{slot} = _rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
-            else:
-                out.append(f"{self.prefix}{slot} = np.full({self.rows}, {f.lo}, dtype=np.int64)")
-        return out
-
-    def fresh(self) -> str:
-        name = f"_{self.prefix}{len(self.constants)}_{len(self.prelude)}"
-        self.constants.setdefault("__names", []).append(name)
-        return name
-
-    def flag_rows(self, bad: str) -> str:
-        return f"{self.flag} |= {bad}" if self.flag == "GF" else f"{self.flag}[sel] |= {bad}"
-
-    def conjunction(self, guard: Sequence[IR]) -> str:
-        return " & ".join(f"np.asarray({self.bool(g)}, dtype=bool)" for g in guard)
-
-    def int(self, ir: IR) -> str:
-        code, kind = self.expr(ir)
-        return code if kind == "i" else f"_int({code})"
-
-    def bool(self, ir: IR) -> str:
-        code, kind = self.expr(ir)
-        return code if kind == "b" else f"({code} != 0)"
-
-    def expr(self, ir: IR) -> tuple[str, str]:
-        lo, hi = _bounds(ir, self.code.ranges, self.code.layout)
-        if max(abs(lo), abs(hi)) >= SAFE:
-            raise NotVector("an intermediate value may exceed 64 bits")
-        tag = ir[0]
-        if tag == "k":
-            return str(ir[1]), "i"
-        if tag == "c":
-            self.used.add(ir[1])
-            return f"{self.prefix}{ir[1]}", "i"
-        if tag == "cd":
-            return self._dynamic_read(ir), "i"
-        if tag == "neg":
-            return f"(-{self.int(ir[1])})", "i"
-        if tag == "not":
-            return f"np.logical_not({self.bool(ir[1])})", "b"
-        if tag == "if":
-            c = self.bool(ir[1])
-            (a, ka), (b, kb) = self.expr(ir[2]), self.expr(ir[3])
-            if ka == kb:
-                return f"np.where({c}, {a}, {b})", ka
-            return f"np.where({c}, {self.int(ir[2])}, {self.int(ir[3])})", "i"
-        if tag in ("min", "max"):
-            fn = "np.minimum" if tag == "min" else "np.maximum"
-            return f"{fn}({self.int(ir[1])}, {self.int(ir[2])})", "i"
-        if tag == "fault":
-            self.prelude.append(self.flag_rows("True"))
-            return "0", "i"
-        return self._op(ir)
-
-    def _op(self, ir: IR) -> tuple[str, str]:
-        _, op, a_ir, b_ir, _err = ir
-        if op in ("and", "or") and a_ir[0] == "op" and a_ir[1] == op:  # a chain: flat lines
-            fn, t = f"np.logical_{op}", self.fresh()
-            operands = chain_of(ir)
-            self.prelude.append(f"{t} = {self.bool(operands[0])}")
-            for x in operands[1:]:
-                b = self.bool(x)
-                self.prelude.append(f"{t} = {fn}({t}, {b})")
-            return t, "b"
-        if op in ("and", "or", "=>"):
-            a, b = self.bool(a_ir), self.bool(b_ir)
-            if op == "and":
-                return f"np.logical_and({a}, {b})", "b"
-            if op == "or":
-                return f"np.logical_or({a}, {b})", "b"
-            return f"np.logical_or(np.logical_not({a}), {b})", "b"
-        if op in ("==", "!="):
-            (a, ka), (b, kb) = self.expr(a_ir), self.expr(b_ir)
-            if ka != kb:
-                a, b = self.int(a_ir), self.int(b_ir)
-            return f"({a} {op} {b})", "b"
-        a, b = self.int(a_ir), self.int(b_ir)
-        if op in ("<", "<=", ">", ">="):
-            return f"({a} {op} {b})", "b"
-        if op in ("+", "-", "*"):
-            return f"({a} {op} {b})", "i"
-        t = self.fresh()
-        self.prelude += [f"{t} = {b}", self.flag_rows(f"np.asarray({t} == 0, dtype=bool)")]
-        fn = "np.floor_divide" if op == "/" else "np.remainder"
-        return f"{fn}({a}, np.where({t} == 0, 1, {t}))", "i"
-
-    def offset(self, cell: Any, index: Sequence[IR]) -> str:
-        """The slot of an element of a cell array at computed indices (faults flagged)."""
-        parts = []
-        positions = cell.positions or (None,) * len(cell.dims)
-        for x, (lo, size, stride), pos in zip(index, cell.dims, positions):
-            v = self.fresh()
-            self.prelude.append(f"{v} = {self.int(x)}")
-            if pos is not None:
-                keys = sorted(pos)
-                table = self.fresh()
-                self.constants[table] = np.array([pos.get(k, -1) for k in range(keys[0], keys[-1] + 1)])
-                o = self.fresh()
-                self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
-                                    f"{table}[np.clip({v} - {keys[0]}, 0, {keys[-1] - keys[0]})], -1)")
-            else:
-                o = f"({v} - {lo})"
-            self.prelude.append(self.flag_rows(f"(({o} < 0) | ({o} >= {size}))"))
-            parts.append(f"np.clip({o}, 0, {size - 1}) * {stride}")
-        return f"({cell.base} + " + " + ".join(parts) + ")"
-
-    def _dynamic_read(self, ir: IR) -> str:
-        _, name, index, _err = ir
-        cell = self.code.layout.cells[name]
-        offset = self.offset(cell, index)
-        for k in range(cell.size):
-            self.used.add(cell.base + k)
-        stack = ", ".join(f"{self.prefix}{cell.base + k}" for k in range(cell.size))
-        t = self.fresh()
-        self.prelude.append(f"{t} = np.broadcast_to({offset} - {cell.base}, ({self.rows},))")
-        return f"np.stack(({stack},))[{t}, np.arange({self.rows})]"
-
-
-def _bounds(ir: IR, ranges: Sequence[tuple[int, int]], layout: Layout) -> tuple[int, int]:
-    """Interval bounds of an IR node's values (over every state), for int64 safety."""
-    tag = ir[0]
-    if tag == "k":
-        return ir[1], ir[1]
-    if tag == "c":
-        return ranges[ir[1]]
-    if tag == "cd":
-        cell = layout.cells[ir[1]]
-        got = [ranges[cell.base + k] for k in range(cell.size)]
-        return min(a for a, _ in got), max(b for _, b in got)
-    if tag in ("not", "fault"):
-        return 0, 1
-    if tag == "neg":
-        lo, hi = _bounds(ir[1], ranges, layout)
-        return -hi, -lo
-    if tag in ("if", "min", "max"):
-        parts = [_bounds(x, ranges, layout) for x in ir[-2:]]
-        return min(p[0] for p in parts), max(p[1] for p in parts)
-    _, op, a, b, _ = ir
-    (al, ah), (bl, bh) = _bounds(a, ranges, layout), _bounds(b, ranges, layout)
-    if op == "+":
-        return al + bl, ah + bh
-    if op == "-":
-        return al - bh, ah - bl
-    if op == "*":
-        products = [al * bl, al * bh, ah * bl, ah * bh]
-        return min(products), max(products)
-    if op in ("/", "%"):
-        m = max(abs(al), abs(ah), abs(bl), abs(bh))
-        return -m, m
-    return 0, 1
-
-
-def _read_field(X: np.ndarray, word: int, shift: int, mask: int, lo: int) -> np.ndarray:
-    out = ((X[:, word] >> np.uint64(shift)) & np.uint64(mask)).astype(np.int64)
-    if lo:
-        out += lo
-    return out
-
-
-def _put_field(Y: np.ndarray, word: int, shift: int, mask: int, lo: int, value: Any,
-               rows: np.ndarray | None = None) -> None:
-    bits = (np.asarray(value, dtype=np.int64) - lo).astype(np.uint64) & np.uint64(mask)
-    clear = np.uint64(~(mask << shift) & (2**64 - 1))
-    if rows is None:
-        Y[:, word] = (Y[:, word] & clear) | (bits << np.uint64(shift))
-    else:
-        Y[rows, word] = (Y[rows, word] & clear) | (bits << np.uint64(shift))
-
-
-def _as_int(x: Any) -> Any:
-    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)

@@ -1,7 +1,8 @@
 """The reference interpreter on the forms of issue 13: each rule of docs/semantics.md in a
 small spec whose state count or trace length is worked out independently (a formula, or
-a law of CSP checked as refinement both ways); and the random specs with those forms run
-through it without any exception but a limit."""
+a law of CSP checked as refinement both ways); the compiled engine gives the same verdicts,
+state counts and trace lengths on each of them, state by state and by whole levels; and the
+random specs with those forms run through the reference without any exception but a limit."""
 from __future__ import annotations
 
 import sys
@@ -12,15 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fito.check.reference import RefLimit, RefResult, check
-from fito.check.support import NotSupported
+from fito.driver import CheckOptions, check_source
 from fito.lang.parser import parse
 from fito.lang.resolve import resolve
+from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import cli, run_spec  # noqa: E402
 from random_specs import Gen  # noqa: E402
-
-from fito.driver import EXIT_FAIL  # noqa: E402
+from test_reference_agreement import agree  # noqa: E402
 
 HEAD = """
 type V = 0..2
@@ -30,12 +30,26 @@ domain x: V = 0 volatile
 """
 
 
-def results(text: str) -> list[RefResult]:
+def results(text: str, engine: bool = True) -> list[RefResult]:
+    """The reference's results, once both engines of the model checker agree with them."""
     parsed = parse(HEAD + text)
     assert parsed.spec is not None, parsed.diagnostics
     model, diags = resolve(parsed.spec)
     assert not [d for d in diags if d.is_error], diags
-    return [check(model, a, 20_000) for a in model.assertions]
+    refs = [check(model, a, 20_000) for a in model.assertions]
+    for name in ("scalar", "frontier") if engine else ():
+        report = check_source(Source("t.fito", HEAD + text), CheckOptions(engine=name))
+        got = [(v.verdict, v.states, len(v.trace)) for v in report.verdicts]
+        assert got == [(r.verdict, r.states, r.trace_length) for r in refs], (name, text)
+    return refs
+
+
+def refused(text: str) -> str:
+    """The message of the S003 diagnostic the model checker refuses the spec with."""
+    report = check_source(Source("t.fito", HEAD + text), CheckOptions())
+    (d,) = [d for d in report.diagnostics if d.is_error]
+    assert d.code == "S003" and [v.verdict for v in report.verdicts] == ["unknown"]
+    return d.message
 
 
 def one(text: str) -> RefResult:
@@ -92,11 +106,15 @@ def test_each_call_from_outside_makes_a_new_activation(copies: int) -> None:
 
 
 def test_variables_are_shared_inside_the_body_and_dropped_after_it() -> None:
-    r = one("process P\n  var n: V = 0\n  = (a {n := 1} -> STOP) ||| (n == 1 & b -> Next)\n"
+    text = ("process P\n  var n: V = 0\n  = (a {n := 1} -> STOP) ||| (n == 1 & b -> Next)\n"
             "process Next = done -> Next\nassert P reaches false")
+    (r,) = results(text, engine=False)
     # (n = 0), after a (n = 1, the guard still belongs to P), after b: STOP ||| Next with no
     # activation, and the same after each done
     assert r.states == 3
+    # the compiled engine keeps variables per component: one activation shared by two is
+    # a shape it refuses (docs/semantics.md)
+    assert "shared by two parallel components" in refused(text)
 
 
 def test_a_crash_resets_volatile_variables_and_keeps_durable_ones() -> None:
@@ -227,39 +245,42 @@ def test_the_reference_runs_random_specs_with_the_new_forms(seed: int) -> None:
         assert r.verdict in ("holds", "fails") and r.states >= 1
 
 
-def test_the_engine_agrees_once_it_runs_the_new_forms() -> None:
-    """The agreement test on specs with the new forms: it compares as soon as the model
-    checker stops refusing them (fito.check.support), and skips until then."""
-    from test_reference_agreement import agree
-
-    try:
-        compared = sum(agree(Gen(seed, forms=True).spec(), 600, f"seed {seed}", seconds=2.0)
-                       for seed in range(20))
-    except NotSupported:
-        pytest.skip("the model checker does not run the new forms yet (issue 12)")
-    assert compared > 0
+def test_the_engine_agrees_on_random_specs_with_the_new_forms() -> None:
+    """The agreement test on specs with the new forms, on both engines (a fixed set of
+    seeds; drawn seeds: test_engines_agree.py, marked slow)."""
+    for engine in ("scalar", "frontier"):
+        compared = sum(agree(Gen(seed, forms=True).spec(), 600, f"seed {seed}", 2.0, engine)
+                       for seed in range(12))
+        assert compared >= 30, engine
 
 
-# ---------------------------------------------------------------------- the model checker
-@pytest.mark.parametrize("body", [
-    "channel q: V buffer 1\nprocess P = q!1 -> P",
-    "process P = assert(x == 0) -> a -> P",
-    "process P = if :: a -> P :: b -> P fi",
-    "process P\n  var n: V = 0\n  = a {n := 1} -> P",
-    "process P = (a -> P) [[a <- b]]",
-    "process P = (a -> P) [{| a |} || {| a |}] (a -> P)",
-    "process P = (c.0 -> P) \\ {| c.0 |}",
-])
-def test_the_model_checker_refuses_a_new_form_with_s003(body: str) -> None:
-    report = run_spec(HEAD + body + "\nassert P :[deadlock free]\n")
-    assert [d.code for d in report.diagnostics if d.is_error] == ["S003"]
-    assert report.status == EXIT_FAIL
-    assert [v.verdict for v in report.verdicts] == ["unknown"]
+def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    import json
 
+    from fito.cli import main
 
-def test_lts_refuses_a_new_form(tmp_path: Path) -> None:
     path = tmp_path / "buffer.fito"
-    path.write_text(HEAD + "channel q: V buffer 1\nprocess P = q!1 -> P\nsystem P\n")
-    proc = cli("lts", str(path))
-    assert proc.returncode == 1 and "[S003 not-supported-yet]" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    path.write_text(HEAD + "channel q: V buffer 1\nprocess P\n  var n: V = 0\n"
+                    "  = n < 2 & q!n {n := n + 1} -> q?m -> P\nsystem P\n")
+    status = main(["lts", "--format", "json", str(path)])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    graph = json.loads(out.out)
+    # n = 0, 1, 2 with q empty, and n = 1, 2 with the message waiting: 5 states
+    assert len(graph["states"]) == 5
+    assert sorted({t["label"] for t in graph["transitions"]}) == ["q!0", "q!1", "q?0", "q?1"]
+
+
+def test_a_refused_process_leaves_the_other_assertions_checked() -> None:
+    """S003 (a shape of process variables the compiled engine cannot keep) at the
+    definition, for the assertions about that process only."""
+    text = ("process P(i: V)\n  var n: V = 0\n  = n < 1 & a {n := n + 1} -> P(i)\n"
+            "process Q = P(0) [] P(1)\nprocess R = P(0) ; P(1)\n"
+            "assert Q :[deadlock free]\nassert R :[deadlock free]\n")
+    report = check_source(Source("t.fito", HEAD + text), CheckOptions())
+    (d,) = [d for d in report.diagnostics if d.is_error]
+    assert d.code == "S003" and "two activations of 'P'" in d.message
+    assert (HEAD + text).splitlines()[d.span.line - 1].startswith("process P(")
+    q, r = report.verdicts
+    assert q.verdict == "unknown" and r.verdict == "fails" and len(r.trace) == 1

@@ -56,7 +56,8 @@ def replays_in_reference(text: str, trace: Trace) -> bool:
     ref = Reference(model)
     assert model.system is not None
     shown = lambda store: tuple(  # noqa: E731
-        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells))
+        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells)) + tuple(
+        _fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs))
     root = ref.root(model.system)
     frontier = {root}
     if shown(root[1]) != trace.initial_state:
@@ -77,6 +78,15 @@ def replays_in_reference(text: str, trace: Trace) -> bool:
             return False
         frontier = nxt
     return True
+
+
+def _fifo(model, name: str, idx: tuple[int, ...], queue: tuple) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """A buffer as a trace shows it: `q[0]` and its messages, oldest first: `<1.0, 2.1>`."""
+    chan = model.channels[name]
+    label = name + "".join(f"[{t.show(v)}]" for t, v in zip(chan.fields, idx))
+    types = chan.fields[chan.arrays:]
+    messages = (".".join(t.show(v) for t, v in zip(types, m)) for m in queue)
+    return label, f"<{', '.join(messages)}>"
 
 
 def _names(model, ref):  # type: ignore[no-untyped-def]
@@ -114,6 +124,22 @@ def test_writes_are_the_changed_cells_and_the_labels_are_the_trace() -> None:
                                         if k.startswith("saved")}
 
 
+def test_a_trace_shows_each_buffer_as_its_messages_oldest_first() -> None:
+    text = ("type V = 0..2\ntype I = 0..1\nchannel q[I]: V.Bool buffer 2\nchannel go\n"
+            "process P = q[0]!1!true -> q[1]!2!false -> q[0]!0!false -> q[0]?x?b -> go -> STOP"
+            "\nsystem P\nassert :[deadlock free]\n")
+    (v,) = report(text).verdicts
+    assert v.verdict == "fails" and v.run is not None
+    states = [dict(s.state) for s in v.run.steps]
+    assert dict(v.run.initial_state)["q[0]"] == "<>"
+    assert [s["q[0]"] for s in states] == ["<1.true>", "<1.true>", "<1.true, 0.false>",
+                                           "<0.false>", "<0.false>"]
+    assert states[1]["q[1]"] == "<2.false>"
+    assert {c.name: c.durable for c in v.run.cells if c.name.startswith("q")} == \
+        {"q[0]": False, "q[1]": False}
+    assert replays_in_reference(text, v.run)
+
+
 def test_a_crash_names_the_volatile_cells_it_reset() -> None:
     v = report(CRASHY).verdicts[0]
     assert v.verdict == "fails" and v.run is not None
@@ -144,3 +170,13 @@ def test_runs_of_internal_steps_are_collapsed_unless_verbose() -> None:
         r, Collapsed) and r.is_internal) == len(internal)
     assert collapsed and len(rows(v.run, verbose=True)) == len(v.run.steps)
     assert any(s.kind == "hidden" and s.label == "tau (a)" for s in v.run.steps)
+
+
+def test_an_atomic_label_names_the_elements_it_writes_at_a_computed_index() -> None:
+    text = ("type V = 0..2\ndomain a[i: 0..1]: V = 0 volatile\ndomain k: 0..1 = 1 volatile\n"
+            "process P = atomic { a[k] := 2, k := 0 } -> STOP\nsystem P\n"
+            "assert :[deadlock free]\n")
+    (v,) = report(text).verdicts
+    assert v.run is not None
+    label = v.run.steps[0].label
+    assert "a[1] := 2" in label and "k := 0" in label and "a :=" not in label

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fito.check.result import Verdict
 from fito.deep import run_deep
 from fito.diagnostics import Diagnostic
 from fito.driver import CheckOptions, FileReport, check_path
@@ -18,7 +17,7 @@ VALID = sorted((DATA / "valid").glob("*.fito"))
 INVALID = sorted((DATA / "invalid").glob("*.fito"))
 EXAMPLES = sorted(Path("/work/shared/examples").glob("*.fito"))
 SPECS = sorted((ROOT / "specs").glob("*.fito"))
-PROTOCOLS = sorted((DATA / "protocols").glob("*.fito"))
+PROTOCOLS = [p for p in SPECS if p.with_suffix(".pml").exists()]  # with their Promela models
 
 
 def parses(path: Path) -> bool:
@@ -57,22 +56,6 @@ def front_end(text: str) -> tuple[A.Spec | None, list[Diagnostic]]:
     return run_deep(run)
 
 
-def checked_report(path: Path, model_check: bool, max_states: int = 100_000) -> FileReport:
-    """`fito check`'s report of a file; where the model checker refuses the model's forms
-    (fito.check.support), the verdicts come from the reference interpreter instead (its
-    trace is a list of the right length: the reference computes lengths, not labels)."""
-    from fito.check.reference import check
-    from fito.check.support import unsupported
-
-    report = run_deep(check_path, str(path), CheckOptions(model_check=False))
-    if not model_check or report.text is None or any(d.is_error for d in report.diagnostics):
-        return run_deep(check_path, str(path), CheckOptions(model_check=model_check))
-    model, _ = run_deep(resolve, parse(report.text).spec)
-    if unsupported(model) is None:
-        return run_deep(check_path, str(path), CheckOptions(model_check=True))
-    verdicts = []
-    for a in model.assertions:
-        r = run_deep(check, model, a, max_states)
-        verdicts.append(Verdict("", a.span.line, r.verdict, states=r.states,
-                                trace=("step",) * r.trace_length, reason=r.error))
-    return FileReport(report.path, report.text, report.diagnostics, tuple(verdicts))
+def checked_report(path: Path, model_check: bool) -> FileReport:
+    """`fito check`'s report of a file."""
+    return run_deep(check_path, str(path), CheckOptions(model_check=model_check))

@@ -108,10 +108,15 @@ def test_recheck_reports_rejected_and_unreadable(capsys, tmp_path, kit_certifica
 
 
 def test_certificates_are_deterministic(capsys, tmp_path):
+    """Rerunning rewrites the certificates byte for byte, whatever --jobs is (claims finish
+    in another order with 2 jobs than with 1)."""
     a, b = tmp_path / "a", tmp_path / "b"
-    for d in (a, b):
-        assert run_cli(capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", "1")[0] == 0
-    for p in sorted(a.glob("*.json")):
+    for d, jobs in ((a, "1"), (b, "2")):
+        assert run_cli(capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", jobs,
+                       "--no-progress")[0] == 0
+    written = sorted(a.glob("*.json"))
+    assert len(written) == 10
+    for p in written:
         assert p.read_bytes() == (b / p.name).read_bytes()
 
 
@@ -122,10 +127,27 @@ def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
     assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
 
 
-def test_trivial_certificates_are_pointed_out(capsys):
+def test_trivial_certificates_are_refused(capsys):
+    """An identity whose two sides SymPy already made equal re-checks nothing: the kernel
+    refuses it, so the claim is not proved."""
     code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates")
-    assert code == 0
-    assert "note: all 1 re-checked obligations are trivial (both sides identical)" in out
-    assert out.rstrip().endswith("note: 1 of 1 re-checked obligations are trivial (both sides identical), in 1 claims")
+    assert code == 3
+    assert "trivial: lhs and rhs are the same expression" in out
     code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates", "--format", "json")
-    assert json.loads(out)["claims"][0]["trivial_obligations"] == 1
+    claim = json.loads(out)["claims"][0]
+    assert claim["verdict"] == "unknown" and "trivial" in claim["reason"]
+
+def test_progress_on_a_terminal(capsys, monkeypatch):
+    """On a terminal, standard error shows claim n of m, the claim, its verdict and time."""
+    import sys
+
+    capsys.readouterr()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    few = ("--only", "kit.square-of-sum", "--only", "kit.transitivity", "--only", "kit.pairs*")
+    code, out, err = run_cli(capsys, "prove", str(KIT), *few, "--no-certificates", "--jobs", "2")
+    assert code == 0
+    assert "claim 1 of 3: kit." in err and "claim 3 of 3: kit." in err
+    assert " proved in " in err and " s so far)" in err and "\r" in err
+    assert "claim 1 of" not in out
+    code, _, err = run_cli(capsys, "prove", str(KIT), *few, "--no-certificates", "--no-progress")
+    assert code == 0 and "claim 1 of" not in err

@@ -6,7 +6,7 @@ Python's Fraction arithmetic and its JSON parser.
 
     from fito.proof.kernel import load, check
     result = check(load("certificates/kit.square.json"), strict=False)
-    result.accepted, result.reason, result.trusted
+    result.accepted, result.reason, result.trusted, result.statement
 """
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from fito.proof.kernel.certificate import (
     check,
     ensure_certificate,
     load,
+    seal,
+    statement_of,
 )
 from fito.proof.kernel.expr import KernelError
 
@@ -34,4 +36,6 @@ __all__ = [
     "check",
     "ensure_certificate",
     "load",
+    "seal",
+    "statement_of",
 ]

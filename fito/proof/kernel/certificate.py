@@ -1,4 +1,4 @@
-"""Certificates: reading, hashing and checking a `fito-certificate/1` file. Standard library only."""
+"""Certificates: reading, hashing and checking a `fito-certificate/2` file (stdlib only)."""
 from __future__ import annotations
 
 import hashlib
@@ -8,32 +8,43 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fito.proof.kernel import checks
+from fito.proof.kernel import checks, props
+from fito.proof.kernel.calculus import check_integral
+from fito.proof.kernel.enumeration import check_enumeration, check_reachability
 from fito.proof.kernel.expr import KernelError
-from fito.proof.kernel.linear import check_linear_valid
+from fito.proof.kernel.linear import check_farkas, check_linear_valid
 from fito.proof.kernel.matrix import check_matrix
+from fito.proof.kernel.ranges import check_interval_count, check_product_one, check_range_sign
+from fito.proof.kernel.samples import check_samples
 
-FORMAT = "fito-certificate/1"
+FORMAT = "fito-certificate/2"
 VERDICTS = ("proved", "refuted")
-FIELDS = ("format", "id", "title", "statement", "model", "method", "verdict", "obligations",
-          "producer", "sha256")
+FIELDS = ("format", "id", "title", "description", "model", "method", "verdict", "statement",
+          "obligations", "producer", "sha256")
 MAX_BYTES = 64 * 1024 * 1024
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 _METHOD = re.compile(r"[a-z0-9][a-z0-9_+-]*\Z")
 
-CHECKERS: dict[str, Callable[[dict], None]] = {
+CHECKERS: dict[str, Callable[[dict], Any]] = {  # each returns the obligation's conclusion
     "identity": checks.check_identity,
     "recurrence": checks.check_recurrence,
     "sum_of_squares": checks.check_sum_of_squares,
-    "farkas": checks.check_farkas,
+    "farkas": check_farkas,
     "witness": checks.check_witness,
     "counterexample": checks.check_counterexample,
-    "enumeration": checks.check_enumeration,
+    "enumeration": check_enumeration,
+    "reachability": check_reachability,
     "matrix": check_matrix,
     "linear_valid": check_linear_valid,
+    "range_sign": check_range_sign,
+    "product_one": check_product_one,
+    "interval_count": check_interval_count,
+    "samples": check_samples,
+    "integral": check_integral,
+    "trusted": checks.check_trusted,
 }
-KINDS = (*CHECKERS, "trusted")
-REFUTING = ("counterexample", "witness", "farkas", "trusted")
+KINDS = tuple(CHECKERS)
+REFUTING = ("counterexample", "witness", "farkas")  # kinds whose conclusion can refute a claim
 
 
 class Unreadable(Exception):
@@ -42,13 +53,14 @@ class Unreadable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """The kernel's verdict on one certificate."""
+    """The kernel's verdict on one certificate, with the statement it accepted."""
 
     accepted: bool
     claim: str
     reason: str = ""
     trusted: tuple[str, ...] = ()
     obligations: int = 0
+    statement: tuple[Any, ...] = ()
 
 
 def canonical_json(data: Any) -> bytes:
@@ -84,7 +96,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        dup = next(k for k, _ in pairs
+                   if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise ValueError(f"duplicate key {dup!r}")
     return out
 
@@ -114,20 +127,86 @@ def check(cert: dict[str, Any], *, strict: bool = False) -> Result:
         return Result(False, claim, "certificate nests too deeply")
     except Exception as exc:  # noqa: BLE001 -- malformed content of any shape: refuse, never accept
         return Result(False, claim, f"malformed certificate ({type(exc).__name__}: {exc})")
-    return Result(True, claim, "", trusted, len(cert["obligations"]))
+    return Result(True, claim, "", trusted, len(cert["obligations"]), tuple(cert["statement"]))
+
+
+def conclusions(obligations: list[Any], strict: bool = False) -> tuple[list[Any], list[str]]:
+    """Check every obligation in order: (their conclusions, the trust tags met)."""
+    if not isinstance(obligations, list) or not obligations:
+        raise KernelError("a certificate needs at least one obligation")
+    out, trusted = [], []
+    for i, ob in enumerate(obligations, 1):
+        conclusion, tag = _check_obligation(ob, i, strict)
+        out.append(conclusion)
+        if tag and tag not in trusted:
+            trusted.append(tag)
+    return out, trusted
+
+
+def statement_of(verdict: str, obligations: list[Any], strict: bool = False) -> list[Any]:
+    """The statement a certificate with this verdict and these obligations must carry."""
+    found, _ = conclusions(obligations, strict)
+    return _statement(verdict, [ob["kind"] for ob in obligations], found)
+
+
+def _statement(verdict: str, kinds: list[str], found: list[Any]) -> list[Any]:
+    """Proved: the conclusions. Refuted: the claims they refute (each obligation must be
+    a counterexample, witness or Farkas refutation, at least one evaluated at a point)."""
+    if verdict == "proved":
+        if "counterexample" in kinds:
+            raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in "
+                              "a proved certificate")
+        return found
+    bad = [i for i, k in enumerate(kinds, 1) if k not in REFUTING]
+    if bad:
+        raise KernelError(f"obligation {bad[0]} ({kinds[bad[0] - 1]}) cannot refute a claim: a "
+                          f"refuted certificate holds only {', '.join(REFUTING)} obligations")
+    if not {"counterexample", "witness"} & set(kinds):
+        raise KernelError("a refuted certificate needs a counterexample or witness the kernel "
+                          "evaluates")
+    return [props.negate(c) for c in found]
+
+
+def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
+    """Complete a certificate (every field but `statement` and `sha256`) with the statement
+    its obligations establish and its hash, checking every obligation once: the sealed
+    certificate and the kernel's result (what `check` would answer for it)."""
+    claim = body.get("id") if isinstance(body.get("id"), str) else "?"
+    cert = dict(body)
+    try:
+        found, trusted = conclusions(cert.get("obligations"))
+        kinds = [ob["kind"] for ob in cert["obligations"]]
+        cert["statement"] = _statement(cert.get("verdict"), kinds, found)
+        cert = {k: cert[k] for k in FIELDS if k in cert}
+        cert["sha256"] = certificate_hash(cert)
+        _envelope(cert)
+    except KernelError as exc:
+        return cert, Result(False, claim, str(exc))
+    return cert, Result(True, claim, "", tuple(trusted), len(cert["obligations"]),
+                        tuple(cert["statement"]))
 
 
 def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
+    _envelope(cert)
+    found, trusted = conclusions(cert["obligations"], strict)
+    want = _statement(cert["verdict"], [ob["kind"] for ob in cert["obligations"]], found)
+    _same_statement(cert["statement"], want)
+    return tuple(trusted)
+
+
+def _envelope(cert: dict[str, Any]) -> None:
+    """Everything but the obligations: format, hash, fields, names, verdict, producer."""
     if cert.get("format") != FORMAT:
         raise KernelError(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
     recorded, computed = cert.get("sha256"), certificate_hash(cert)
     if recorded != computed:
-        raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed {computed[:16]}...")
+        raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed "
+                          f"{computed[:16]}...")
     missing = [f for f in FIELDS if f not in cert]
     extra = sorted(set(cert) - set(FIELDS))
     if missing or extra:
         raise KernelError(f"{'missing' if missing else 'unknown'} field {(missing or extra)[0]!r}")
-    for name in ("id", "title", "statement", "model", "method"):
+    for name in ("id", "title", "description", "model", "method"):
         if not isinstance(cert[name], str) or not cert[name].strip():
             raise KernelError(f"{name} must be a nonempty string")
     for name, pattern in (("id", _ID), ("method", _METHOD)):
@@ -138,39 +217,35 @@ def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
     producer = cert["producer"]
     if not isinstance(producer, dict) or not all(isinstance(v, str) for v in producer.values()):
         raise KernelError("producer must be an object of version strings")
-    obligations = cert["obligations"]
-    if not isinstance(obligations, list) or not obligations:
-        raise KernelError("a certificate needs at least one obligation")
-    trusted: list[str] = []
-    for i, ob in enumerate(obligations, 1):
-        tag = _check_obligation(ob, i, strict)
-        if tag and tag not in trusted:
-            trusted.append(tag)
-    _check_verdict(cert["verdict"], [ob["kind"] for ob in obligations])
-    return tuple(trusted)
 
 
-def _check_verdict(verdict: str, kinds: list[str]) -> None:
-    """A counterexample refutes; a refutation needs an obligation able to show something false."""
-    if verdict == "proved" and "counterexample" in kinds:
-        raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in a proved certificate")
-    if verdict == "refuted" and not set(kinds) & set(REFUTING):
-        raise KernelError(f"a refuted certificate needs a {', '.join(REFUTING[:-1])} or {REFUTING[-1]} obligation")
+def _same_statement(given: Any, want: list[Any]) -> None:
+    """The certificate's statement must be exactly what its obligations prove (or refute)."""
+    if not isinstance(given, list) or len(given) != len(want):
+        n = len(given) if isinstance(given, list) else "no list of"
+        raise KernelError(f"statement: {n} propositions, but the obligations establish {len(want)}")
+    for i, (g, w) in enumerate(zip(given, want), 1):
+        if g != w:
+            raise KernelError(f"statement {i} is not what obligation {i} establishes: "
+                              f"it says {_short(props.render(g))}, "
+                              f"the obligation gives {_short(props.render(w))}")
 
 
-def _check_obligation(ob: Any, index: int, strict: bool) -> str | None:
+def _short(text: str) -> str:
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _check_obligation(ob: Any, index: int, strict: bool) -> tuple[Any, str | None]:
     kind = ob.get("kind") if isinstance(ob, dict) else None
     if kind not in KINDS:
         raise KernelError(f"obligation {index}: unknown kind {kind!r}")
     if "note" in ob and not isinstance(ob["note"], str):
         raise KernelError(f"obligation {index} ({kind}): note must be a string")
     try:
-        if kind == "trusted":
-            tag = checks.trust_tag(ob)
-            if strict:
-                raise KernelError(f"{tag} is not re-checked by the kernel (--strict)")
-            return tag
-        CHECKERS[kind](ob)
+        conclusion = CHECKERS[kind](ob)
+        tag = checks.trust_tag(ob) if kind == "trusted" else None
+        if tag and strict:
+            raise KernelError(f"{tag} is not re-checked by the kernel (--strict)")
     except KernelError as exc:
         raise KernelError(f"obligation {index} ({kind}): {exc}") from None
-    return None
+    return conclusion, tag

@@ -23,7 +23,9 @@ ARITY: dict[str, tuple[int, int]] = {  # op -> (min, max) number of arguments; -
     "min": (1, -1), "max": (1, -1), "abs": (1, 1), "floor": (1, 1), "mod": (2, 2), "div": (2, 2),
     "<": (2, 2), "<=": (2, 2), "=": (2, 2), "!=": (2, 2), ">=": (2, 2), ">": (2, 2),
     "and": (1, -1), "or": (1, -1), "not": (1, 1), "implies": (2, 2), "ite": (3, 3),
+    "fn": (2, -1), "sum": (4, 4), "prod": (4, 4), "exp": (1, 1),
 }
+BINDERS = ("sum", "prod")  # [op, var, lo, hi, body]: var is bound in body
 COMPARISONS = ("<", "<=", "=", "!=", ">=", ">")
 
 
@@ -70,7 +72,12 @@ def parse(x: object, depth: int = 0) -> Any:
         lo, hi = ARITY[op]
         n = len(x) - 1
         if n < lo or (hi >= 0 and n > hi):
-            raise KernelError(f"operator {op!r} takes {lo}{'' if hi == lo else '+' if hi < 0 else '-' + str(hi)} arguments, got {n}")
+            most = "" if hi == lo else "+" if hi < 0 else f"-{hi}"
+            raise KernelError(f"operator {op!r} takes {lo}{most} arguments, got {n}")
+        if op == "fn" or op in BINDERS:  # a function name or a bound variable comes first
+            if not is_symbol(x[1]):
+                raise KernelError(f"{op}: {_short(x[1])} is not a name")
+            return (op, x[1], *(parse(a, depth + 1) for a in x[2:]))
         return (op, *(parse(a, depth + 1) for a in x[1:]))
     raise KernelError(f"not an expression: {_short(x)}")
 
@@ -81,33 +88,77 @@ def to_json(e: Any) -> Any:
         return e
     if isinstance(e, Fraction):
         return e.numerator if e.denominator == 1 else f"{e.numerator}/{e.denominator}"
+    if e[0] == "fn" or e[0] in BINDERS:
+        return [e[0], e[1], *(to_json(a) for a in e[2:])]
     return [e[0], *(to_json(a) for a in e[1:])]
 
 
 def symbols(e: Any, out: set[str] | None = None) -> set[str]:
-    """The symbols occurring in a parsed expression."""
+    """The free symbols of a parsed expression (not function names, not bound variables)."""
     out = set() if out is None else out
     if isinstance(e, str):
         out.add(e)
     elif isinstance(e, tuple):
-        for a in e[1:]:
-            symbols(a, out)
+        if e[0] == "fn":
+            for a in e[2:]:
+                symbols(a, out)
+        elif e[0] in BINDERS:
+            symbols(e[2], out)
+            symbols(e[3], out)
+            out.update(symbols(e[4]) - {e[1]})
+        else:
+            for a in e[1:]:
+                symbols(a, out)
+    return out
+
+
+def functions(e: Any, out: set[str] | None = None) -> set[str]:
+    """The names of the uninterpreted functions applied in a parsed expression."""
+    out = set() if out is None else out
+    if isinstance(e, tuple):
+        if e[0] == "fn":
+            out.add(e[1])
+        for a in e[1:] if e[0] not in BINDERS and e[0] != "fn" else e[2:]:
+            functions(a, out)
     return out
 
 
 def substitute(e: Any, mapping: dict[str, Any]) -> Any:
-    """Replace symbols by parsed expressions, simultaneously."""
+    """Replace free symbols by parsed expressions, simultaneously (capture-avoiding)."""
     if isinstance(e, str):
         return mapping.get(e, e)
-    if isinstance(e, tuple):
-        return (e[0], *(substitute(a, mapping) for a in e[1:]))
-    return e
+    if not isinstance(e, tuple):
+        return e
+    if e[0] == "fn":
+        return (e[0], e[1], *(substitute(a, mapping) for a in e[2:]))
+    if e[0] in BINDERS:
+        op, var, lo, hi, body = e
+        inner = {k: v for k, v in mapping.items() if k != var}
+        if any(var in symbols(v) for v in inner.values()):
+            used = symbols(body).union(*(symbols(v) for v in inner.values()))
+            fresh = fresh_name(var, used)
+            body, var = substitute(body, {var: fresh}), fresh
+        return (op, var, substitute(lo, mapping), substitute(hi, mapping), substitute(body, inner))
+    return (e[0], *(substitute(a, mapping) for a in e[1:]))
+
+
+def fresh_name(base: str, used: set[str]) -> str:
+    """base, or base followed by underscores, not in `used`."""
+    name = base
+    while name in used:
+        name += "_"
+    return name
 
 
 def render(e: Any) -> str:
     """A short human-readable form for messages."""
     text = _render(e)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def render_full(e: Any) -> str:
+    """The whole human-readable form (also the name of opaque atoms: equal text, equal term)."""
+    return _render(e)
 
 
 def _render(e: Any) -> str:
@@ -118,6 +169,11 @@ def _render(e: Any) -> str:
     op, args = e[0], e[1:]
     if op in ("+", "*", "/", "^") or op in COMPARISONS or (op == "-" and len(args) == 2):
         return "(" + f" {op} ".join(_render(a) for a in args) + ")"
+    if op == "fn":
+        return f"{args[0]}(" + ", ".join(_render(a) for a in args[1:]) + ")"
+    if op in BINDERS:
+        var, lo, hi, body = args
+        return f"{op}_({var}={_render(lo)}..{_render(hi)}) {_render(body)}"
     return f"{op}(" + ", ".join(_render(a) for a in args) + ")"
 
 
@@ -159,8 +215,38 @@ def compile_expr(e: Any) -> Callable[[Env], Any]:
         return lambda env: value
     if isinstance(e, str):
         return _lookup(e)
+    if e[0] == "fn":
+        name, args = e[1], [compile_expr(a) for a in e[2:]]
+
+        def apply(env: Env) -> Any:  # a function's meaning, when given, is env["@" + name]
+            f = env.get("@" + name)
+            if f is None:
+                raise KernelError(f"function {name} has no value (an uninterpreted function)")
+            return f(*(a(env) for a in args))
+        return apply
+    if e[0] in BINDERS:
+        return _big(e[0], e[1], compile_expr(e[2]), compile_expr(e[3]), compile_expr(e[4]))
     op, parts = e[0], [compile_expr(a) for a in e[1:]]
     return _OPS[op](parts)
+
+
+MAX_TERMS_EVALUATED = 100_000
+
+
+def _big(op: str, var: str, lo: Callable, hi: Callable, body: Callable) -> Callable[[Env], Number]:
+    """sum or product of body over the integers lo..hi (empty: 0 or 1)."""
+    def run(env: Env) -> Number:
+        a, b = _int(lo(env), f"{op} bound"), _int(hi(env), f"{op} bound")
+        if b - a + 1 > MAX_TERMS_EVALUATED:
+            raise KernelError(f"{op} over more than {MAX_TERMS_EVALUATED} terms")
+        inner = dict(env)
+        acc: Number = 0 if op == "sum" else 1
+        for v in range(a, b + 1):
+            inner[var] = v
+            x = _num(body(inner), op)
+            acc = exact(acc + x if op == "sum" else acc * x)
+        return acc
+    return run
 
 
 def _lookup(name: str) -> Callable[[Env], Any]:
@@ -218,7 +304,8 @@ def _mod(a: Number, b: Number) -> Number:
     return exact(a % b)
 
 
-def _binary(step: Callable[[Number, Number], Number], op: str) -> Callable[[list], Callable[[Env], Number]]:
+def _binary(step: Callable[[Number, Number], Number],
+            op: str) -> Callable[[list], Callable[[Env], Number]]:
     def build(parts: list) -> Callable[[Env], Number]:
         if len(parts) == 2:
             a, b = parts
@@ -251,7 +338,8 @@ def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
                 return test(x, y)
             if op in ("=", "!=") and tx is bool and ty is bool:
                 return test(x, y)
-            raise KernelError(f"{op} expects two numbers{' or two truth values' if op in ('=', '!=') else ''}")
+            raise KernelError(f"{op} expects two "
+                              f"numbers{' or two truth values' if op in ('=', '!=') else ''}")
         return run
     return build
 
@@ -282,6 +370,12 @@ def _ite(parts: list) -> Callable[[Env], Any]:
     return lambda env: t(env) if _bool(c(env), "ite") else f(env)
 
 
+def _exp(v: Number) -> Number:
+    if v != 0:
+        raise KernelError(f"exp({v}) is irrational: the kernel evaluates exp only at 0")
+    return 1
+
+
 def _floor(v: Number) -> int:
     return int(v // 1)
 
@@ -301,7 +395,9 @@ _OPS: dict[str, Callable[[list], Callable[[Env], Any]]] = {
     "and": _connective("and", False),
     "or": _connective("or", True),
     "not": lambda ps: lambda env: not _bool(ps[0](env), "not"),
-    "implies": lambda ps: lambda env: (not _bool(ps[0](env), "implies")) or _bool(ps[1](env), "implies"),
+    "implies": lambda ps: lambda env: ((not _bool(ps[0](env), "implies"))
+                                       or _bool(ps[1](env), "implies")),
     "ite": _ite,
+    "exp": lambda ps: lambda env: _exp(_num(ps[0](env), "exp")),
     **{op: _compare(op) for op in COMPARISONS},
 }

@@ -9,8 +9,17 @@ from fractions import Fraction
 from typing import Any
 
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer
-from fito.proof.kernel.expr import KernelError, compile_expr, is_number, is_symbol, parse, symbols
+from fito.proof.kernel import props
+from fito.proof.kernel.checks import Obligation, assert_equal, fields, normalizer, not_same
+from fito.proof.kernel.expr import (
+    KernelError,
+    compile_expr,
+    is_number,
+    is_symbol,
+    parse,
+    symbols,
+    to_json,
+)
 
 MAX_DIM = 64
 MAX_MINORS = 20_000  # symbolic Laplace expansion skips zero entries: sparse/triangular stay cheap
@@ -18,14 +27,15 @@ T = "t"  # a name for the characteristic variable, made fresh when the matrix us
 FACTS = ("equals", "product", "det", "charpoly", "eigenvalues", "count")
 
 
-def check_matrix(ob: Obligation) -> None:
-    """Every fact stated about the matrix holds, recomputed exactly."""
+def check_matrix(ob: Obligation) -> Any:
+    """Every fact stated about the matrix holds, recomputed exactly; returns the facts."""
     fields(ob, ("matrix",), FACTS + ("nonzero",))
     if not any(f in ob for f in FACTS):
         raise KernelError("a matrix obligation states no fact")
     norm = normalizer(ob)
     a = _matrix(ob["matrix"], "matrix")
     if "equals" in ob:
+        not_same(a, _matrix(ob["equals"], "equals"), "the matrix and equals")
         _entries_equal(norm, a, _matrix(ob["equals"], "equals"), "matrix != equals")
     if "product" in ob:
         _check_product(norm, a, ob["product"])
@@ -41,6 +51,48 @@ def check_matrix(ob: Obligation) -> None:
         _check_eigenvalues(norm, a, rows, ob["eigenvalues"])
     if "count" in ob:
         _check_count(ob)
+    return _conclusion(ob, a)
+
+
+def _as_matrix(rows: list[list[Any]]) -> Any:
+    return ["matrix", *([to_json(x) for x in row] for row in rows)]
+
+
+def _conclusion(ob: Obligation, a: list[list[Any]]) -> Any:
+    """The facts as a proposition: for all values of the entries' symbols (where the
+    declared expressions are nonzero), M = E, M = P1 P2..., det M = d, ..."""
+    m = _as_matrix(a)
+    facts: list[Any] = []
+    parsed: list[Any] = [x for row in a for x in row]
+    if "equals" in ob:
+        e = _matrix(ob["equals"], "equals")
+        facts.append(["=", m, _as_matrix(e)])
+        parsed += [x for row in e for x in row]
+    if "product" in ob:
+        mats = [_matrix(f, "factor") for f in ob["product"]]
+        facts.append(["=", m, ["matmul", *(_as_matrix(f) for f in mats)]])
+        parsed += [x for f in mats for row in f for x in row]
+    if "det" in ob:
+        d = parse(ob["det"])
+        facts.append(["=", ["det", m], to_json(d)])
+        parsed.append(d)
+    if "charpoly" in ob:
+        t, p = ob["charpoly"]["var"], parse(ob["charpoly"]["poly"])
+        facts.append(["=", ["charpoly", m, t], to_json(p)])
+        parsed += [t, p]
+    if "eigenvalues" in ob:
+        values = [parse(e) for e in ob["eigenvalues"]]
+        facts.append(["=", ["spectrum", m], ["list", *(to_json(v) for v in values)]])
+        parsed += values
+    if "count" in ob:
+        cnt = ob["count"]
+        where = parse(cnt["where"])
+        over = [[cnt["bind"], ["spectrum", m]]]
+        facts.append(["=", ["count", over, to_json(where)], cnt["value"]])
+        parsed += [x for x in symbols(where) - {cnt["bind"]}]
+    conds = [parse(c) for c in ob.get("nonzero", [])]
+    bound = props.binders(parsed + conds)
+    return props.forall(bound, props.implies(props.nonzero_hypotheses(conds), props.conj(facts)))
 
 
 def _matrix(x: Any, what: str) -> list[list[Any]]:
@@ -108,9 +160,9 @@ def _charpoly_numeric(a: list[list[Fraction]], t: str) -> P.RF:
     n = len(a)
     coeffs, m = [Fraction(1)], [[Fraction(0)] * n for _ in range(n)]
     for k in range(1, n + 1):
-        m = [[sum((a[i][l] * m[l][j] for l in range(n)), coeffs[-1] if i == j else Fraction(0))
+        m = [[sum((a[i][h] * m[h][j] for h in range(n)), coeffs[-1] if i == j else Fraction(0))
               for j in range(n)] for i in range(n)]
-        am_trace = sum((a[i][l] * m[l][i] for i in range(n) for l in range(n)), Fraction(0))
+        am_trace = sum((a[i][h] * m[h][i] for i in range(n) for h in range(n)), Fraction(0))
         coeffs.append(-am_trace / k)
     poly: P.Poly = {}
     for power, c in zip(range(n, -1, -1), coeffs):
@@ -145,7 +197,8 @@ def _laplace(rows: list[list[P.RF]]) -> P.RF:
             return P.const(1), P.const(1)
         if cols not in memo:
             if len(memo) >= MAX_MINORS:
-                raise KernelError(f"the determinant needs more than {MAX_MINORS} minors (too dense for the kernel)")
+                raise KernelError(f"the determinant needs more than {MAX_MINORS} minors (too dense "
+                                  "for the kernel)")
             terms = []
             for idx, c in enumerate(cols):
                 entry = rows[r][c]
@@ -167,7 +220,8 @@ def _same_rf(a: P.RF, b: P.RF, what: str) -> None:
     diff = P.first_difference(left, right)
     if diff is not None:
         mono, cl, cr = diff
-        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, {cr} recomputed")
+        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, "
+                          f"{cr} recomputed")
 
 
 def _fresh(a: list) -> str:
@@ -180,7 +234,8 @@ def _fresh(a: list) -> str:
 
 def _char_rows(rows: list[list[P.RF]], t: str) -> list[list[P.RF]]:
     n = len(rows)
-    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j])) for j in range(n)]
+    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j]))
+             for j in range(n)]
             for i in range(n)]
 
 
@@ -206,8 +261,10 @@ def _check_eigenvalues(norm, a: list, rows: list, eig: Any) -> None:
 
 def _check_count(ob: Obligation) -> None:
     cnt = ob["count"]
-    if not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"} or not is_symbol(cnt["bind"]):
-        raise KernelError("count must be {\"bind\": symbol, \"where\": formula, \"value\": integer}")
+    if (not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"}
+            or not is_symbol(cnt["bind"])):
+        raise KernelError("count must be "
+                          "{\"bind\": symbol, \"where\": formula, \"value\": integer}")
     if "eigenvalues" not in ob:
         raise KernelError("count needs the eigenvalues")
     where = compile_expr(parse(cnt["where"]))

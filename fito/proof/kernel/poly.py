@@ -19,9 +19,17 @@ MAX_TERMS = 200_000
 ONE_MONO: Mono = ()
 
 
+def num(c: Fraction | int) -> Fraction | int:
+    """c as an int when it is integral (int arithmetic is much faster than Fraction's)."""
+    if type(c) is int:
+        return c
+    c = Fraction(c)
+    return c.numerator if c.denominator == 1 else c
+
+
 def const(c: Fraction | int) -> Poly:
     """The constant polynomial c."""
-    c = Fraction(c)
+    c = num(c)
     return {ONE_MONO: c} if c else {}
 
 
@@ -54,7 +62,12 @@ def sub(a: Poly, b: Poly) -> Poly:
 
 def scale(a: Poly, k: Fraction) -> Poly:
     """k * a."""
-    return {m: c * k for m, c in a.items()} if k else {}
+    if not k:
+        return {}
+    if k == 1:
+        return dict(a)
+    k = num(k)
+    return {m: num(c * k) for m, c in a.items()}
 
 
 def _mono_mul(x: Mono, y: Mono) -> Mono:
@@ -81,6 +94,9 @@ def mul(a: Poly, b: Poly) -> Poly:
                 out[m] = s
             else:
                 out.pop(m, None)
+    for m, c in out.items():
+        if type(c) is Fraction and c.denominator == 1:
+            out[m] = c.numerator
     if len(out) > MAX_TERMS:
         raise KernelError("polynomial too large for the kernel")
     return out
@@ -104,8 +120,13 @@ def is_const(a: Poly) -> bool:
 
 
 def const_value(a: Poly) -> Fraction:
-    """The constant term of a."""
-    return a.get(ONE_MONO, Fraction(0))
+    """The constant term of a (a Fraction: coefficients may be stored as ints)."""
+    return Fraction(a.get(ONE_MONO, 0))
+
+
+def coefficient(a: Poly, mono: Mono) -> Fraction:
+    """The coefficient of a monomial (a Fraction)."""
+    return Fraction(a.get(mono, 0))
 
 
 def variables(a: Poly) -> set[str]:
@@ -123,7 +144,7 @@ def monic(a: Poly) -> tuple[tuple[Mono, Fraction], ...]:
     if not a:
         return ()
     lead = a[max(a)]
-    return tuple(sorted((m, c / lead) for m, c in a.items()))
+    return tuple(sorted((m, Fraction(c) / lead) for m, c in a.items()))
 
 
 def mono_str(m: Mono) -> str:
@@ -182,24 +203,47 @@ def rf_neg(a: RF) -> RF:
 
 
 def rf_sum(items: Iterable[RF]) -> RF:
-    """The sum of rational forms."""
+    """The sum of rational forms (terms over the same denominator are added first, so
+    that sums of many terms with few distinct denominators stay small)."""
+    groups: dict[tuple, RF] = {}
+    for num, den in items:
+        key = tuple(sorted(den.items()))
+        if key in groups:
+            groups[key] = (add(groups[key][0], num), den)
+        else:
+            groups[key] = (num, den)
     total: RF = ({}, const(1))
-    for x in items:
+    for x in groups.values():
         total = rf_add(total, x)
     return total
 
 
 def rf_tidy(a: RF) -> RF:
     """Fold a constant denominator into the numerator."""
-    num, den = a
+    top, den = a
     if is_const(den):
         d = const_value(den)
         if d == 0:
             raise KernelError("denominator is identically zero")
-        return scale(num, 1 / d), const(1)
+        return (top, den) if d == 1 else (scale(top, Fraction(1) / d), const(1))
     return a
 
 
 def rf_difference(a: RF, b: RF) -> tuple[Poly, Poly]:
     """The cross products num(a)*den(b) and num(b)*den(a), equal iff a == b as functions."""
     return mul(a[0], b[1]), mul(b[0], a[1])
+
+
+def poly_sign(p: Poly, positive: set[str], nonneg: set[str]) -> str | None:
+    """'pos', 'nonneg', 'zero', 'nonpos', 'neg' for every value of the (positive, nonneg)
+    symbols, read off the coefficients; None when they have both signs or other symbols occur."""
+    if not p:
+        return "zero"
+    if variables(p) - positive - nonneg:
+        return None
+    strict = any(all(v in positive for v, _ in m) for m in p)  # a monomial > 0 everywhere
+    if all(c > 0 for c in p.values()):
+        return "pos" if strict else "nonneg"
+    if all(c < 0 for c in p.values()):
+        return "neg" if strict else "nonpos"
+    return None

@@ -1,4 +1,4 @@
-"""A claim whose certificate is true by its shape alone: `fito prove` points it out."""
+"""A claim whose certificate is true by its shape alone: the kernel refuses it (unknown)."""
 from __future__ import annotations
 
 import sympy as sp
