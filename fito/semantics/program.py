@@ -6,40 +6,50 @@ from __future__ import annotations
 from fito.lang import nodes as A
 
 
-def names_read(node: object) -> set[str]:
-    """Every name a node reads and does not bind itself (binders, inputs)."""
+def names_read(node: object, memo: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
+    """Every name a node reads and does not bind itself (binders, inputs). Composed from its
+    children's names, each node once with a shared `memo` (by node id): the names of every
+    suffix of a prefix chain cost linear time, not quadratic (issue 14)."""
+    memo = {} if memo is None else memo
+    got = memo.get(id(node))
+    if got is None:
+        got = memo[id(node)] = _read(node, memo)
+    return got
+
+
+def _read(n: object, memo: dict[int, frozenset[str]]) -> frozenset[str]:
+    if isinstance(n, A.Name):
+        return frozenset((n.id,))
+    if isinstance(n, (A.Quant, A.Replicated, A.AssignLoop, A.Let)):
+        own = {n.var} if isinstance(n, A.Replicated) and n.op == "||" else set()
+        return (names_read(getattr(n, "domain", None), memo)
+                | names_read(getattr(n, "value", None), memo)
+                | (names_read(getattr(n, "sync", ()), memo) - own)
+                | (names_read(n.body, memo) - {n.var}))
+    if isinstance(n, A.Prefix):
+        return _read_prefix(n, memo)
+    if isinstance(n, tuple):
+        return frozenset().union(*(names_read(x, memo) for x in n))
+    if hasattr(n, "__slots__"):
+        return frozenset().union(*(names_read(getattr(n, name), memo)
+                                   for name in n.__slots__  # type: ignore[union-attr]
+                                   if name not in ("span", "name_span", "name_spans")))
+    return frozenset()
+
+
+def _read_prefix(n: A.Prefix, memo: dict[int, frozenset[str]]) -> frozenset[str]:
+    """Input variables bind the later fields, the assignments and the body; a field's
+    restriction reads only the names outside the prefix."""
     out: set[str] = set()
-
-    def walk(n: object, bound: frozenset[str]) -> None:
-        if isinstance(n, A.Name):
-            if n.id not in bound:
-                out.add(n.id)
-        elif isinstance(n, (A.Quant, A.Replicated, A.AssignLoop, A.Let)):
-            walk(getattr(n, "domain", None), bound)
-            walk(getattr(n, "value", None), bound)
-            walk(getattr(n, "sync", ()), bound | ({n.var} if isinstance(n, A.Replicated)
-                                                  and n.op == "||" else frozenset()))
-            walk(n.body, bound | {n.var})
-        elif isinstance(n, A.Prefix):
-            inner = bound
-            for f in (n.event.fields if n.event else ()):
-                if isinstance(f, A.InField):
-                    walk(f.restriction, bound)
-                    inner = inner | {f.var}
-                else:
-                    walk(f.value, inner)
-            walk(n.assigns, inner)
-            walk(n.body, inner)
-        elif isinstance(n, tuple):
-            for x in n:
-                walk(x, bound)
-        elif hasattr(n, "__slots__"):
-            for name in n.__slots__:  # type: ignore[union-attr]
-                if name not in ("span", "name_span", "name_spans"):
-                    walk(getattr(n, name), bound)
-
-    walk(node, frozenset())
-    return out
+    bound: set[str] = set()
+    for f in (n.event.fields if n.event else ()):
+        if isinstance(f, A.InField):
+            out |= names_read(f.restriction, memo)
+            bound.add(f.var)
+        else:
+            out |= names_read(f.value, memo) - bound
+    out |= (names_read(n.assigns, memo) | names_read(n.body, memo)) - bound
+    return frozenset(out)
 
 
 def loop_calls(decl: A.ProcessDecl) -> list[A.ProcRef]:

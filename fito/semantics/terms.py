@@ -78,6 +78,7 @@ class Terms:
     ids: dict[tuple, int] = field(default_factory=dict)
     table: list[tuple] = field(default_factory=list)
     _free: dict[int, frozenset[str]] = field(default_factory=dict)
+    _reads: dict[int, frozenset[str]] = field(default_factory=dict)  # names_read's memo
     _nodes: dict[int, object] = field(default_factory=dict)
     _kinds: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _par: dict[int, bool] = field(default_factory=dict)
@@ -123,7 +124,7 @@ class Terms:
         k = self.key(node)
         got = self._free.get(k)
         if got is None:
-            got = frozenset(names_read(node) | {ACT})
+            got = names_read(node, self._reads) | {ACT}
             self._free[k] = got
         return got
 
