@@ -23,6 +23,7 @@ from fito.semantics.vector_emit import NotVector
 
 GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()    # a group whose rows are always run state by state
+VECTOR_AFTER = 64    # rows a group must have met before its numpy code is compiled
 ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
 
 
@@ -84,6 +85,7 @@ class Expander:
         self.vector = VectorCode(c.layout, self.packing, self.codebook, c.network, c.code.resets,
                                  self.lock)
         self.groups: dict[tuple, object] = {}
+        self.met: dict[tuple, int] = {}  # rows met by groups still run state by state
         self.tables: dict[tuple, np.ndarray] = {}
         self.store = StateStore(self.packing.words)
 
@@ -109,6 +111,7 @@ class Expander:
         self.packer = Packer(new, self.codebook, c.network.modes)
         self.vector = VectorCode(c.layout, new, self.codebook, c.network, c.code.resets, self.lock)
         self.groups.clear()
+        self.met.clear()
 
     # ------------------------------------------------------------------ one chunk
     def expand(self, start: int, stop: int) -> Chunk:
@@ -175,10 +178,10 @@ class Expander:
         """Apply the groups of one candidate to the rows of its mode, grouped by location."""
         for combo, rows in _groups_by(member):
             terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
-            group = self._group(m, h, movers, terms)
+            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            group = self._group(m, h, movers, terms, sel.size)
             if group is None:
                 continue
-            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
             if group is SCALAR:
                 chunk.suspect[sel] = True
                 continue
@@ -190,7 +193,12 @@ class Expander:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TimeLimit()
 
-    def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...]) -> object:
+    def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...],
+               rows: int) -> object:
+        """The numpy code of a group; None if it has no transitions; SCALAR while its rows
+        are run state by state: always when numpy cannot run it, and until it has met
+        VECTOR_AFTER rows (a spec whose terms keep changing makes many groups of a row or
+        two each, and compiling numpy code for each costs more than it saves)."""
         key = (m, h, terms)
         got = self.groups.get(key, key)
         if got is not key:
@@ -201,6 +209,11 @@ class Expander:
                 return got
             relevant = len(movers) == 1 or self.c.network.relevant(m, h, terms)
             transitions = self.c.network.transitions(m, h, terms) if relevant else ()
+            met = self.met.get(key, 0) + rows
+            if transitions and met < VECTOR_AFTER:
+                self.met[key] = met
+                return SCALAR
+            self.met.pop(key, None)
             if not transitions:
                 got = None
             elif h >> GROUP_BITS or len(transitions) >> GROUP_BITS:
