@@ -80,6 +80,7 @@ def test_oracle_family_counts_match_the_closed_form_on_both_engines() -> None:
                 assert (v.verdict, len(v.trace)) == ("fails", 3), engine
 
 
+@pytest.mark.slow  # three of its four assertions use their 5 s on both engines
 @pytest.mark.parametrize("seed", [2930531])
 def test_frontier_answers_where_terms_keep_changing(seed: int) -> None:
     """A random spec whose terms change at almost every step: each group meets a row or two.
