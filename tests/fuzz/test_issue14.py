@@ -120,7 +120,7 @@ CASES: dict[str, Expect] = {
         "system P\nassert P :[deadlock free]\n", {0}, "holds", "1,001 transitions"),
     "long-choice-is-linear": spec("check SPEC", CHOICE, {0}, "holds", "200 transitions"),
     "lts-long-prefix-chain-is-linear": spec(
-        "lts --max-states 7000 SPEC", CHAIN.replace("a -> " * 1000, "a -> " * 6000), {0},
+        "lts --max-states 4000 SPEC", CHAIN.replace("a -> " * 1000, "a -> " * 3000), {0},
         'digraph "system"'),
     "parallel-recursion-memory": spec(
         "check --max-memory 200M SPEC", "channel c\nprocess P = c -> (P [| {| c |} |] P)\n"
