@@ -22,6 +22,7 @@ from fito.check.reference_store import (
     index_combos,
 )
 from fito.lang import nodes as A
+from fito.lang.loops import loop_calls
 from fito.lang.resolve import Model
 
 OMEGA, STOP, SKIP = ("omega",), ("stop",), ("skip",)
@@ -40,7 +41,7 @@ class Reference(StepRules, Evaluator):
         for n in _walk_nodes(model.spec):
             self.nodes[id(n)] = n
         for name, decl in model.processes.items():
-            self.loop_calls.update(id(c) for c in _loop_calls(decl))
+            self.loop_calls.update(id(c) for c in loop_calls(decl))
             params = {v.name: v.type for v in model.variables.get(name, ()) if v.init is None}
             if params:  # the `var` parameters each assignment of the body may write
                 self.var_params.update((id(n), params) for n in _walk_nodes(decl.body)
@@ -432,28 +433,3 @@ def _walk_nodes(node: object):  # type: ignore[no-untyped-def]
             yield n
             stack.extend(getattr(n, s) for s in n.__slots__
                          if s not in ("span", "name_span", "name_spans"))
-
-
-def _loop_calls(decl: A.ProcessDecl) -> list[A.ProcRef]:
-    """Calls of the definition from its own body outside every parallel operator: they keep
-    the caller's activation (a loop); every other call makes a new one."""
-    out: list[A.ProcRef] = []
-    work: list[A.Proc] = [decl.body]
-    while work:
-        p = work.pop()
-        if isinstance(p, A.ProcRef):
-            if p.name == decl.name:
-                out.append(p)
-        elif isinstance(p, (A.Prefix, A.Guard, A.AssertStep, A.Atomic)):
-            work.append(p.body)
-        elif isinstance(p, A.ProcIf):
-            work.extend((p.then, p.orelse))
-        elif isinstance(p, A.ProcBinary) and p.op != "|||":
-            work.extend((p.left, p.right))
-        elif isinstance(p, (A.Hide, A.Rename)):
-            work.append(p.proc)
-        elif isinstance(p, A.Replicated) and p.op in ("[]", "|~|"):
-            work.append(p.body)
-        elif isinstance(p, A.Select):
-            work.extend(p.branches + ((p.orelse,) if p.orelse is not None else ()))
-    return out

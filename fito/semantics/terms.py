@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
+from fito.lang.loops import loop_calls
 from fito.lang.resolve import Model
 from fito.semantics.ir import (
     ACT,
@@ -54,7 +55,7 @@ from fito.semantics.ir import (
     reads_cells,
     relocate,
 )
-from fito.semantics.program import loop_calls, names_read
+from fito.semantics.program import names_read
 
 OMEGA: tuple = ("omega",)
 STOP: tuple = ("stop",)
