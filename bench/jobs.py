@@ -44,7 +44,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small instances (the tests' sizes)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
-                    help="threads of the second run (default: every core)")
+                    help="processes of the second run (default: every core)")
     ap.add_argument("--models", nargs="+", metavar="NAME", help="only these models")
     ap.add_argument("--k", type=int, nargs="+", help="2pc family sizes (default 8; quick 4)")
     ap.add_argument("--e", type=int, default=5)

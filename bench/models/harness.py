@@ -126,7 +126,7 @@ def run_fito(path: Path, timeout: float | None = None, max_states: int | None = 
     """fito's whole `check` command on one file (start-up, parsing, compiling, exploring).
     `timeout` is fito's own (per assertion: a verdict `unknown` with the figures so far);
     the command is killed only if it overruns every assertion's share and a minute.
-    `jobs` is passed as `--jobs` (worker threads of the frontier search)."""
+    `jobs` is passed as `--jobs` (processes of the frontier search)."""
     cmd = [sys.executable, "-m", "fito", "check", "--format", "json", "--no-progress", str(path)]
     if jobs:
         cmd[4:4] = ["--jobs", str(jobs)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,8 +75,8 @@ class Expander:
         # with several jobs, chunks are expanded by worker threads; everything that makes
         # terms, compiles groups or assigns location codes holds this lock
         self.lock = threading.RLock()
-        self.jobs = max(1, limits.jobs)
-        self.pool = ThreadPoolExecutor(self.jobs, "fito-expand") if self.jobs > 1 else None
+        self.jobs = max(1, limits.jobs)  # processes expanding a large level (workers.py)
+        self.share = 1 / self.jobs       # the parent process's part of such a level
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
@@ -93,8 +92,7 @@ class Expander:
         return self.packer.unpack(self.store.keys[sid], [m.size for m in self.c.network.modes])
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        """Nothing is held between levels (workers live for one level)."""
 
     def widen(self) -> None:
         """Re-pack every stored state with control fields wide enough for what is known."""

@@ -27,7 +27,7 @@ class Limits:
     timeout: float | None = None
     progress: bool = False
     engine: str = "auto"          # auto (frontier where states pack), frontier, scalar
-    jobs: int = 1                 # threads of the frontier engine
+    jobs: int = 1                 # processes of the frontier engine
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,16 +10,14 @@ transition), so verdicts, state counts and traces are those of fito/check/explor
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import Iterator
-from concurrent.futures import wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from fito import budget
 from fito.budget import BudgetExceeded
-from fito.check.expand import Chunk, Expander
+from fito.check import workers
+from fito.check.expand import Expander
 from fito.check.explore import (
     DEADLOCK,
     ERROR,
@@ -34,13 +32,12 @@ from fito.check.explore import (
     Progress,
     Task,
 )
+from fito.check.level import CHUNK, Fresh, Outcome, expand_range
 from fito.check.visited import StateStore
 from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows
 from fito.semantics.packing import Overflow
-
-CHUNK = 1 << 17  # frontier rows expanded at once
 
 
 @dataclass(slots=True)
@@ -73,16 +70,6 @@ class FrontierGraph:
             rank = next(r for r, post in self.c.successors(self.state(a)) if post == target)
             out.append((a, rank))
         return out
-
-
-@dataclass(slots=True)
-class _Outcome:
-    """What the chunks of one level found, in the order a state-by-state search finds it."""
-
-    transitions: int = 0
-    state_error: tuple | None = None        # (state, fault), the first
-    dead: int | None = None                 # the first state without a transition
-    step_errors: list = field(default_factory=list)
 
 
 def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
@@ -198,7 +185,8 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers:
         for i in todo:
             found = _this_level_verdict(outcome, tasks[i].deadlock)
             if found is None:
-                found = _next_level_verdict(ex, outcome, first, best, predicates.get(i), tasks[i].goal)
+                found = _next_level_verdict(ex, outcome, first, best, predicates.get(i),
+                                            tasks[i].goal)
             if found is not None:
                 answers.decide(i, found, ex.store.n, graph.transitions, graph.depth)
         if not answers.open():
@@ -214,73 +202,20 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers:
     answers.close(Found(EXHAUSTED), ex.store.n, graph.transitions, graph.depth)
 
 
-def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[_Outcome, np.ndarray]:
-    """Expand the states lo .. hi - 1 chunk by chunk, inserting as it goes; the discovery
-    key (parent << 32 | dense rank) of every new state. With several jobs, worker threads
-    expand the next chunks while this thread inserts (numpy releases the interpreter lock
-    in its loops); the result does not depend on the order chunks are inserted in, since
-    the new states are renumbered by discovery key afterwards."""
-    out = _Outcome()
+def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[Outcome, np.ndarray]:
+    """Expand the states lo .. hi - 1, inserting as it goes: the level's outcome and the
+    discovery key (parent << 32 | dense rank) of every new state. With several jobs, a large
+    level is split between worker processes (fito/check/workers.py); the result does not
+    depend on how it is split, since the new states are renumbered by discovery key."""
     first = ex.store.n
-    best = np.zeros(0, dtype=np.int64)
-    for chunk in _chunks(ex, lo, hi):
-        budget.current().poll()
-        out.transitions += int(chunk.counts.sum())
-        _note(ex, chunk, out, deadlock)
-        block, keys = chunk.candidates(ex.packing.words)
-        del chunk
-        if not block.shape[0]:
-            continue
-        sid = ex.store.insert(block)
-        grown = ex.store.n - first
-        if grown > best.size:
-            best = np.concatenate((best, np.full(grown - best.size, np.iinfo(np.int64).max, np.int64)))
-        fresh = sid >= first
-        np.minimum.at(best, sid[fresh] - first, keys[fresh])
-    return out, best
+    if ex.jobs > 1 and hi - lo >= workers.PARALLEL_MIN and workers.available():
+        return workers.expand_level(ex, lo, hi, deadlock, first)
+    out, sink = Outcome(), Fresh(ex.store, first)
+    expand_range(ex, lo, hi, deadlock, out, sink)
+    return out, sink.best
 
 
-def _chunks(ex: Expander, lo: int, hi: int) -> Iterator[Chunk]:
-    """The expanded chunks of a level, in order; expanded ahead by worker threads when the
-    search has more than one job."""
-    starts = list(range(lo, hi, CHUNK))
-    if ex.pool is None or len(starts) < 2:
-        for start in starts:
-            yield ex.expand(start, min(hi, start + CHUNK))
-        return
-    ahead = ex.jobs
-    futures = deque(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)) for a in starts[:ahead])
-    following = iter(starts[ahead:])
-    try:
-        while futures:
-            chunk = futures.popleft().result()
-            a = next(following, None)
-            if a is not None:
-                futures.append(ex.pool.submit(ex.expand, a, min(hi, a + CHUNK)))
-            yield chunk
-    finally:
-        for f in futures:
-            f.cancel()
-        wait(futures)
-
-
-def _note(ex: Expander, chunk: Chunk, out: _Outcome, deadlock: bool) -> None:
-    """Keep the first state error, the first deadlock and every transition error."""
-    if chunk.state_errors:
-        first = min(chunk.state_errors, key=lambda x: x[0])
-        if out.state_error is None or first[0] < out.state_error[0]:
-            out.state_error = first
-    out.step_errors += chunk.step_errors
-    if deadlock and (out.dead is None or out.dead > chunk.start):
-        failed = {sid for sid, _, _ in chunk.step_errors} | {sid for sid, _ in chunk.state_errors}
-        for row in np.flatnonzero(chunk.counts == 0).tolist():
-            sid = chunk.start + row
-            if sid not in failed and not ex.c.is_terminated(ex.state(sid)):
-                out.dead = sid if out.dead is None else min(out.dead, sid)
-                break
-
-
-def _this_level_verdict(out: _Outcome, deadlock: bool) -> Found | None:
+def _this_level_verdict(out: Outcome, deadlock: bool) -> Found | None:
     """An error of a state of this level (first in order), else a deadlock."""
     if out.state_error is not None:
         sid, fault = out.state_error
@@ -290,7 +225,7 @@ def _this_level_verdict(out: _Outcome, deadlock: bool) -> Found | None:
     return None
 
 
-def _next_level_verdict(ex: Expander, out: _Outcome, first: int, best: np.ndarray,
+def _next_level_verdict(ex: Expander, out: Outcome, first: int, best: np.ndarray,
                         predicate: object, scalar_goal: object) -> Found | None:
     """Errors of transitions and goal states among the new states, first found first."""
     errors: list[tuple[int, Found]] = [((sid << 32) - 1, Found(ERROR, sid, rank, fault))

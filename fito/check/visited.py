@@ -94,6 +94,22 @@ class StateStore:
             slots = np.concatenate((moved_slots, at[~won]))
         return sid
 
+    def find(self, block: np.ndarray) -> np.ndarray:
+        """State number of every row, or -1 where the store does not hold it (read only)."""
+        m = block.shape[0]
+        out = np.full(m, -1, dtype=np.int64)
+        slots = (hash_rows(block) & self.mask).astype(np.int64)
+        pending = np.arange(m, dtype=np.int64)
+        table, keys, mask = self.table, self.keys, int(self.mask)
+        while pending.size:
+            occupant = table[slots].astype(np.int64)
+            held = occupant != EMPTY
+            who, where, occ = pending[held], slots[held], occupant[held]
+            same = np.all(keys[occ] == block[who], axis=1)
+            out[who[same]] = occ[same]
+            pending, slots = who[~same], (where[~same] + 1) & mask
+        return out
+
     def reorder(self, first: int, perm: np.ndarray) -> None:
         """Renumber the states numbered from `first` on: state first + i becomes the one
         that was first + perm[i]."""

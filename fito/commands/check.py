@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="search engine: state by state (scalar), whole levels of packed states "
                         "(frontier), or scalar first and frontier once the search grows (auto)")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
-                   help="threads of the frontier engine (same verdicts, counts and traces for "
+                   help="processes of the frontier engine (same verdicts, counts and traces for "
                         "every N; `--jobs 2` uses both cores of a 2-core machine)")
 
 

@@ -1,0 +1,119 @@
+"""`--jobs N`: large levels are split between forked worker processes (fito/check/workers.py),
+and the answers are those of one process: verdicts, state and transition counts, traces,
+model errors (issue 12, point 4). The tests lower the level size at which workers start to
+two rows, so that every level of a small spec goes through the split, the pipe and the merge.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fito.check import workers
+from fito.driver import CheckOptions, check_source
+from fito.source import Source
+
+sys.path.insert(0, str(Path(__file__).parent))
+from random_specs import Gen  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not workers.available(), reason="no os.fork here")
+
+
+def answers(text: str, jobs: int, limit: int = 5_000, seconds: float = 5) -> list[tuple | None]:
+    options = CheckOptions(max_states=limit, timeout=seconds, engine="frontier", jobs=jobs)
+    report = check_source(Source("t.fito", text), options)
+    return [None if v.limit_hit else
+            (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error, v.depth)
+            for v in report.verdicts]
+
+
+def assert_same(text: str, label: str, jobs: int = 3, limit: int = 5_000) -> int:
+    one, many = answers(text, 1, limit), answers(text, jobs, limit)
+    assert len(one) == len(many), label
+    pairs = [(a, b) for a, b in zip(one, many) if a is not None and b is not None]
+    for a, b in pairs:
+        assert a == b, f"{label}\n{text}"
+    return len(pairs)
+
+
+@pytest.fixture
+def small_levels(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Workers for every level of two rows or more; the list of what each worker gave back
+    (None: the parent redid its rows)."""
+    got: list = []
+    result = workers.Worker.result
+
+    def spy(self: workers.Worker) -> object:
+        out = result(self)
+        got.append(out)
+        return out
+
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(workers.Worker, "result", spy)
+    return got
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_several_jobs_agree_with_one_on_random_specs(seed: int, small_levels: list) -> None:
+    assert_same(Gen(seed).spec(), f"seed {seed}")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "specs").glob("*.fito")
+                                         if "assert " in p.read_text(encoding="utf-8")))
+def test_several_jobs_agree_with_one_on_shipped_specs(name: str, small_levels: list) -> None:
+    assert_same((ROOT / "specs" / name).read_text(encoding="utf-8"), name, jobs=2)
+
+
+def test_workers_answer_on_the_oracle_family(small_levels: list) -> None:
+    """2pc K=4, E=3 (the closed form's count) and naive (a 3-step counterexample): the
+    workers' rows are used, not redone."""
+    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
+    from family import closed_form, spec
+
+    text = spec(4, 3, "2pc").replace("assert always true\n", "")
+    (v,) = check_source(Source("f.fito", text), CheckOptions(engine="frontier", jobs=2)).verdicts
+    assert (v.verdict, v.states) == ("holds", closed_form(4, 3, "2pc"))
+    used = [g for g in small_levels if g is not None]
+    assert used and sum(g[1].shape[0] for g in used) > 0
+    text = spec(3, 2, "naive").replace("assert always true\n", "")
+    (v,) = check_source(Source("f.fito", text), CheckOptions(engine="frontier", jobs=4)).verdicts
+    assert (v.verdict, len(v.trace)) == ("fails", 3)
+
+
+def test_a_worker_that_learns_a_new_location_is_redone(small_levels: list) -> None:
+    """A component whose terms keep changing: workers meet locations the parent has not
+    coded, so their rows cannot be used; the parent expands those ranges itself."""
+    text = Gen(2930531).spec()  # the spec of test_engines_agree's terms-keep-changing case
+    assert_same(text, "growing", limit=1_000)
+    assert None in small_levels
+
+
+def test_a_worker_that_dies_is_redone(small_levels: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    def die(*args: object) -> None:
+        os._exit(1)
+
+    monkeypatch.setattr(workers, "_work", die)
+    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
+    from family import closed_form, spec
+
+    text = spec(3, 2, "2pc").replace("assert always true\n", "")
+    (v,) = check_source(Source("f.fito", text), CheckOptions(engine="frontier", jobs=2)).verdicts
+    assert (v.verdict, v.states) == ("holds", closed_form(3, 2, "2pc"))
+    assert small_levels and all(g is None for g in small_levels)
+
+
+def test_limits_hold_with_several_jobs(small_levels: list) -> None:
+    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
+    from family import spec
+
+    text = spec(4, 3, "2pc").replace("assert always true\n", "")
+    options = CheckOptions(engine="frontier", jobs=2, max_states=500)
+    (v,) = check_source(Source("f.fito", text), options).verdicts
+    assert v.verdict == "unknown" and v.limit_hit and "500" in v.reason
