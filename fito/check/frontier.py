@@ -164,6 +164,7 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers:
         deadlock = any(tasks[i].deadlock for i in todo)
         while True:
             try:
+                ex.store.track(first)
                 outcome, best = _expand_level(ex, lo, hi, deadlock)
                 for i in todo:
                     if tasks[i].ir is not None and i not in predicates:

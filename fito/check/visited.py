@@ -26,6 +26,15 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> _S31)
 
 
+def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, whether two blocks of packed rows are equal (word by word: numpy's
+    all(axis=1) over a short axis is slow)."""
+    eq = a[:, 0] == b[:, 0]
+    for w in range(1, a.shape[1]):
+        eq &= a[:, w] == b[:, w]
+    return eq
+
+
 def hash_rows(block: np.ndarray) -> np.ndarray:
     h = _mix(block[:, 0].copy())
     for w in range(1, block.shape[1]):
@@ -42,6 +51,8 @@ class StateStore:
         self.n = 0
         self.table = np.full(capacity * 2, EMPTY, dtype=np.int32)
         self.mask = np.uint64(capacity * 2 - 1)
+        self._since = 0
+        self._slot_of: np.ndarray | None = None  # slots of the states since _since (track)
 
     @classmethod
     def of(cls, keys: np.ndarray, capacity: int) -> StateStore:
@@ -66,33 +77,52 @@ class StateStore:
         m = block.shape[0]
         self._reserve(self.n + m)
         sid = np.empty(m, dtype=np.int64)
-        home = (hash_rows(block) & self.mask).astype(np.int64)
+        slots = (hash_rows(block) & self.mask).astype(np.int64)
         pending = np.arange(m, dtype=np.int64)
-        slots = home
+        rows = block  # the pending candidates' rows
         table, keys, mask = self.table, self.keys, int(self.mask)
         while pending.size:
-            occupant = table[slots].astype(np.int64)
-            empty = occupant == EMPTY
-            held = ~empty
-            moved = np.zeros(0, dtype=np.int64)
-            moved_slots = moved
-            if held.any():
-                who, where, occ = pending[held], slots[held], occupant[held]
-                same = np.all(keys[occ] == block[who], axis=1)
-                sid[who[same]] = occ[same]
-                moved, moved_slots = who[~same], (where[~same] + 1) & mask
-            claimants, at = pending[empty], slots[empty]
-            table[at] = -2 - claimants       # markers: one claimant per slot survives
+            occupant = table[slots]
+            held = occupant >= 0
+            at_held = np.flatnonzero(held)
+            occ = occupant[at_held].astype(np.int64)
+            same = rows_equal(keys[occ], rows[at_held])
+            sid[pending[at_held[same]]] = occ[same]
+            moved = at_held[~same]                # a different key: on to the next slot
+            at_empty = np.flatnonzero(~held)
+            claimants, at = pending[at_empty], slots[at_empty]
+            table[at] = -2 - claimants            # markers: one claimant per slot survives
             won = table[at] == -2 - claimants
             winners, wslots = claimants[won], at[won]
             ids = np.arange(self.n, self.n + winners.size, dtype=np.int64)
             keys[ids] = block[winners]
             table[wslots] = ids
             sid[winners] = ids
+            self._placed(ids, wslots)
             self.n += winners.size
-            pending = np.concatenate((moved, claimants[~won]))
-            slots = np.concatenate((moved_slots, at[~won]))
+            lost = at_empty[~won]                 # another claimant won: compare with it
+            again = np.concatenate((moved, lost))
+            pending, rows = pending[again], rows[again]
+            slots[moved] += 1
+            slots = slots[again] & mask
         return sid
+
+    def track(self, first: int) -> None:
+        """Remember the table slot of every state numbered from `first` on, as it is added
+        (for `reorder`; forgotten when the table is rebuilt)."""
+        self._since = first
+        self._slot_of = np.empty(max(16, self.n - first), dtype=np.int64)
+        self._slot_of[:self.n - first] = self._slots(first)
+
+    def _placed(self, ids: np.ndarray, slots: np.ndarray) -> None:
+        if self._slot_of is None or not ids.size:
+            return
+        need = int(ids[-1]) + 1 - self._since
+        if need > self._slot_of.size:
+            grown = np.empty(max(need, 2 * self._slot_of.size), dtype=np.int64)
+            grown[:self._slot_of.size] = self._slot_of
+            self._slot_of = grown
+        self._slot_of[ids - self._since] = slots
 
     def find(self, block: np.ndarray) -> np.ndarray:
         """State number of every row, or -1 where the store does not hold it (read only)."""
@@ -105,7 +135,7 @@ class StateStore:
             occupant = table[slots].astype(np.int64)
             held = occupant != EMPTY
             who, where, occ = pending[held], slots[held], occupant[held]
-            same = np.all(keys[occ] == block[who], axis=1)
+            same = rows_equal(keys[occ], block[who])
             out[who[same]] = occ[same]
             pending, slots = who[~same], (where[~same] + 1) & mask
         return out
@@ -113,7 +143,11 @@ class StateStore:
     def reorder(self, first: int, perm: np.ndarray) -> None:
         """Renumber the states numbered from `first` on: state first + i becomes the one
         that was first + perm[i]."""
-        slots = self._slots(first)
+        if self._slot_of is not None and self._since == first:
+            slots = self._slot_of[:self.n - first]
+        else:
+            slots = self._slots(first)
+        self._slot_of = None
         self.keys[first:self.n] = self.keys[first:self.n][perm]
         self.table[slots[perm]] = np.arange(first, self.n, dtype=np.int32)
 
@@ -156,6 +190,7 @@ class StateStore:
             self._rebuild(size)
 
     def _rebuild(self, size: int) -> None:
+        self._slot_of = None
         self.table = np.full(size, EMPTY, dtype=np.int32)
         self.mask = np.uint64(size - 1)
         mask = size - 1
