@@ -117,3 +117,14 @@ def test_limits_hold_with_several_jobs(small_levels: list) -> None:
     options = CheckOptions(engine="frontier", jobs=2, max_states=500)
     (v,) = check_source(Source("f.fito", text), options).verdicts
     assert v.verdict == "unknown" and v.limit_hit and "500" in v.reason
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_several_jobs_agree_with_one_on_random_specs_with_the_new_forms(
+        seed: int, small_levels: list) -> None:
+    """Buffers, process variables, assert, atomic and the other forms of issue 13: their
+    model errors cross the pipe as the parent would have noted them."""
+    assert_same(Gen(seed, forms=True).spec(), f"seed {seed}", limit=2_000)
