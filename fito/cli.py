@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    if argv is None:  # a process of its own: keep dataclasses' compiled methods between runs
+        from fito import methodcache
+
+        methodcache.install()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(args_list)
