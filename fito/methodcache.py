@@ -21,9 +21,10 @@ import marshal
 import os
 import sys
 from importlib.util import MAGIC_NUMBER
-from pathlib import Path
 from types import CodeType
-from typing import Any
+from typing import Any, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 #: A table grown past this many texts (many edited versions of fito) keeps only a run's own.
 MAX_ENTRIES = 20_000
@@ -32,7 +33,7 @@ MAX_ENTRIES = 20_000
 class _Table:
     """The texts and their code: loaded once, written back when a run compiled a new text."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: PathLike | None) -> None:
         self.path = path
         self.code: dict[str, CodeType] = load(path) if path is not None else {}
         self.used: set[str] = set()
@@ -57,9 +58,10 @@ class _Table:
         keep = self.code if len(self.code) <= MAX_ENTRIES else \
             {s: c for s, c in self.code.items() if s in self.used}
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(marshal.dumps(keep))
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
+            tmp = f"{os.fspath(self.path)}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(marshal.dumps(keep))
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             return
@@ -69,22 +71,24 @@ class _Table:
 _installed: list[_Table] = []
 
 
-def default_path() -> Path | None:
-    """`$XDG_CACHE_HOME/fito` (else `~/.cache/fito`), one file per bytecode version."""
+def default_path() -> str | None:
+    """`$XDG_CACHE_HOME/fito` (else `~/.cache/fito`), one file per bytecode version. (os.path,
+    not pathlib: pathlib is not imported otherwise on the way to a verdict.)"""
     base = os.environ.get("XDG_CACHE_HOME") or ""
     if not base:
-        try:
-            base = str(Path.home() / ".cache")
-        except RuntimeError:  # no home directory
+        home = os.path.expanduser("~")
+        if home == "~":  # no home directory
             return None
+        base = os.path.join(home, ".cache")
     name = f"dataclass-methods.{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}.marshal"
-    return Path(base) / "fito" / name
+    return os.path.join(base, "fito", name)
 
 
-def load(path: Path) -> dict[str, CodeType]:
+def load(path: PathLike) -> dict[str, CodeType]:
     """The table stored in `path`; empty when missing, unreadable or not such a table."""
     try:
-        table = marshal.loads(path.read_bytes())
+        with open(path, "rb") as f:
+            table = marshal.load(f)
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if not isinstance(table, dict) or not all(
@@ -93,7 +97,7 @@ def load(path: Path) -> dict[str, CodeType]:
     return table
 
 
-def install(path: Path | None = None) -> None:
+def install(path: PathLike | None = None) -> None:
     """Route the `exec` of `dataclasses` through the table at `path` (default_path()); once."""
     if _installed:
         return

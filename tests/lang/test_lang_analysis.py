@@ -31,7 +31,7 @@ def test_the_shipped_cache_equals_a_fresh_computation(fresh: an.Analysis) -> Non
     assert stored is not None, "grammar_tables.json is missing: run python -m fito.lang.analysis"
     assert stored.key == fresh.key, "the grammar changed: run python -m fito.lang.analysis"
     assert stored == fresh
-    assert an.CACHE.read_text(encoding="utf-8") == an.dump(fresh)
+    assert Path(an.CACHE).read_text(encoding="utf-8") == an.dump(fresh)
 
 
 def test_the_analysis_in_use_is_the_fresh_one(fresh: an.Analysis) -> None:
