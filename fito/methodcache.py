@@ -80,7 +80,8 @@ def default_path() -> str | None:
         if home == "~":  # no home directory
             return None
         base = os.path.join(home, ".cache")
-    name = f"dataclass-methods.{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}.marshal"
+    version = f"{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}-O{sys.flags.optimize}"
+    name = f"dataclass-methods.{version}.marshal"
     return os.path.join(base, "fito", name)
 
 
