@@ -6,7 +6,8 @@ oracles' 2pc family are checked twice by the whole `python -m fito check` comman
 with `--jobs 1` and once with `--jobs N` (default: every core). The run checks that both
 give the same verdict, state count and counterexample length for every assertion, and
 prints the wall times and their ratio (the speed-up). The peer is fito itself on one core,
-measured in the same run, so a loaded machine slows both sides.
+measured in the same run, so a loaded machine slows both sides. fito is byte-compiled and
+run once before timing, as an installed fito is (bench/models/harness.py, `prepare_fito`).
 
 Usage: python bench/jobs.py [--quick] [--jobs N] [--models NAME ...] [--k 8] [--e 5]
 """
@@ -50,6 +51,7 @@ def main() -> int:
     ap.add_argument("--e", type=int, default=5)
     args = ap.parse_args()
     print(f"fito check --jobs 1 against --jobs {args.jobs} ({os.cpu_count()} cores)")
+    print(harness.prepare_fito())
     print(f"{'model':<34} {'states':>10} {'1 job s':>8} {f'{args.jobs} jobs s':>9} "
           f"{'speed-up':>8}  check")
     same = []

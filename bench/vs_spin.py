@@ -4,12 +4,14 @@
 Each model is generated at its bench size (or, with --quick, its small size) in fito and in
 Promela (bench/models/README.md). Both tools decide it from scratch: fito is timed as the
 whole `python -m fito check` command (start-up, parsing, compiling and exploring every
-assertion of the file); SPIN as `spin -o2 -o3 -a` + `gcc -O2 -DNOREDUCE -DSAFETY` +
-`./pan -c0` (exhaustive: no partial-order reduction, no statement merging, no dead-variable
-reset). Peak memory is each process's own maximum resident set; bytes per state are that
-peak less the same tool's peak on a one-state model, over the states stored. The run checks
-that the verdicts agree and that the state counts are equal wherever the model says the two
-correspond (plus its documented offset), and prints the ratio fito/SPIN of time to verdict.
+assertion of the file), byte-compiled and run once before timing as an installed fito is
+(bench/models/harness.py, `prepare_fito`); SPIN as `spin -o2 -o3 -a` +
+`gcc -O2 -DNOREDUCE -DSAFETY` + `./pan -c0` (exhaustive: no partial-order reduction, no
+statement merging, no dead-variable reset). Peak memory is each process's own maximum
+resident set; bytes per state are that peak less the same tool's peak on a one-state model,
+over the states stored. The run checks that the verdicts agree and that the state counts are
+equal wherever the model says the two correspond (plus its documented offset), and prints
+the ratio fito/SPIN of time to verdict.
 
 The 2pc family (issue #3, point 8) keeps its own method: AtomicRecovery, E fixed, each K,
 fito's `check` against `spin -a` + gcc + `./pan`, the state count checked against the
@@ -172,6 +174,7 @@ def main() -> int:
         base = baselines(work)
         print(f"fito (whole `check` command) vs SPIN (spin -o2 -o3 -a + gcc + pan); baselines "
               f"{base[0]:.0f} MB and {base[1]:.0f} MB are subtracted for bytes per state")
+        print(harness.prepare_fito())
         print(HEAD)
         good = [show(measure_model(n, v, p, work, args.timeout), base)
                 for n, v, p in instances(args)]

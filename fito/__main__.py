@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import sys
 
-from fito.cli import main
+from fito import methodcache
+
+methodcache.install()  # before fito's modules define their dataclasses
+
+from fito.cli import main  # noqa: E402
 
 sys.exit(main())

@@ -15,7 +15,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fito import __version__
 from fito.budget import BudgetExceeded, active
@@ -49,15 +49,45 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class _CommandParser(_Parser):
+    """A command's parser, given its arguments only when argparse first uses it: a run builds
+    the parser of the command it runs, not those of the twelve others (`fito simulate`'s
+    arguments alone import the fleet models)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._module: Any = None
+
+    def _arguments(self) -> None:
+        module, self._module = self._module, None
+        if module is not None:
+            module.add_arguments(self)
+            add_budget_arguments(self)
+            self.set_defaults(_run=module.run)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._arguments()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._arguments()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._arguments()
+        return super().format_help()
+
+
 def _command_module(name: str):
     return importlib.import_module(f"fito.commands.{MODULES.get(name, name)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, one subparser per available command."""
+    """The full argument parser, one subparser per available command (each filled in when
+    first used: see `_CommandParser`)."""
     parser = _Parser(prog="fito", description="Checkpoint, crash and recovery protocols, checked.")
     parser.add_argument("--version", action="version", version=f"fito {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     for name in COMMANDS:
         try:
             module = _command_module(name)
@@ -66,14 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # not built yet
             raise
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(p)
-        add_budget_arguments(p)
-        p.set_defaults(_run=module.run)
+        p._module = module
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    if argv is None:  # a process of its own: keep dataclasses' compiled methods between runs
+        from fito import methodcache
+
+        methodcache.install()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(args_list)

@@ -155,6 +155,8 @@ def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:
 
 
 def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
+    if not model.pipelines:  # type: ignore[attr-defined]
+        return []  # nothing to type-check: the type checker is not even imported
     from fito.types import check_pipelines  # the FITO type checker (issue #4)
 
     if timeout is None:

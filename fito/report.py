@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fito.check.result import FAILS, HOLDS, Verdict
 from fito.check.traces import DEADLOCK, VIOLATION
 from fito.diagnostics import Diagnostic, render_text, to_json, to_sarif
 from fito.driver import FileReport
-from fito.expect import Mismatch
 from fito.render.sarif import expectation_results, verdict_result
 from fito.render.text import WIDTH, render_run, render_state
+
+if TYPE_CHECKING:
+    from fito.expect import Mismatch
 
 
 def render_text_report(reports: Sequence[FileReport], verbose: bool = False,

@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fito.diagnostics import UsageError
+
+if TYPE_CHECKING:  # imported where used: building `fito --help` imports this module
+    from fractions import Fraction
 
 HELP = "epoch lattice sizes, mixed fraction and P(atomic) under three probability models"
 MAX_DOMAINS = 10_000
@@ -40,6 +42,8 @@ EXACT_DIGITS = 4_000        # exact values longer than this: float and log10 onl
 def _fraction(text: str, option: str) -> Fraction:
     """A finite decimal or fraction whose numerator and denominator have at most
     PARAMETER_DIGITS digits (so that exact arithmetic on it stays small)."""
+    from fractions import Fraction
+
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError, OverflowError):
@@ -114,6 +118,8 @@ def _float(value: Fraction) -> float | None:
 
 
 def _lattice_part(k: int, n: int) -> dict[str, Any]:
+    from fractions import Fraction
+
     from fito.models import lattice as lat
     forms = lat.closed_forms()
     values = forms.evaluate(k, n)
@@ -213,6 +219,8 @@ def _sym(x: Fraction) -> Any:
 
 
 def _fraction_of(expr: Any) -> Fraction:
+    from fractions import Fraction
+
     import sympy
     q = sympy.simplify(expr)
     if not q.is_Rational:  # nsimplify only when needed (it can mangle an exact rational)

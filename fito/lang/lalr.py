@@ -1,7 +1,8 @@
 """A small LALR(1) driver over Lark's own parse table, feeding plain token tuples.
 
 Lark stays the grammar analyser: the table comes from `Lark(..., parser="lalr",
-strict=True)`, so the grammar is checked conflict-free. Only the runtime loop is ours: it
+strict=True)`, so the grammar is checked conflict-free (`fito.lang.analysis` keeps that
+analysis as plain data, cached beside the grammar). Only the runtime loop is ours: it
 takes the scanner's tuples as they are (no `Token` objects), passes single-child `?rule`
 reductions through without a call, and applies Lark's tree-shaping rules itself
 (`_inlined` rules spliced into their parent, `None` for each missing `[optional]`, aliases
@@ -14,16 +15,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from fito import budget
 from fito.lang.lexer import Tok
+
+if TYPE_CHECKING:
+    from fito.lang.analysis import Analysis
 
 #: Parse-stack depth beyond which the input is refused (nesting without brackets, such as
 #: `- - - ... 1` or `if .. then if .. then ...`, grows the stack; sequences do not).
 MAX_STACK = 20_000
 
 Reducer = Callable[[list[Any]], Any]
+#: (size, origin, alias, expand1, empty_indices, spliced children): fito.lang.analysis
+RuleShape = tuple[int, str, str | None, bool, tuple[bool, ...], tuple[bool, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +45,12 @@ class Tables:
 
     def __post_init__(self) -> None:
         if not self.reductions:  # per rule: the goto of its origin from every state
-            goto = [{s: row[origin] for s, row in enumerate(self.gotos) if origin in row}
-                    for _, origin, _ in self.rules]
+            column: dict[str, dict[int, int]] = {}
+            for state, row in enumerate(self.gotos):
+                for origin, target in row.items():
+                    column.setdefault(origin, {})[state] = target
             object.__setattr__(self, "reductions", tuple(
-                (size, g, reducer) for (size, _, reducer), g in zip(self.rules, goto)))
+                (size, column.get(origin, {}), reducer) for size, origin, reducer in self.rules))
 
 
 class ParseFailure(Exception):
@@ -56,43 +64,26 @@ class ParseFailure(Exception):
         self.too_deep = too_deep
 
 
-def build_tables(lark: Any, builder: object) -> Tables:
-    """Encode Lark's LALR table; each rule's reducer calls the builder method Lark would."""
-    table = lark.parser.parser.parser.parse_table
-    n = len(table.states)
-    if sorted(table.states) != list(range(n)):
-        raise ValueError("expected states numbered 0..n-1")
-    rule_index: dict[Any, int] = {}
-    rules: list[tuple[int, str, Reducer | None]] = []
-    actions: list[dict[str, int]] = [{} for _ in range(n)]
-    gotos: list[dict[str, int]] = [{} for _ in range(n)]
-    for state, row in table.states.items():
-        for symbol, (action, arg) in row.items():
-            if action.name == "Shift":
-                (actions if symbol.isupper() or symbol == "$END" else gotos)[state][symbol] = arg
-                continue
-            if arg not in rule_index:
-                rule_index[arg] = len(rules)
-                rules.append((len(arg.expansion), arg.origin.name, make_reducer(arg, builder)))
-            actions[state][symbol] = ~rule_index[arg]
-    (start,) = table.start_states.values()
-    (end,) = table.end_states.values()
-    return Tables(tuple(actions), tuple(gotos), tuple(rules), start, end)
+def build_tables(analysis: Analysis, builder: object) -> Tables:
+    """The parse table of the analysis; each rule's reducer calls the builder method Lark
+    would."""
+    reducers = tuple(make_reducer(shape, builder) for shape in analysis.rules)
+    return Tables(analysis.actions, analysis.gotos,
+                  tuple((shape[0], shape[1], r) for shape, r in zip(analysis.rules, reducers)),
+                  analysis.start, analysis.end)
 
 
-def make_reducer(rule: Any, builder: object) -> Reducer | None:
+def make_reducer(shape: RuleShape, builder: object) -> Reducer | None:
     """The callback of one rule: shape the children as Lark does, then call the builder."""
-    expansion = rule.expansion
-    size = len(expansion)
-    nones, nones_after = _placeholders(rule.options.empty_indices, size)
-    spliced = [not s.is_term and s.name.startswith("_") for s in expansion]
-    inline = rule.origin.name.startswith("_")
-    expand1 = bool(rule.options.expand1) and not rule.alias
+    size, origin, alias, expand1_option, empty_indices, spliced = shape
+    nones, nones_after = _placeholders(empty_indices, size)
+    inline = origin.startswith("_")
+    expand1 = expand1_option and not alias
     method: Callable[[list[Any]], Any] | None = None
     if not inline:
-        method = getattr(builder, rule.alias or rule.origin.name, None)
+        method = getattr(builder, alias or origin, None)
         if method is None and not (expand1 and size == 1):
-            raise ValueError(f"the builder has no method for rule {rule}")
+            raise ValueError(f"the builder has no method for rule {origin} (alias {alias})")
     plain = not any(nones) and not nones_after and not any(spliced)
     if plain and expand1 and size == 1:
         return None  # pass the single child through
@@ -100,7 +91,7 @@ def make_reducer(rule: Any, builder: object) -> Reducer | None:
         return list
     if plain:
         return method
-    return _shaping_reducer(nones, nones_after, spliced, inline, expand1, method)
+    return _shaping_reducer(nones, nones_after, list(spliced), inline, expand1, method)
 
 
 def _placeholders(empty_indices: Sequence[bool] | None, size: int) -> tuple[list[int], int]:

@@ -12,17 +12,17 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from typing import Any, Iterator
-
-from lark import Lark, Token
-from lark.lexer import Lexer
+from typing import TYPE_CHECKING, Any, Iterator
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import lalr
 from fito.lang import nodes as A
+from fito.lang.analysis import analysis, grammar_text
 from fito.lang.build import Builder
 from fito.lang.lexer import ScanError, Scanner, Tok
+
+if TYPE_CHECKING:
+    from lark import Lark
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,26 +31,10 @@ class ParseResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
-class _TokenFeed(Lexer):
-    """Hands Lark the tokens our scanner produced (used to build the table, and by the peer)."""
-
-    def __init__(self, lexer_conf: Any) -> None:
-        pass
-
-    def lex(self, data: Any) -> Iterator[Token]:  # type: ignore[override]
-        return iter(data)
-
-
-def grammar_text() -> str:
-    """The grammar, shipped as package data."""
-    return resources.files("fito.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
-
-
 @dataclass(frozen=True, slots=True)
 class Machinery:
-    """Everything built once per process: Lark's analysis, our tables, scanner and builder."""
+    """Everything built once per process: our tables, scanner and builder."""
 
-    lark: Lark
     tables: lalr.Tables
     builder: Builder
     scanner: Scanner
@@ -60,24 +44,22 @@ class Machinery:
 
 @lru_cache(maxsize=1)
 def machinery() -> Machinery:
-    """Build (or load from Lark's cache) the strict LALR analysis, once."""
-    # strict: any LALR conflict or terminal collision is an error. The analysis is cached
-    # (keyed by a hash of grammar and options) so that it runs once per grammar version.
-    parser = Lark(grammar_text(), parser="lalr", lexer=_TokenFeed, strict=True,
-                  keep_all_tokens=True, maybe_placeholders=True, cache=True)
-    literal = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
-    terminal_of = {value: name for name, value in literal.items()}
+    """Build the parser from the grammar's strict LALR analysis (`fito.lang.analysis`), once."""
+    a = analysis()
+    terminal_of = {value: name for name, value in a.literals.items()}
     terminal_of["[T="] = "REFINES"
-    display = {name: f"'{value}'" for name, value in literal.items()}
+    display = {name: f"'{value}'" for name, value in a.literals.items()}
     display.update({"NAME": "a name", "INT": "an integer", "REFINES": "'[T='",
                     "$END": "end of file"})
     builder = Builder()
-    return Machinery(parser, lalr.build_tables(parser, builder), builder, Scanner(terminal_of),
-                     display, threading.Lock())
+    return Machinery(lalr.build_tables(a, builder), builder, Scanner(terminal_of), display,
+                     threading.Lock())
 
 
 def lark_parser() -> Lark:
     """A plain Lark parser of the same grammar (tree output), for tools such as Hypothesis."""
+    from lark import Lark
+
     return Lark(grammar_text(), parser="lalr", lexer="basic", strict=True, maybe_placeholders=True)
 
 
@@ -127,7 +109,16 @@ def end_token(tokens: list[Tok]) -> Tok:
 
 def lark_runtime_parse(text: str) -> Any:
     """The peer of `bench/parse.py`: Lark's own LALR loop and tree builder on our tokens."""
+    from lark import Token
+
     m = machinery()
     tokens = [Token(t[0], t[1], t[2], t[3], t[4], t[3], t[4] + len(t[1]), t[2] + len(t[1]))
               for t in m.scanner.scan(text)]
-    return m.lark.parse(tokens)
+    return _lark_analyser().parse(tokens)
+
+
+@lru_cache(maxsize=1)
+def _lark_analyser() -> Any:
+    from fito.lang.larkgrammar import lark_analyser
+
+    return lark_analyser(grammar_text())

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fito.check.result import FAILS, HOLDS, Verdict
 from fito.check.traces import Trace, TraceStep
-from fito.expect import Mismatch
 from fito.render.runs import assignments
+
+if TYPE_CHECKING:
+    from fito.expect import Mismatch
 
 EXPECTATION_CODE = "C301"
 
