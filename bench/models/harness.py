@@ -88,12 +88,14 @@ def cli(model: ModuleType, argv: list[str]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One measured command: wall seconds, peak resident set in MB, its output, exit status."""
+    """One measured command: wall seconds, peak resident set in MB, its output, exit status,
+    and the CPU seconds of it and every process it waited for (its workers)."""
 
     seconds: float
     mb: float
     out: str
     status: int
+    cpu: float = 0.0
 
 
 def measure(cmd: list[str], cwd: Path, timeout: float | None = None) -> Run:
@@ -109,7 +111,8 @@ def measure(cmd: list[str], cwd: Path, timeout: float | None = None) -> Run:
     if timer is not None:
         timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(time.perf_counter() - start, usage.ru_maxrss / 1024.0, out, proc.returncode)
+    return Run(time.perf_counter() - start, usage.ru_maxrss / 1024.0, out, proc.returncode,
+               usage.ru_utime + usage.ru_stime)
 
 
 @dataclass(frozen=True, slots=True)
