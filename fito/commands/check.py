@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fito.commands.options import positive_int, positive_seconds
+from fito.commands.options import job_count, positive_int, positive_seconds
 
 HELP = "parse, type-check and model-check .fito specs"
 
@@ -34,9 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
                    help="search engine: state by state (scalar), whole levels of packed states "
                         "(frontier), or scalar first and frontier once the search grows (auto)")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
-                   help="processes of the frontier engine (same verdicts, counts and traces for "
-                        "every N; `--jobs 2` uses both cores of a 2-core machine)")
+    p.add_argument("--jobs", type=job_count, default=1, metavar="N",
+                   help="processes of the frontier engine, or `auto` for every core (same "
+                        "verdicts, counts and traces for every N)")
 
 
 def run(args: argparse.Namespace) -> int:

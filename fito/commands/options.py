@@ -20,6 +20,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def job_count(text: str) -> int:
+    """A positive number of processes, or `auto`: the cores this process may run on."""
+    if text.strip().lower() == "auto":
+        import os
+
+        cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        return max(1, len(cores) if cores else os.cpu_count() or 1)
+    return positive_int(text)
+
+
 def positive_seconds(text: str) -> float:
     """A finite number of seconds > 0, else a usage error."""
     try:
