@@ -6,7 +6,8 @@ oracles' 2pc family are checked twice by the whole `python -m fito check` comman
 with `--jobs 1` and once with `--jobs N` (default: every core). The run checks that both
 give the same verdict, state count and counterexample length for every assertion, and
 prints the wall times, their ratio (the speed-up) and the cores the N-job run kept busy (CPU
-seconds of the command and its worker processes over its wall time). The peer is fito itself on one core,
+seconds of the command and its worker processes over its wall time). A second peer gives
+the speed-up to expect: N independent plain-Python processes against one (`capacity`). The peer is fito itself on one core,
 measured in the same run, so a loaded machine slows both sides. fito is byte-compiled and
 run once before timing, as an installed fito is (bench/models/harness.py, `prepare_fito`).
 
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +29,25 @@ sys.path.insert(0, str(ROOT / "tests" / "oracles"))
 sys.path.insert(0, str(ROOT / "bench" / "models"))
 import harness  # noqa: E402
 from family import spec  # noqa: E402
+
+
+SPIN_LOOP = "x = 0\nfor i in range(6_000_000):\n    x += i\n"
+
+
+def capacity(jobs: int) -> float:
+    """The speed-up this machine gives `jobs` independent CPU-bound processes (plain-Python
+    loops, nothing shared): `jobs` x the time of one alone over the time of `jobs` at once.
+    A virtual machine's cores may share one physical core; fito cannot beat this figure."""
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", SPIN_LOOP]) for _ in range(n)]
+        for p in procs:
+            p.wait()
+        return time.perf_counter() - start
+
+    alone = min(run(1) for _ in range(3))
+    together = min(run(jobs) for _ in range(3))
+    return jobs * alone / together
 
 
 def files(args: argparse.Namespace, work: Path) -> list[tuple[str, Path]]:
@@ -55,6 +77,8 @@ def main() -> int:
     args = ap.parse_args()
     print(f"fito check --jobs 1 against --jobs {args.jobs} ({os.cpu_count()} cores)")
     print(harness.prepare_fito())
+    print(f"this machine's capacity for {args.jobs} independent processes: "
+          f"{capacity(args.jobs):.2f}x (the speed-up of plain-Python loops sharing nothing)")
     print(f"{'model':<34} {'states':>10} {'1 job s':>8} {f'{args.jobs} jobs s':>9} "
           f"{'speed-up':>8} {'cores':>6}  check")
     same = []
