@@ -18,6 +18,7 @@ serialises another. Without `os.fork` (Windows), every level runs on one core.
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -129,6 +130,7 @@ def _fork(ex: Expander, lo: int, hi: int, deadlock: bool) -> Worker:
         os.close(w)
         return Worker(lo, hi, pid, r)
     os.close(r)  # the worker: never returns
+    gc.disable()  # a collection would touch (and so copy) every page of the parent's objects
     try:
         _work(ex, lo, hi, deadlock, w)
     finally:
