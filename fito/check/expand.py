@@ -48,10 +48,11 @@ class Chunk:
         self.counts = np.zeros(self.size, dtype=np.int64)
         self.suspect = np.zeros(self.size, dtype=bool)
 
-    def add(self, block: np.ndarray, rows: np.ndarray, rank: object, scalar: bool = False) -> None:
+    def add(self, block: np.ndarray, rows: np.ndarray, rank: int | np.ndarray,
+            scalar: bool = False) -> None:
         self.blocks.append(block)
         self.parents.append(rows)
-        self.ranks.append(np.broadcast_to(np.asarray(rank, dtype=np.int64), rows.shape))
+        self.ranks.append(rank)  # one rank for every row, or one per row
         self.scalar.append(scalar)
 
     def candidates(self, words: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,7 +64,9 @@ class Chunk:
                 for p, sc in zip(self.parents, self.scalar)]
         mask = np.concatenate(keep)
         block = np.concatenate(self.blocks)[mask]
-        keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | np.concatenate(self.ranks)[mask]
+        ranks = np.concatenate([np.full(p.size, r, dtype=np.int64) if isinstance(r, int) else r
+                                for p, r in zip(self.parents, self.ranks)])
+        keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | ranks[mask]
         return block, keys
 
 
@@ -238,9 +241,11 @@ class Expander:
     def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
         sizes = [m.size for m in self.c.network.modes]
         mask = (1 << RANK_BITS) - 1
+        posts, parents, ranks = [], [], []
+        keys = self.store.keys
         for row in rows.tolist():
             sid = chunk.start + row
-            s = self.packer.unpack(self.store.keys[sid], sizes)
+            s = self.packer.unpack(keys[sid], sizes)
             chunk.counts[row] = 0
             try:
                 moves = self.c.successors(s)
@@ -251,11 +256,13 @@ class Expander:
                     chunk.step_errors.append((sid, e.step, e.fault))
                 continue
             chunk.counts[row] = len(moves)
-            if moves:
-                block = self.packer.pack_many([post for _, post in moves])
-                ranks = np.array([((r >> RANK_BITS) << GROUP_BITS) | (r & mask) for r, _ in moves],
-                                 dtype=np.int64)
-                chunk.add(block, np.full(len(moves), row, dtype=np.int64), ranks, scalar=True)
+            for r, post in moves:
+                posts.append(post)
+                parents.append(row)
+                ranks.append(((r >> RANK_BITS) << GROUP_BITS) | (r & mask))
+        if posts:
+            chunk.add(self.packer.pack_many(posts), np.array(parents, dtype=np.int64),
+                      np.array(ranks, dtype=np.int64), scalar=True)
 
 
 def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.ndarray | None]]:

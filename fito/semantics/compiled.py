@@ -26,6 +26,7 @@ from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
 Rank = int  # candidate number << RANK_BITS | transition number
 RANK_BITS = 32
+_MISS = object()
 
 
 def rank_of(h: int, k: int) -> Rank:
@@ -46,6 +47,7 @@ class Compiled:
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
     _reader_cache: dict[int, list] = field(default_factory=dict)
     _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
+    _entry_finders: dict[int, Callable[[tuple], list[tuple]]] = field(default_factory=dict)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -94,18 +96,7 @@ class Compiled:
         """The groups of a state, in rank order (an empty one for a candidate that cannot
         move at these locations)."""
         mode = s[self.cells]
-        known = self._groups
-        out = []
-        for h, single, locations in self._readers(mode):
-            key = (mode, h, locations(s))
-            got = known.get(key)  # irrelevant candidates are cached as NO_GROUP too
-            if got is None:
-                if single or self.network.relevant(*key):
-                    got = self.group(*key)
-                else:
-                    got = known[key] = NO_GROUP
-            out.append(got)
-        return out
+        return [self.groups_at(mode, h, read(s)) for h, _, read in self._readers(mode)]
 
     def _readers(self, mode: int) -> list[tuple[int, bool, Callable[[tuple], tuple]]]:
         """Per candidate of a mode: its number, whether it is one position, and a function
@@ -139,10 +130,50 @@ class Compiled:
 
     def _entries(self, s: tuple) -> list[tuple]:
         """(guards, effects, rank base) of the groups of a control that have transitions."""
-        entries = [(g.guards, g.effects, rank_of(h, 0)) for h, g in enumerate(self.groups(s))
-                   if g.transitions]
+        mode = s[self.cells]
+        find = self._entry_finders.get(mode)
+        if find is None:
+            find = self._entry_finders[mode] = self._entry_finder(mode)
+        entries = find(s)
         self._by_control[self.control(s)] = entries
         return entries
+
+    def _entry_finder(self, mode: int) -> Callable[[tuple], list[tuple]]:
+        """Generated Python listing the entries of a state of this mode: per candidate, one
+        look-up of its members' locations in a table of its own (a state of a model whose
+        control changes at every step makes a new control almost every time)."""
+        base = self.cells + 1
+        tables: list[dict] = [{} for _ in self.network.modes[mode].candidates]
+
+        def miss(h: int, key: object, locations: tuple[int, ...]) -> tuple | None:
+            g = self.groups_at(mode, h, locations)
+            got = tables[h][key] = (g.guards, g.effects, rank_of(h, 0)) if g.transitions else None
+            return got
+
+        lines = ["def find(s):", "    out = []"]
+        for h, movers in enumerate(self.network.modes[mode].candidates):
+            at = [f"s[{base + p}]" for p in movers]
+            key = at[0] if len(at) == 1 else "(" + ", ".join(at) + ")"
+            locations = f"({at[0]},)" if len(at) == 1 else key
+            lines += [f"    e = t{h}.get({key}, M)",
+                      f"    if e is M: e = miss({h}, {key}, {locations})",
+                      "    if e is not None: out.append(e)"]
+        lines.append("    return out")
+        ns: dict[str, object] = {f"t{h}": t for h, t in enumerate(tables)}
+        ns.update(M=_MISS, miss=miss)
+        exec(compile("\n".join(lines), "<fito-entries>", "exec"), ns)  # noqa: S102 - our own code
+        return ns["find"]  # type: ignore[return-value]
+
+    def groups_at(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
+        """The group of candidate h at these locations (NO_GROUP if it cannot move there)."""
+        key = (mode, h, locations)
+        got = self._groups.get(key)
+        if got is None:
+            if len(locations) == 1 or self.network.relevant(*key):
+                got = self.group(*key)
+            else:
+                got = self._groups[key] = NO_GROUP
+        return got
 
     def transition(self, s: tuple, rank: Rank) -> Transition:
         control = self.control(s)

@@ -135,6 +135,9 @@ class Packer:
         self._lows = np.array([f.lo for f in fields], dtype=np.int64)
         self._widths = np.array([f.width for f in fields], dtype=np.int64)
         self._shifts = np.array([f.shift for f in fields], dtype=np.uint64)
+        self._low = [f.lo for f in fields]
+        self._fields = [(f.word, f.shift, f.mask, f.lo) for f in fields]
+        self._zeros = [[0] * (packing.positions - n) for n in range(packing.positions + 1)]
         words = [f.word for f in fields]  # fields are laid out word by word
         self._starts = np.array([words.index(w) for w in range(packing.words)], dtype=np.int64)
 
@@ -161,18 +164,20 @@ class Packer:
         pk = self.packing
         K, positions = pk.cells, pk.positions
         self.codebook.ensure(positions)
-        code = self.codebook.code
-        n = len(pk.fields)
-        values = np.zeros((len(states), n), dtype=np.int64)
-        values += self._lows  # fields a state does not fill (regions of absent positions)
-        for i, s in enumerate(states):
-            size = self.modes[s[K]].size  # type: ignore[attr-defined]
+        index, code, modes, lows = self.codebook.index, self.codebook.code, self.modes, self._low
+        rows = []
+        for s in states:
+            size = modes[s[K]].size  # type: ignore[attr-defined]
             if size > positions:
                 raise Overflow()
-            row = list(s[:K + 1]) + [code(p, s[K + 1 + p]) for p in range(size)] \
-                + [0] * (positions - size) + list(s[K + 1 + size:])
-            values[i, :len(row)] = row
-        values -= self._lows
+            ctl = [index[p].get(t) for p, t in enumerate(s[K + 1:K + 1 + size])]
+            if None in ctl:
+                ctl = [code(p, s[K + 1 + p]) for p in range(size)]
+            row = [*s[:K + 1], *ctl, *self._zeros[size], *s[K + 1 + size:]]
+            if len(row) < len(lows):  # regions of absent positions: their lowest values
+                row += lows[len(row):]
+            rows.append(row)
+        values = np.array(rows, dtype=np.int64).reshape(len(rows), len(lows)) - self._lows
         if ((values >> self._widths) != 0).any():
             raise Overflow()
         shifted = values.astype(np.uint64) << self._shifts
@@ -181,15 +186,14 @@ class Packer:
     def unpack(self, row: np.ndarray, sizes: Sequence[int]) -> tuple:
         """The flat state tuple of one row (sizes: number of positions of each mode)."""
         pk = self.packing
-        words = [int(w) for w in row]
-        values = [((words[f.word] >> f.shift) & f.mask) + f.lo for f in pk.fields]
+        words = row.tolist()
+        values = [((words[w] >> shift) & mask) + lo for w, shift, mask, lo in self._fields]
         K, R = pk.cells, pk.region
         mode = values[K]
         n = sizes[mode]
         terms = self.codebook.terms
         regions = values[K + 1 + pk.positions:K + 1 + pk.positions + n * R]
-        return tuple(values[:K]) + (mode,) + tuple(terms[p][values[K + 1 + p]] for p in range(n)) + \
-            tuple(regions)
+        return (*values[:K], mode, *(terms[p][values[K + 1 + p]] for p in range(n)), *regions)
 
 
 def extract(block: np.ndarray, f: Field) -> np.ndarray:
