@@ -266,26 +266,22 @@ class Expander:
 
 
 def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.ndarray | None]]:
-    """The distinct combinations of codes, each with the rows that have it (None: all rows)."""
-    if not codes[0].size:
+    """The distinct combinations of codes, in increasing order, each with the rows that have
+    it, in increasing order (None: all rows)."""
+    n = codes[0].size
+    if not n:
         return []
     if all(c.min() == c.max() for c in codes):
         return [(tuple(int(c[0]) for c in codes), None)]
     key = codes[0]
     for c in codes[1:]:
         key = key * (int(c.max()) + 1) + c
-    values = np.unique(key)
-    if values.size <= 8:
-        out = []
-        for v in values.tolist():
-            rows = np.flatnonzero(key == v)
-            out.append((tuple(int(c[rows[0]]) for c in codes), rows))
-        return out
     order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
-    ends = np.r_[starts[1:], key.size]
-    return [(tuple(int(c[order[a]]) for c in codes), order[a:b]) for a, b in zip(starts, ends)]
+    ordered = key[order]
+    bounds = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), n]
+    firsts = order[bounds[:-1]]
+    combos = list(zip(*(c[firsts].tolist() for c in codes)))
+    return [(combo, order[a:b]) for combo, a, b in zip(combos, bounds, bounds[1:])]
 
 
 def _estimate(c: Compiled, root: tuple) -> Packing:

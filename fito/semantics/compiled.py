@@ -19,7 +19,7 @@ from fito.lang.resolve import Model
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
 from fito.semantics.ir_python import to_python
 from fito.semantics.layout import Layout, build_layout
-from fito.semantics.network import Network, Transition
+from fito.semantics.network import Mode, Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
@@ -48,10 +48,14 @@ class Compiled:
     _reader_cache: dict[int, list] = field(default_factory=dict)
     _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
     _entry_finders: dict[int, Callable[[tuple], list[tuple]]] = field(default_factory=dict)
+    _offer_masks: OfferMasks = field(init=False)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
     deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        self._offer_masks = OfferMasks(self.network)
 
     @property
     def cells(self) -> int:
@@ -150,17 +154,9 @@ class Compiled:
             got = tables[h][key] = (g.guards, g.effects, rank_of(h, 0)) if g.transitions else None
             return got
 
-        lines = ["def find(s):", "    out = []"]
-        for h, movers in enumerate(self.network.modes[mode].candidates):
-            at = [f"s[{base + p}]" for p in movers]
-            key = at[0] if len(at) == 1 else "(" + ", ".join(at) + ")"
-            locations = f"({at[0]},)" if len(at) == 1 else key
-            lines += [f"    e = t{h}.get({key}, M)",
-                      f"    if e is M: e = miss({h}, {key}, {locations})",
-                      "    if e is not None: out.append(e)"]
-        lines.append("    return out")
         ns: dict[str, object] = {f"t{h}": t for h, t in enumerate(tables)}
-        ns.update(M=_MISS, miss=miss)
+        ns.update(M=_MISS, miss=miss, OM=self._offer_masks)
+        lines = _finder_lines(self.network.modes[mode], base, self._offer_masks)
         exec(compile("\n".join(lines), "<fito-entries>", "exec"), ns)  # noqa: S102 - our own code
         return ns["find"]  # type: ignore[return-value]
 
@@ -262,6 +258,55 @@ class Compiled:
     def error_site(self, fault: Fault) -> tuple[str, str, Span]:
         site, message = self.sites.describe(fault)
         return site.code, message, site.span
+
+
+def _finder_lines(m: Mode, base: int, masks: OfferMasks) -> list[str]:
+    """The source of an entry finder (Compiled._entry_finder) for mode m: the offer masks of
+    the positions in synchronised candidates, then each candidate's look-up, a synchronised
+    one only where its members' masks share a bit with its reason's."""
+    members = sorted({p for h, movers in enumerate(m.candidates) if m.reasons[h] is not None
+                      for p in movers})
+    lines = ["def find(s):", "    out = []"] + [f"    o{p} = OM[s[{base + p}]]" for p in members]
+    for h, movers in enumerate(m.candidates):
+        at = [f"s[{base + p}]" for p in movers]
+        key = at[0] if len(at) == 1 else "(" + ", ".join(at) + ")"
+        locations = f"({at[0]},)" if len(at) == 1 else key
+        body = [f"e = t{h}.get({key}, M)", f"if e is M: e = miss({h}, {key}, {locations})",
+                "if e is not None: out.append(e)"]
+        if m.reasons[h] is not None:
+            bits = masks.bits(*m.reasons[h])
+            if not bits:
+                continue
+            lines.append(f"    if {' & '.join(f'o{p}' for p in movers)} & {bits}:")
+            body = ["    " + b for b in body]
+        lines += ["    " + b for b in body]
+    return lines + ["    return out"]
+
+
+class OfferMasks(dict):
+    """Per location (term id): the channels its component offers, as bits of an int, and a
+    bit of its own for the terminated process; so a synchronised candidate can take part
+    exactly where the masks of its members and of its reason share a bit
+    (Network.relevant)."""
+
+    def __init__(self, network: Network) -> None:
+        super().__init__()
+        self.network = network
+        self.index: dict[str | None, int] = {None: 0}
+
+    def bit(self, channel: str | None) -> int:
+        got = self.index.get(channel)
+        if got is None:
+            got = self.index[channel] = len(self.index)
+        return 1 << got
+
+    def bits(self, chans: frozenset[str], end: bool) -> int:
+        return sum(self.bit(c) for c in chans) | (self.bit(None) if end else 0)
+
+    def __missing__(self, tid: int) -> int:
+        got = self.bits(self.network.offers(tid), tid == self.network.semantics.omega)
+        self[tid] = got
+        return got
 
 
 def compile_model(model: Model) -> Compiled:
