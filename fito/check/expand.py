@@ -25,6 +25,7 @@ GROUP_BITS = 16      # candidate number and transition number in a dense rank (e
 SCALAR = object()    # a group whose rows are always run state by state
 VECTOR_AFTER = 64    # rows a group must have met before its numpy code is compiled
 ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
+LIVE_BITS = 16       # a candidate keeps a table of its live locations if its key is this narrow
 
 
 @dataclass(slots=True)
@@ -141,17 +142,40 @@ class Expander:
                 if p not in codes:
                     codes[p] = extract(Fm, self.packing.position_field(p))
             member = tuple(codes[p] for p in movers)
-            reason = mode.reasons[h]
-            if reason is not None:  # only rows where every member can take part
-                keep = self._taking_part(reason, movers, member)
-                if not keep.any():
+            key, live = self._live(m, h, movers, member)
+            if live is not None:  # rows at locations not yet known to have no transitions
+                keep = live[key]
+            elif mode.reasons[h] is not None:  # rows where every member can take part
+                keep = self._taking_part(mode.reasons[h], movers, member)
+            else:
+                keep = None
+            which = None
+            if keep is not None and not keep.all():
+                which = np.flatnonzero(keep)
+                if not which.size:
                     continue
-                if not keep.all():
-                    which = np.flatnonzero(keep)
-                    self._expand_candidate(m, h, movers, tuple(c[which] for c in member),
-                                           F, rows_m[which], Fm[which], chunk)
-                    continue
-            self._expand_candidate(m, h, movers, member, F, rows_m, Fm, chunk)
+                member, key = tuple(c[which] for c in member), key[which]
+            self._expand_candidate(m, h, movers, member, key, live, Fm,
+                                   rows_m if which is None else rows_m[which],
+                                   which, chunk)
+
+    def _live(self, m: int, h: int, movers: tuple[int, ...], member: tuple
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each row's locations of the movers as one key, and the candidate's table over
+        keys: False where the group is known to have no transitions (None: too many keys)."""
+        widths = tuple(self.packing.position_field(p).width for p in movers)
+        if sum(widths) > 62:  # numbered by distinct combination instead
+            inverse = np.unique(np.stack(member, axis=1), axis=0, return_inverse=True)[1]
+            return inverse.reshape(-1), None
+        key = member[0]
+        for c, width in zip(member[1:], widths[1:]):
+            key = (key << width) | c
+        if sum(widths) > LIVE_BITS:
+            return key, None
+        got = self.tables.get((m, h, widths))
+        if got is None:
+            got = self.tables[(m, h, widths)] = np.ones(1 << sum(widths), dtype=bool)
+        return key, got
 
     def _taking_part(self, reason: tuple, movers: tuple[int, ...], codes: tuple) -> np.ndarray:
         """Rows whose members all offer one common channel of the candidate, or have all
@@ -177,22 +201,30 @@ class Expander:
         return got
 
     def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
-                          F: np.ndarray, rows_m: np.ndarray, Fm: np.ndarray, chunk: Chunk) -> None:
-        """Apply the groups of one candidate to the rows of its mode, grouped by location."""
-        for combo, rows in _groups_by(member):
+                          key: np.ndarray, live: np.ndarray | None, Fm: np.ndarray,
+                          rows: np.ndarray, which: np.ndarray | None, chunk: Chunk) -> None:
+        """Apply the groups of one candidate to some rows of its mode (`rows`, numbered in the
+        chunk; `which`, numbered in Fm; None: all of Fm), grouped by location."""
+        for combo, k, at in _groups_by(member, key):
             terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
-            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            sel = rows if at is None else rows[at]
             group = self._group(m, h, movers, terms, sel.size)
             if group is None:
+                if live is not None:
+                    live[k] = False
                 continue
             if group is SCALAR:
                 chunk.suspect[sel] = True
                 continue
+            if which is None:
+                X = Fm if at is None else Fm[at]
+            else:
+                X = Fm[which if at is None else which[at]]
             outs, cnt, sus = group(X)  # type: ignore[operator]
             chunk.counts[sel] += cnt
             chunk.suspect[sel] |= sus
-            for Y, which, n in outs:
-                chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
+            for Y, picked, n in outs:
+                chunk.add(Y, sel[picked], (h << GROUP_BITS) | n)
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TimeLimit()
 
@@ -265,23 +297,24 @@ class Expander:
                       np.array(ranks, dtype=np.int64), scalar=True)
 
 
-def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.ndarray | None]]:
-    """The distinct combinations of codes, in increasing order, each with the rows that have
-    it, in increasing order (None: all rows)."""
-    n = codes[0].size
+def _groups_by(codes: tuple[np.ndarray, ...], key: np.ndarray
+               ) -> list[tuple[tuple[int, ...], int, np.ndarray | None]]:
+    """The distinct combinations of codes (rows with equal keys have equal codes), in
+    increasing order of key, each with its key and the rows that have it, in increasing
+    order (None: all rows)."""
+    n = key.size
     if not n:
         return []
-    if all(c.min() == c.max() for c in codes):
-        return [(tuple(int(c[0]) for c in codes), None)]
-    key = codes[0]
-    for c in codes[1:]:
-        key = key * (int(c.max()) + 1) + c
+    first, last = key.min(), key.max()
+    if first == last:
+        return [(tuple(int(c[0]) for c in codes), int(first), None)]
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     bounds = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), n]
     firsts = order[bounds[:-1]]
     combos = list(zip(*(c[firsts].tolist() for c in codes)))
-    return [(combo, order[a:b]) for combo, a, b in zip(combos, bounds, bounds[1:])]
+    keys = ordered[bounds[:-1]].tolist()
+    return [(combo, k, order[a:b]) for combo, k, a, b in zip(combos, keys, bounds, bounds[1:])]
 
 
 def _estimate(c: Compiled, root: tuple) -> Packing:
