@@ -18,6 +18,8 @@ import numpy as np
 
 from fito.lang.values import BoolT, EnumT, IntRange, SetT, ValueType
 
+PACK_AT_ONCE = 32  # states of one mode packed column by column from this many on
+
 
 class Overflow(Exception):
     """A mode or a location index does not fit its field: widen and re-pack."""
@@ -161,9 +163,20 @@ class Packer:
 
     def pack_many(self, states: Sequence[tuple]) -> np.ndarray:
         """Many states as rows of words (as `pack`, with the bit work done by numpy)."""
+        self.codebook.ensure(self.packing.positions)
+        values = self._values_of_one_mode(states) if len(states) >= PACK_AT_ONCE else None
+        if values is None:
+            values = self._values(states)
+        values -= self._lows
+        if ((values >> self._widths) != 0).any():
+            raise Overflow()
+        shifted = values.astype(np.uint64) << self._shifts
+        return np.add.reduceat(shifted, self._starts, axis=1)  # disjoint bits: sum == or
+
+    def _values(self, states: Sequence[tuple]) -> np.ndarray:
+        """The field values of each state (location codes for term ids), state by state."""
         pk = self.packing
         K, positions = pk.cells, pk.positions
-        self.codebook.ensure(positions)
         index, code, modes, lows = self.codebook.index, self.codebook.code, self.modes, self._low
         rows = []
         for s in states:
@@ -177,11 +190,42 @@ class Packer:
             if len(row) < len(lows):  # regions of absent positions: their lowest values
                 row += lows[len(row):]
             rows.append(row)
-        values = np.array(rows, dtype=np.int64).reshape(len(rows), len(lows)) - self._lows
-        if ((values >> self._widths) != 0).any():
+        return np.array(rows, dtype=np.int64).reshape(len(rows), len(lows))
+
+    def _values_of_one_mode(self, states: Sequence[tuple]) -> np.ndarray | None:
+        """As `_values`, column by column, when every state has the same mode (else None).
+        New term ids get their codes in the order `_values` would give them."""
+        pk = self.packing
+        K, positions = pk.cells, pk.positions
+        try:
+            block = np.array(states, dtype=np.int64)
+        except ValueError:  # states of different lengths
+            return None
+        if block.ndim != 2 or block[:, K].min() != block[:, K].max():
+            return None
+        size = self.modes[int(block[0, K])].size  # type: ignore[attr-defined]
+        if size > positions:
             raise Overflow()
-        shifted = values.astype(np.uint64) << self._shifts
-        return np.add.reduceat(shifted, self._starts, axis=1)  # disjoint bits: sum == or
+        out = np.empty((block.shape[0], len(self._low)), dtype=np.int64)
+        out[:] = self._lows  # absent positions: no location, regions at their lowest
+        out[:, :K + 1] = block[:, :K + 1]
+        for p in range(size):
+            out[:, K + 1 + p] = self._codes(p, block[:, K + 1 + p])
+        out[:, K + 1 + positions:K + 1 + positions + block.shape[1] - K - 1 - size] = \
+            block[:, K + 1 + size:]
+        return out
+
+    def _codes(self, p: int, tids: np.ndarray) -> np.ndarray:
+        """The location codes of position p for a column of term ids (new ones numbered in
+        the order of their first rows)."""
+        values, first, inverse = np.unique(tids, return_index=True, return_inverse=True)
+        index = self.codebook.index[p]
+        got = [index.get(t) for t in values.tolist()]
+        if None in got:
+            for _, i in sorted((f, i) for i, (g, f) in enumerate(zip(got, first.tolist()))
+                               if g is None):
+                got[i] = self.codebook.code(p, int(values[i]))
+        return np.array(got, dtype=np.int64)[inverse.reshape(-1)]
 
     def unpack(self, row: np.ndarray, sizes: Sequence[int]) -> tuple:
         """The flat state tuple of one row (sizes: number of positions of each mode)."""
