@@ -222,7 +222,8 @@ class Expander:
                 X = Fm[which if at is None else which[at]]
             outs, cnt, sus = group(X)  # type: ignore[operator]
             chunk.counts[sel] += cnt
-            chunk.suspect[sel] |= sus
+            if sus is not None:
+                chunk.suspect[sel] |= sus
             for Y, picked, n in outs:
                 chunk.add(Y, sel[picked], (h << GROUP_BITS) | n)
             if self.deadline is not None and time.monotonic() > self.deadline:

@@ -5,9 +5,9 @@ control matches the group's (mode, candidate, locations), and returns the packed
 of each enabled transition with the rows they came from, the number of enabled transitions
 per row, and the rows that *may* meet a model error (a guard or an effect that divides by
 zero, indexes out of range, writes or sends a value outside its type, or two writes that
-conflict). Those suspect rows are redone state by state by the scalar code, which decides
-exactly which error, if any, happens (docs/semantics.md, model errors); so the vector code
-only needs to over-approximate faults, never to order them.
+conflict; None when no row can). Those suspect rows are redone state by state by the scalar
+code, which decides exactly which error, if any, happens (docs/semantics.md, model errors);
+so the vector code only needs to over-approximate faults, never to order them.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from fito.semantics.vector_puts import Put, copyable, fuse
 @dataclass(frozen=True, slots=True)
 class VectorGroup:
     ranks: tuple[int, ...]                       # rank of each transition
-    apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray]]
+    apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray | None]]
 
 
 def _bits(f: Field) -> tuple[int, int, int, int]:
@@ -99,11 +99,12 @@ class VectorCode:
         body: list[str] = []
         for n, t in enumerate(transitions):
             body += self._transition(constants, n, t, guards[n], mode, movers, locations)
-        lines = ["def apply(X):", "    r = X.shape[0]", "    GF = np.zeros(r, dtype=bool)",
-                 "    EF = np.zeros(r, dtype=bool)", "    cnt = np.zeros(r, dtype=np.int64)",
-                 "    outs = []"]
-        lines += ["    " + line for line in em.reads("X") + em.prelude + body]
-        lines.append("    return outs, cnt, GF | EF")
+        code = em.reads("X") + em.prelude + body
+        flags = [f for f in ("GF", "EF") if any(f in line for line in code)]
+        lines = ["def apply(X):", "    r = X.shape[0]", "    cnt = np.zeros(r, dtype=np.int64)",
+                 "    outs = []"] + [f"    {f} = np.zeros(r, dtype=bool)" for f in flags]
+        lines += ["    " + line for line in code]
+        lines.append(f"    return outs, cnt, {' | '.join(flags) or None}")  # None: no row suspect
         return self._exec(lines, constants, "apply")
 
     def _exec(self, lines: list[str], constants: dict[str, Any], name: str) -> Any:
