@@ -71,19 +71,23 @@ class StateStore:
         slots = home
         table, keys, mask = self.table, self.keys, int(self.mask)
         while pending.size:
-            occupant = table[slots].astype(np.int64)
+            occupant = table[slots]
             empty = occupant == EMPTY
             held = ~empty
             moved = np.zeros(0, dtype=np.int64)
             moved_slots = moved
             if held.any():
                 who, where, occ = pending[held], slots[held], occupant[held]
-                same = np.all(keys[occ] == block[who], axis=1)
+                same = keys[occ, 0] == block[who, 0]
+                for w in range(1, block.shape[1]):  # word by word: faster than all(axis=1)
+                    same &= keys[occ, w] == block[who, w]
                 sid[who[same]] = occ[same]
-                moved, moved_slots = who[~same], (where[~same] + 1) & mask
+                other = ~same
+                moved, moved_slots = who[other], (where[other] + 1) & mask
             claimants, at = pending[empty], slots[empty]
-            table[at] = -2 - claimants       # markers: one claimant per slot survives
-            won = table[at] == -2 - claimants
+            marks = -2 - claimants
+            table[at] = marks       # markers: one claimant per slot survives
+            won = table[at] == marks
             winners, wslots = claimants[won], at[won]
             ids = np.arange(self.n, self.n + winners.size, dtype=np.int64)
             keys[ids] = block[winners]
