@@ -49,6 +49,9 @@ class Compiled:
     _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
     _entry_finders: dict[int, Callable[[tuple], list[tuple]]] = field(default_factory=dict)
     _offer_masks: OfferMasks = field(init=False)
+    _K: int = field(init=False)
+    _whole: bool = field(init=False)
+    _sizes: _Sizes = field(init=False)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
@@ -56,6 +59,9 @@ class Compiled:
 
     def __post_init__(self) -> None:
         self._offer_masks = OfferMasks(self.network)
+        self._K = self.layout.size
+        self._whole = not self.layout.region  # the control is all of a state after the store
+        self._sizes = _Sizes(self.network)
 
     @property
     def cells(self) -> int:
@@ -119,7 +125,8 @@ class Compiled:
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
         step is None for an error of the state itself, else the failing transition's rank)."""
-        entries = self._by_control.get(s[self.cells:] if not self.region else self.control(s))
+        K = self._K
+        entries = self._by_control.get(s[K:] if self._whole else s[K:K + 1 + self._sizes[s[K]]])
         if entries is None:
             entries = self._entries(s)
         out: list[tuple[Rank, tuple]] = []
@@ -281,6 +288,18 @@ def _finder_lines(m: Mode, base: int, masks: OfferMasks) -> list[str]:
             body = ["    " + b for b in body]
         lines += ["    " + b for b in body]
     return lines + ["    return out"]
+
+
+class _Sizes(dict):
+    """Number of positions per mode, filled in as modes are made."""
+
+    def __init__(self, network: Network) -> None:
+        super().__init__()
+        self.network = network
+
+    def __missing__(self, mode: int) -> int:
+        got = self[mode] = self.network.modes[mode].size
+        return got
 
 
 class OfferMasks(dict):
