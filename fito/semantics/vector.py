@@ -143,7 +143,8 @@ class VectorCode:
             lines += [f"sel = np.flatnonzero({guard})", "Y0 = X[sel]"]
         lines += ["if sel.size:", "    Y = Y0.copy()", "    rs = sel.size"]
         lines += ["    " + x for x in effect]
-        lines += [f"    outs.append((Y, sel, {n}))", "    cnt[sel] += 1"]
+        lines += [f"    outs.append((Y, sel, {n}))",
+                  "    cnt += 1" if guard is None else "    cnt[sel] += 1"]
         return lines
 
     def _checks(self, em: Emitter, checks: Sequence[tuple]) -> list[str]:
