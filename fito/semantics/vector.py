@@ -180,8 +180,7 @@ class VectorCode:
                 value = f"v{j}"
                 if w.range_err >= 0 and not self._within(w.value, w.type):
                     lines.append(f"EF[sel] |= {self._outside(w, value)}")
-            elif kind == "k" and w.range_err >= 0 and \
-                    not value_range(w.type)[0] <= value <= value_range(w.type)[1]:
+            elif kind == "k" and w.range_err >= 0 and not w.type.contains(value):
                 lines.append("EF[sel] = True")
             if w.loc[0] == "fault":
                 slots.append("-1")
@@ -219,6 +218,9 @@ class VectorCode:
         return (x if is_array(ir) else f"np.full(rs, {x}, dtype=np.int64)"), "v"
 
     def _outside(self, w: Any, v: str) -> str:
+        """Rows where the value v of write w lies outside its type."""
+        if isinstance(w.type, SetT):  # (a set with gaps: _within is never true of it)
+            return f"np.isin({v}, {list(w.type.values())!r}, invert=True)"
         lo, hi = value_range(w.type)
         a, b = bounds(w.value, self.range, self.layout)
         tests = ([f"({v} < {lo})"] if a < lo else []) + ([f"({v} > {hi})"] if b > hi else [])

@@ -72,3 +72,21 @@ def test_writes_at_computed_indices_agree(extra: str) -> None:
 @pytest.mark.parametrize("n", [4, 10, 22])
 def test_wide_synchronisations_agree(n: int) -> None:
     assert assert_same(BARRIER.format(n=n), f"barrier of {n}") == 2
+
+
+# a write into a set type with gaps, of a value between its members, after the group of the
+# only control has met enough rows to be vectorised (it once went unflagged there)
+GAPS = """type Odd = {{1, 3, 5}}
+channel go, tick
+domain x: Odd = 1 durable
+domain k: 0..200 = 0 durable
+process P = k < 200 & tick {{k := k + 1}} -> P
+  [] k > 150 & go {{x := {value}}} -> P
+system P
+assert always k < 199
+"""
+
+
+@pytest.mark.parametrize("value", ["2", "k % 6", "1 + (k / 160) * 2"])
+def test_writes_between_the_members_of_a_set_agree(value: str) -> None:
+    assert assert_same(GAPS.format(value=value), value) == 1
