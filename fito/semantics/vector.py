@@ -396,20 +396,23 @@ class VectorCode:
             return Put(b, 0)
         return Put(b, f"_tr({p}, {q}, {read_source('Y0', a)})")
 
-    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
+    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
+                          args: tuple) -> np.ndarray:
         """Write the control after a transition whose target is a call with arguments read
         after the step: one target per distinct argument tuple; rows whose target cannot be
         made this way (an error, or more of it reads cells) are flagged for the scalar code."""
         with self.lock:
             return self._deferred_locked(j, mode, Y, Y0, args)
 
-    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
+    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
+                         args: tuple) -> np.ndarray:
         rows = Y.shape[0]
         bad = np.zeros(rows, dtype=bool)
         if not args:
             values, inverse = np.zeros((1, 0), np.int64), np.zeros(rows, np.int64)
         else:
-            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,)) for a in args], axis=1)
+            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,))
+                                for a in args], axis=1)
             values, inverse = np.unique(stacked, axis=0, return_inverse=True)
             inverse = inverse.reshape(rows)
         deferred = self._deferred[j].deferred
@@ -459,7 +462,8 @@ class VectorCode:
         with self.lock:
             return self._translate_locked(p, q, values, inverse)
 
-    def _translate_locked(self, p: int, q: int, values: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    def _translate_locked(self, p: int, q: int, values: np.ndarray,
+                          inverse: np.ndarray) -> np.ndarray:
         book = self.codebook
         book.ensure(self.packing.positions)
         mapped = [0 if c == 0 else book.code(q, book.terms[p][c]) for c in values.tolist()]
@@ -468,7 +472,8 @@ class VectorCode:
         return np.array(mapped, dtype=np.int64)[inverse]
 
     # ------------------------------------------------------------------ predicates
-    def predicate(self, ir: IR, negate: bool) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def predicate(self, ir: IR, negate: bool
+                  ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """A cell predicate over a block: (truth per row, rows where it may fault)."""
         constants: dict[str, Any] = {}
         em = Emitter(self, "c", "r", "GF", constants)
