@@ -24,6 +24,7 @@ GROUP_BITS = 16      # candidate number and transition number in a dense rank (e
 SCALAR = object()    # a group whose rows are always run state by state
 VECTOR_AFTER = 64    # rows a group must have met before its numpy code is compiled
 ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
+LIVE_BITS = 16       # a candidate keeps a table of its live locations if its key is this narrow
 
 
 @dataclass(slots=True)
@@ -47,10 +48,11 @@ class Chunk:
         self.counts = np.zeros(self.size, dtype=np.int64)
         self.suspect = np.zeros(self.size, dtype=bool)
 
-    def add(self, block: np.ndarray, rows: np.ndarray, rank: object, scalar: bool = False) -> None:
+    def add(self, block: np.ndarray, rows: np.ndarray, rank: int | np.ndarray,
+            scalar: bool = False) -> None:
         self.blocks.append(block)
         self.parents.append(rows)
-        self.ranks.append(np.broadcast_to(np.asarray(rank, dtype=np.int64), rows.shape))
+        self.ranks.append(rank)  # one rank for every row, or one per row
         self.scalar.append(scalar)
 
     def candidates(self, words: int) -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +64,9 @@ class Chunk:
                 for p, sc in zip(self.parents, self.scalar)]
         mask = np.concatenate(keep)
         block = np.concatenate(self.blocks)[mask]
-        keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | np.concatenate(self.ranks)[mask]
+        ranks = np.concatenate([np.full(p.size, r, dtype=np.int64) if isinstance(r, int) else r
+                                for p, r in zip(self.parents, self.ranks)])
+        keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | ranks[mask]
         return block, keys
 
 
@@ -136,17 +140,40 @@ class Expander:
                 if p not in codes:
                     codes[p] = extract(Fm, self.packing.position_field(p))
             member = tuple(codes[p] for p in movers)
-            reason = mode.reasons[h]
-            if reason is not None:  # only rows where every member can take part
-                keep = self._taking_part(reason, movers, member)
-                if not keep.any():
+            key, live = self._live(m, h, movers, member)
+            if live is not None:  # rows at locations not yet known to have no transitions
+                keep = live[key]
+            elif mode.reasons[h] is not None:  # rows where every member can take part
+                keep = self._taking_part(mode.reasons[h], movers, member)
+            else:
+                keep = None
+            which = None
+            if keep is not None and not keep.all():
+                which = np.flatnonzero(keep)
+                if not which.size:
                     continue
-                if not keep.all():
-                    which = np.flatnonzero(keep)
-                    self._expand_candidate(m, h, movers, tuple(c[which] for c in member),
-                                           F, rows_m[which], Fm[which], chunk)
-                    continue
-            self._expand_candidate(m, h, movers, member, F, rows_m, Fm, chunk)
+                member, key = tuple(c[which] for c in member), key[which]
+            self._expand_candidate(m, h, movers, member, key, live, Fm,
+                                   rows_m if which is None else rows_m[which],
+                                   which, chunk)
+
+    def _live(self, m: int, h: int, movers: tuple[int, ...], member: tuple
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each row's locations of the movers as one key, and the candidate's table over
+        keys: False where the group is known to have no transitions (None: too many keys)."""
+        widths = tuple(self.packing.position_field(p).width for p in movers)
+        if sum(widths) > 62:  # numbered by distinct combination instead
+            inverse = np.unique(np.stack(member, axis=1), axis=0, return_inverse=True)[1]
+            return inverse.reshape(-1), None
+        key = member[0]
+        for c, width in zip(member[1:], widths[1:]):
+            key = (key << width) | c
+        if sum(widths) > LIVE_BITS:
+            return key, None
+        got = self.tables.get((m, h, widths))
+        if got is None:
+            got = self.tables[(m, h, widths)] = np.ones(1 << sum(widths), dtype=bool)
+        return key, got
 
     def _taking_part(self, reason: tuple, movers: tuple[int, ...], codes: tuple) -> np.ndarray:
         """Rows whose members all offer one common channel of the candidate, or have all
@@ -172,22 +199,31 @@ class Expander:
         return got
 
     def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
-                          F: np.ndarray, rows_m: np.ndarray, Fm: np.ndarray, chunk: Chunk) -> None:
-        """Apply the groups of one candidate to the rows of its mode, grouped by location."""
-        for combo, rows in _groups_by(member):
+                          key: np.ndarray, live: np.ndarray | None, Fm: np.ndarray,
+                          rows: np.ndarray, which: np.ndarray | None, chunk: Chunk) -> None:
+        """Apply the groups of one candidate to some rows of its mode (`rows`, numbered in the
+        chunk; `which`, numbered in Fm; None: all of Fm), grouped by location."""
+        for combo, k, at in _groups_by(member, key):
             terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
-            sel, X = (rows_m, Fm) if rows is None else (rows_m[rows], Fm[rows])
+            sel = rows if at is None else rows[at]
             group = self._group(m, h, movers, terms, sel.size)
             if group is None:
+                if live is not None:
+                    live[k] = False
                 continue
             if group is SCALAR:
                 chunk.suspect[sel] = True
                 continue
+            if which is None:
+                X = Fm if at is None else Fm[at]
+            else:
+                X = Fm[which if at is None else which[at]]
             outs, cnt, sus = group(X)  # type: ignore[operator]
             chunk.counts[sel] += cnt
-            chunk.suspect[sel] |= sus
-            for Y, which, n in outs:
-                chunk.add(Y, sel[which], (h << GROUP_BITS) | n)
+            if sus is not None:
+                chunk.suspect[sel] |= sus
+            for Y, picked, n in outs:
+                chunk.add(Y, sel[picked], (h << GROUP_BITS) | n)
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TimeLimit()
 
@@ -236,9 +272,11 @@ class Expander:
     def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
         sizes = [m.size for m in self.c.network.modes]
         mask = (1 << RANK_BITS) - 1
+        posts, parents, ranks = [], [], []
+        keys = self.store.keys
         for row in rows.tolist():
             sid = chunk.start + row
-            s = self.packer.unpack(self.store.keys[sid], sizes)
+            s = self.packer.unpack(keys[sid], sizes)
             chunk.counts[row] = 0
             try:
                 moves = self.c.successors(s)
@@ -249,34 +287,33 @@ class Expander:
                     chunk.step_errors.append((sid, e.step, e.fault))
                 continue
             chunk.counts[row] = len(moves)
-            if moves:
-                block = self.packer.pack_many([post for _, post in moves])
-                ranks = np.array([((r >> RANK_BITS) << GROUP_BITS) | (r & mask) for r, _ in moves],
-                                 dtype=np.int64)
-                chunk.add(block, np.full(len(moves), row, dtype=np.int64), ranks, scalar=True)
+            for r, post in moves:
+                posts.append(post)
+                parents.append(row)
+                ranks.append(((r >> RANK_BITS) << GROUP_BITS) | (r & mask))
+        if posts:
+            chunk.add(self.packer.pack_many(posts), np.array(parents, dtype=np.int64),
+                      np.array(ranks, dtype=np.int64), scalar=True)
 
 
-def _groups_by(codes: tuple[np.ndarray, ...]) -> list[tuple[tuple[int, ...], np.ndarray | None]]:
-    """The distinct combinations of codes, each with the rows that have it (None: all rows)."""
-    if not codes[0].size:
+def _groups_by(codes: tuple[np.ndarray, ...], key: np.ndarray
+               ) -> list[tuple[tuple[int, ...], int, np.ndarray | None]]:
+    """The distinct combinations of codes (rows with equal keys have equal codes), in
+    increasing order of key, each with its key and the rows that have it, in increasing
+    order (None: all rows)."""
+    n = key.size
+    if not n:
         return []
-    if all(c.min() == c.max() for c in codes):
-        return [(tuple(int(c[0]) for c in codes), None)]
-    key = codes[0]
-    for c in codes[1:]:
-        key = key * (int(c.max()) + 1) + c
-    values = np.unique(key)
-    if values.size <= 8:
-        out = []
-        for v in values.tolist():
-            rows = np.flatnonzero(key == v)
-            out.append((tuple(int(c[rows[0]]) for c in codes), rows))
-        return out
+    first, last = key.min(), key.max()
+    if first == last:
+        return [(tuple(int(c[0]) for c in codes), int(first), None)]
     order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
-    ends = np.r_[starts[1:], key.size]
-    return [(tuple(int(c[order[a]]) for c in codes), order[a:b]) for a, b in zip(starts, ends)]
+    ordered = key[order]
+    bounds = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), n]
+    firsts = order[bounds[:-1]]
+    combos = list(zip(*(c[firsts].tolist() for c in codes)))
+    keys = ordered[bounds[:-1]].tolist()
+    return [(combo, k, order[a:b]) for combo, k, a, b in zip(combos, keys, bounds, bounds[1:])]
 
 
 def _estimate(c: Compiled, root: tuple) -> Packing:

@@ -91,8 +91,9 @@ class StateStore:
             moved = at_held[~same]                # a different key: on to the next slot
             at_empty = np.flatnonzero(~held)
             claimants, at = pending[at_empty], slots[at_empty]
-            table[at] = -2 - claimants            # markers: one claimant per slot survives
-            won = table[at] == -2 - claimants
+            marks = -2 - claimants
+            table[at] = marks                     # markers: one claimant per slot survives
+            won = table[at] == marks
             winners, wslots = claimants[won], at[won]
             ids = np.arange(self.n, self.n + winners.size, dtype=np.int64)
             keys[ids] = block[winners]

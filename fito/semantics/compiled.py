@@ -19,13 +19,14 @@ from fito.lang.resolve import Model
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
 from fito.semantics.ir_python import to_python
 from fito.semantics.layout import Layout, build_layout
-from fito.semantics.network import Network, Transition
+from fito.semantics.network import Mode, Network, Transition
 from fito.semantics.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
 Rank = int  # candidate number << RANK_BITS | transition number
 RANK_BITS = 32
+_MISS = object()
 
 
 def rank_of(h: int, k: int) -> Rank:
@@ -46,10 +47,21 @@ class Compiled:
     _by_control: dict[tuple, list[tuple]] = field(default_factory=dict)
     _reader_cache: dict[int, list] = field(default_factory=dict)
     _group_lists: dict[tuple, list[Group]] = field(default_factory=dict)
+    _entry_finders: dict[int, Callable[[tuple], list[tuple]]] = field(default_factory=dict)
+    _offer_masks: OfferMasks = field(init=False)
+    _K: int = field(init=False)
+    _whole: bool = field(init=False)
+    _sizes: _Sizes = field(init=False)
     # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
     deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        self._offer_masks = OfferMasks(self.network)
+        self._K = self.layout.size
+        self._whole = not self.layout.region  # the control is all of a state after the store
+        self._sizes = _Sizes(self.network)
 
     @property
     def cells(self) -> int:
@@ -94,18 +106,7 @@ class Compiled:
         """The groups of a state, in rank order (an empty one for a candidate that cannot
         move at these locations)."""
         mode = s[self.cells]
-        known = self._groups
-        out = []
-        for h, single, locations in self._readers(mode):
-            key = (mode, h, locations(s))
-            got = known.get(key)  # irrelevant candidates are cached as NO_GROUP too
-            if got is None:
-                if single or self.network.relevant(*key):
-                    got = self.group(*key)
-                else:
-                    got = known[key] = NO_GROUP
-            out.append(got)
-        return out
+        return [self.groups_at(mode, h, read(s)) for h, _, read in self._readers(mode)]
 
     def _readers(self, mode: int) -> list[tuple[int, bool, Callable[[tuple], tuple]]]:
         """Per candidate of a mode: its number, whether it is one position, and a function
@@ -124,7 +125,8 @@ class Compiled:
     def successors(self, s: tuple) -> list[tuple[Rank, tuple]]:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
         step is None for an error of the state itself, else the failing transition's rank)."""
-        entries = self._by_control.get(s[self.cells:] if not self.region else self.control(s))
+        K = self._K
+        entries = self._by_control.get(s[K:] if self._whole else s[K:K + 1 + self._sizes[s[K]]])
         if entries is None:
             entries = self._entries(s)
         out: list[tuple[Rank, tuple]] = []
@@ -139,10 +141,42 @@ class Compiled:
 
     def _entries(self, s: tuple) -> list[tuple]:
         """(guards, effects, rank base) of the groups of a control that have transitions."""
-        entries = [(g.guards, g.effects, rank_of(h, 0)) for h, g in enumerate(self.groups(s))
-                   if g.transitions]
+        mode = s[self.cells]
+        find = self._entry_finders.get(mode)
+        if find is None:
+            find = self._entry_finders[mode] = self._entry_finder(mode)
+        entries = find(s)
         self._by_control[self.control(s)] = entries
         return entries
+
+    def _entry_finder(self, mode: int) -> Callable[[tuple], list[tuple]]:
+        """Generated Python listing the entries of a state of this mode: per candidate, one
+        look-up of its members' locations in a table of its own (a state of a model whose
+        control changes at every step makes a new control almost every time)."""
+        base = self.cells + 1
+        tables: list[dict] = [{} for _ in self.network.modes[mode].candidates]
+
+        def miss(h: int, key: object, locations: tuple[int, ...]) -> tuple | None:
+            g = self.groups_at(mode, h, locations)
+            got = tables[h][key] = (g.guards, g.effects, rank_of(h, 0)) if g.transitions else None
+            return got
+
+        ns: dict[str, object] = {f"t{h}": t for h, t in enumerate(tables)}
+        ns.update(M=_MISS, miss=miss, OM=self._offer_masks)
+        lines = _finder_lines(self.network.modes[mode], base, self._offer_masks)
+        exec(compile("\n".join(lines), "<fito-entries>", "exec"), ns)  # noqa: S102 - our own code
+        return ns["find"]  # type: ignore[return-value]
+
+    def groups_at(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
+        """The group of candidate h at these locations (NO_GROUP if it cannot move there)."""
+        key = (mode, h, locations)
+        got = self._groups.get(key)
+        if got is None:
+            if len(locations) == 1 or self.network.relevant(*key):
+                got = self.group(*key)
+            else:
+                got = self._groups[key] = NO_GROUP
+        return got
 
     def transition(self, s: tuple, rank: Rank) -> Transition:
         control = self.control(s)
@@ -231,6 +265,67 @@ class Compiled:
     def error_site(self, fault: Fault) -> tuple[str, str, Span]:
         site, message = self.sites.describe(fault)
         return site.code, message, site.span
+
+
+def _finder_lines(m: Mode, base: int, masks: OfferMasks) -> list[str]:
+    """The source of an entry finder (Compiled._entry_finder) for mode m: the offer masks of
+    the positions in synchronised candidates, then each candidate's look-up, a synchronised
+    one only where its members' masks share a bit with its reason's."""
+    members = sorted({p for h, movers in enumerate(m.candidates) if m.reasons[h] is not None
+                      for p in movers})
+    lines = ["def find(s):", "    out = []"] + [f"    o{p} = OM[s[{base + p}]]" for p in members]
+    for h, movers in enumerate(m.candidates):
+        at = [f"s[{base + p}]" for p in movers]
+        key = at[0] if len(at) == 1 else "(" + ", ".join(at) + ")"
+        locations = f"({at[0]},)" if len(at) == 1 else key
+        body = [f"e = t{h}.get({key}, M)", f"if e is M: e = miss({h}, {key}, {locations})",
+                "if e is not None: out.append(e)"]
+        if m.reasons[h] is not None:
+            bits = masks.bits(*m.reasons[h])
+            if not bits:
+                continue
+            lines.append(f"    if {' & '.join(f'o{p}' for p in movers)} & {bits}:")
+            body = ["    " + b for b in body]
+        lines += ["    " + b for b in body]
+    return lines + ["    return out"]
+
+
+class _Sizes(dict):
+    """Number of positions per mode, filled in as modes are made."""
+
+    def __init__(self, network: Network) -> None:
+        super().__init__()
+        self.network = network
+
+    def __missing__(self, mode: int) -> int:
+        got = self[mode] = self.network.modes[mode].size
+        return got
+
+
+class OfferMasks(dict):
+    """Per location (term id): the channels its component offers, as bits of an int, and a
+    bit of its own for the terminated process; so a synchronised candidate can take part
+    exactly where the masks of its members and of its reason share a bit
+    (Network.relevant)."""
+
+    def __init__(self, network: Network) -> None:
+        super().__init__()
+        self.network = network
+        self.index: dict[str | None, int] = {None: 0}
+
+    def bit(self, channel: str | None) -> int:
+        got = self.index.get(channel)
+        if got is None:
+            got = self.index[channel] = len(self.index)
+        return 1 << got
+
+    def bits(self, chans: frozenset[str], end: bool) -> int:
+        return sum(self.bit(c) for c in chans) | (self.bit(None) if end else 0)
+
+    def __missing__(self, tid: int) -> int:
+        got = self.bits(self.network.offers(tid), tid == self.network.semantics.omega)
+        self[tid] = got
+        return got
 
 
 def compile_model(model: Model) -> Compiled:

@@ -18,6 +18,8 @@ import numpy as np
 
 from fito.lang.values import BoolT, EnumT, IntRange, SetT, ValueType
 
+PACK_AT_ONCE = 32  # states of one mode packed column by column from this many on
+
 
 class Overflow(Exception):
     """A mode or a location index does not fit its field: widen and re-pack."""
@@ -135,6 +137,9 @@ class Packer:
         self._lows = np.array([f.lo for f in fields], dtype=np.int64)
         self._widths = np.array([f.width for f in fields], dtype=np.int64)
         self._shifts = np.array([f.shift for f in fields], dtype=np.uint64)
+        self._low = [f.lo for f in fields]
+        self._fields = [(f.word, f.shift, f.mask, f.lo) for f in fields]
+        self._zeros = [[0] * (packing.positions - n) for n in range(packing.positions + 1)]
         words = [f.word for f in fields]  # fields are laid out word by word
         self._starts = np.array([words.index(w) for w in range(packing.words)], dtype=np.int64)
 
@@ -158,38 +163,81 @@ class Packer:
 
     def pack_many(self, states: Sequence[tuple]) -> np.ndarray:
         """Many states as rows of words (as `pack`, with the bit work done by numpy)."""
-        pk = self.packing
-        K, positions = pk.cells, pk.positions
-        self.codebook.ensure(positions)
-        code = self.codebook.code
-        n = len(pk.fields)
-        values = np.zeros((len(states), n), dtype=np.int64)
-        values += self._lows  # fields a state does not fill (regions of absent positions)
-        for i, s in enumerate(states):
-            size = self.modes[s[K]].size  # type: ignore[attr-defined]
-            if size > positions:
-                raise Overflow()
-            row = list(s[:K + 1]) + [code(p, s[K + 1 + p]) for p in range(size)] \
-                + [0] * (positions - size) + list(s[K + 1 + size:])
-            values[i, :len(row)] = row
+        self.codebook.ensure(self.packing.positions)
+        values = self._values_of_one_mode(states) if len(states) >= PACK_AT_ONCE else None
+        if values is None:
+            values = self._values(states)
         values -= self._lows
         if ((values >> self._widths) != 0).any():
             raise Overflow()
         shifted = values.astype(np.uint64) << self._shifts
         return np.add.reduceat(shifted, self._starts, axis=1)  # disjoint bits: sum == or
 
+    def _values(self, states: Sequence[tuple]) -> np.ndarray:
+        """The field values of each state (location codes for term ids), state by state."""
+        pk = self.packing
+        K, positions = pk.cells, pk.positions
+        index, code, modes, lows = self.codebook.index, self.codebook.code, self.modes, self._low
+        rows = []
+        for s in states:
+            size = modes[s[K]].size  # type: ignore[attr-defined]
+            if size > positions:
+                raise Overflow()
+            ctl = [index[p].get(t) for p, t in enumerate(s[K + 1:K + 1 + size])]
+            if None in ctl:
+                ctl = [code(p, s[K + 1 + p]) for p in range(size)]
+            row = [*s[:K + 1], *ctl, *self._zeros[size], *s[K + 1 + size:]]
+            if len(row) < len(lows):  # regions of absent positions: their lowest values
+                row += lows[len(row):]
+            rows.append(row)
+        return np.array(rows, dtype=np.int64).reshape(len(rows), len(lows))
+
+    def _values_of_one_mode(self, states: Sequence[tuple]) -> np.ndarray | None:
+        """As `_values`, column by column, when every state has the same mode (else None).
+        New term ids get their codes in the order `_values` would give them."""
+        pk = self.packing
+        K, positions = pk.cells, pk.positions
+        try:
+            block = np.array(states, dtype=np.int64)
+        except ValueError:  # states of different lengths
+            return None
+        if block.ndim != 2 or block[:, K].min() != block[:, K].max():
+            return None
+        size = self.modes[int(block[0, K])].size  # type: ignore[attr-defined]
+        if size > positions:
+            raise Overflow()
+        out = np.empty((block.shape[0], len(self._low)), dtype=np.int64)
+        out[:] = self._lows  # absent positions: no location, regions at their lowest
+        out[:, :K + 1] = block[:, :K + 1]
+        for p in range(size):
+            out[:, K + 1 + p] = self._codes(p, block[:, K + 1 + p])
+        out[:, K + 1 + positions:K + 1 + positions + block.shape[1] - K - 1 - size] = \
+            block[:, K + 1 + size:]
+        return out
+
+    def _codes(self, p: int, tids: np.ndarray) -> np.ndarray:
+        """The location codes of position p for a column of term ids (new ones numbered in
+        the order of their first rows)."""
+        values, first, inverse = np.unique(tids, return_index=True, return_inverse=True)
+        index = self.codebook.index[p]
+        got = [index.get(t) for t in values.tolist()]
+        if None in got:
+            for _, i in sorted((f, i) for i, (g, f) in enumerate(zip(got, first.tolist()))
+                               if g is None):
+                got[i] = self.codebook.code(p, int(values[i]))
+        return np.array(got, dtype=np.int64)[inverse.reshape(-1)]
+
     def unpack(self, row: np.ndarray, sizes: Sequence[int]) -> tuple:
         """The flat state tuple of one row (sizes: number of positions of each mode)."""
         pk = self.packing
-        words = [int(w) for w in row]
-        values = [((words[f.word] >> f.shift) & f.mask) + f.lo for f in pk.fields]
+        words = row.tolist()
+        values = [((words[w] >> shift) & mask) + lo for w, shift, mask, lo in self._fields]
         K, R = pk.cells, pk.region
         mode = values[K]
         n = sizes[mode]
         terms = self.codebook.terms
         regions = values[K + 1 + pk.positions:K + 1 + pk.positions + n * R]
-        return tuple(values[:K]) + (mode,) + tuple(terms[p][values[K + 1 + p]] for p in range(n)) + \
-            tuple(regions)
+        return (*values[:K], mode, *(terms[p][values[K + 1 + p]] for p in range(n)), *regions)
 
 
 def extract(block: np.ndarray, f: Field) -> np.ndarray:

@@ -51,6 +51,7 @@ class ScalarCode:
         self.conflict_site = conflict_site
         self._deferred: list[tuple[Transition, int]] = []
         self._resets: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._slots: dict[tuple[str, tuple[int, ...]], int] = {}  # (cell, index) -> slot
         self.namespace: dict[str, Any] = {
             "Fault": Fault, "StepFault": StepFault,
             "_rd": self._read, "_div": _div, "_mod": _mod, "_fault": _fault,
@@ -63,9 +64,12 @@ class ScalarCode:
         return s[self._slot(cell, index, err)]
 
     def _slot(self, cell: str, index: tuple[int, ...], err: int) -> int:
-        slot = self.layout.cells[cell].slot(index)
+        slot = self._slots.get((cell, index))
         if slot is None:
-            raise Fault(err, "index " + ", ".join(map(str, index)))
+            slot = self.layout.cells[cell].slot(index)
+            if slot is None:
+                raise Fault(err, "index " + ", ".join(map(str, index)))
+            self._slots[(cell, index)] = slot
         return slot
 
     def _conflict(self, pairs: tuple[tuple[int, int], ...]) -> None:

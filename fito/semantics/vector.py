@@ -5,9 +5,9 @@ control matches the group's (mode, candidate, locations), and returns the packed
 of each enabled transition with the rows they came from, the number of enabled transitions
 per row, and the rows that *may* meet a model error (a guard or an effect that divides by
 zero, indexes out of range, writes or sends a value outside its type, or two writes that
-conflict). Those suspect rows are redone state by state by the scalar code, which decides
-exactly which error, if any, happens (docs/semantics.md, model errors); so the vector code
-only needs to over-approximate faults, never to order them.
+conflict; None when no row can). Those suspect rows are redone state by state by the scalar
+code, which decides exactly which error, if any, happens (docs/semantics.md, model errors);
+so the vector code only needs to over-approximate faults, never to order them.
 """
 from __future__ import annotations
 
@@ -29,15 +29,18 @@ from fito.semantics.vector_emit import (
     NotVector,
     as_int,
     bounds,
+    is_array,
     put_field,
     read_field,
+    read_source,
 )
+from fito.semantics.vector_puts import Put, copyable, fuse
 
 
 @dataclass(frozen=True, slots=True)
 class VectorGroup:
     ranks: tuple[int, ...]                       # rank of each transition
-    apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray]]
+    apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray | None]]
 
 
 def _bits(f: Field) -> tuple[int, int, int, int]:
@@ -89,15 +92,19 @@ class VectorCode:
         for t in transitions:
             if t.deferred is not None and (t.deferred.arguments() is None or self.R):
                 raise NotVector("a target that depends on the state beyond a call's arguments")
-            guards.append(em.conjunction(t.step.guard) if t.step.guard else None)
+            guard = em.conjunction(t.step.guard) if t.step.guard else None
+            if guard is not None and not any(is_array(g) for g in t.step.guard):
+                guard = f"np.broadcast_to({guard}, (r,))"
+            guards.append(guard)
         body: list[str] = []
         for n, t in enumerate(transitions):
             body += self._transition(constants, n, t, guards[n], mode, movers, locations)
-        lines = ["def apply(X):", "    r = X.shape[0]", "    GF = np.zeros(r, dtype=bool)",
-                 "    EF = np.zeros(r, dtype=bool)", "    cnt = np.zeros(r, dtype=np.int64)",
-                 "    outs = []"]
-        lines += ["    " + line for line in em.reads("X") + em.prelude + body]
-        lines.append("    return outs, cnt, GF | EF")
+        code = em.reads("X") + em.prelude + body
+        flags = [f for f in ("GF", "EF") if any(f in line for line in code)]
+        lines = ["def apply(X):", "    r = X.shape[0]", "    cnt = np.zeros(r, dtype=np.int64)",
+                 "    outs = []"] + [f"    {f} = np.zeros(r, dtype=bool)" for f in flags]
+        lines += ["    " + line for line in code]
+        lines.append(f"    return outs, cnt, {' | '.join(flags) or None}")  # None: no row suspect
         return self._exec(lines, constants, "apply")
 
     def _exec(self, lines: list[str], constants: dict[str, Any], name: str) -> Any:
@@ -115,30 +122,29 @@ class VectorCode:
         step = t.step
         sub = Emitter(self, "s", "rs", "EF", constants)
         checks = self._checks(sub, step.checks)
-        values = [sub.int(w.value) for w in step.writes]
-        offsets = [None if w.loc[0] in ("c", "fault") else
-                   sub.offset(self.layout.cells[w.loc[1]], w.loc[2]) for w in step.writes]
-        effect = sub.reads("Y0") + sub.prelude + checks
+        lines, puts = self._writes(sub, step)
+        effect = sub.reads("Y0") + sub.prelude + checks + lines
         if step.fault is not None or any(w.loc[0] == "fault" for w in step.writes):
             effect.append("EF[sel] = True")  # taking the step is a model error
-        effect += self._writes(step, values, offsets)
         if t.deferred is None:
-            effect += self._control(t, mode, movers, locations)
+            puts += self._control(t, mode, movers, locations)
         else:
             post = Emitter(self, "y", "rs", "EF", constants)
             args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
             self._deferred.append(t)
-            effect += post.reads("Y") + post.prelude
-            effect.append(f"EF[sel] |= _dfr({len(self._deferred) - 1}, {mode}, Y, Y0, "
-                          f"({''.join(a + ', ' for a in args)}))")
+            puts += post.reads("Y") + post.prelude
+            puts.append(f"EF[sel] |= _dfr({len(self._deferred) - 1}, {mode}, Y, Y0, "
+                        f"({''.join(a + ', ' for a in args)}))")
+        effect += fuse(puts)
         lines = []
         if guard is None:
-            lines.append("sel = np.arange(r)")
+            lines += ["sel = np.arange(r)", "Y0 = X"]
         else:
-            lines += [f"e = np.broadcast_to({guard}, (r,))", "sel = np.flatnonzero(e)"]
-        lines += ["if sel.size:", "    Y0 = X[sel]", "    Y = Y0.copy()", "    rs = sel.size"]
+            lines += [f"sel = np.flatnonzero({guard})", "Y0 = X[sel]"]
+        lines += ["if sel.size:", "    Y = Y0.copy()", "    rs = sel.size"]
         lines += ["    " + x for x in effect]
-        lines += [f"    outs.append((Y, sel, {n}))", "    cnt[sel] += 1"]
+        lines += [f"    outs.append((Y, sel, {n}))",
+                  "    cnt += 1" if guard is None else "    cnt[sel] += 1"]
         return lines
 
     def _checks(self, em: Emitter, checks: Sequence[tuple]) -> list[str]:
@@ -160,35 +166,107 @@ class VectorCode:
                 out += [f"_x = np.broadcast_to({x}, (rs,))", em.flag_rows(f"~({test})")]
         return out
 
-    def _writes(self, step: Any, values: list[str], offsets: list[str | None]) -> list[str]:
-        out = self._crash() if step.crash else []
+    def _writes(self, sub: Emitter, step: Any) -> tuple[list[str], list[str | Put]]:
+        """Lines computing the values of a step's writes (and flagging the rows where one
+        may fail), and the puts doing them, in order (a later write of a slot wins)."""
+        lines: list[str] = []
+        puts: list[str | Put] = self._crash() if step.crash else []
+        conflicts = (step.synced or step.conflict) and len(step.writes) > 1
         slots: list[str] = []
-        for j, (w, v, offset) in enumerate(zip(step.writes, values, offsets)):
-            out.append(f"v{j} = np.broadcast_to({v}, (rs,))")
-            if w.range_err >= 0 and not self._within(w.value, w.type):
-                lo, hi = value_range(w.type)
-                out.append(f"EF[sel] |= (v{j} < {lo}) | (v{j} > {hi})")
+        for j, w in enumerate(step.writes):
+            value, kind = self._value(sub, w, conflicts)
+            if kind == "v":
+                lines.append(f"v{j} = {value}")
+                value = f"v{j}"
+                if w.range_err >= 0 and not self._within(w.value, w.type):
+                    lines.append(f"EF[sel] |= {self._outside(w, value)}")
+            elif kind == "k" and w.range_err >= 0 and not w.type.contains(value):
+                lines.append("EF[sel] = True")
             if w.loc[0] == "fault":
                 slots.append("-1")
                 continue
-            if offset is None:
+            if w.loc[0] == "c":
                 slots.append(str(w.loc[1]))
-                f = self.field(w.loc[1])
-                if f.width:
-                    out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j})")
+                puts.append(self._put(w.loc[1], value, kind))
                 continue
             cell = self.layout.cells[w.loc[1]]
-            out.append(f"q{j} = np.broadcast_to({offset}, (rs,))")
+            offset, choices = sub.offset(cell, w.loc[2])
+            if len(choices) == 1:
+                slots.append(str(choices[0]))
+                puts.append(self._put(choices[0], value, kind))
+                continue
+            lines.append(f"q{j} = np.broadcast_to({offset}, (rs,))")
             slots.append(f"q{j}")
-            for k in range(cell.size):
-                f = self.field(cell.base + k)
-                if f.width:
-                    out += [f"m = np.flatnonzero(q{j} == {cell.base + k})",
-                            f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, v{j}[m], m)"]
-        if (step.synced or step.conflict) and len(step.writes) > 1:
+            puts += self._dynamic_put(sub, f"q{j}", choices, value)
+        if conflicts:
             for a in range(len(slots)):
                 for b in range(a + 1, len(slots)):
-                    out.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
+                    lines.append(f"EF[sel] |= ({slots[a]} == {slots[b]}) & (v{a} != v{b})")
+        return lines, puts
+
+    def _value(self, sub: Emitter, w: Any, conflicts: bool) -> tuple[Any, str]:
+        """A write's value: ("k") a constant, ("copy") a slot of the state before copied bit
+        for bit, or ("v") an expression of one value per row."""
+        ir = w.value
+        if not conflicts and ir[0] == "k":
+            return ir[1], "k"
+        if not conflicts and ir[0] == "c" and w.loc[0] == "c" and \
+                (w.range_err < 0 or self._within(ir, w.type)) and \
+                copyable(self.field(ir[1]), self.field(w.loc[1])):
+            return ir[1], "copy"
+        x = sub.int(ir)
+        return (x if is_array(ir) else f"np.full(rs, {x}, dtype=np.int64)"), "v"
+
+    def _outside(self, w: Any, v: str) -> str:
+        """Rows where the value v of write w lies outside its type."""
+        if isinstance(w.type, SetT):  # (a set with gaps: _within is never true of it)
+            return f"np.isin({v}, {list(w.type.values())!r}, invert=True)"
+        lo, hi = value_range(w.type)
+        a, b = bounds(w.value, self.range, self.layout)
+        tests = ([f"({v} < {lo})"] if a < lo else []) + ([f"({v} > {hi})"] if b > hi else [])
+        return " | ".join(tests) or "False"
+
+    def _put(self, slot: int, value: Any, kind: str) -> Put:
+        f = self.field(slot)
+        if kind == "copy":
+            return Put(f, source=("Y0", self.field(value)))
+        return Put(f, value)
+
+    def _dynamic_put(self, sub: Emitter, q: str, slots: list[int], v: int | str
+                     ) -> list[str | Put]:
+        """Lines writing v into the slot numbered q of each row (one of `slots`): per word,
+        the rows whose slot lies there, at a shift read from a table."""
+        fields = [self.field(k) for k in slots]
+        f0, span = fields[0], range(slots[0], slots[-1] + 1)
+        if any((f.width, f.lo) != (f0.width, f0.lo) for f in fields):
+            out: list[str | Put] = [f"_v = np.broadcast_to({v}, (rs,))"]
+            for k, f in zip(slots, fields):
+                if f.width:
+                    out += [f"m = np.flatnonzero({q} == {k})",
+                            f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, _v[m], m)"]
+            return out
+        if not f0.width:
+            return []
+        at = {k: f for k, f in zip(slots, fields)}
+        t = sub.fresh()
+        sub.constants[t] = np.array([at[k].shift if k in at else 0 for k in span], dtype=np.uint64)
+        if isinstance(v, int):
+            bits = f"U({(v - f0.lo) & f0.mask})"
+        else:
+            v = f"({v} - {f0.lo})" if f0.lo else v
+            bits = f"np.broadcast_to({v}, (rs,)).astype(U) & U({f0.mask})"
+        out = [f"_b = {bits}", f"_s = {t}[{q} - {slots[0]}]"]
+        words = sorted({f.word for f in fields})
+        if len(words) == 1:
+            w = words[0]
+            return out + [f"Y[:, {w}] = (Y[:, {w}] & ~(U({f0.mask}) << _s)) | (_b << _s)"]
+        wt = sub.fresh()
+        sub.constants[wt] = np.array([at[k].word if k in at else -1 for k in span])
+        out.append(f"_w = {wt}[{q} - {slots[0]}]")
+        for w in words:
+            out += [f"m = np.flatnonzero(_w == {w})",
+                    f"if m.size: Y[m, {w}] = (Y[m, {w}] & ~(U({f0.mask}) << _s[m])) | "
+                    f"({'_b' if isinstance(v, int) else '_b[m]'} << _s[m])"]
         return out
 
     def _within(self, ir: IR, t: ValueType) -> bool:
@@ -199,19 +277,11 @@ class VectorCode:
         a, b = bounds(ir, self.range, self.layout)
         return lo <= a and b <= hi
 
-    def _crash(self) -> list[str]:
-        """Volatile cells and buffers back to their initial values, one masked assignment per
-        word; the volatile variables of every live activation back to theirs."""
-        out = []
-        for word in sorted({self.packing.fields[s].word for s in self.layout.volatile}):
-            clear, bits = 0, 0
-            for s in self.layout.volatile:
-                f = self.packing.fields[s]
-                if f.word == word and f.width:
-                    clear |= f.mask << f.shift
-                    bits |= (self.layout.init[s] - f.lo) << f.shift
-            if clear:
-                out.append(f"Y[:, {word}] = (Y[:, {word}] & U({~clear & (2**64 - 1)})) | U({bits})")
+    def _crash(self) -> list[str | Put]:
+        """Volatile cells and buffers back to their initial values; the volatile variables of
+        every live activation back to theirs."""
+        out: list[str | Put] = [Put(self.packing.fields[s], self.layout.init[s])
+                                for s in self.layout.volatile]
         if self.R and self.resets is not None:
             out.append(f"_crv(Y, Y0, {self.size})")
         return out
@@ -234,15 +304,15 @@ class VectorCode:
                         put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
 
     def _control(self, t: Transition, mode: int, movers: tuple[int, ...],
-                 locations: tuple[int, ...]) -> list[str]:
+                 locations: tuple[int, ...]) -> list[str | Put]:
         pk = self.packing
-        out: list[str] = []
+        out: list[str | Put] = []
         same = t.mode == mode
         if not same:
             f = pk.mode_field
             if t.mode >> f.width:
                 raise Overflow()
-            out.append(f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {t.mode})")
+            out.append(Put(f, t.mode))
         size = len(t.locations)
         if size > pk.positions:
             raise Overflow()
@@ -276,71 +346,73 @@ class VectorCode:
                 return True
         return False
 
-    def _region_zero(self, q: int) -> list[str]:
-        if not self.R:
-            return []
-        return [self._put_region(q, j, "0") for j in range(self.R) if self.packing.region_field(q, j).width]
+    def _region_zero(self, q: int) -> list[str | Put]:
+        return [Put(self.packing.region_field(q, j), 0) for j in range(self.R)]
 
-    def _region_recipe(self, q: int, recipe: tuple) -> list[str]:
-        out = []
+    def _region_recipe(self, q: int, recipe: tuple) -> list[str | Put]:
+        out: list[str | Put] = []
         for frame, how in zip(self.layout.frames.values(), recipe):
             if how is not None and how[0] == "copy":
                 if how[1] != q:
                     out += self._region_copy(how[1], q, frame.base, frame.base + frame.size, True)
                 continue
             values = how[1] if how is not None else (0,) * frame.size
-            out += [self._put_region(q, frame.base + i, str(v)) for i, v in enumerate(values)
-                    if self.packing.region_field(q, frame.base + i).width]
+            out += [Put(self.packing.region_field(q, frame.base + i), v)
+                    for i, v in enumerate(values)]
         return out
 
-    def _region_copy(self, p: int, q: int, lo: int, hi: int, snapshot: bool) -> list[str]:
-        src = "Yw" if snapshot else "Y"
-        out = []
+    def _region_copy(self, p: int, q: int, lo: int, hi: int, snapshot: bool) -> list[str | Put]:
+        """Region slots lo .. hi - 1 of position p into position q's: from the snapshot Yw
+        after the writes, or (read as it is being written) from Y."""
+        out: list[str | Put] = []
         for j in range(lo, hi):
             a, b = self.packing.region_field(p, j), self.packing.region_field(q, j)
-            if b.width:
-                out.append(self._put_region(q, j, f"_rd({src}, {a.word}, {a.shift}, {a.mask}, {a.lo})"))
+            if not b.width:
+                continue
+            if not snapshot:
+                out.append(f"_put(Y, {b.word}, {b.shift}, {b.mask}, {b.lo}, "
+                           f"_rd(Y, {a.word}, {a.shift}, {a.mask}, {a.lo}))")
+            elif copyable(a, b):
+                out.append(Put(b, source=("Yw", a)))
+            else:
+                out.append(Put(b, read_source("Yw", a)))
         return out
 
-    def _put_region(self, q: int, j: int, value: str) -> str:
-        f = self.packing.region_field(q, j)
-        return f"_put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, {value})"
-
-    def _set_position(self, q: int, tid: int) -> str:
+    def _set_position(self, q: int, tid: int) -> Put:
         if q >= self.packing.positions:
             raise Overflow()
         self.codebook.ensure(self.packing.positions)
         return self._set_code(q, self.codebook.code(q, tid))
 
-    def _set_code(self, q: int, code: int) -> str:
+    def _set_code(self, q: int, code: int) -> Put:
         f = self.packing.position_field(q)
         if code >> f.width:
             raise Overflow()
-        return f"_put(Y, {f.word}, {f.shift}, {f.mask}, 0, {code})" if f.width else "pass"
+        return Put(f, code)
 
-    def _copy_position(self, p: int, q: int) -> str:
+    def _copy_position(self, p: int, q: int) -> Put:
         a, b = self.packing.position_field(p), self.packing.position_field(q)
-        if not b.width:
-            return "pass"
         if not a.width:
-            return f"_put(Y, {b.word}, {b.shift}, {b.mask}, 0, 0)"
-        return (f"_put(Y, {b.word}, {b.shift}, {b.mask}, 0, "
-                f"_tr({p}, {q}, _rd(Y0, {a.word}, {a.shift}, {a.mask}, 0)))")
+            return Put(b, 0)
+        return Put(b, f"_tr({p}, {q}, {read_source('Y0', a)})")
 
-    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
+    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
+                          args: tuple) -> np.ndarray:
         """Write the control after a transition whose target is a call with arguments read
         after the step: one target per distinct argument tuple; rows whose target cannot be
         made this way (an error, or more of it reads cells) are flagged for the scalar code."""
         with self.lock:
             return self._deferred_locked(j, mode, Y, Y0, args)
 
-    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple) -> np.ndarray:
+    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
+                         args: tuple) -> np.ndarray:
         rows = Y.shape[0]
         bad = np.zeros(rows, dtype=bool)
         if not args:
             values, inverse = np.zeros((1, 0), np.int64), np.zeros(rows, np.int64)
         else:
-            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,)) for a in args], axis=1)
+            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,))
+                                for a in args], axis=1)
             values, inverse = np.unique(stacked, axis=0, return_inverse=True)
             inverse = inverse.reshape(rows)
         deferred = self._deferred[j].deferred
@@ -390,7 +462,8 @@ class VectorCode:
         with self.lock:
             return self._translate_locked(p, q, values, inverse)
 
-    def _translate_locked(self, p: int, q: int, values: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    def _translate_locked(self, p: int, q: int, values: np.ndarray,
+                          inverse: np.ndarray) -> np.ndarray:
         book = self.codebook
         book.ensure(self.packing.positions)
         mapped = [0 if c == 0 else book.code(q, book.terms[p][c]) for c in values.tolist()]
@@ -399,7 +472,8 @@ class VectorCode:
         return np.array(mapped, dtype=np.int64)[inverse]
 
     # ------------------------------------------------------------------ predicates
-    def predicate(self, ir: IR, negate: bool) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def predicate(self, ir: IR, negate: bool
+                  ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """A cell predicate over a block: (truth per row, rows where it may fault)."""
         constants: dict[str, Any] = {}
         em = Emitter(self, "c", "r", "GF", constants)

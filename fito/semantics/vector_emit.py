@@ -3,6 +3,7 @@ field arrays of a block of packed rows, with the fault flags an expression may r
 the bounds that keep its intermediate values in int64."""
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,21 +39,22 @@ class Emitter:
         self.used: set[int] = set()
         self.prelude: list[str] = []
         self.constants = constants
+        self.flagged: set[tuple] = set()
 
     def reads(self, source: str) -> list[str]:
         out = []
         for slot in sorted(self.used):
             f = self.code.field(slot)
             if f.width:
-                out.append(f"{self.prefix}{slot} = "
-                           f"_rd({source}, {f.word}, {f.shift}, {f.mask}, {f.lo})")
+                out.append(f"{self.prefix}{slot} = {read_source(source, f)}")
             else:
                 out.append(f"{self.prefix}{slot} = np.full({self.rows}, {f.lo}, dtype=np.int64)")
         return out
 
     def fresh(self) -> str:
-        name = f"_{self.prefix}{len(self.constants)}_{len(self.prelude)}"
-        self.constants.setdefault("__names", []).append(name)
+        names = self.constants.setdefault("__names", [])
+        name = f"_{self.prefix}{len(names)}"
+        names.append(name)
         return name
 
     def flag_rows(self, bad: str) -> str:
@@ -147,38 +149,91 @@ class Emitter:
         fn = "np.floor_divide" if op == "/" else "np.remainder"
         return f"{fn}({a}, np.where({t} == 0, 1, {t}))", "i"
 
-    def offset(self, cell: Any, index: Sequence[IR]) -> str:
-        """The slot of an element of a cell array at computed indices (faults flagged)."""
-        parts = []
+    def offset(self, cell: Any, index: Sequence[IR]) -> tuple[str, list[int]]:
+        """The slot of an element of a cell array at computed indices (faults flagged), and
+        the slots it can be: those the indices' bounds allow (an index that cannot leave its
+        range needs no flag and no clip)."""
+        parts, choices = [], []
         positions = cell.positions or (None,) * len(cell.dims)
         for x, (lo, size, stride), pos in zip(index, cell.dims, positions):
             v = self.fresh()
             self.prelude.append(f"{v} = {self.int(x)}")
             if pos is not None:
-                keys = sorted(pos)
-                table = self.fresh()
-                self.constants[table] = np.array([pos.get(k, -1)
-                                                  for k in range(keys[0], keys[-1] + 1)])
-                o = self.fresh()
-                span = keys[-1] - keys[0]
-                self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
-                                    f"{table}[np.clip({v} - {keys[0]}, 0, {span})], -1)")
+                o = self._position(v, pos)
+                self._flag_once((x, tuple(sorted(pos.items()))), f"(({o} < 0) | ({o} >= {size}))")
+                first, last = 0, size - 1
             else:
-                o = f"({v} - {lo})"
-            self.prelude.append(self.flag_rows(f"(({o} < 0) | ({o} >= {size}))"))
-            parts.append(f"np.clip({o}, 0, {size - 1}) * {stride}")
-        return f"({cell.base} + " + " + ".join(parts) + ")"
+                a, b = bounds(x, self.code.range, self.code.layout)
+                first, last = min(max(a - lo, 0), size - 1), max(min(b - lo, size - 1), 0)
+                o = f"({v} - {lo})" if lo else v
+                if a - lo < 0 or b - lo >= size:  # may leave its range
+                    bad = ([f"({o} < 0)"] if a < lo else []) + \
+                        ([f"({o} >= {size})"] if b - lo >= size else [])
+                    self._flag_once((x, lo, size), " | ".join(bad))
+                    o = f"np.clip({o}, 0, {size - 1})"
+            parts.append(f"{o} * {stride}")
+            choices.append([k * stride for k in range(first, last + 1)])
+        slots = sorted({cell.base + sum(c) for c in itertools.product(*choices)})
+        return f"({cell.base} + " + " + ".join(parts) + ")", slots
+
+    def _position(self, v: str, pos: Any) -> str:
+        """The offset of index value v in an index set with gaps (-1 outside it)."""
+        keys = sorted(pos)
+        table, o = self.fresh(), self.fresh()
+        self.constants[table] = np.array([pos.get(k, -1) for k in range(keys[0], keys[-1] + 1)])
+        span = keys[-1] - keys[0]
+        self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
+                            f"{table}[np.clip({v} - {keys[0]}, 0, {span})], -1)")
+        return o
+
+    def _flag_once(self, key: tuple, bad: str) -> None:
+        """Flag the rows where an index is out of range (once per index and range)."""
+        if key not in self.flagged:
+            self.flagged.add(key)
+            self.prelude.append(self.flag_rows(bad))
 
     def _dynamic_read(self, ir: IR) -> str:
         _, name, index, _err = ir
         cell = self.code.layout.cells[name]
-        offset = self.offset(cell, index)
-        for k in range(cell.size):
-            self.used.add(cell.base + k)
-        stack = ", ".join(f"{self.prefix}{cell.base + k}" for k in range(cell.size))
-        t = self.fresh()
-        self.prelude.append(f"{t} = np.broadcast_to({offset} - {cell.base}, ({self.rows},))")
+        offset, slots = self.offset(cell, index)
+        self.used.update(slots)
+        if len(slots) == 1:
+            return f"{self.prefix}{slots[0]}"
+        stack = ", ".join(f"{self.prefix}{k}" for k in slots)
+        t, table = self.fresh(), self.fresh()
+        self.constants[table] = np.array([slots.index(k) if k in slots else 0
+                                          for k in range(slots[0], slots[-1] + 1)])
+        self.prelude.append(f"{t} = np.broadcast_to({table}[{offset} - {slots[0]}], "
+                            f"({self.rows},))")
         return f"np.stack(({stack},))[{t}, np.arange({self.rows})]"
+
+
+def is_array(ir: IR) -> bool:
+    """Whether the expression emitted for ir is surely an array of one value per row (else
+    it may be a Python or numpy scalar)."""
+    tag = ir[0]
+    if tag in ("c", "cd", "chk"):
+        return True
+    if tag in ("neg", "not", "safe"):
+        return is_array(ir[1])
+    if tag == "seq":
+        return is_array(ir[2])
+    if tag in ("if", "min", "max"):
+        return any(is_array(x) for x in ir[1:])
+    if tag == "op":
+        return is_array(ir[2]) or is_array(ir[3])
+    return False
+
+
+def read_source(source: str, f: Any) -> str:
+    """An expression of the values of field f in the rows of the block named source."""
+    x = f"{source}[:, {f.word}]"
+    if f.shift:
+        x = f"({x} >> {f.shift})"
+    if f.shift + f.width < 64:
+        x = f"({x} & {f.mask})"
+    x = f"{x}.astype(np.int64)"
+    return f"({x} + {f.lo})" if f.lo else x
 
 
 def bounds(ir: IR, ranges: Callable[[int], tuple[int, int]], layout: Layout) -> tuple[int, int]:
