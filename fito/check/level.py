@@ -86,14 +86,19 @@ def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome,
                  sink: Fresh | Unseen) -> None:
     """Expand the states lo .. hi - 1 chunk by chunk into `out` and `sink`."""
     for start in range(lo, hi, CHUNK):
-        budget.current().poll()
-        chunk = ex.expand(start, min(hi, start + CHUNK))
-        out.transitions += int(chunk.counts.sum())
-        note(ex, chunk, out, deadlock)
-        block, keys = chunk.candidates(ex.packing.words)
-        del chunk
+        block, keys = expand_chunk(ex, start, min(hi, start + CHUNK), deadlock, out)
         if block.shape[0]:
             sink.add(block, keys)
+
+
+def expand_chunk(ex: Expander, start: int, stop: int, deadlock: bool, out: Outcome
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates of the states start .. stop - 1 and their keys; the rest into `out`."""
+    budget.current().poll()
+    chunk = ex.expand(start, stop)
+    out.transitions += int(chunk.counts.sum())
+    note(ex, chunk, out, deadlock)
+    return chunk.candidates(ex.packing.words)
 
 
 def note(ex: Expander, chunk: Chunk, out: Outcome, deadlock: bool) -> None:

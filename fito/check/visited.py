@@ -8,6 +8,8 @@ key moves to the next slot. No Python object exists per state.
 """
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from fito import budget
@@ -17,6 +19,24 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 EMPTY = -1
 MAX_STATES = 2**31 - 2
+
+
+def unforked(shape: tuple[int, ...], dtype: type, fill: int = 0) -> np.ndarray:
+    """A filled array whose pages a forked process does not inherit (Linux MADV_DONTFORK;
+    elsewhere a plain array): the workers of fito/check/workers.py never read the store, so
+    the parent's writes to it need not copy pages they share (which would also split its
+    huge pages). Large arrays ask for huge pages, as numpy itself does."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    if size < 1 << 20 or not hasattr(mmap, "MADV_DONTFORK"):
+        return np.full(shape, fill, dtype=dtype)
+    area = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    area.madvise(mmap.MADV_DONTFORK)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        area.madvise(mmap.MADV_HUGEPAGE)
+    out = np.frombuffer(area, dtype=dtype).reshape(shape)  # zeros: the kernel's fresh pages
+    if fill:
+        out.fill(fill)
+    return out
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -47,9 +67,9 @@ class StateStore:
 
     def __init__(self, words: int, capacity: int = 1 << 12) -> None:
         self.words = words
-        self.keys = np.zeros((capacity, words), dtype=np.uint64)
+        self.keys = unforked((capacity, words), np.uint64)
         self.n = 0
-        self.table = np.full(capacity * 2, EMPTY, dtype=np.int32)
+        self.table = unforked((capacity * 2,), np.int32, EMPTY)
         self.mask = np.uint64(capacity * 2 - 1)
         self._since = 0
         self._slot_of: np.ndarray | None = None  # slots of the states since _since (track)
@@ -180,7 +200,7 @@ class StateStore:
             while cap < need:
                 cap *= 2
             budget.current().reserve(cap * self.words * 8, "the visited states' keys")
-            grown = np.zeros((cap, self.words), dtype=np.uint64)
+            grown = unforked((cap, self.words), np.uint64)
             grown[:self.n] = self.keys[:self.n]
             self.keys = grown
         if need * 2 > self.table.size:
@@ -192,7 +212,7 @@ class StateStore:
 
     def _rebuild(self, size: int) -> None:
         self._slot_of = None
-        self.table = np.full(size, EMPTY, dtype=np.int32)
+        self.table = unforked((size,), np.int32, EMPTY)
         self.mask = np.uint64(size - 1)
         mask = size - 1
         pending = np.arange(self.n, dtype=np.int64)

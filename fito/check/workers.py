@@ -1,38 +1,44 @@
 """Expanding a frontier level on several cores (`--jobs N`): forked worker processes.
 
-At the start of a large level the search forks N - 1 workers. Each is an exact copy of the
-search at that moment (compiled groups, codebook, visited store) and expands its own range
-of the level's rows, keeping the successors its copy of the store does not hold (once each,
-with the least discovery key they were found by: fito/check/level.py, `Unseen`). Meanwhile
-the parent expands the first range itself, inserting as it goes. Then it reads each
-worker's rows and keys through a pipe and inserts them. The search renumbers the level's
-new states by discovery key afterwards, so verdicts, state counts, numbering and
-counterexamples are the same for every N.
+At the start of a large level the search forks N - 1 workers, each an exact copy of the
+search at that moment (compiled groups, codebook, the level's rows) but for the visited
+store, whose pages are not inherited (fito/check/visited.py: MADV_DONTFORK). Each worker
+expands its range of the level chunk by chunk and sends every chunk's candidates (rows and
+discovery keys) through a pipe, with what the chunk showed (transitions, errors, the first
+deadlock). Meanwhile the parent inserts the candidates as they arrive: expansion runs in the
+workers, insertion into the store in the parent, and neither waits for the other more than
+a chunk. Since the workers never map the store, the parent's writes to it copy no page.
+The search renumbers the level's new states by discovery key afterwards, so verdicts, state
+counts, numbering and counterexamples are the same for every N.
 
-A worker's answer is used only if its copy of the network learnt nothing new: a location
-or a mode first met by a worker would get a code the parent does not know. When it did (or
-the worker failed in any way: a model error is not a failure, since errors are noted as on
-one core), the parent expands that range itself. Workers are forked per level, so nothing
-is shared between processes but the pipe; the interpreter lock of one process never
-serialises another. Without `os.fork` (Windows), every level runs on one core.
+A worker's chunk is used only if its copy of the network had learnt nothing new when the
+chunk was done: a location or a mode first met by a worker would get a code the parent does
+not know. When it had (or the worker failed in any way; a model error is not a failure,
+since errors are noted as on one core), the worker stops, and the parent expands the rest
+of its range itself. Workers are forked per level, so nothing is shared between processes
+but the pipes; the interpreter lock of one process never serialises another. Without
+`os.fork` (Windows), every level runs in one process.
 """
 from __future__ import annotations
 
 import gc
 import os
 import pickle
+import queue
 import signal
 import struct
-import time
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from fito.check.expand import Expander
-from fito.check.level import Fresh, Outcome, Unseen, expand_range
+from fito.check.level import NO_KEY, Fresh, Outcome, expand_chunk, expand_range
+from fito.check.visited import StateStore
 
 PARALLEL_MIN = 1 << 13   # rows of a level below which one process expands it
-SHARE_BOUNDS = (0.1, 0.9)
+PARALLEL_CHUNK = 1 << 15  # rows taken at once by a process (smaller chunks share better)
+QUEUED = 2               # chunks a worker may have in flight beyond the one being inserted
 
 
 def available() -> bool:
@@ -44,32 +50,45 @@ def fingerprint(ex: Expander) -> tuple:
     return (len(ex.c.network.modes),) + tuple(len(t) for t in ex.codebook.terms)
 
 
+class LevelRows:
+    """A worker's stand-in for the visited store: the level's rows, by state number."""
+
+    def __init__(self, rows: np.ndarray, lo: int) -> None:
+        self.rows = rows
+        self.lo = lo
+
+    @property
+    def keys(self) -> LevelRows:
+        return self
+
+    def __getitem__(self, i: int | slice) -> np.ndarray:
+        if isinstance(i, slice):
+            return self.rows[i.start - self.lo:i.stop - self.lo]
+        return self.rows[i - self.lo]
+
+
 @dataclass(slots=True)
 class Worker:
-    """One forked worker: the rows it expands, its process and the read end of its pipe."""
+    """One forked worker: its process and the read end of its pipe."""
 
-    lo: int
-    hi: int
     pid: int
     fd: int
 
-    def result(self) -> tuple[Outcome, np.ndarray, np.ndarray, float] | None:
-        """(outcome, rows, keys, seconds of work), or None when the parent must redo it."""
+    def messages(self, into: queue.Queue) -> None:
+        """Read the worker's chunks into the queue, then None (on a reader thread)."""
         try:
-            got = _receive(self.fd)
-        except (EOFError, OSError, pickle.UnpicklingError):
-            got = None
+            while True:
+                got = _receive(self.fd)
+                if got is None:
+                    break
+                into.put((self, got))
+        except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+            pass
         finally:
-            os.close(self.fd)
-            self.fd = -1
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-        return got
+            into.put((self, None))
 
-    def stop(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+    def end(self) -> None:
+        """Kill the worker if it still runs, and reap it (its reader then meets the end)."""
         if self.pid:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -78,76 +97,127 @@ class Worker:
             os.waitpid(self.pid, 0)
             self.pid = 0
 
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+class Chunks:
+    """The chunks of a level, handed out one at a time to whichever process asks first
+    (a counter in memory shared by the forked processes, under a lock)."""
+
+    def __init__(self, lo: int, hi: int, size: int) -> None:
+        import multiprocessing
+
+        self.lo, self.hi, self.size = lo, hi, size
+        self.count = -(-(hi - lo) // size)
+        self.lock = multiprocessing.get_context("fork").Lock()
+        self.next = multiprocessing.get_context("fork").RawValue("q", 0)
+
+    def take(self) -> tuple[int, int] | None:
+        with self.lock:
+            i = self.next.value
+            if i >= self.count:
+                return None
+            self.next.value = i + 1
+        start = self.lo + i * self.size
+        return start, min(self.hi, start + self.size)
+
 
 def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
                  ) -> tuple[Outcome, np.ndarray]:
     """As one process would: the level's outcome and the least discovery key of each new
-    state (numbered from `first`), with ex.jobs - 1 workers expanding most of the rows."""
-    n = hi - lo
-    own = lo + max(1, int(n * ex.share))
-    cuts = np.linspace(own, hi, ex.jobs, dtype=np.int64).tolist()
+    state (numbered from `first`). ex.jobs - 1 workers and the parent take chunks in turn;
+    the parent inserts what the workers send, and expands a chunk itself when nothing waits."""
+    rows = ex.store.keys[lo:hi].copy()  # what the workers see of the store
+    chunks = Chunks(lo, hi, PARALLEL_CHUNK)
     workers: list[Worker] = []
+    inbox: queue.Queue = queue.Queue(maxsize=QUEUED * ex.jobs)
+    readers: list[threading.Thread] = []
+    done: set[int] = set()  # starts of the chunks expanded
     try:
-        for a, b in zip(cuts, cuts[1:]):
-            if b > a:
-                workers.append(_fork(ex, a, b, deadlock))
-        out, sink = Outcome(), Fresh(ex.store, first)
-        began = time.perf_counter()
-        expand_range(ex, lo, own, deadlock, out, sink)
-        mine = (time.perf_counter() - began) / (own - lo)
-        theirs = []
+        for _ in range(ex.jobs - 1):
+            workers.append(_fork(ex, rows, lo, chunks, deadlock))
         for w in workers:
-            got = w.result()
+            readers.append(threading.Thread(target=w.messages, args=(inbox,), daemon=True))
+            readers[-1].start()
+        out, sink = Outcome(), Fresh(ex.store, first)
+        open_workers = len(workers)
+        while open_workers:
+            try:
+                w, got = inbox.get_nowait()
+            except queue.Empty:
+                mine = chunks.take()
+                if mine is None:
+                    w, got = inbox.get()
+                else:
+                    block, keys = expand_chunk(ex, mine[0], mine[1], deadlock, out)
+                    done.add(mine[0])
+                    if block.shape[0]:
+                        sink.add(block, keys)
+                    continue
             if got is None:
-                expand_range(ex, w.lo, w.hi, deadlock, out, sink)
+                open_workers -= 1
                 continue
-            found, rows, keys, seconds = got
+            found, start, _, block, keys = got
             out.merge(found)
-            if rows.shape[0]:
-                sink.add(rows, keys)
-            theirs.append(seconds / (w.hi - w.lo))
-        _rebalance(ex, mine, theirs)
+            done.add(start)
+            if block.shape[0]:
+                sink.add(block, keys)
+        for start in range(lo, hi, PARALLEL_CHUNK):  # taken by a worker that gave up
+            if start not in done:
+                expand_range(ex, start, min(hi, start + PARALLEL_CHUNK), deadlock, out, sink)
         return out, sink.best
     finally:
         for w in workers:
-            w.stop()
+            w.end()
+        for t in readers:  # a reader may wait to put a chunk nobody takes any more
+            while t.is_alive():
+                try:
+                    inbox.get(timeout=0.01)
+                except queue.Empty:
+                    pass
+        for w in workers:
+            w.close()
 
 
-def _rebalance(ex: Expander, mine: float, theirs: list[float]) -> None:
-    """The parent's share of the next level: even wall times for its range and each worker's."""
-    if not theirs or mine <= 0:
-        return
-    k, per = len(theirs), sum(theirs) / len(theirs)
-    target = per / (k * mine + per)
-    lo, hi = SHARE_BOUNDS
-    ex.share = min(hi, max(lo, (ex.share + target) / 2))
-
-
-def _fork(ex: Expander, lo: int, hi: int, deadlock: bool) -> Worker:
+def _fork(ex: Expander, rows: np.ndarray, level_lo: int, chunks: Chunks, deadlock: bool
+          ) -> Worker:
     r, w = os.pipe()
     pid = os.fork()
     if pid:
         os.close(w)
-        return Worker(lo, hi, pid, r)
+        return Worker(pid, r)
     os.close(r)  # the worker: never returns
     gc.disable()  # a collection would touch (and so copy) every page of the parent's objects
     try:
-        _work(ex, lo, hi, deadlock, w)
+        ex.store = LevelRows(rows, level_lo)  # type: ignore[assignment]
+        _work(ex, chunks, deadlock, w)
     finally:
         os._exit(0)
 
 
-def _work(ex: Expander, lo: int, hi: int, deadlock: bool, fd: int) -> None:
+def _work(ex: Expander, chunks: Chunks, deadlock: bool, fd: int) -> None:
+    """Take chunks and send each while the network has learnt nothing new: the candidates
+    this worker had not met before in the level, once each, with the least key (chunks are
+    taken in order, so a candidate met again later has a greater key: its parent is later)."""
     before = fingerprint(ex)
-    began = time.perf_counter()
+    met = StateStore(ex.packing.words)
     try:
-        out, sink = Outcome(), Unseen(ex.store)
-        expand_range(ex, lo, hi, deadlock, out, sink)
-        if fingerprint(ex) != before:
-            return  # closing the pipe early tells the parent to redo the range
-        rows, keys = sink.rows()
-        _send(fd, (out, time.perf_counter() - began), (rows, keys))
-    except BaseException:  # noqa: BLE001 - the parent redoes the range and meets it itself
+        while (taken := chunks.take()) is not None:
+            start, stop = taken
+            out = Outcome()
+            block, keys = expand_chunk(ex, start, stop, deadlock, out)
+            if fingerprint(ex) != before:
+                return  # the parent expands the chunks taken and not sent
+            first = met.n
+            sid = met.insert(block)
+            best = np.full(met.n - first, NO_KEY, dtype=np.int64)
+            new = sid >= first
+            np.minimum.at(best, sid[new] - first, keys[new])
+            _send(fd, (out, start, stop), (met.keys[first:met.n], best))
+    except BaseException:  # noqa: BLE001 - the parent redoes the rest and meets it itself
         return
 
 
@@ -157,7 +227,8 @@ def _send(fd: int, header: object, arrays: tuple[np.ndarray, ...]) -> None:
                         protocol=pickle.HIGHEST_PROTOCOL)
     _write(fd, struct.pack("<Q", len(blob)) + blob)
     for a in arrays:
-        _write(fd, memoryview(a).cast("B"))
+        if a.nbytes:
+            _write(fd, memoryview(a).cast("B"))
 
 
 def _write(fd: int, data: bytes | memoryview) -> None:
@@ -166,21 +237,22 @@ def _write(fd: int, data: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-def _receive(fd: int) -> tuple[Outcome, np.ndarray, np.ndarray, float] | None:
+def _receive(fd: int) -> tuple | None:
+    """One chunk: (outcome, start, stop, rows, keys); None at the end of the pipe."""
     size = _read(fd, 8)
     if size is None:
         return None
     blob = _read(fd, struct.unpack("<Q", size)[0])
     if blob is None:
         return None
-    (out, seconds), specs = pickle.loads(blob)
+    (out, start, stop), specs = pickle.loads(blob)
     arrays = []
     for dtype, shape in specs:
         a = np.empty(shape, dtype=dtype)
         if a.nbytes and not _read_into(fd, memoryview(a).cast("B")):
             return None
         arrays.append(a)
-    return out, arrays[0], arrays[1], seconds
+    return out, start, stop, arrays[0], arrays[1]
 
 
 def _read(fd: int, n: int) -> bytes | None:
