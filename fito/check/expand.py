@@ -76,11 +76,9 @@ class Expander:
     def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
         self.c = c
         self.limits = limits
-        # with several jobs, chunks are expanded by worker threads; everything that makes
-        # terms, compiles groups or assigns location codes holds this lock
+        # everything that makes terms, compiles groups or assigns location codes holds this
         self.lock = threading.RLock()
         self.jobs = max(1, limits.jobs)  # processes expanding a large level (workers.py)
-        self.share = 1 / self.jobs       # the parent process's part of such a level
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
         self.codebook = Codebook()
         self.packing = _estimate(c, root)

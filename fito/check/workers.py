@@ -2,22 +2,23 @@
 
 At the start of a large level the search forks N - 1 workers, each an exact copy of the
 search at that moment (compiled groups, codebook, the level's rows) but for the visited
-store, whose pages are not inherited (fito/check/visited.py: MADV_DONTFORK). Each worker
-expands its range of the level chunk by chunk and sends every chunk's candidates (rows and
-discovery keys) through a pipe, with what the chunk showed (transitions, errors, the first
-deadlock). Meanwhile the parent inserts the candidates as they arrive: expansion runs in the
-workers, insertion into the store in the parent, and neither waits for the other more than
-a chunk. Since the workers never map the store, the parent's writes to it copy no page.
-The search renumbers the level's new states by discovery key afterwards, so verdicts, state
-counts, numbering and counterexamples are the same for every N.
+store, whose pages are not inherited (fito/check/visited.py: MADV_DONTFORK). The level's
+chunks are handed out one at a time (`Chunks`, a counter shared by the processes). A worker
+expands each chunk it takes and sends, through its pipe, the candidates it had not met
+before in this level, once each, with the least discovery key, and what the chunk showed
+(transitions, errors, the first deadlock). The parent inserts what arrives into the store,
+and when nothing waits it takes and expands a chunk itself. Since the workers never map the
+store, the parent's writes to it copy no page. The search renumbers the level's new states
+by discovery key afterwards, so verdicts, state counts, numbering and counterexamples are
+the same for every N.
 
 A worker's chunk is used only if its copy of the network had learnt nothing new when the
 chunk was done: a location or a mode first met by a worker would get a code the parent does
 not know. When it had (or the worker failed in any way; a model error is not a failure,
-since errors are noted as on one core), the worker stops, and the parent expands the rest
-of its range itself. Workers are forked per level, so nothing is shared between processes
-but the pipes; the interpreter lock of one process never serialises another. Without
-`os.fork` (Windows), every level runs in one process.
+since errors are noted as on one core), the worker stops, and the parent expands the chunks
+it took and did not send. Workers are forked per level, so nothing is shared between
+processes but the pipes and the counter; the interpreter lock of one process never
+serialises another. Without `os.fork` (Windows), every level runs in one process.
 """
 from __future__ import annotations
 

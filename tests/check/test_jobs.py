@@ -44,8 +44,8 @@ def assert_same(text: str, label: str, jobs: int = 3, limit: int = 5_000) -> int
 
 @pytest.fixture
 def small_levels(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Workers for every level of two rows or more; counts of the chunks the parent received
-    from workers and of the ranges it expanded itself instead."""
+    """Workers for every level of two rows or more, chunks of 8 rows; counts of the chunks
+    the parent received from workers and of the chunks it redid for them."""
     got = {"received": 0, "redone": 0}
     receive, redo = workers._receive, workers.expand_range
 
@@ -59,6 +59,7 @@ def small_levels(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         redo(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(workers, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(workers, "PARALLEL_CHUNK", 8)  # parent and workers both take chunks
     monkeypatch.setattr(workers, "_receive", received)
     monkeypatch.setattr(workers, "expand_range", redone)
     return got
@@ -77,7 +78,16 @@ def test_several_jobs_agree_with_one_on_shipped_specs(name: str, small_levels: d
     assert_same((ROOT / "specs" / name).read_text(encoding="utf-8"), name, jobs=2)
 
 
-def test_workers_answer_on_the_oracle_family(small_levels: dict) -> None:
+@pytest.fixture
+def workers_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent takes no chunk itself (it only inserts what workers send), so that what
+    workers do is certain to matter."""
+    parent, take = os.getpid(), workers.Chunks.take
+    monkeypatch.setattr(workers.Chunks, "take",
+                        lambda self: None if os.getpid() == parent else take(self))
+
+
+def test_workers_answer_on_the_oracle_family(small_levels: dict, workers_only: None) -> None:
     """2pc K=4, E=3 (the closed form's count) and naive (a 3-step counterexample): the
     workers' rows are used, not redone."""
     sys.path.insert(0, str(ROOT / "tests" / "oracles"))
@@ -92,7 +102,8 @@ def test_workers_answer_on_the_oracle_family(small_levels: dict) -> None:
     assert (v.verdict, len(v.trace)) == ("fails", 3)
 
 
-def test_a_worker_that_learns_a_new_location_is_redone(small_levels: dict) -> None:
+def test_a_worker_that_learns_a_new_location_is_redone(small_levels: dict,
+                                                       workers_only: None) -> None:
     """A component whose terms keep changing: workers meet locations the parent has not
     coded, so their rows cannot be used; the parent expands those ranges itself."""
     text = Gen(2930531).spec()  # the spec of test_engines_agree's terms-keep-changing case
@@ -100,8 +111,11 @@ def test_a_worker_that_learns_a_new_location_is_redone(small_levels: dict) -> No
     assert small_levels["redone"] > 0
 
 
-def test_a_worker_that_dies_is_redone(small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    def die(*args: object) -> None:
+def test_a_worker_that_dies_is_redone(small_levels: dict, workers_only: None,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def die(ex: object, chunks: workers.Chunks, *args: object) -> None:
+        while chunks.take() is not None:  # takes every chunk, sends none
+            pass
         os._exit(1)
 
     monkeypatch.setattr(workers, "_work", die)
