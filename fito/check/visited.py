@@ -21,22 +21,48 @@ EMPTY = -1
 MAX_STATES = 2**31 - 2
 
 
-def unforked(shape: tuple[int, ...], dtype: type, fill: int = 0) -> np.ndarray:
-    """A filled array whose pages a forked process does not inherit (Linux MADV_DONTFORK;
-    elsewhere a plain array): the workers of fito/check/workers.py never read the store, so
-    the parent's writes to it need not copy pages they share (which would also split its
-    huge pages). Large arrays ask for huge pages, as numpy itself does."""
-    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    if size < 1 << 20 or not hasattr(mmap, "MADV_DONTFORK"):
-        return np.full(shape, fill, dtype=dtype)
-    area = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    area.madvise(mmap.MADV_DONTFORK)
-    if hasattr(mmap, "MADV_HUGEPAGE"):
-        area.madvise(mmap.MADV_HUGEPAGE)
-    out = np.frombuffer(area, dtype=dtype).reshape(shape)  # zeros: the kernel's fresh pages
+def shared(shape: tuple[int, ...], dtype: type, fill: int = 0) -> np.ndarray:
+    """A filled array in memory shared with the processes this one forks (MAP_SHARED)."""
+    size = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
+    area = mmap.mmap(-1, size, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    out = np.frombuffer(area, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
     if fill:
         out.fill(fill)
     return out
+
+
+class RegionFull(Exception):
+    """A region of a partitioned table is too full to insert into during a level."""
+
+
+class Provisional:
+    """The states a process added to its regions during a level: rows, least discovery
+    keys and table slots, by handle - first."""
+
+    def __init__(self, words: int, first: int) -> None:
+        self.first = first
+        self.n = 0
+        self.rows = np.zeros((1024, words), dtype=np.uint64)
+        self.best = np.zeros(1024, dtype=np.int64)
+        self.slots = np.zeros(1024, dtype=np.int64)
+
+    def add(self, rows: np.ndarray, disc: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        k = rows.shape[0]
+        if self.n + k > self.best.size:
+            size = max(self.n + k, 2 * self.best.size)
+            self.rows = np.concatenate((self.rows, np.zeros((size - self.best.size,
+                                                             self.rows.shape[1]), np.uint64)))
+            self.best = np.concatenate((self.best, np.zeros(size - self.best.size, np.int64)))
+            self.slots = np.concatenate((self.slots, np.zeros(size - self.slots.size, np.int64)))
+        self.rows[self.n:self.n + k] = rows
+        self.best[self.n:self.n + k] = disc
+        self.slots[self.n:self.n + k] = slots
+        handles = np.arange(self.first + self.n, self.first + self.n + k, dtype=np.int64)
+        self.n += k
+        return handles
+
+    def taken(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.rows[:self.n], self.best[:self.n], self.slots[:self.n]
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -67,12 +93,13 @@ class StateStore:
 
     def __init__(self, words: int, capacity: int = 1 << 12) -> None:
         self.words = words
-        self.keys = unforked((capacity, words), np.uint64)
+        self.keys = np.zeros((capacity, words), dtype=np.uint64)
         self.n = 0
-        self.table = unforked((capacity * 2,), np.int32, EMPTY)
+        self.table = np.full(capacity * 2, EMPTY, dtype=np.int32)
         self.mask = np.uint64(capacity * 2 - 1)
         self._since = 0
         self._slot_of: np.ndarray | None = None  # slots of the states since _since (track)
+        self.regions = 1  # parts of the table, each probed on its own (partition)
 
     @classmethod
     def of(cls, keys: np.ndarray, capacity: int) -> StateStore:
@@ -100,7 +127,7 @@ class StateStore:
         slots = (hash_rows(block) & self.mask).astype(np.int64)
         pending = np.arange(m, dtype=np.int64)
         rows = block  # the pending candidates' rows
-        table, keys, mask = self.table, self.keys, int(self.mask)
+        table, keys = self.table, self.keys
         while pending.size:
             occupant = table[slots]
             held = occupant >= 0
@@ -124,9 +151,83 @@ class StateStore:
             lost = at_empty[~won]                 # another claimant won: compare with it
             again = np.concatenate((moved, lost))
             pending, rows = pending[again], rows[again]
-            slots[moved] += 1
-            slots = slots[again] & mask
+            slots[moved] = self._step(slots[moved])
+            slots = slots[again]
         return sid
+
+    def _step(self, slots: np.ndarray) -> np.ndarray:
+        """The next slot of each probe: linear probing, wrapping within the region of the
+        table the slot lies in (the whole table when it has one region)."""
+        if self.regions == 1:
+            return (slots + 1) & int(self.mask)
+        inner = self.table.size // self.regions - 1
+        return (slots & ~inner) | ((slots + 1) & inner)
+
+    def home(self, block: np.ndarray) -> np.ndarray:
+        return (hash_rows(block) & self.mask).astype(np.int64)
+
+    def region(self, slots: np.ndarray) -> np.ndarray:
+        return slots // (self.table.size // self.regions)
+
+    def partition(self, regions: int) -> None:
+        """Cut the table into `regions` (a power of two), each probed on its own, in memory
+        shared with forked processes: each process inserts into its own regions
+        (fito/check/workers.py)."""
+        self.regions = regions
+        self._rebuild(self.table.size)
+
+    def room(self, states: int) -> None:
+        """A table big enough for this many states at most half full (before forking)."""
+        self._reserve_table(states)
+
+    def insert_owned(self, block: np.ndarray, disc: np.ndarray, slots: np.ndarray,
+                     new: Provisional) -> None:
+        """Insert candidates whose home slots lie in regions only this process writes, during
+        a level whose states from `new.first` on are provisional: a new row gets the handle
+        new.first + its index in `new` (rows, least discovery key, slot); the parent numbers
+        every process's new states when the level ends."""
+        first = new.first
+        pending = np.arange(block.shape[0], dtype=np.int64)
+        rows, slots = block, slots.copy()
+        table, keys = self.table, self.keys
+        while pending.size:
+            occupant = table[slots]
+            held = occupant >= 0
+            at_held = np.flatnonzero(held)
+            occ = occupant[at_held].astype(np.int64)
+            old = occ < first
+            ref = np.empty((occ.size, self.words), dtype=np.uint64)
+            ref[old] = keys[occ[old]]
+            ref[~old] = new.rows[occ[~old] - first]
+            same = rows_equal(ref, rows[at_held])
+            mine = same & ~old
+            np.minimum.at(new.best, occ[mine] - first, disc[pending[at_held[mine]]])
+            moved = at_held[~same]
+            at_empty = np.flatnonzero(~held)
+            claimants, at = pending[at_empty], slots[at_empty]
+            marks = -2 - claimants
+            table[at] = marks
+            won = table[at] == marks
+            winners, wslots = claimants[won], at[won]
+            handles = new.add(block[winners], disc[winners], wslots)
+            table[wslots] = handles
+            lost = at_empty[~won]
+            again = np.concatenate((moved, lost))
+            pending, rows = pending[again], rows[again]
+            slots[moved] = self._step(slots[moved])
+            slots = slots[again]
+        if self.n + self.regions * new.n > self.table.size * 3 // 4:
+            raise RegionFull()
+
+    def adopt(self, first: int, rows: np.ndarray, slots: np.ndarray) -> None:
+        """Number the provisional states of a level first, first + 1, ... in the order
+        given (their table slots `slots`); `reorder` then renumbers them."""
+        self._reserve_keys(first + rows.shape[0])
+        self.keys[first:first + rows.shape[0]] = rows
+        self.table[slots] = np.arange(first, first + rows.shape[0], dtype=np.int32)
+        self.n = first + rows.shape[0]
+        self._since, self._slot_of = first, slots
+        self._reserve_table(self.n)
 
     def track(self, first: int) -> None:
         """Remember the table slot of every state numbered from `first` on, as it is added
@@ -151,14 +252,14 @@ class StateStore:
         out = np.full(m, -1, dtype=np.int64)
         slots = (hash_rows(block) & self.mask).astype(np.int64)
         pending = np.arange(m, dtype=np.int64)
-        table, keys, mask = self.table, self.keys, int(self.mask)
+        table, keys = self.table, self.keys
         while pending.size:
             occupant = table[slots].astype(np.int64)
             held = occupant != EMPTY
             who, where, occ = pending[held], slots[held], occupant[held]
             same = rows_equal(keys[occ], block[who])
             out[who[same]] = occ[same]
-            pending, slots = who[~same], (where[~same] + 1) & mask
+            pending, slots = who[~same], self._step(where[~same])
         return out
 
     def reorder(self, first: int, perm: np.ndarray) -> None:
@@ -178,11 +279,10 @@ class StateStore:
         out = np.empty(ids.size, dtype=np.int64)
         slots = (hash_rows(self.keys[first:self.n]) & self.mask).astype(np.int64)
         pending = np.arange(ids.size, dtype=np.int64)
-        mask = int(self.mask)
         while pending.size:
             hit = self.table[slots] == ids[pending]
             out[pending[hit]] = slots[hit]
-            pending, slots = pending[~hit], (slots[~hit] + 1) & mask
+            pending, slots = pending[~hit], self._step(slots[~hit])
         return out
 
     def truncate(self, n: int) -> None:
@@ -193,6 +293,10 @@ class StateStore:
         self._rebuild(self.table.size)
 
     def _reserve(self, need: int) -> None:
+        self._reserve_keys(need)
+        self._reserve_table(need)
+
+    def _reserve_keys(self, need: int) -> None:
         if need > MAX_STATES:
             raise MemoryError("more states than a frontier search can number")
         if need > self.keys.shape[0]:
@@ -200,9 +304,11 @@ class StateStore:
             while cap < need:
                 cap *= 2
             budget.current().reserve(cap * self.words * 8, "the visited states' keys")
-            grown = unforked((cap, self.words), np.uint64)
+            grown = np.zeros((cap, self.words), dtype=np.uint64)
             grown[:self.n] = self.keys[:self.n]
             self.keys = grown
+
+    def _reserve_table(self, need: int) -> None:
         if need * 2 > self.table.size:
             size = self.table.size
             while size < need * 2:
@@ -212,9 +318,9 @@ class StateStore:
 
     def _rebuild(self, size: int) -> None:
         self._slot_of = None
-        self.table = unforked((size,), np.int32, EMPTY)
+        self.table = np.full(size, EMPTY, dtype=np.int32) if self.regions == 1 else \
+            shared((size,), np.int32, EMPTY)
         self.mask = np.uint64(size - 1)
-        mask = size - 1
         pending = np.arange(self.n, dtype=np.int64)
         slots = (hash_rows(self.keys[:self.n]) & self.mask).astype(np.int64)
         while pending.size:
@@ -224,4 +330,4 @@ class StateStore:
             won = self.table[at] == claimants
             lost = np.concatenate((pending[~free], claimants[~won]))
             lost_slots = np.concatenate((slots[~free], at[~won]))
-            pending, slots = lost, (lost_slots + 1) & mask
+            pending, slots = lost, self._step(lost_slots)

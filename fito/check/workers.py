@@ -26,6 +26,7 @@ import gc
 import os
 import pickle
 import queue
+import select
 import signal
 import struct
 import threading
@@ -34,11 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from fito.check.expand import Expander
-from fito.check.level import NO_KEY, Fresh, Outcome, expand_chunk, expand_range
-from fito.check.visited import StateStore
+from fito.check.level import Fresh, Outcome, expand_chunk, expand_range
+from fito.check.visited import Provisional, RegionFull, StateStore
 
 PARALLEL_MIN = 1 << 13   # rows of a level below which one process expands it
 PARALLEL_CHUNK = 1 << 15  # rows taken at once by a process (smaller chunks share better)
+REGIONS = 2               # the table's regions: the parent's and the worker's
+PARENT, WORKER = 0, 1     # their regions
+GROWTH = 4                # room made before a level: its rows times this, new states
 QUEUED = 2               # chunks a worker may have in flight beyond the one being inserted
 
 
@@ -51,42 +55,39 @@ def fingerprint(ex: Expander) -> tuple:
     return (len(ex.c.network.modes),) + tuple(len(t) for t in ex.codebook.terms)
 
 
-class LevelRows:
-    """A worker's stand-in for the visited store: the level's rows, by state number."""
-
-    def __init__(self, rows: np.ndarray, lo: int) -> None:
-        self.rows = rows
-        self.lo = lo
-
-    @property
-    def keys(self) -> LevelRows:
-        return self
-
-    def __getitem__(self, i: int | slice) -> np.ndarray:
-        if isinstance(i, slice):
-            return self.rows[i.start - self.lo:i.stop - self.lo]
-        return self.rows[i - self.lo]
-
-
 @dataclass(slots=True)
 class Worker:
-    """One forked worker: its process and the read end of its pipe."""
+    """The forked worker: its process, the read end of its pipe and the write end of the
+    pipe that forwards it the candidates of its regions."""
 
     pid: int
     fd: int
+    forward: int
 
     def messages(self, into: queue.Queue) -> None:
-        """Read the worker's chunks into the queue, then None (on a reader thread)."""
+        """Read the worker's messages into the queue, then None (on a reader thread)."""
         try:
-            while True:
-                got = _receive(self.fd)
-                if got is None:
-                    break
-                into.put((self, got))
+            while (got := _receive(self.fd)) is not None:
+                into.put(got)
         except (EOFError, OSError, pickle.UnpicklingError, ValueError):
             pass
         finally:
-            into.put((self, None))
+            into.put(None)
+
+    def send(self, outbox: queue.Queue) -> None:
+        """Forward what the parent puts in the outbox, until None (on a writer thread)."""
+        try:
+            while (item := outbox.get()) is not None:
+                _send(self.forward, ("rows",), item)
+        except OSError:
+            pass
+        finally:
+            self.close_forward()
+
+    def close_forward(self) -> None:
+        if self.forward >= 0:
+            os.close(self.forward)
+            self.forward = -1
 
     def end(self) -> None:
         """Kill the worker if it still runs, and reap it (its reader then meets the end)."""
@@ -129,97 +130,136 @@ class Chunks:
 def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
                  ) -> tuple[Outcome, np.ndarray]:
     """As one process would: the level's outcome and the least discovery key of each new
-    state (numbered from `first`). ex.jobs - 1 workers and the parent take chunks in turn;
-    the parent inserts what the workers send, and expands a chunk itself when nothing waits."""
-    rows = ex.store.keys[lo:hi].copy()  # what the workers see of the store
+    state (numbered from `first`, in any order: the search renumbers them)."""
+    store = ex.store
+    if store.regions != REGIONS:
+        store.partition(REGIONS)
+    store.room(first + GROWTH * (hi - lo))
+    got = _together(ex, store, lo, hi, deadlock, first)
+    if got is not None:
+        return got
+    store.truncate(first)  # the worker gave up: the parent expands the level alone
+    out, sink = Outcome(), Fresh(store, first)
+    expand_range(ex, lo, hi, deadlock, out, sink)
+    return out, sink.best
+
+
+def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
+              first: int) -> tuple[Outcome, np.ndarray] | None:
+    """The level expanded by the parent and a worker (None if the worker gave up)."""
     chunks = Chunks(lo, hi, PARALLEL_CHUNK)
-    workers: list[Worker] = []
-    inbox: queue.Queue = queue.Queue(maxsize=QUEUED * ex.jobs)
-    readers: list[threading.Thread] = []
-    done: set[int] = set()  # starts of the chunks expanded
+    inbox: queue.Queue = queue.Queue()
+    outbox: queue.Queue = queue.Queue()
+    worker = _fork(ex, chunks, deadlock, first)
+    threads = [threading.Thread(target=worker.messages, args=(inbox,), daemon=True),
+               threading.Thread(target=worker.send, args=(outbox,), daemon=True)]
+    for t in threads:
+        t.start()
+    mine, out = Provisional(store.words, first), Outcome()
+    theirs, closed = None, False
     try:
-        for _ in range(ex.jobs - 1):
-            workers.append(_fork(ex, rows, lo, chunks, deadlock))
-        for w in workers:
-            readers.append(threading.Thread(target=w.messages, args=(inbox,), daemon=True))
-            readers[-1].start()
-        out, sink = Outcome(), Fresh(ex.store, first)
-        open_workers = len(workers)
-        while open_workers:
+        while theirs is None:
             try:
-                w, got = inbox.get_nowait()
+                msg = inbox.get_nowait()
             except queue.Empty:
-                mine = chunks.take()
-                if mine is None:
-                    w, got = inbox.get()
-                else:
-                    block, keys = expand_chunk(ex, mine[0], mine[1], deadlock, out)
-                    done.add(mine[0])
-                    if block.shape[0]:
-                        sink.add(block, keys)
+                taken = None if closed else chunks.take()
+                if taken is not None:
+                    block, disc = expand_chunk(ex, taken[0], taken[1], deadlock, out)
+                    _route(store, block, disc, mine, outbox, PARENT)
                     continue
-            if got is None:
-                open_workers -= 1
-                continue
-            found, start, _, block, keys = got
-            out.merge(found)
-            done.add(start)
-            if block.shape[0]:
-                sink.add(block, keys)
-        for start in range(lo, hi, PARALLEL_CHUNK):  # taken by a worker that gave up
-            if start not in done:
-                expand_range(ex, start, min(hi, start + PARALLEL_CHUNK), deadlock, out, sink)
-        return out, sink.best
+                if not closed:
+                    outbox.put(None)  # every chunk is taken: the worker may finish
+                    closed = True
+                msg = inbox.get()
+            if msg is None or msg[0][0] == "abort":
+                return None
+            (kind, *rest), arrays = msg
+            if kind == "chunk":
+                out.merge(rest[0])
+                store.insert_owned(*arrays, mine)
+            elif kind == "new":
+                theirs = arrays
+    except RegionFull:
+        return None
     finally:
-        for w in workers:
-            w.end()
-        for t in readers:  # a reader may wait to put a chunk nobody takes any more
-            while t.is_alive():
-                try:
-                    inbox.get(timeout=0.01)
-                except queue.Empty:
-                    pass
-        for w in workers:
-            w.close()
+        outbox.put(None)
+        worker.end()
+        for t in threads:
+            t.join()
+        worker.close()
+    rows = [*mine.taken(), *theirs]
+    store.adopt(first, np.concatenate((rows[0], rows[3])), np.concatenate((rows[2], rows[5])))
+    return out, np.concatenate((rows[1], rows[4]))
 
 
-def _fork(ex: Expander, rows: np.ndarray, level_lo: int, chunks: Chunks, deadlock: bool
-          ) -> Worker:
+def _route(store: StateStore, block: np.ndarray, disc: np.ndarray, mine: Provisional,
+           outbox: queue.Queue | None, me: int) -> tuple | None:
+    """Insert the candidates of this process's region; the others' go to the outbox (or
+    are returned when there is none)."""
+    if not block.shape[0]:
+        return None
+    slots = store.home(block)
+    ours = store.region(slots) == me
+    store.insert_owned(block[ours], disc[ours], slots[ours], mine)
+    theirs = ~ours
+    item = (block[theirs], disc[theirs], slots[theirs])
+    if outbox is not None:
+        outbox.put(item)
+        return None
+    return item
+
+
+def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int) -> Worker:
     r, w = os.pipe()
+    fr, fw = os.pipe()
     pid = os.fork()
     if pid:
         os.close(w)
-        return Worker(pid, r)
+        os.close(fr)
+        return Worker(pid, r, fw)
     os.close(r)  # the worker: never returns
+    os.close(fw)
     gc.disable()  # a collection would touch (and so copy) every page of the parent's objects
     try:
-        ex.store = LevelRows(rows, level_lo)  # type: ignore[assignment]
-        _work(ex, chunks, deadlock, w)
+        _work(ex, chunks, deadlock, first, w, fr)
     finally:
         os._exit(0)
 
 
-def _work(ex: Expander, chunks: Chunks, deadlock: bool, fd: int) -> None:
-    """Take chunks and send each while the network has learnt nothing new: the candidates
-    this worker had not met before in the level, once each, with the least key (chunks are
-    taken in order, so a candidate met again later has a greater key: its parent is later)."""
+def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, fd: int,
+          forwarded: int) -> None:
+    """Take chunks while the network has learnt nothing new: insert the candidates of the
+    worker's region, send the others to the parent; then insert what the parent forwards;
+    then send the level's new states of the region."""
     before = fingerprint(ex)
-    met = StateStore(ex.packing.words)
+    store = ex.store
+    mine = Provisional(store.words, first)
     try:
         while (taken := chunks.take()) is not None:
-            start, stop = taken
+            while select.select([forwarded], [], [], 0)[0]:  # what the parent forwarded
+                got = _receive(forwarded)
+                if got is None:
+                    break
+                store.insert_owned(*got[1], mine)
             out = Outcome()
-            block, keys = expand_chunk(ex, start, stop, deadlock, out)
-            if fingerprint(ex) != before:
-                return  # the parent expands the chunks taken and not sent
-            first = met.n
-            sid = met.insert(block)
-            best = np.full(met.n - first, NO_KEY, dtype=np.int64)
-            new = sid >= first
-            np.minimum.at(best, sid[new] - first, keys[new])
-            _send(fd, (out, start, stop), (met.keys[first:met.n], best))
-    except BaseException:  # noqa: BLE001 - the parent redoes the rest and meets it itself
-        return
+            block, disc = expand_chunk(ex, taken[0], taken[1], deadlock, out)
+            if fingerprint(ex) != before:  # a code the parent lacks: give the level up
+                _send(fd, ("abort",), ())
+                return
+            item = _route(store, block, disc, mine, None, WORKER)
+            _send(fd, ("chunk", out), item or _empty(store.words))
+        while (got := _receive(forwarded)) is not None:
+            store.insert_owned(*got[1], mine)
+        _send(fd, ("new",), mine.taken())
+    except BaseException:  # noqa: BLE001 - the parent expands the level alone
+        try:
+            _send(fd, ("abort",), ())
+        except OSError:
+            pass
+
+
+def _empty(words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.zeros((0, words), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 
 def _send(fd: int, header: object, arrays: tuple[np.ndarray, ...]) -> None:
@@ -238,22 +278,22 @@ def _write(fd: int, data: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-def _receive(fd: int) -> tuple | None:
-    """One chunk: (outcome, start, stop, rows, keys); None at the end of the pipe."""
+def _receive(fd: int) -> tuple[tuple, list[np.ndarray]] | None:
+    """One message: (header, arrays); None at the end of the pipe."""
     size = _read(fd, 8)
     if size is None:
         return None
     blob = _read(fd, struct.unpack("<Q", size)[0])
     if blob is None:
         return None
-    (out, start, stop), specs = pickle.loads(blob)
+    header, specs = pickle.loads(blob)
     arrays = []
     for dtype, shape in specs:
         a = np.empty(shape, dtype=dtype)
         if a.nbytes and not _read_into(fd, memoryview(a).cast("B")):
             return None
         arrays.append(a)
-    return out, start, stop, arrays[0], arrays[1]
+    return header, arrays
 
 
 def _read(fd: int, n: int) -> bytes | None:
