@@ -196,12 +196,15 @@ class StateStore:
             at_held = np.flatnonzero(held)
             occ = occupant[at_held].astype(np.int64)
             old = occ < first
-            ref = np.empty((occ.size, self.words), dtype=np.uint64)
-            ref[old] = keys[occ[old]]
-            ref[~old] = new.rows[occ[~old] - first]
-            same = rows_equal(ref, rows[at_held])
-            mine = same & ~old
-            np.minimum.at(new.best, occ[mine] - first, disc[pending[at_held[mine]]])
+            if old.all():
+                same = rows_equal(keys[occ], rows[at_held])
+            else:
+                ref = np.empty((occ.size, self.words), dtype=np.uint64)
+                ref[old] = keys[occ[old]]
+                ref[~old] = new.rows[occ[~old] - first]
+                same = rows_equal(ref, rows[at_held])
+                mine = same & ~old
+                np.minimum.at(new.best, occ[mine] - first, disc[pending[at_held[mine]]])
             moved = at_held[~same]
             at_empty = np.flatnonzero(~held)
             claimants, at = pending[at_empty], slots[at_empty]

@@ -38,7 +38,7 @@ from fito.check.expand import Expander
 from fito.check.level import Fresh, Outcome, expand_chunk, expand_range
 from fito.check.visited import Provisional, RegionFull, StateStore
 
-PARALLEL_MIN = 1 << 13   # rows of a level below which one process expands it
+PARALLEL_MIN = 1 << 16   # rows of a level below which one process expands it
 PARALLEL_CHUNK = 1 << 15  # rows taken at once by a process (smaller chunks share better)
 REGIONS = 2               # the table's regions: the parent's and the worker's
 PARENT, WORKER = 0, 1     # their regions
