@@ -18,6 +18,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 EMPTY = -1
+REGION_LOAD = 0.75  # a region fuller than this during a level gives the level up
 MAX_STATES = 2**31 - 2
 
 
@@ -219,7 +220,7 @@ class StateStore:
             pending, rows = pending[again], rows[again]
             slots[moved] = self._step(slots[moved])
             slots = slots[again]
-        if self.n + self.regions * new.n > self.table.size * 3 // 4:
+        if self.n + self.regions * new.n > self.table.size * REGION_LOAD:
             raise RegionFull()
 
     def adopt(self, first: int, rows: np.ndarray, slots: np.ndarray) -> None:

@@ -147,3 +147,17 @@ def test_several_jobs_agree_with_one_on_random_specs_with_the_new_forms(
     """Buffers, process variables, assert, atomic and the other forms of issue 13: their
     model errors cross the pipe as the parent would have noted them."""
     assert_same(Gen(seed, forms=True).spec(), f"seed {seed}", limit=2_000)
+
+
+def test_a_region_that_fills_up_gives_the_level_to_the_parent(
+        small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every region counts as full: each level is given up and expanded again by the parent
+    alone, and the answers stay those of one process."""
+    from fito.check import visited
+
+    monkeypatch.setattr(visited, "REGION_LOAD", 0.0)
+    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
+    from family import spec
+
+    assert_same(spec(4, 3, "2pc").replace("assert always true\n", ""), "2pc", jobs=2)
+    assert small_levels["redone"] > 0

@@ -24,10 +24,13 @@ def blocks(words: int, universe: int) -> st.SearchStrategy[list[np.ndarray]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), words=WORDS, universe=st.integers(1, 400))
+@given(data=st.data(), words=WORDS, universe=st.integers(1, 400),
+       regions=st.sampled_from([1, 2]))
 def test_insert_numbers_each_distinct_row_once_in_order(data: st.DataObject, words: int,
-                                                        universe: int) -> None:
+                                                        universe: int, regions: int) -> None:
     store = StateStore(words, capacity=16)
+    if regions > 1:  # probes wrap within each half of the table (fito/check/workers.py)
+        store.partition(regions)
     seen: dict[bytes, int] = {}
     for block in data.draw(blocks(words, universe)):
         block = block.reshape(-1, words)
