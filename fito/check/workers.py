@@ -1,24 +1,28 @@
 """Expanding a frontier level on several cores (`--jobs N`): forked worker processes.
 
-At the start of a large level the search forks N - 1 workers, each an exact copy of the
-search at that moment (compiled groups, codebook, the level's rows) but for the visited
-store, whose pages are not inherited (fito/check/visited.py: MADV_DONTFORK). The level's
-chunks are handed out one at a time (`Chunks`, a counter shared by the processes). A worker
-expands each chunk it takes and sends, through its pipe, the candidates it had not met
-before in this level, once each, with the least discovery key, and what the chunk showed
-(transitions, errors, the first deadlock). The parent inserts what arrives into the store,
-and when nothing waits it takes and expands a chunk itself. Since the workers never map the
-store, the parent's writes to it copy no page. The search renumbers the level's new states
-by discovery key afterwards, so verdicts, state counts, numbering and counterexamples are
-the same for every N.
+With N jobs, the visited store's hash table is cut into R regions (R the largest power of
+two not above N), in memory shared with forked processes (fito/check/visited.py,
+`partition`); a state belongs to the region of its home slot. At the start of a large level
+the search forks R - 1 workers, each an exact copy of the search at that moment (compiled
+groups, codebook, visited keys), and owning one region; the parent owns region 0. The
+level's chunks are handed out one at a time (`Chunks`, a counter shared by the processes).
+Each process expands the chunks it takes and inserts the candidates of its own region into
+the shared table; a new state gets a provisional handle and is kept, with its least
+discovery key and slot, by the process that found it (`Provisional`). Candidates of other
+regions go to their owners: a worker sends them to the parent, with what the chunk showed
+(transitions, errors, the first deadlock), and the parent inserts those of its region and
+forwards the rest. When every chunk is done and forwarded, each worker sends its new
+states, and the parent numbers them all (`StateStore.adopt`). The search renumbers the
+level's new states by discovery key afterwards, so verdicts, state counts, numbering and
+counterexamples are the same for every N.
 
 A worker's chunk is used only if its copy of the network had learnt nothing new when the
 chunk was done: a location or a mode first met by a worker would get a code the parent does
-not know. When it had (or the worker failed in any way; a model error is not a failure,
-since errors are noted as on one core), the worker stops, and the parent expands the chunks
-it took and did not send. Workers are forked per level, so nothing is shared between
-processes but the pipes and the counter; the interpreter lock of one process never
-serialises another. Without `os.fork` (Windows), every level runs in one process.
+not know. When it had, when a region fills, or when a worker fails in any way (a model error
+is not a failure: errors are noted as on one core), the level is given back to the parent,
+which forgets the level's inserts and expands it alone. Workers are forked per level; the
+interpreter lock of one process never serialises another. Without `os.fork` (Windows),
+every level runs in one process.
 """
 from __future__ import annotations
 
@@ -40,8 +44,7 @@ from fito.check.visited import Provisional, RegionFull, StateStore
 
 PARALLEL_MIN = 1 << 16   # rows of a level below which one process expands it
 PARALLEL_CHUNK = 1 << 15  # rows taken at once by a process (smaller chunks share better)
-REGIONS = 2               # the table's regions: the parent's and the worker's
-PARENT, WORKER = 0, 1     # their regions
+PARENT = 0                # the parent's region of the table
 GROWTH = 4                # room made before a level: its rows times this, new states
 QUEUED = 2               # chunks a worker may have in flight beyond the one being inserted
 
@@ -127,18 +130,25 @@ class Chunks:
         return start, min(self.hi, start + self.size)
 
 
+def regions_for(jobs: int) -> int:
+    """Processes of a parallel level: the largest power of two not above jobs (the table's
+    regions, one per process)."""
+    return 1 << (max(2, jobs).bit_length() - 1)
+
+
 def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
                  ) -> tuple[Outcome, np.ndarray]:
     """As one process would: the level's outcome and the least discovery key of each new
     state (numbered from `first`, in any order: the search renumbers them)."""
     store = ex.store
-    if store.regions != REGIONS:
-        store.partition(REGIONS)
+    regions = regions_for(ex.jobs)
+    if store.regions != regions:
+        store.partition(regions)
     store.room(first + GROWTH * (hi - lo))
     got = _together(ex, store, lo, hi, deadlock, first)
     if got is not None:
         return got
-    store.truncate(first)  # the worker gave up: the parent expands the level alone
+    store.truncate(first)  # a worker gave up: the parent expands the level alone
     out, sink = Outcome(), Fresh(store, first)
     expand_range(ex, lo, hi, deadlock, out, sink)
     return out, sink.best
@@ -146,70 +156,97 @@ def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
 
 def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
               first: int) -> tuple[Outcome, np.ndarray] | None:
-    """The level expanded by the parent and a worker (None if the worker gave up)."""
+    """The level expanded by the parent (region 0) and a worker per other region (None if
+    a worker gave up). Workers send the candidates of other regions to the parent, which
+    inserts those of its region and forwards the rest to their owners."""
     chunks = Chunks(lo, hi, PARALLEL_CHUNK)
     inbox: queue.Queue = queue.Queue()
-    outbox: queue.Queue = queue.Queue()
-    worker = _fork(ex, chunks, deadlock, first)
-    threads = [threading.Thread(target=worker.messages, args=(inbox,), daemon=True),
-               threading.Thread(target=worker.send, args=(outbox,), daemon=True)]
-    for t in threads:
-        t.start()
+    outboxes: list[queue.Queue] = [queue.Queue() for _ in range(store.regions)]
+    workers: list[Worker] = []
+    threads: list[threading.Thread] = []
     mine, out = Provisional(store.words, first), Outcome()
-    theirs, closed = None, False
+    theirs: list = []
     try:
-        while theirs is None:
+        for region in range(1, store.regions):
+            workers.append(_fork(ex, chunks, deadlock, first, region))
+            w = workers[-1]
+            threads += [threading.Thread(target=w.messages, args=(inbox,), daemon=True),
+                        threading.Thread(target=w.send, args=(outboxes[region],), daemon=True)]
+            threads[-2].start()
+            threads[-1].start()
+        taking, busy, closed = True, len(workers), False  # busy: workers taking chunks
+        while len(theirs) < len(workers):
+            if not taking and not busy and not closed:
+                for box in outboxes[1:]:
+                    box.put(None)  # nothing more comes for any worker: they may finish
+                closed = True
             try:
                 msg = inbox.get_nowait()
             except queue.Empty:
-                taken = None if closed else chunks.take()
+                taken = chunks.take() if taking else None
                 if taken is not None:
                     block, disc = expand_chunk(ex, taken[0], taken[1], deadlock, out)
-                    _route(store, block, disc, mine, outbox, PARENT)
+                    _deal(store, block, disc, store.home(block), mine, outboxes)
                     continue
-                if not closed:
-                    outbox.put(None)  # every chunk is taken: the worker may finish
-                    closed = True
+                if taking:
+                    taking = False
+                    continue  # once more round: the workers may be told to finish
                 msg = inbox.get()
             if msg is None or msg[0][0] == "abort":
                 return None
             (kind, *rest), arrays = msg
             if kind == "chunk":
                 out.merge(rest[0])
-                store.insert_owned(*arrays, mine)
+                _deal(store, *arrays, mine, outboxes)
+            elif kind == "taken":
+                busy -= 1
             elif kind == "new":
-                theirs = arrays
+                theirs.append(arrays)
     except RegionFull:
         return None
     finally:
-        outbox.put(None)
-        worker.end()
+        for box in outboxes[1:]:
+            box.put(None)
+        for w in workers:
+            w.end()
         for t in threads:
             t.join()
-        worker.close()
-    rows = [*mine.taken(), *theirs]
-    store.adopt(first, np.concatenate((rows[0], rows[3])), np.concatenate((rows[2], rows[5])))
-    return out, np.concatenate((rows[1], rows[4]))
+        for w in workers:
+            w.close()
+    parts = [mine.taken()] + [tuple(t) for t in theirs]
+    store.adopt(first, np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[2] for p in parts]))
+    return out, np.concatenate([p[1] for p in parts])
+
+
+def _deal(store: StateStore, block: np.ndarray, disc: np.ndarray, slots: np.ndarray,
+          mine: Provisional, outboxes: list) -> None:
+    """The parent's share of candidates: insert those of region 0, forward each other
+    region's to its worker."""
+    if not block.shape[0]:
+        return
+    region = store.region(slots)
+    for r in range(store.regions):
+        here = region == r
+        if not here.any():
+            continue
+        if r == PARENT:
+            store.insert_owned(block[here], disc[here], slots[here], mine)
+        else:
+            outboxes[r].put((block[here], disc[here], slots[here]))
 
 
 def _route(store: StateStore, block: np.ndarray, disc: np.ndarray, mine: Provisional,
-           outbox: queue.Queue | None, me: int) -> tuple | None:
-    """Insert the candidates of this process's region; the others' go to the outbox (or
-    are returned when there is none)."""
-    if not block.shape[0]:
-        return None
+           me: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A worker's candidates: insert those of its own region, return the others."""
     slots = store.home(block)
     ours = store.region(slots) == me
     store.insert_owned(block[ours], disc[ours], slots[ours], mine)
     theirs = ~ours
-    item = (block[theirs], disc[theirs], slots[theirs])
-    if outbox is not None:
-        outbox.put(item)
-        return None
-    return item
+    return block[theirs], disc[theirs], slots[theirs]
 
 
-def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int) -> Worker:
+def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int) -> Worker:
     r, w = os.pipe()
     fr, fw = os.pipe()
     pid = os.fork()
@@ -221,12 +258,12 @@ def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int) -> Worker:
     os.close(fw)
     gc.disable()  # a collection would touch (and so copy) every page of the parent's objects
     try:
-        _work(ex, chunks, deadlock, first, w, fr)
+        _work(ex, chunks, deadlock, first, region, w, fr)
     finally:
         os._exit(0)
 
 
-def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, fd: int,
+def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int, fd: int,
           forwarded: int) -> None:
     """Take chunks while the network has learnt nothing new: insert the candidates of the
     worker's region, send the others to the parent; then insert what the parent forwards;
@@ -246,8 +283,8 @@ def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, fd: int,
             if fingerprint(ex) != before:  # a code the parent lacks: give the level up
                 _send(fd, ("abort",), ())
                 return
-            item = _route(store, block, disc, mine, None, WORKER)
-            _send(fd, ("chunk", out), item or _empty(store.words))
+            _send(fd, ("chunk", out), _route(store, block, disc, mine, region))
+        _send(fd, ("taken",), ())
         while (got := _receive(forwarded)) is not None:
             store.insert_owned(*got[1], mine)
         _send(fd, ("new",), mine.taken())
@@ -256,10 +293,6 @@ def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, fd: int,
             _send(fd, ("abort",), ())
         except OSError:
             pass
-
-
-def _empty(words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return (np.zeros((0, words), np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 
 def _send(fd: int, header: object, arrays: tuple[np.ndarray, ...]) -> None:

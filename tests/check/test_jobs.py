@@ -33,7 +33,7 @@ def answers(text: str, jobs: int, limit: int = 5_000, seconds: float = 5) -> lis
             for v in report.verdicts]
 
 
-def assert_same(text: str, label: str, jobs: int = 3, limit: int = 5_000) -> int:
+def assert_same(text: str, label: str, jobs: int = 4, limit: int = 5_000) -> int:
     one, many = answers(text, 1, limit), answers(text, jobs, limit)
     assert len(one) == len(many), label
     pairs = [(a, b) for a, b in zip(one, many) if a is not None and b is not None]
