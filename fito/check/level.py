@@ -1,16 +1,11 @@
-"""Expanding one range of a frontier level: chunks of rows, their successors, and where the
-successors go (a sink).
+"""Expanding one range of a frontier level: chunks of rows and their successors.
 
 The rows lo .. hi - 1 are expanded CHUNK at a time (fito/check/expand.py); each chunk's
 transitions, first state error, first deadlock and transition errors are noted in an
 `Outcome`, and its candidate successors, with their discovery keys (parent << 32 | dense
-rank), go to a sink:
-
-- `Fresh` inserts them into the visited store and keeps, for every state new in this level,
-  the least key it was found by (the search renumbers the level by that key afterwards).
-- `Unseen` (a worker process's sink, fito/check/workers.py) looks them up in the store as it
-  was when the level began, without writing to it, and keeps the ones not found in a store
-  of its own, with their least keys; the parent inserts those into the real store.
+rank), go to `Fresh`, which inserts them into the visited store and keeps, for every state
+new in this level, the least key it was found by (the search renumbers the level by that
+key afterwards). fito/check/workers.py expands chunks the same way on several processes.
 """
 from __future__ import annotations
 
@@ -64,26 +59,8 @@ class Fresh:
         np.minimum.at(self.best, sid[fresh] - self.first, keys[fresh])
 
 
-class Unseen:
-    """Sink: keep the candidates the store does not hold, once each, with their least key
-    (the store is only read)."""
-
-    def __init__(self, store: StateStore) -> None:
-        self.store = store
-        self.local = Fresh(StateStore(store.words), 0)
-
-    def add(self, block: np.ndarray, keys: np.ndarray) -> None:
-        new = self.store.find(block) < 0
-        if new.any():
-            self.local.add(block[new], keys[new])
-
-    def rows(self) -> tuple[np.ndarray, np.ndarray]:
-        n = self.local.store.n
-        return self.local.store.keys[:n], self.local.best[:n]
-
-
 def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome,
-                 sink: Fresh | Unseen) -> None:
+                 sink: Fresh) -> None:
     """Expand the states lo .. hi - 1 chunk by chunk into `out` and `sink`."""
     for start in range(lo, hi, CHUNK):
         block, keys = expand_chunk(ex, start, min(hi, start + CHUNK), deadlock, out)
