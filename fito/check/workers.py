@@ -202,7 +202,7 @@ def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
                 busy -= 1
             elif kind == "new":
                 theirs.append(arrays)
-    except RegionFull:
+    except (RegionFull, OSError):  # a region filled; no fork or pipe to be had
         return None
     finally:
         for box in outboxes[1:]:
@@ -249,7 +249,12 @@ def _route(store: StateStore, block: np.ndarray, disc: np.ndarray, mine: Provisi
 def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int) -> Worker:
     r, w = os.pipe()
     fr, fw = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (r, w, fr, fw):
+            os.close(fd)
+        raise
     if pid:
         os.close(w)
         os.close(fr)

@@ -161,3 +161,17 @@ def test_a_region_that_fills_up_gives_the_level_to_the_parent(
 
     assert_same(spec(4, 3, "2pc").replace("assert always true\n", ""), "2pc", jobs=2)
     assert small_levels["redone"] > 0
+
+
+def test_no_fork_to_be_had_leaves_the_level_to_the_parent(
+        small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork() failing (too many processes, no memory) is no error: one process goes on."""
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(workers.os, "fork", refuse)
+    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
+    from family import spec
+
+    assert_same(spec(3, 2, "2pc").replace("assert always true\n", ""), "2pc", jobs=2)
+    assert small_levels["received"] == 0 and small_levels["redone"] > 0
