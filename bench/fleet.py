@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fito.models.fleet import load_fleet  # noqa: E402
-from fito.models.fleet_sim import rates, simulate  # noqa: E402
+from fito.models.fleet.oscillators import load_fleet  # noqa: E402
+from fito.models.fleet.sim import rates, simulate  # noqa: E402
 
 
 def simpy_fleet(fleet, cycles: int, budget_s: float | None = None):

@@ -108,13 +108,13 @@ def _fito_parse_resolve(text: str) -> None:
 
 def _peer_parse(text: str) -> None:
     """Lark's generic LALR loop and tree builder over the same tokens."""
-    from fito.lang.parser import lark_runtime_parse
+    from fito.lang.syntax.parser import lark_runtime_parse
 
     lark_runtime_parse(text)
 
 
 def _fito_parse_only(text: str) -> None:
-    from fito.lang.parser import parse
+    from fito.lang.syntax.parser import parse
 
     parse(text)
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile one parse+resolve")
     args = ap.parse_args(argv)
     from fito.deep import run_deep
-    from fito.lang.parser import parse
+    from fito.lang.syntax.parser import parse
 
     text = generate(args.lines)
     n = text.count("\n")

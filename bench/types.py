@@ -67,8 +67,8 @@ def generate(statements: int, shape: str) -> str:
 
 
 def front_end(text: str):
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
+    from fito.lang.syntax.parser import parse
+    from fito.lang.resolve.resolver import resolve
 
     parsed = parse(text)
     assert parsed.spec is not None and not parsed.diagnostics, parsed.diagnostics[:3]

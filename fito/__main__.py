@@ -7,6 +7,6 @@ from fito import methodcache
 
 methodcache.install()  # before fito's modules define their dataclasses
 
-from fito.cli import main  # noqa: E402
+from fito.cli.main import main  # noqa: E402
 
 sys.exit(main())

@@ -59,7 +59,7 @@ class FileReport:
 def check_path(path: str, options: CheckOptions) -> FileReport:
     """Read and check one file."""
     from fito import budget
-    from fito.lang.parser import machinery
+    from fito.lang.syntax.parser import machinery
 
     machinery()  # built (or loaded) once per process: not part of any file's time
     with budget.active(budget.current().within(options.timeout)):
@@ -78,8 +78,8 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
     import gc
 
     from fito import budget
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
+    from fito.lang.syntax.parser import parse
+    from fito.lang.resolve.resolver import resolve
 
     was_enabled = gc.isenabled()
     gc.disable()
@@ -167,8 +167,8 @@ def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
 def _model_check(model: object, options: CheckOptions,
                  blocked: bool) -> tuple[tuple[Verdict, ...], tuple[Diagnostic, ...]]:
     """The verdicts, and the diagnostic of a model the checker refuses (an expansion too
-    large to make, a shape of process variables it cannot represent: fito.semantics.refusal)."""
-    from fito.lang.printer import print_assertion
+    large to make, a shape of process variables it cannot represent: fito.semantics.rules.refusal)."""
+    from fito.lang.printer.canonical import print_assertion
 
     assertions = model.assertions  # type: ignore[attr-defined]
 
@@ -179,8 +179,8 @@ def _model_check(model: object, options: CheckOptions,
     if blocked:
         return unknown("not checked: the spec has errors"), ()
     try:
-        from fito.check.api import check_assertions
-        from fito.semantics.refusal import NotSupported
+        from fito.check.verdicts import check_assertions
+        from fito.semantics.rules.refusal import NotSupported
     except ImportError:
         return unknown("the model checker is not available"), ()
     refusals: list[Diagnostic] = []

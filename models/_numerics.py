@@ -1,7 +1,7 @@
 """Shared helpers of the fleet numerics scripts (models/*.py): loading, cycles, figures.
 
 Every script computes its figures with fito's simulator (the computations live in
-`fito.models.fleet_numerics`, shared with the claims of proofs/numerics.py), prints them,
+`fito.models.fleet.numerics`, shared with the claims of proofs/numerics.py), prints them,
 and saves a PNG in models/out/ (a build product, git-ignored). The tests import the
 `compute*` functions.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fito.models.fleet_numerics import load, order_parameter, phases_per_cycle, smallest_gap
+from fito.models.fleet.numerics import load, order_parameter, phases_per_cycle, smallest_gap
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"

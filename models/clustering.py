@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_numerics import clustering_series  # noqa: E402
+from fito.models.fleet.numerics import clustering_series  # noqa: E402
 
 
 def compute(jobs: int = 12, cycles: int = 300, seeds: int = 8, capacity: str | None = None):

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, load, save  # noqa: E402
 
-from fito.models.fleet_numerics import separation, separation_sample  # noqa: E402
+from fito.models.fleet.numerics import separation, separation_sample  # noqa: E402
 
 
 def overlap_factor(jobs: int) -> Fraction:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_numerics import lifetimes, stagger  # noqa: E402
+from fito.models.fleet.numerics import lifetimes, stagger  # noqa: E402
 
 # A Gaussian random walk (step s) overshoots a boundary by about -zeta(1/2)/sqrt(2 pi) s
 # (Siegmund), so its mean exit time from (-m, m) is close to (m/s + 0.583)^2, s = sqrt(2) sigma.

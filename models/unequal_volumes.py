@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_numerics import unequal_gaps  # noqa: E402
+from fito.models.fleet.numerics import unequal_gaps  # noqa: E402
 
 
 def gaps(cycles: int, **overrides) -> tuple[object, list[Fraction]]:
@@ -35,8 +35,8 @@ def formula(fleet) -> Fraction:
 
 def engine_drift(fleet) -> Fraction:
     """The translation d of the overlapping branch's gap map, derived by the engine."""
-    from fito.models.fleet_maps import gap_map
-    from fito.models.returnmap import derive, overlapping, setting_from_fleet
+    from fito.models.fleet.maps import gap_map
+    from fito.models.fleet.returnmap import derive, overlapping, setting_from_fleet
 
     gm = gap_map(derive(setting_from_fleet(fleet), overlapping(2)))
     K = gm.K

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _numerics import figure, save  # noqa: E402
 
-from fito.models.fleet_numerics import binomial_tail, writer_tail  # noqa: E402
+from fito.models.fleet.numerics import binomial_tail, writer_tail  # noqa: E402
 
 
 def fleet_tail(jobs: int, cycles: int, seeds: int, volume: str = "1/2") -> list[float]:

@@ -2,7 +2,7 @@
 epoch, under the three probability models the paper names, and the measure zero of an exact
 coincidence of completion instants.
 
-The model's side comes from `fito.models.atomicity`: the joint law of independent domains
+The model's side comes from `fito.models.epochs.atomicity`: the joint law of independent domains
 (sympy.stats marginals multiplied outcome by outcome), integrals of the exponential density
 over boxes and cells, integration by parts over the crash time. The paper's formulas are
 typed here in fresh symbols (PAPER_*). The kernel differentiates antiderivatives itself
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from fito.models import atomicity as at
+from fito.models.epochs import atomicity as at
 from fito.proof import (
     claim,
     identity,

@@ -2,7 +2,7 @@
 
 - `claim1.mixed-count`: 2^k - 2 of the crash window {e-1, e}^k are mixed, for every k (a
   recurrence whose step follows the window's definition) and counted by the kernel.
-- `claim1.model-check.k<k>`: the model of `fito.models.claim1` (k domains persist epochs
+- `claim1.model-check.k<k>`: the model of `fito.models.epochs.boundaries` (k domains persist epochs
   in any interleaving, a crash possible in every state) as a transition system the kernel
   walks itself: the durable vectors a crash finds while epoch e is written are exactly
   {e-1, e}^k (the paper's set, written here), 2^k - 2 of them mixed. `fito check` on the
@@ -17,8 +17,8 @@ import functools
 import itertools
 from typing import Any
 
-from fito.models import claim1 as c1
-from fito.models import lattice as lat
+from fito.models.epochs import boundaries as c1
+from fito.models.epochs import lattice as lat
 from fito.proof import (
     Claim,
     claim,
@@ -53,7 +53,7 @@ def window_mixed_count():
     """2^k - 2 vectors of {e-1, e}^k are mixed for every k >= 1: W(1) = 0, and a vector of
     {e-1, e}^(k+1) is mixed iff its first k coordinates are (2 ways to append) or they are
     consistent (2 vectors) and the appended epoch differs (1 way): W(k+1) = 2 W(k) + 2 * 1,
-    the counts taken from the window's definition (fito.models.lattice.steps). Counted by
+    the counts taken from the window's definition (fito.models.epochs.lattice.steps). Counted by
     the kernel for k = 2..6."""
     st = lat.steps()
     step = ["+", ["*", "prev", st.window_extensions],
@@ -103,7 +103,7 @@ for _k in range(1, K_MAX + 1):
         + (f", of which 2^{_k} - 2 = {2 ** _k - 2} are mixed" if _k >= 2 else "")
         + f" (the kernel walks the reachable states of the model's transition system, "
         f"n = {EPOCHS}; fito check on the generated spec agrees).",
-        f"fito.models.claim1.transition_system({_k}, {EPOCHS}) and spec({_k}, {EPOCHS}, {EPOCH})",
+        f"fito.models.epochs.boundaries.transition_system({_k}, {EPOCHS}) and spec({_k}, {EPOCHS}, {EPOCH})",
         "model-checking", functools.partial(model_check, _k), timeout=600))
 
 

@@ -1,6 +1,6 @@
 """Paper B: phase-blind fleets. Theorems 4 and 8, Propositions 14 and 16, discharged.
 
-Every map below is derived by the return-map engine (`fito.models.returnmap`) from the
+Every map below is derived by the return-map engine (`fito.models.fleet.returnmap`) from the
 event equations of a branch, never from the paper's formula. The paper's formula is built
 here, as an expression in fresh symbols (`paper_*`, never simplified and never from the
 engine's output), and each obligation puts the engine's quantity on one side and the
@@ -28,9 +28,9 @@ from typing import Any
 
 import sympy as sp
 
-from fito.models.fleet_branches import enumerate_branches, firing_orders
-from fito.models.fleet_maps import eigenvalues, gap_chart, gap_map
-from fito.models.fleet_proofs import (
+from fito.models.fleet.branches import enumerate_branches, firing_orders
+from fito.models.fleet.maps import eigenvalues, gap_chart, gap_map
+from fito.models.fleet.proofs import (
     assumptions_json,
     chart_sides,
     diagonal,
@@ -47,8 +47,8 @@ from fito.models.fleet_proofs import (
     region_formula,
     witness_assignment,
 )
-from fito.models.fleet_symbolic import overlapping_symbolic
-from fito.models.returnmap import (
+from fito.models.fleet.symbolic import overlapping_symbolic
+from fito.models.fleet.returnmap import (
     derive,
     overlapping,
     setting_from_fleet,
@@ -205,7 +205,7 @@ for _N in range(2, N_MAX + 1):
 
 
 # ---------------------------------------------------------------- Theorem 8, symbolic N
-# The engine for symbolic N (fito.models.fleet_symbolic) derives the new gap a'_m from the
+# The engine for symbolic N (fito.models.fleet.symbolic) derives the new gap a'_m from the
 # event equations: writer counts by counting events, drained volumes, the tail of the
 # writes, the next firings. The paper's lambda is built here from fresh symbols.
 def paper_lambda_f(N: Json, j: Json) -> Json:
@@ -386,7 +386,7 @@ def prop14_branches(capacity):
     """Engine evidence for N = 3: every two-cycle event order keeps the firing order."""
     from pathlib import Path
 
-    from fito.models.fleet import load_fleet
+    from fito.models.fleet.oscillators import load_fleet
 
     text = (Path(__file__).resolve().parents[1] / "models" / "overlap.toml").read_text()
     overrides = {"jobs": "3"} | ({"capacity": capacity} if capacity else {})
@@ -482,7 +482,7 @@ for _N in range(2, N_STAGGER + 1):
 def _staggered_fleet(N: int, capped: bool):
     from pathlib import Path
 
-    from fito.models.fleet import load_fleet
+    from fito.models.fleet.oscillators import load_fleet
 
     name = "staggered_capped" if capped else "staggered"
     text = (Path(__file__).resolve().parents[1] / "models" / f"{name}.toml").read_text()
@@ -514,7 +514,7 @@ def prop16_unreachable(setting):
         cons = image_constraints(leaf.constraints, leaf.end_state, target.constraints, K)
         note = f"branch {words}: no state of its region lands in the staggered region"
         if K.is_Numerical:
-            from fito.models.fleet_linear import farkas as engine_farkas
+            from fito.models.fleet.linear import farkas as engine_farkas
 
             y = engine_farkas(cons, m, K)
             ob = None if y is None else numeric_empty_region(cons, K, m, y, note)

@@ -2,7 +2,7 @@
 
 Two derivations meet in every certificate: the model's count, by the kernel enumerating E^k
 itself and by recurrences whose steps SymPy derives from the definitions
-(`fito.models.lattice.steps`), against the paper's formula typed here in fresh symbols
+(`fito.models.epochs.lattice.steps`), against the paper's formula typed here in fresh symbols
 (PAPER_*), instantiated unsimplified so that the kernel does the arithmetic. The lattice
 laws hold on every chain of reals (Farkas refutations of each case of the negation) and are
 enumerated on small E^k written out coordinate by coordinate.
@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy as sp
 
-from fito.models import lattice as lat
+from fito.models.epochs import lattice as lat
 from fito.proof import (
     Claim,
     claim,
@@ -226,7 +226,7 @@ def meet_is_glb():
     """For all x, y, z of E^k: z <= x and z <= y iff z <= meet(x, y), with meet the
     componentwise min; and join = componentwise max is the least upper bound (dually).
     Per coordinate on every chain of reals by Farkas cases; enumerated on E^2 (n = 3) and
-    E^3 (n = 2), where the engine's meet and join (fito.models.lattice) of every pair are the
+    E^3 (n = 2), where the engine's meet and join (fito.models.epochs.lattice) of every pair are the
     componentwise min and max."""
     z, m = sp.symbols("z m")
     is_min = sp.And(m <= a, m <= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
@@ -292,7 +292,7 @@ def best_recovery_point():
     element below x is (min x, ..., min x). Induction on k: c <= min(m, y) iff c <= m and
     c <= y (Farkas cases over the reals); the equivalence enumerated for k = 1..4, n = 0..3;
     and the engine's best recovery point (the join of the consistent elements below x,
-    fito.models.lattice) is min x at every x of E^k for k = 1..3, n = 0..3."""
+    fito.models.epochs.lattice) is min x at every x of E^k for k = 1..3, n = 0..3."""
     m, y, z = sp.symbols("m y z")
     step = sp.Implies(sp.And(z <= m, z <= y, sp.Or(sp.Eq(z, m), sp.Eq(z, y))),
                       sp.And(sp.Implies(c <= z, sp.And(c <= m, c <= y)),

@@ -1,6 +1,6 @@
 """Paper B, numerics: statements about seeded simulations, with their samples in the certificate.
 
-Each claim runs fito's simulator (`fito.models.fleet_numerics`) from fixed seeds, stores one
+Each claim runs fito's simulator (`fito.models.fleet.numerics`) from fixed seeds, stores one
 number per run (the sample), and states what the paper says as facts about means and
 confidence intervals that the kernel recomputes from the stored samples: the mean and the
 unbiased variance exactly, the two-sided Student-t interval at 99% with a conservative
@@ -25,7 +25,7 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
-from fito.models import fleet_numerics as fn
+from fito.models.fleet import numerics as fn
 from fito.proof import claim, enumeration, instance, proved, samples, to_expr, unknown
 
 LEVEL = "99%"

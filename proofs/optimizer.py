@@ -1,8 +1,8 @@
 """Paper A, claim 3: mixed-epoch recovery is not an optimizer step.
 
 The step maps, the trajectory, the invariants, K_t and the reachability results come out of
-`fito.models.optimizer`; the mixed-epoch violations out of the Z3 searches of
-`fito.models.optimizer_search`. The kernel re-checks every certificate: recurrences for
+`fito.models.epochs.optimizer`; the mixed-epoch violations out of the Z3 searches of
+`fito.models.epochs.optimizer_search`. The kernel re-checks every certificate: recurrences for
 symbolic t, identities, sums of squares (Cauchy-Schwarz and the induction step of Adam's
 bound), and the counterexamples, evaluated exactly at the values Z3 found.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from fito.models import optimizer as opt
-from fito.models import optimizer_search as search
+from fito.models.epochs import optimizer as opt
+from fito.models.epochs import optimizer_search as search
 from fito.proof import (
     claim,
     identity,

@@ -1,13 +1,13 @@
 """Paper A, claims 4 and 5: fleet updates need common knowledge; bilateral commit converges.
 
-Claim 4 (`paperA.coordinated-attack.r<r>`, r = 1..8): `fito.models.coordinated_attack`
+Claim 4 (`paperA.coordinated-attack.r<r>`, r = 1..8): `fito.models.epochs.coordinated_attack`
 enumerates every decision rule of both nodes over the views of a lossy message chain. The
 kernel re-enumerates the same rule space from a formula built here independently (the views
 written in closed form from the chain's shape, not from the engine's simulation): no rule
 meets agreement, validity and integrity together; each pair is met by a rule the certificate
 names; for the silent pattern, the number meeting each pair is recounted too.
 
-Claim 5 (`paperA.bilateral.k<k>`, k = 2..5): `fito.models.bilateral` walks the state graph
+Claim 5 (`paperA.bilateral.k<k>`, k = 2..5): `fito.models.epochs.bilateral` walks the state graph
 fito's checker builds for the reflect-then-commit protocol (one epoch, a crash possible in
 every state) and counts its interleavings, crash points and mixed recoveries, for the
 bilateral recovery and the naive latest-per-domain one. The kernel recounts each number
@@ -87,7 +87,7 @@ def _assignment(rule: dict[Any, int]) -> dict[str, int]:
 
 def _pattern_outcome(c: Any) -> list[Any] | Outcome:
     """The obligations for one pattern's census, or the outcome that stops the claim."""
-    from fito.models import coordinated_attack as ca
+    from fito.models.epochs import coordinated_attack as ca
 
     r, pattern, every = c.r, c.pattern, ca.REQUIREMENTS
     names, formulas = requirement_formulas(r, pattern)
@@ -117,7 +117,7 @@ def _pattern_outcome(c: Any) -> list[Any] | Outcome:
 
 def coordinated_attack(r: int) -> Outcome:
     """Both patterns of the chain of length r: the engine's census, recounted by the kernel."""
-    from fito.models import coordinated_attack as ca
+    from fito.models.epochs import coordinated_attack as ca
 
     obligations: list[Any] = []
     for pattern in ca.PATTERNS:
@@ -129,7 +129,7 @@ def coordinated_attack(r: int) -> Outcome:
 
 
 def _attack_statement(r: int) -> str:
-    from fito.models import coordinated_attack as ca
+    from fito.models.epochs import coordinated_attack as ca
 
     silent, chatty = (ca.predicted(r, p)[frozenset()] for p in ca.PATTERNS)
     return (
@@ -149,7 +149,7 @@ for _r in CHAINS:
     register(Claim(
         f"paperA.coordinated-attack.r{_r}", f"no atomic switch over a lossy chain of {_r}",
         _attack_statement(_r),
-        f"fito.models.coordinated_attack, r = {_r}, patterns silent and chatty",
+        f"fito.models.epochs.coordinated_attack, r = {_r}, patterns silent and chatty",
         "enumeration", functools.partial(coordinated_attack, _r), timeout=120))
 
 
@@ -202,7 +202,7 @@ def _mode_obligations(k: int, counts: Any, f: dict[str, Any]) -> list[Any]:
 
 def bilateral(k: int) -> Outcome:
     """The engine's counts for both recovery rules, recounted by the kernel from phase vectors."""
-    from fito.models import bilateral_count as bc
+    from fito.models.epochs import bilateral_count as bc
 
     f = phase_formulas(k)
     obligations: list[Any] = []
@@ -219,14 +219,14 @@ def bilateral(k: int) -> Outcome:
 
 
 def _bilateral_statement(k: int) -> str:
-    from fito.models import bilateral_count as bc
+    from fito.models.epochs import bilateral_count as bc
 
     b, n = bc.predicted(k, "bilateral"), bc.predicted(k, "latest")
     return (
         f"The reflect-then-commit protocol with {k} persistence domains writing one epoch e "
         f"(each domain writes e tentatively keeping e - 1, then reflects it; the commit record "
         f"follows every reflection), a crash possible in every state: fito's state graph of "
-        f"fito.models.bilateral.spec({k}, epochs=1) has {b.interleavings} crash-free "
+        f"fito.models.epochs.bilateral.spec({k}, epochs=1) has {b.interleavings} crash-free "
         f"interleavings, {b.crash_points} crash points and {b.crash_runs} (interleaving, "
         f"crash point) pairs. Recovery taking e everywhere if the commit record exists, else "
         f"e - 1 everywhere, is mixed at none of them; the naive recovery taking each domain's "
@@ -240,5 +240,5 @@ for _k in DOMAINS:
     register(Claim(
         f"paperA.bilateral.k{_k}", f"bilateral commit of {_k} domains: no mixed recovery",
         _bilateral_statement(_k),
-        f"fito.models.bilateral.spec({_k}, epochs=1), Node(bilateral|latest, false)",
+        f"fito.models.epochs.bilateral.spec({_k}, epochs=1), Node(bilateral|latest, false)",
         "model-checking+enumeration", functools.partial(bilateral, _k), timeout=120))

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 
 from fito.check.explore import Limits, stop_reason
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.trace_adapter import build_trace
-from fito.check.traces import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
+from fito.check.traces.from_states import build_trace
+from fito.check.traces.records import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.lang import nodes as A
-from fito.lang.printer import print_expr
+from fito.lang.printer.canonical import print_expr
 from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 

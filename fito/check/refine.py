@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 
 from fito.check.explore import Limits, Progress, stop_reason
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
-from fito.check.trace_adapter import Transition, build_trace
-from fito.check.traces import MODEL_ERROR, REFUSAL, Failure
+from fito.check.traces.from_states import Transition, build_trace
+from fito.check.traces.records import MODEL_ERROR, REFUSAL, Failure
 from fito.lang import nodes as A
 from fito.semantics.compiled import Compiled, StepFault, TimeLimit
 from fito.semantics.ir import Fault
-from fito.semantics.steps import TAU
+from fito.semantics.rules.steps import TAU
 
 
 class SpecFault(Exception):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fito.check.traces import Trace
+from fito.check.traces.records import Trace
 from fito.diagnostics import Span
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
@@ -33,7 +33,7 @@ class Verdict:
     limit_hit: bool = False        # unknown because --max-states or --timeout was reached
     depth: int = 0
     engine: str = ""
-    run: Trace | None = None       # the counterexample or witness as data (fito.check.traces)
+    run: Trace | None = None       # the counterexample or witness as data (fito.check.traces.records)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {

@@ -1,7 +1,7 @@
 """`fito lint` on files: read, parse with `ast`, walk, apply the rules, report.
 
 Reading reuses `fito.source` (size limit, binary and encoding checks); the reports are the
-`FileReport`s every fito command renders (`fito.report`). A file that imports no training
+`FileReport`s every fito command renders (`fito.render.report`). A file that imports no training
 library (torch, lightning, transformers, accelerate, deepspeed, ...) is read and parsed but
 not analysed: the rules are about PyTorch checkpoints.
 """

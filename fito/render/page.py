@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.traces import Trace, TraceStep
+from fito.check.traces.records import Trace, TraceStep
 from fito.diagnostics import render_text
 from fito.driver import FileReport
 from fito.expect import Mismatch

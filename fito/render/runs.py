@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from fito.check.traces import OTHER, Cells, Trace, TraceStep, Waiting
+from fito.check.traces.records import OTHER, Cells, Trace, TraceStep, Waiting
 
 OTHER_NAME = "other"
 

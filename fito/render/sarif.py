@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.traces import Trace, TraceStep
+from fito.check.traces.records import Trace, TraceStep
 from fito.render.runs import assignments
 
 if TYPE_CHECKING:

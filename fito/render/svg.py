@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from fito.check.traces import Trace, TraceStep
+from fito.check.traces.records import Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes
 
 CHAR = 7.2          # width of a character at the chart's font size, in px (monospace 12px)

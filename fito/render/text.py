@@ -2,7 +2,7 @@
 changed per persistence domain; internal runs collapsed; what the run shows at its end."""
 from __future__ import annotations
 
-from fito.check.traces import DEADLOCK, LOOP, REFUSAL, Trace, TraceStep
+from fito.check.traces.records import DEADLOCK, LOOP, REFUSAL, Trace, TraceStep
 from fito.render.runs import (
     Collapsed,
     by_domain,

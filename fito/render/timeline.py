@@ -2,7 +2,7 @@
 one column per persistence domain, next to the event and the process that made it."""
 from __future__ import annotations
 
-from fito.check.traces import Trace, TraceStep
+from fito.check.traces.records import Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes, wrap
 
 _CAP = {"event": 24, "process": 24}

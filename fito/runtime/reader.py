@@ -175,7 +175,7 @@ def scan(root: str | os.PathLike[str]) -> CheckpointScan:
 def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str | None,
                                                                                    int | None]:
     """The guardrail's classification of x (consistent or mixed) and its best recovery point."""
-    from fito.models.guardrail import classify
+    from fito.models.epochs.guardrail import classify
 
     vector = {d: es[-1] for d, es in holdings if es}
     if not vector:

@@ -15,13 +15,13 @@ from operator import itemgetter
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve import Model
+from fito.lang.resolve.resolver import Model
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
-from fito.semantics.ir_python import to_python
-from fito.semantics.layout import Layout, build_layout
+from fito.semantics.codegen.python_exprs import to_python
+from fito.semantics.state.layout import Layout, build_layout
 from fito.semantics.network import Mode, Network, Transition
-from fito.semantics.scalar import Group, ScalarCode, StepFault, tail
-from fito.semantics.steps import EVENT, TAU, TICK, Semantics, Step, Write
+from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail
+from fito.semantics.rules.steps import EVENT, TAU, TICK, Semantics, Step, Write
 
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
 Rank = int  # candidate number << RANK_BITS | transition number
@@ -52,7 +52,7 @@ class Compiled:
     _K: int = field(init=False)
     _whole: bool = field(init=False)
     _sizes: _Sizes = field(init=False)
-    # Set per assertion by fito.check.api. Compiling a group is the one step whose cost
+    # Set per assertion by fito.check.verdicts. Compiling a group is the one step whose cost
     # grows with the model rather than the state count, so the deadline is checked after
     # each compilation as well as by the explorers' own periodic checks.
     deadline: float | None = None

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve import Model
-from fito.lang.values import IntRange, IntT, SetT, ValueType
-from fito.semantics.layout import Layout
+from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.values import IntRange, IntT, SetT, ValueType
+from fito.semantics.state.layout import Layout
 
 IR = tuple
 
@@ -246,8 +246,8 @@ def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
 
 def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
     """The values of a (finite) type written in the spec (refused past MAX_EXPANSION)."""
-    from fito.lang.values import BOOL
-    from fito.semantics.refusal import check_expansion, values_of
+    from fito.lang.resolve.values import BOOL
+    from fito.semantics.rules.refusal import check_expansion, values_of
 
     if isinstance(t, A.TypeName):
         return values_of(model.types[t.name], f"the type '{t.name}'", t.span)
@@ -264,7 +264,7 @@ def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
 
 
 def const_value(model: Model, e: A.Expr) -> int:
-    from fito.lang.consteval import evaluate
+    from fito.lang.resolve.consteval import evaluate
 
     def lookup(name: str, span: Span) -> int:
         if name in model.consts:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from fito.diagnostics import Diagnostic, Span, error, warning
 from fito.lang import nodes as A
-from fito.lang.printer import print_expr
+from fito.lang.printer.canonical import print_expr
 from fito.types.env import Scope
 from fito.types.epochs import Formula
 from fito.types.kinds import Conv, EpochRef, Snap

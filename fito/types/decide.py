@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fito.lang.printer import print_expr
+from fito.lang.printer.canonical import print_expr
 from fito.types.context import Context, Fact, Obligation, Part
 from fito.types.epochs import Formula, Truth
 from fito.types.kinds import show

@@ -38,8 +38,8 @@ def type_check_path(path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX
 
 
 def _type_check_source(src: Source, oracle: EpochOracle, reveal: bool) -> TypeReport:
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
+    from fito.lang.syntax.parser import parse
+    from fito.lang.resolve.resolver import resolve
 
     parsed = parse(src.text)
     if parsed.spec is None:

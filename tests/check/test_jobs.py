@@ -1,5 +1,5 @@
 """`--jobs N`: large levels are expanded by forked worker processes while the parent inserts
-(fito/check/workers.py), and the answers are those of one process: verdicts, state and
+(fito/check/frontier/workers.py), and the answers are those of one process: verdicts, state and
 transition counts, traces, model errors (issue 12, point 4). The tests lower the level size
 at which workers start to two rows, so that every level of a small spec goes through the
 workers, the pipes and the parent's insertion.
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.check import workers
+from fito.check.frontier import workers
 from fito.driver import CheckOptions, check_source
 from fito.source import Source
 
@@ -153,7 +153,7 @@ def test_a_region_that_fills_up_gives_the_level_to_the_parent(
         small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every region counts as full: each level is given up and expanded again by the parent
     alone, and the answers stay those of one process."""
-    from fito.check import visited
+    from fito.check.frontier import visited
 
     monkeypatch.setattr(visited, "REGION_LOAD", 0.0)
     sys.path.insert(0, str(ROOT / "tests" / "oracles"))

@@ -9,8 +9,8 @@ import pytest
 
 from fito.driver import front_end
 from fito.semantics.compiled import compile_model
-from fito.semantics.packing import Codebook, Overflow, Packer, layout_fields
-from fito.semantics.scalar import StepFault
+from fito.semantics.state.packing import Codebook, Overflow, Packer, layout_fields
+from fito.semantics.codegen.scalar import StepFault
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

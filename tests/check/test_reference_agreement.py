@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.check.api import check_assertions
-from fito.check.reference import RefLimit, check
+from fito.check.verdicts import check_assertions
+from fito.reference.interpreter import RefLimit, check
 from fito.driver import CheckOptions
-from fito.lang.parser import parse
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.resolve.resolver import resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from random_specs import Gen

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.check.reference import RefLimit, RefResult, check
+from fito.reference.interpreter import RefLimit, RefResult, check
 from fito.driver import CheckOptions, check_source
-from fito.lang.parser import parse
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.resolve.resolver import resolve
 from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -258,7 +258,7 @@ def test_lts_exports_a_model_with_buffers_and_variables(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture) -> None:
     import json
 
-    from fito.cli import main
+    from fito.cli.main import main
 
     path = tmp_path / "buffer.fito"
     path.write_text(HEAD + "channel q: V buffer 1\nprocess P\n  var n: V = 0\n"

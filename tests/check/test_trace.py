@@ -1,4 +1,4 @@
-"""Counterexamples as data (fito.check.traces): every emitted trace replays in the naive
+"""Counterexamples as data (fito.check.traces.records): every emitted trace replays in the naive
 reference interpreter state by state; writes are exactly the cells that changed; a crash
 names what it reset; a deadlock says what each process waits for; the JSON form is lossless.
 """
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fito.check.reference_steps import EVENT, TICK
-from fito.check.reference_terms import Reference
-from fito.check.traces import DEADLOCK, VIOLATION, Trace
+from fito.reference.steps import EVENT, TICK
+from fito.reference.terms import Reference
+from fito.check.traces.records import DEADLOCK, VIOLATION, Trace
 from fito.driver import CheckOptions, check_source, front_end
 from fito.render.runs import Collapsed, rows
 from fito.source import Source

@@ -1,4 +1,4 @@
-"""The frontier search's visited store (fito/check/visited.py) against a Python dict: block
+"""The frontier search's visited store (fito/check/frontier/visited.py) against a Python dict: block
 insertion numbers each distinct row once, in order; `find` only reads; `reorder` renumbers a
 level, with or without the slots tracked during insertion; the table grows and rebuilds."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fito.check.visited import StateStore, rows_equal
+from fito.check.frontier.visited import StateStore, rows_equal
 
 WORDS = st.integers(1, 3)
 
@@ -29,7 +29,7 @@ def blocks(words: int, universe: int) -> st.SearchStrategy[list[np.ndarray]]:
 def test_insert_numbers_each_distinct_row_once_in_order(data: st.DataObject, words: int,
                                                         universe: int, regions: int) -> None:
     store = StateStore(words, capacity=16)
-    if regions > 1:  # probes wrap within each half of the table (fito/check/workers.py)
+    if regions > 1:  # probes wrap within each half of the table (fito/check/frontier/workers.py)
         store.partition(regions)
     seen: dict[bytes, int] = {}
     for block in data.draw(blocks(words, universe)):

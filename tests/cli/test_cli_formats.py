@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import DIAGNOSTIC_LINE, ROOT
 
-from fito.cli import main
+from fito.cli.main import main
 
 BROKEN = """channel c: (0..3)
 domain x: 0..3 = 0 volatile

@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import ROOT
 
 from fito.driver import CheckOptions, check_path
-from fito.report import render_report
+from fito.render.report import render_report
 
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                 if shutil.which(b)), None)

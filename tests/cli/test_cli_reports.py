@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import ROOT
 
-from fito.cli import main
+from fito.cli.main import main
 
 NAIVE = ROOT / "specs" / "checkpoint_naive.fito"
 SCHEMA = ROOT / "docs" / "report-schema.json"

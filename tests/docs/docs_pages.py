@@ -35,7 +35,7 @@ TIMING = re.compile(r"\b\d+\.\d\d\b")
 
 
 def _attack_table() -> list[str]:
-    from fito.models import coordinated_attack as ca
+    from fito.models.epochs import coordinated_attack as ca
 
     rows = ["| r | runs (silent, chatty) | views | rules examined | rules they stand for "
             "| meeting all three | validity and integrity |",
@@ -52,7 +52,7 @@ def _attack_table() -> list[str]:
 
 
 def _bilateral_table() -> list[str]:
-    from fito.models import bilateral_count as bc
+    from fito.models.epochs import bilateral_count as bc
 
     rows = ["| k | states (bilateral, latest) | interleavings | crash points | crash runs "
             "| mixed crash points (bilateral, latest) | mixed crash runs (bilateral, latest) |",

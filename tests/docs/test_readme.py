@@ -47,7 +47,7 @@ def test_console_examples_print_what_the_readme_shows(command: str, shown: str) 
 
 def test_every_command_in_the_text_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    from fito.cli import main
+    from fito.cli.main import main
 
     for name in ("specs", "models", "proofs", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)

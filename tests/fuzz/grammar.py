@@ -22,7 +22,7 @@ INTS = ("0", "1", "2", "3", "10", "1000", "1000000000", "999999999999999999")
 @lru_cache(maxsize=1)
 def _grammar() -> tuple[dict[str, list[tuple[tuple[str, bool], ...]]], dict[str, str],
                         dict[str, int]]:
-    from fito.lang.parser import lark_parser
+    from fito.lang.syntax.parser import lark_parser
 
     parser = lark_parser()
     alts: dict[str, list[tuple[tuple[str, bool], ...]]] = defaultdict(list)

@@ -291,7 +291,7 @@ def odd(r: random.Random, seeds: Seeds) -> Case:
 
 # ------------------------------------------------------------------ commands added later
 def _commands() -> tuple[str, ...]:
-    from fito.cli import COMMANDS
+    from fito.cli.main import COMMANDS
 
     return COMMANDS
 

@@ -20,8 +20,8 @@ EXPECTED_STATUSES = frozenset({0, 1, 2, 3})
 OWNERS = (
     ("fito/semantics/", "engine"), ("fito/check/explore.py", "engine"),
     ("fito/check/refine.py", "engine"), ("fito/check/liveness.py", "engine"),
-    ("fito/check/lts.py", "engine"), ("fito/check/api.py", "engine"),
-    ("fito/lang/format.py", "fmt"), ("fito/lang/printer.py", "fmt"),
+    ("fito/check/lts.py", "engine"), ("fito/check/verdicts.py", "engine"),
+    ("fito/lang/printer/fmt.py", "fmt"), ("fito/lang/printer/canonical.py", "fmt"),
 )
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:,| ) ?in (?P<func>\S+)')
 

@@ -43,7 +43,7 @@ class Bounds:
 
     def argv(self, argv: tuple[str, ...]) -> list[str]:
         """argv with the bounds appended (last wins), for a command that takes them."""
-        from fito.cli import COMMANDS
+        from fito.cli.main import COMMANDS
 
         if not argv or argv[0] not in COMMANDS or "--help" in argv or "-h" in argv:
             return list(argv)
@@ -58,19 +58,19 @@ class Bounds:
 def preload() -> None:
     """Import what the commands import, so that forked workers start with it (cheap: no
     command is run)."""
-    import fito.check.api  # noqa: F401
+    import fito.check.verdicts  # noqa: F401
     import fito.check.lts  # noqa: F401
-    import fito.cli
-    import fito.lang.format  # noqa: F401
-    import fito.models.fleet_cli  # noqa: F401
-    import fito.models.fleet_sim  # noqa: F401
+    import fito.cli.main
+    import fito.lang.printer.fmt  # noqa: F401
+    import fito.cli.fleet_args  # noqa: F401
+    import fito.models.fleet.sim  # noqa: F401
     import fito.proof.kernel  # noqa: F401
     import fito.runtime  # noqa: F401
     import fito.types  # noqa: F401
-    from fito.lang.parser import machinery
+    from fito.lang.syntax.parser import machinery
 
     machinery()
-    fito.cli.build_parser()
+    fito.cli.main.build_parser()
 
 
 def warm_up() -> None:
@@ -79,7 +79,7 @@ def warm_up() -> None:
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
-    from fito.cli import main
+    from fito.cli.main import main
 
     from .seeds import ROOT
 

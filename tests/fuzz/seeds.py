@@ -87,7 +87,7 @@ def reports() -> list[tuple[bytes, bytes]]:
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
-    from fito.cli import COMMANDS, main
+    from fito.cli.main import COMMANDS, main
 
     if "replay" not in COMMANDS:
         return []

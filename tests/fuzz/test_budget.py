@@ -89,7 +89,7 @@ def test_bad_sizes(text: str) -> None:
                                   ["fmt", "--timeout", "-1", "x.fito"]])
 def test_bad_budget_flags_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
                                            ) -> None:
-    from fito.cli import main
+    from fito.cli.main import main
 
     assert main(argv) == 2
     assert "[C001 bad-usage]" in capsys.readouterr().err
@@ -107,7 +107,7 @@ def test_a_search_stops_at_the_memory_limit_with_its_figures(engine: str) -> Non
     after the hand-over): unknown, with the states reached, not a machine out of memory."""
     from types import SimpleNamespace
 
-    from fito.check.api import check_assertions
+    from fito.check.verdicts import check_assertions
     from fito.driver import front_end
 
     _, model, _ = front_end(BIG)

@@ -48,7 +48,7 @@ def test_saved_input_runs_clean(path: Path, replayed: dict[Path, Outcome]) -> No
 
 # ----------------------------------------------------------------- the harness sees each class
 def _planted(monkeypatch: pytest.MonkeyPatch, fault: object, argv: tuple[str, ...] = (
-        "lattice", "-k", "2", "-n", "1"), module: str = "fito.commands.lattice") -> Outcome:
+        "lattice", "-k", "2", "-n", "1"), module: str = "fito.cli.commands.lattice") -> Outcome:
     """Run one case in a worker forked after `module.run` was replaced by `fault`."""
     __import__(module)
     monkeypatch.setattr(sys.modules[module], "run", fault)
@@ -108,14 +108,14 @@ def test_the_harness_classifies_each_failure(monkeypatch: pytest.MonkeyPatch, fa
     assert got.signature.startswith(f"{kind} lattice")
     assert got.owner == ""  # not the engine's, not fmt's
     if kind == TRACEBACK:  # the exception and the innermost fito frame (the fault is a test's)
-        assert got.signature == "traceback lattice KeyError fito/cli.py:main"
+        assert got.signature == "traceback lattice KeyError fito/cli/main.py:main"
 
 
 def test_a_broken_fmt_round_trip_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     case = Case(("fmt", "{d}/spec.fito"), (("spec.fito", b"channel a\nprocess P = a -> P\n"),))
-    import fito.commands.fmt
+    import fito.cli.commands.fmt
 
-    monkeypatch.setattr(fito.commands.fmt, "run", _bad_format)
+    monkeypatch.setattr(fito.cli.commands.fmt, "run", _bad_format)
     held, mapped = _statm()  # forked from this process: it must inherit the broken fmt
     bounds = Bounds(seconds=5.0, memory=held + (2 << 30), address_space=mapped + (8 << 30))
     with Pool(1, bounds, fork=True) as pool:

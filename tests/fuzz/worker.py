@@ -87,7 +87,7 @@ class _Capture(io.TextIOWrapper):
 
 def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
     """fito.cli.main on the case's argv (with the bounds), its files in a fresh directory."""
-    from fito.cli import main
+    from fito.cli.main import main
 
     where = Path(tempfile.mkdtemp(dir=home))
     start = time.process_time()
@@ -149,7 +149,7 @@ def fmt_refusal(case: Case) -> str:
     """`fito fmt` exits 2 (past its command line) only on a file that does not parse or
     cannot be read."""
     from fito.deep import run_deep
-    from fito.lang.parser import parse
+    from fito.lang.syntax.parser import parse
 
     specs = [data for name, data in case.files if name.endswith(".fito")]
     if len(specs) != 1 or sum(a.endswith(".fito") for a in case.argv) != 1:
@@ -175,8 +175,8 @@ def fmt_round_trip(case: Case, output: str) -> str:
     """What is wrong with `fito fmt`'s output for the case's one spec file ('' if nothing):
     it must parse to the same tree as the input, and be its own canonical form."""
     from fito.deep import run_deep
-    from fito.lang.format import format_text
-    from fito.lang.parser import parse
+    from fito.lang.printer.fmt import format_text
+    from fito.lang.syntax.parser import parse
 
     specs = [data for name, data in case.files if name.endswith(".fito")]
     if len(specs) != 1 or sum(a.endswith(".fito") for a in case.argv) != 1:

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
 
-from fito.lang.lexer import RESERVED_UNUSED
-from fito.lang.parser import lark_parser
+from fito.lang.syntax.lexer import RESERVED_UNUSED
+from fito.lang.syntax.parser import lark_parser
 
 
 def _min_heights(alternatives: dict[str, list[list[object]]]) -> dict[str, int]:

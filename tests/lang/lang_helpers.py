@@ -7,9 +7,9 @@ from fito.deep import run_deep
 from fito.diagnostics import Diagnostic
 from fito.driver import CheckOptions, FileReport, check_path
 from fito.lang import nodes as A
-from fito.lang.parser import parse
-from fito.lang.printer import print_spec
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.printer.canonical import print_spec
+from fito.lang.resolve.resolver import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

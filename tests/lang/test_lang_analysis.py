@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
-from fito.lang import analysis as an
-from fito.lang.larkgrammar import TokenFeed, from_lark
-from fito.lang.parser import parse
+from fito.lang.syntax import tables as an
+from fito.lang.syntax.larkgrammar import TokenFeed, from_lark
+from fito.lang.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +28,8 @@ def fresh() -> an.Analysis:
 
 def test_the_shipped_cache_equals_a_fresh_computation(fresh: an.Analysis) -> None:
     stored = an.load(an.CACHE)
-    assert stored is not None, "grammar_tables.json is missing: run python -m fito.lang.analysis"
-    assert stored.key == fresh.key, "the grammar changed: run python -m fito.lang.analysis"
+    assert stored is not None, "grammar_tables.json is missing: run python -m fito.lang.syntax.tables"
+    assert stored.key == fresh.key, "the grammar changed: run python -m fito.lang.syntax.tables"
     assert stored == fresh
     assert Path(an.CACHE).read_text(encoding="utf-8") == an.dump(fresh)
 
@@ -40,8 +40,8 @@ def test_the_analysis_in_use_is_the_fresh_one(fresh: an.Analysis) -> None:
 
 def test_the_canonical_order_does_not_depend_on_string_hashing(fresh: an.Analysis) -> None:
     code = ("from lark import Lark\n"
-            "from fito.lang import analysis as an\n"
-            "from fito.lang.larkgrammar import TokenFeed, from_lark\n"
+            "from fito.lang.syntax import tables as an\n"
+            "from fito.lang.syntax.larkgrammar import TokenFeed, from_lark\n"
             "t = an.grammar_text()\n"
             "print(an.dump(from_lark(Lark(t, lexer=TokenFeed, **an.LARK_OPTIONS), "
             "an.grammar_key(t))), end='')\n")
@@ -87,7 +87,7 @@ def test_a_matching_cache_is_used_as_stored(fresh: an.Analysis, tmp_path: Path,
 
 
 def test_parsing_with_the_cache_does_not_import_lark() -> None:
-    code = ("import sys\nfrom fito.lang.parser import parse\n"
+    code = ("import sys\nfrom fito.lang.syntax.parser import parse\n"
             "r = parse('channel a\\nprocess P = a -> P\\n')\n"
             "print(r.spec is not None, 'lark' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -7,9 +7,9 @@ from lang_helpers import front_end
 
 from fito.deep import run_deep
 from fito.lang import nodes as A
-from fito.lang.parser import parse
-from fito.lang.printer import print_spec
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.printer.canonical import print_spec
+from fito.lang.resolve.resolver import resolve
 
 N = 100_000
 

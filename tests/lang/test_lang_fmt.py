@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from lang_helpers import EXAMPLES, SPECS, VALID, spec_of
 
-from fito.cli import main
-from fito.lang.format import WIDTH, find_comments, format_text
+from fito.cli.main import main
+from fito.lang.printer.fmt import WIDTH, find_comments, format_text
 
 FILES = [p for p in VALID + EXAMPLES + SPECS if "bad_syntax" not in p.name]
 

@@ -9,9 +9,9 @@ from ast_strategies import specs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.lang.format import find_comments, format_text
-from fito.lang.parser import machinery, parse
-from fito.lang.printer import print_spec
+from fito.lang.printer.fmt import find_comments, format_text
+from fito.lang.syntax.parser import machinery, parse
+from fito.lang.printer.canonical import print_spec
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -13,9 +13,9 @@ from hypothesis.extra.lark import from_lark
 from lang_helpers import front_end, round_trip
 
 from fito.errorcodes import CODES
-from fito.lang.lexer import RESERVED_UNUSED
-from fito.lang.parser import lark_parser, parse
-from fito.lang.printer import print_spec
+from fito.lang.syntax.lexer import RESERVED_UNUSED
+from fito.lang.syntax.parser import lark_parser, parse
+from fito.lang.printer.canonical import print_spec
 
 SETTINGS = settings(deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from fito.lang.lexer import ScanError, blank_block_comments
-from fito.lang.parser import machinery
+from fito.lang.syntax.lexer import ScanError, blank_block_comments
+from fito.lang.syntax.parser import machinery
 
 
 def scan(text: str) -> list[tuple[str, str, int, int, int]]:

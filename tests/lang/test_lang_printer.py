@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from lang_helpers import round_trip, spec_of, well_formed
 
 from fito.lang import nodes as A
-from fito.lang.printer import print_expr, print_proc, print_spec
+from fito.lang.printer.canonical import print_expr, print_proc, print_spec
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

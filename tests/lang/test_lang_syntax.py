@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from fito.lang.lalr import MAX_STACK
-from fito.lang.parser import machinery, parse
-from fito.lang.syntax import EXAMPLES, failure_point
+from fito.lang.syntax.lalr import MAX_STACK
+from fito.lang.syntax.parser import machinery, parse
+from fito.lang.syntax.messages import EXAMPLES, failure_point
 
 
 def only_error(text: str):  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fito"
-TOP = {"fito.cli", "fito.commands", "fito.__main__"}
+TOP = {"fito.cli", "fito.cli.commands", "fito.__main__"}
 
 
 def _imports(path: Path) -> set[str]:

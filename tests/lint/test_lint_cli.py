@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fito.cli import main
+from fito.cli.main import main
 
 DIAGNOSTIC = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): warning: (?P<message>.+) "
                         r"\[(?P<code>FITOL\d{3}) (?P<name>[a-z0-9-]+)\]$")

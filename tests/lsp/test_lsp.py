@@ -14,7 +14,7 @@ pytest.importorskip("pygls")
 from lsprotocol import types as T  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
-from fito.lang.format import format_text  # noqa: E402
+from fito.lang.printer.fmt import format_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 NAIVE = (ROOT / "specs" / "checkpoint_naive.fito").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from fito.models import atomicity as at
+from fito.models.epochs import atomicity as at
 
 S = at.symbols()
 k, p, r, mu, lam, tau = S["k"], S["p"], S["r"], S["mu"], S["lam"], S["tau"]

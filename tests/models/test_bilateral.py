@@ -9,7 +9,7 @@ import pytest
 
 from fito.driver import CheckOptions, check_source
 from fito.expect import compare
-from fito.models import bilateral, bilateral_count
+from fito.models.epochs import bilateral, bilateral_count
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.runner import collect, discharge
 from fito.source import Source
@@ -20,7 +20,7 @@ SHIPPED = ROOT / "specs" / "bilateral_commit.fito"
 
 def test_the_shipped_spec_is_the_generated_k3_instance() -> None:
     assert SHIPPED.read_text(encoding="utf-8") == bilateral.spec(3), \
-        "regenerate: python -c 'from fito.models.bilateral import spec; " \
+        "regenerate: python -c 'from fito.models.epochs.bilateral import spec; " \
         "open(\"specs/bilateral_commit.fito\", \"w\").write(spec(3))'"
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fito.models import claim1
+from fito.models.epochs import boundaries as claim1
 
 
 def expected(k: int, e: int) -> set[tuple[int, ...]]:
@@ -57,7 +57,7 @@ def test_derive_from_synthetic_verdicts() -> None:
 
 def _check_available() -> bool:
     try:
-        import fito.commands.check  # noqa: F401
+        import fito.cli.commands.check  # noqa: F401
     except ImportError:
         return False
     return True

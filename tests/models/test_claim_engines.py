@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from fito.models import claim1 as c1
-from fito.models import fleet_numerics as fn
-from fito.models import optimizer as opt
-from fito.models.fleet_maps import gap_map
-from fito.models.fleet_symbolic import overlapping_symbolic
-from fito.models.returnmap import derive, overlapping, symbolic_setting
+from fito.models.epochs import boundaries as c1
+from fito.models.fleet import numerics as fn
+from fito.models.epochs import optimizer as opt
+from fito.models.fleet.maps import gap_map
+from fito.models.fleet.symbolic import overlapping_symbolic
+from fito.models.fleet.returnmap import derive, overlapping, symbolic_setting
 from fito.proof import instance
 from fito.proof.kernel.enumeration import reachable
 

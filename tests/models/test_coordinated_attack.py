@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fito.models import coordinated_attack as ca
+from fito.models.epochs import coordinated_attack as ca
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.runner import collect, discharge
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fito.models.fleet import ModelError, PhaseSpec, load_fleet, parse_phase_flag, resolve_phases
-from fito.models.fleet_expr import ExprError, parse_expr
+from fito.models.fleet.oscillators import ModelError, PhaseSpec, load_fleet, parse_phase_flag, resolve_phases
+from fito.models.fleet.expr import ExprError, parse_expr
 
 MODELS = sorted((Path(__file__).parents[2] / "models").glob("*.toml"))
 BASE = 'jobs = 2\nwork = 10\nvolume = 4\nthroughput = "B"\n[params]\nB = 2\n'
@@ -123,7 +123,7 @@ tables = st.dictionaries(st.sampled_from(["jobs", "work", "volume", "throughput"
 @given(tables)
 @settings(max_examples=400, deadline=None)
 def test_any_table_builds_or_gives_a_model_error(raw):
-    from fito.models.fleet import build_fleet
+    from fito.models.fleet.oscillators import build_fleet
 
     try:
         fleet = build_fleet(raw)

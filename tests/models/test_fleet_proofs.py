@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from fito.models.fleet_linear import CONST
-from fito.models.fleet_maps import gap_map
-from fito.models.fleet_proofs import gap_map_sides
-from fito.models.returnmap import derive, overlapping, staggered, symbolic_setting
+from fito.models.fleet.linear import CONST
+from fito.models.fleet.maps import gap_map
+from fito.models.fleet.proofs import gap_map_sides
+from fito.models.fleet.returnmap import derive, overlapping, staggered, symbolic_setting
 from fito.proof import Claim, identity, proved
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.mutation import mutant, sites
@@ -114,7 +114,7 @@ def test_a_wrong_engine_counter_is_caught(N):
 
 
 def test_a_wrong_gap_matrix_is_caught():
-    from fito.models.fleet_proofs import diagonal, matrix_json
+    from fito.models.fleet.proofs import diagonal, matrix_json
     from fito.proof import matrix_facts
 
     der, lam, nz = _overlapping(4)
@@ -127,7 +127,7 @@ def test_a_wrong_gap_matrix_is_caught():
 
 
 def test_staggered_state_returns_only_if_the_counters_cancel():
-    from fito.models.fleet_proofs import names, next_state_json
+    from fito.models.fleet.proofs import names, next_state_json
 
     der = derive(symbolic_setting(3, "general", cap_floor=1), staggered(3))
     nz = list(der.setting.symbols)

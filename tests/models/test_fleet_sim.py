@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fito.models.fleet import load_fleet
-from fito.models.fleet_sim import simulate, writer_histogram
+from fito.models.fleet.oscillators import load_fleet
+from fito.models.fleet.sim import simulate, writer_histogram
 
 ROOT = Path(__file__).parents[2]
 

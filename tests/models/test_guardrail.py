@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fito.models import guardrail as gr
+from fito.models.epochs import guardrail as gr
 
 
 def test_consistent_mixed_and_torn() -> None:

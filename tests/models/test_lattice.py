@@ -9,7 +9,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fito.models import lattice as lat
+from fito.models.epochs import lattice as lat
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from fito.cli import main
+from fito.cli.main import main
 
 
 def run_json(capsys, *args: str) -> dict:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from fito.models import optimizer as opt
-from fito.models import optimizer_search as search
+from fito.models.epochs import optimizer as opt
+from fito.models.epochs import optimizer_search as search
 
 S = opt.symbols()
 

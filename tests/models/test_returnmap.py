@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import sympy
 
-from fito.models.fleet import load_fleet
-from fito.models.fleet_branches import enumerate_branches, firing_orders, gap_differences
-from fito.models.fleet_check import agrees
-from fito.models.fleet_linear import check_farkas, evaluate, f_row, to_fraction
-from fito.models.fleet_maps import determinant, eigenvalues, expanding_directions, gap_map
-from fito.models.fleet_solve import RegionSolver
-from fito.models.returnmap import (
+from fito.models.fleet.oscillators import load_fleet
+from fito.models.fleet.branches import enumerate_branches, firing_orders, gap_differences
+from fito.models.fleet.crosscheck import agrees
+from fito.models.fleet.linear import check_farkas, evaluate, f_row, to_fraction
+from fito.models.fleet.maps import determinant, eigenvalues, expanding_directions, gap_map
+from fito.models.fleet.solve import RegionSolver
+from fito.models.fleet.returnmap import (
     derive,
     overlapping,
     parse_branch,

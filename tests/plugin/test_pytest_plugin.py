@@ -26,11 +26,11 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def plugin_args() -> list[str]:
-    """`-p fito.pytest_plugin` unless the installed package already registers it."""
+    """`-p fito.editors.pytest_plugin` unless the installed package already registers it."""
     from importlib.metadata import entry_points
 
-    installed = any(e.value == "fito.pytest_plugin" for e in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "fito.pytest_plugin"]
+    installed = any(e.value == "fito.editors.pytest_plugin" for e in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "fito.editors.pytest_plugin"]
 
 
 def test_specs_become_items_and_expectations_are_honoured(project: pytest.Pytester) -> None:
@@ -48,4 +48,4 @@ def test_specs_become_items_and_expectations_are_honoured(project: pytest.Pytest
 
 def test_the_entry_point_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert '[project.entry-points.pytest11]\nfito = "fito.pytest_plugin"' in text
+    assert '[project.entry-points.pytest11]\nfito = "fito.editors.pytest_plugin"' in text

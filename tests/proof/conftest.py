@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fito.cli import main
+from fito.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

@@ -1,13 +1,13 @@
-"""Claims reach the model checker through its public API only (fito.check.api): the claims
+"""Claims reach the model checker through its public API only (fito.check.verdicts): the claims
 files and the models' engines import nothing else of fito.check or fito.semantics (the
-whole state graph, which the bilateral counts walk, is fito.check.api.state_graph)."""
+whole state graph, which the bilateral counts walk, is fito.check.verdicts.state_graph)."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PUBLIC = {"fito.check.api", "fito.check.result"}
+PUBLIC = {"fito.check.verdicts", "fito.check.result"}
 
 
 def checker_imports(path: Path) -> set[str]:

@@ -27,7 +27,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 
 def test_fito_recheck_cli_runs_with_solvers_blocked(kit_certificates):
     proc = _run(f"""
-        from fito.cli import main
+        from fito.cli.main import main
         sys.exit(main(["recheck", {str(kit_certificates)!r}]))
     """)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -37,7 +37,7 @@ def test_fito_recheck_cli_runs_with_solvers_blocked(kit_certificates):
 def test_recheck_loads_only_the_kernel(kit_certificates):
     proc = _run(f"""
         import argparse
-        from fito.commands import recheck
+        from fito.cli.commands import recheck
         code = recheck.run(argparse.Namespace(paths=[{str(kit_certificates)!r}], strict=True, format="text"))
         loaded = sorted(m for m in sys.modules if m == "fito" or m.startswith("fito."))
         print("MODULES", " ".join(loaded))
@@ -50,7 +50,7 @@ def test_recheck_loads_only_the_kernel(kit_certificates):
     assert "Traceback" not in proc.stderr
     modules = proc.stdout.split("MODULES", 1)[1].split()
     allowed_prefixes = ("fito.proof.kernel",)
-    allowed = {"fito", "fito.commands", "fito.commands.recheck", "fito.proof"}
+    allowed = {"fito", "fito.cli", "fito.cli.commands", "fito.cli.commands.recheck", "fito.proof"}
     # fito.proof's public API modules load (stdlib-only at import); the check itself uses the kernel
     api = {"fito.proof.claims", "fito.proof.convert", "fito.proof.decide", "fito.proof.lp",
            "fito.proof.obligations"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fito.commands import inspect_dir as inspect
+from fito.cli.commands import inspect_dir as inspect
 from fito.runtime import CheckpointWriter, NoConsistentEpoch, restore, scan
 from fito.runtime.codec import parse_header
 from fito.runtime.layout import manifest_relpath, shard_relpath

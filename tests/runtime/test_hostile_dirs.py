@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.cli import main
+from fito.cli.main import main
 from fito.runtime import CheckpointError, CheckpointWriter, NoConsistentEpoch, restore, scan
 from fito.runtime.codec import MAGIC, parse_header
 from fito.runtime.layout import manifest_relpath, shard_relpath

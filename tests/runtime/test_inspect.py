@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fito.cli import main
+from fito.cli.main import main
 from fito.runtime import CheckpointWriter, prometheus_text, scan
 from fito.runtime.layout import manifest_relpath, shard_relpath
 

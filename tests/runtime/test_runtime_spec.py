@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fito.cli import main
+from fito.cli.main import main
 
 SPEC = Path(__file__).parents[2] / "specs" / "runtime_commit.fito"
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from types_helpers import DATA, SHARED, pipeline
 
-from fito.cli import main
+from fito.cli.main import main
 
 EXAMPLE = str(SHARED / "examples" / "pipelines.fito")
 

@@ -43,12 +43,12 @@ def test_generated_pipelines_never_crash_and_every_diagnostic_is_well_formed(stm
 @SETTINGS
 @given(st.text(alphabet="abcegnpstvmor(),@=+-*/%<>!01 ", max_size=60))
 def test_arbitrary_statement_text_never_crashes(junk):
-    from fito.lang.parser import parse
+    from fito.lang.syntax.parser import parse
 
     text = "type Dom = {gpu, host, nvme}\npipeline p {\n  epoch e\n  " + junk + "\n}\n"
     parsed = parse(text)
     if parsed.spec is not None:
-        from fito.lang.resolve import resolve
+        from fito.lang.resolve.resolver import resolve
         from fito.types import check_pipelines
 
         model, _ = resolve(parsed.spec)
@@ -62,7 +62,7 @@ def _grammar_pipelines():
     from hypothesis.extra.lark import from_lark
     from lark import Lark
 
-    from fito.lang.parser import grammar_text
+    from fito.lang.syntax.parser import grammar_text
 
     grammar = Lark(grammar_text(), parser="lalr", start="pipeline_decl")
     words = [" e1 ", " e2 ", " gpu ", " nvme ", " s ", " c ", " P ", " snapshot ", " converge ",
@@ -76,8 +76,8 @@ def _grammar_pipelines():
 @settings(SETTINGS, max_examples=30)
 @given(st.deferred(lambda: _grammar_pipelines()))
 def test_pipelines_from_the_grammar_never_crash_the_checker(generated):
-    from fito.lang.parser import parse
-    from fito.lang.resolve import resolve
+    from fito.lang.syntax.parser import parse
+    from fito.lang.resolve.resolver import resolve
     from fito.types import check_pipelines
 
     text = "type Dom = {gpu, host, nvme}\n" + generated

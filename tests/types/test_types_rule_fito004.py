@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
-from fito.lang.parser import parse
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.resolve.resolver import resolve
 from fito.types import reveal_types
 
 

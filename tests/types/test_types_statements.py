@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from types_helpers import codes, pipeline, type_check
 
-from fito.lang.parser import parse
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.resolve.resolver import resolve
 from fito.types import reveal_types
 
 

@@ -6,8 +6,8 @@ import sys
 from collections.abc import Sequence
 
 from fito.diagnostics import Diagnostic
-from fito.lang.parser import parse
-from fito.lang.resolve import resolve
+from fito.lang.syntax.parser import parse
+from fito.lang.resolve.resolver import resolve
 from fito.types import EpochOracle, check_pipelines
 
 DATA = pathlib.Path(__file__).parent / "data"

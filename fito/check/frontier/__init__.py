@@ -1,0 +1,1 @@
+"""The frontier engine: breadth-first search over whole levels of packed states."""

@@ -1,0 +1,1 @@
+"""Counterexamples and witnesses as data: built from engine states, replayed from files."""

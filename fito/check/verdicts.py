@@ -1,0 +1,278 @@
+"""Model checking of a resolved spec: one verdict per assertion (LANGUAGE.md)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from fito.budget import BudgetExceeded
+from fito.check.explore import (
+    DEADLOCK,
+    ERROR,
+    EXHAUSTED,
+    GOAL,
+    LIMIT,
+    Decided,
+    Found,
+    Graph,
+    Limits,
+    Task,
+    search,
+)
+from fito.check.lts import GraphError, StateGraph, state_graph  # noqa: F401 (re-exported)
+from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
+from fito.check.traces.from_states import build_trace
+from fito.check.traces.records import DEADLOCK as TRACE_DEADLOCK
+from fito.check.traces.records import MODEL_ERROR, VIOLATION, WITNESS, Failure
+from fito.diagnostics import Diagnostic
+from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_assertion, print_expr
+from fito.lang.resolve.resolver import Model
+from fito.semantics.compiled import Compiled, TimeLimit, compile_model
+from fito.semantics.ir import Fault
+from fito.semantics.network import StructureGrows
+from fito.semantics.rules.refusal import NotSupported
+
+
+def assertion_text(model: Model, a: A.AssertDecl) -> str:
+    """The assertion as the user wrote it (from the source), without `assert`."""
+    from fito.lang.printer.canonical import print_assertion
+
+    return print_assertion(a)
+
+
+DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
+
+
+SAFETY = ("deadlock", "always", "reaches")
+
+
+def check_assertions(model: Model, options: object,
+                     refusals: list[Diagnostic] | None = None) -> Iterator[Verdict]:
+    """Check every assertion of the model in order. The safety assertions about one process
+    (deadlock freedom, `always`, `reaches`) are answered by one search together: each gets
+    the verdict, counts and trace a search of its own would give. With `refusals`, a group
+    the checker refuses (fito.semantics.rules.refusal) is `unknown` and its diagnostic is added
+    there (once); without, the refusal is raised."""
+    compiled = compile_model(model)
+    limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
+                    getattr(options, "timeout", None), getattr(options, "progress", False),
+                    getattr(options, "engine", "auto"), getattr(options, "jobs", 1))
+    assertions = list(model.assertions)
+    done: dict[int, Verdict] = {}
+    for n, a in enumerate(assertions):
+        if n not in done:
+            group = _group_of(model, assertions, n)
+            members = [assertions[m] for m in group]
+            try:
+                verdicts = _check_group(compiled, members, limits)
+            except NotSupported as refusal:
+                if refusals is None:
+                    raise
+                if refusal.diagnostic not in refusals:
+                    refusals.append(refusal.diagnostic)
+                verdicts = [Verdict(print_assertion(a), a.span.line, UNKNOWN,
+                                    reason=f"not checked: {refusal}") for a in members]
+            for m, v in zip(group, verdicts):
+                done[m] = v
+        yield done.pop(n)
+
+
+def _group_of(model: Model, assertions: list[A.AssertDecl], n: int) -> list[int]:
+    """Assertion n and the later safety assertions about the same process."""
+    a = assertions[n]
+    if a.kind not in SAFETY:
+        return [n]
+    key = _process_key(model, a)
+    return [n] + [m for m in range(n + 1, len(assertions))
+                  if assertions[m].kind in SAFETY and _process_key(model, assertions[m]) == key]
+
+
+def _process_key(model: Model, a: A.AssertDecl) -> str | None:
+    from fito.lang.printer.canonical import print_proc
+
+    proc = a.proc if a.proc is not None else model.system
+    return None if proc is None else print_proc(proc)
+
+
+def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verdict]:
+    """Verdicts of one assertion, or of a group of safety assertions about one process;
+    --timeout bounds each assertion, so a group has the sum of their times."""
+    from dataclasses import replace
+
+    model = c.model
+    start = time.perf_counter()
+    if limits.timeout is not None:
+        limits = replace(limits, timeout=limits.timeout * len(group))
+        c.deadline = time.monotonic() + limits.timeout
+    c.semantics.compiler.deadline = c.deadline  # quantifiers expanded while compiling
+    reason = None
+    try:
+        if len(group) == 1 and group[0].kind not in SAFETY:
+            return [_with_time(check_assertion(c, group[0], limits), time.perf_counter() - start)]
+        return _safety(c, group, limits)
+    except TimeLimit:  # the engines report their figures themselves; this is the backstop
+        reason = f"timeout after {limits.timeout:g} s"
+    except RecursionError:
+        reason = "the process term grew too deep (recursion through an operator)"
+    except StructureGrows as grows:
+        reason = grows.message
+    except MemoryError:
+        reason = "out of memory; bound the search with --max-states"
+    except Fault as fault:  # the initial term itself (a call with an argument out of range)
+        return [_initial_error(c, a, fault, time.perf_counter() - start) for a in group]
+    except BudgetExceeded as exc:  # --max-memory (fito.budget) outside the searches' own checks
+        reason = exc.message
+    seconds = time.perf_counter() - start
+    return [Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True, reason=reason,
+                    seconds=seconds) for a in group]
+
+
+def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -> Verdict:
+    """A model error met making the initial state: `fails` with a run of no step."""
+    code, message, span = c.error_site(fault)
+    return Verdict(assertion_text(c.model, a), a.span.line, FAILS, states=0, seconds=seconds,
+                   reason=f"model error [{code}]: {message} (in the initial state)",
+                   error=ModelError(message, span))
+
+
+def _with_time(v: Verdict, seconds: float) -> Verdict:
+    from dataclasses import replace
+
+    return replace(v, seconds=seconds)
+
+
+def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
+    """The verdict of one assertion."""
+    if a.kind in SAFETY:
+        return _safety(c, [a], limits)[0]
+    text = assertion_text(c.model, a)
+    proc = a.proc if a.proc is not None else c.model.system
+    if proc is None:
+        return Verdict(text, a.span.line, UNKNOWN, reason="no process to check")
+    if a.kind == "refines":
+        from fito.check.refine import check_refinement
+
+        return check_refinement(c, a, text, limits)
+    from fito.check.liveness import check_eventually
+
+    return check_eventually(c, a, text, limits)
+
+
+def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verdict]:
+    """Safety assertions about one process, answered by one search."""
+    texts = [assertion_text(c.model, a) for a in group]
+    proc = group[0].proc if group[0].proc is not None else c.model.system
+    if proc is None:
+        return [Verdict(t, a.span.line, UNKNOWN, reason="no process to check") for t, a in zip(texts, group)]
+    try:
+        root = c.initial(proc)
+    except RecursionError:
+        return [Verdict(t, a.span.line, UNKNOWN, reason="unguarded recursion") for t, a in zip(texts, group)]
+    tasks = [_task(c, a) for a in group]
+    answers = _search(c, root, tasks, limits)
+    out = []
+    for a, text, d in zip(group, texts, answers):
+        build = {"deadlock": _deadlock_verdict, "always": _always_verdict, "reaches": _reaches_verdict}[a.kind]
+        out.append(_with_time(build(c, a, text, d.found, d), d.seconds))  # type: ignore[arg-type]
+    return out
+
+
+def _task(c: Compiled, a: A.AssertDecl) -> Task:
+    if a.kind == "deadlock":
+        return Task(deadlock=True)
+    assert a.expr is not None
+    negate = a.kind == "always"
+    return Task(c.predicate(a.expr, negate), c.semantics.compiler.compile(a.expr, {}), negate)
+
+
+HANDOVER_AT = 5_000  # engine auto: state by state up to here, then whole levels
+
+
+def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list[Decided]:
+    """State by state for small searches, then the frontier engine (engine "auto"); or the
+    engine asked for. The frontier engine needs states that pack into words."""
+    start = None
+    if limits.engine != "frontier":
+        handover = HANDOVER_AT if limits.engine == "auto" else None
+        got, g = search(c, root, tasks, limits, handover)
+        if got is not None:
+            return got
+        start = g
+    from fito.check.frontier.search import frontier_search
+    from fito.semantics.state.packing import NotPackable
+
+    try:
+        answers = None if start is None else start.answers
+        return frontier_search(c, root, tasks, limits, start, answers)[0]  # type: ignore[arg-type]
+    except NotPackable:
+        return search(c, root, tasks, limits)[0]  # type: ignore[return-value]
+
+
+def trace_of(c: Compiled, a: A.AssertDecl, g: Graph, found: Found, failure: Failure) -> dict:
+    """The verdict fields of the run that ends in found: labels and the trace as data."""
+    steps = g.path(found.state) if found.state >= 0 else []
+    path = [(g.state(s), k) for s, k in steps]
+    if found.step is not None:
+        path.append((g.state(found.state), found.step))
+    proc = a.proc if a.proc is not None else c.model.system
+    assert proc is not None
+    expr = a.expr if failure.kind in (VIOLATION, WITNESS) else None
+    run = build_trace(c, proc, path, failure, expr)
+    return {"trace": run.labels, "run": run}
+
+
+def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
+    return Verdict(text, a.span.line, states=len(g), transitions=g.transitions,
+                   depth=g.depth, engine=g.engine, **kw)  # type: ignore[arg-type]
+
+
+def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict | None:
+    if found.kind == LIMIT:
+        return _base(c, a, text, g, verdict=UNKNOWN, reason=found.reason, limit_hit=True)
+    if found.kind == ERROR:
+        assert found.fault is not None
+        code, message, span = c.error_site(found.fault)
+        reason = f"model error [{code}]: {message}"
+        failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
+        return _base(c, a, text, g, verdict=FAILS, reason=reason,
+                     error=ModelError(message, span), **trace_of(c, a, g, found, failure))
+    return None
+
+
+def _deadlock_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == DEADLOCK:
+        reason = "deadlock: no transition is possible in the last state"
+        return _base(c, a, text, g, verdict=FAILS, reason=reason,
+                     **trace_of(c, a, g, found, Failure(TRACE_DEADLOCK, reason)))
+    return _base(c, a, text, g, verdict=HOLDS)
+
+
+def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == GOAL:
+        assert a.expr is not None
+        failure = Failure(VIOLATION, "the last state violates the expression",
+                          expression=print_expr(a.expr))
+        fields = trace_of(c, a, g, found, failure)
+        cells = fields["run"].final.cells
+        reason = "violated in the last state: " + ", ".join(f"{n} = {v}" for n, v in cells)
+        return _base(c, a, text, g, verdict=FAILS, reason=reason, **fields)
+    return _base(c, a, text, g, verdict=HOLDS)
+
+
+def _reaches_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict:
+    common = _common(c, a, text, found, g)
+    if common is not None:
+        return common
+    if found.kind == GOAL:
+        assert a.expr is not None
+        failure = Failure(WITNESS, "the last state satisfies the expression",
+                          expression=print_expr(a.expr))
+        return _base(c, a, text, g, verdict=HOLDS, **trace_of(c, a, g, found, failure))
+    assert found.kind == EXHAUSTED
+    return _base(c, a, text, g, verdict=FAILS, reason="no reachable state satisfies the expression")

@@ -1,0 +1,94 @@
+"""`fito check`: parse, type-check and model-check specs."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from fito.cli.commands.options import job_count, positive_int, positive_seconds
+
+HELP = "parse, type-check and model-check .fito specs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
+    p.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
+                   help="text (default), json, sarif, or html (a standalone page with the "
+                        "counterexamples as message-sequence charts)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the report to FILE instead of standard output")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="show every internal step of a counterexample (they are collapsed)")
+    p.add_argument("--explain", action="store_true",
+                   help="show each counterexample as a timeline: one row per step, one column "
+                        "per persistence domain")
+    p.add_argument("--max-states", type=positive_int, default=None, metavar="N",
+                   help="give up (verdict unknown, exit 3) after N states per assertion")
+    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                   help="give up (verdict unknown, exit 3) after this many seconds per assertion")
+    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
+                   help="refuse files larger than N bytes (default 8 MiB)")
+    p.add_argument("--expect", action="store_true",
+                   help="compare the results with the `-- expect:` comments of each file; "
+                        "exit 0 when all match")
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
+                   help="search engine: state by state (scalar), whole levels of packed states "
+                        "(frontier), or scalar first and frontier once the search grows (auto)")
+    p.add_argument("--jobs", type=job_count, default=1, metavar="N",
+                   help="processes of the frontier engine, or `auto` for every core (same "
+                        "verdicts, counts and traces for every N)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fito.deep import run_deep
+    from fito.driver import CheckOptions, check_path, exit_status
+    from fito.render.report import render_report
+    from fito.source import DEFAULT_MAX_BYTES
+
+    options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
+                           max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
+                           progress=not args.no_progress and sys.stderr.isatty(),
+                           engine=args.engine, jobs=args.jobs)
+    reports = [run_deep(check_path, path, options) for path in args.files]
+    if args.expect:
+        from fito.expect import compare
+
+        problems = [compare(r) for r in reports]
+        status = 1 if any(problems) else 0
+        if args.format == "text":
+            return _emit(args, _expect_text(reports, problems), status)
+        return _emit(args, render_report(reports, args.format, expectations=problems), status)
+    text = render_report(reports, args.format, args.verbose, args.explain)
+    return _emit(args, text, exit_status(reports))
+
+
+def _emit(args: argparse.Namespace, text: str, status: int) -> int:
+    """Print the report, or write it to --output (a write error is a usage error)."""
+    from fito.diagnostics import UsageError
+
+    if args.output is None:
+        if text:
+            print(text)
+        return status
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text + "\n" if text else "")
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+    return status
+
+
+def _expect_text(reports: list, problems: list) -> str:
+    lines = []
+    failed = 0
+    for r, found in zip(reports, problems):
+        for p in found:
+            where = f"{r.path}:{p.line}" if p.line else r.path
+            lines.append(f"{where}: {p.message}")
+        if found:
+            failed += 1
+        else:
+            lines.append(f"{r.path}: ok ({len(r.verdicts)} assertion(s), "
+                         f"{len(r.diagnostics)} diagnostic(s) as expected)")
+    lines.append(f"{len(reports) - failed} passed, {failed} failed")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Editor and test-runner integrations: the language server and the pytest plugin."""

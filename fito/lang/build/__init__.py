@@ -1,0 +1,1 @@
+"""Building: grammar reductions become AST nodes (frozen dataclasses with spans)."""

@@ -1,0 +1,1 @@
+"""Printing: the canonical printer and `fito fmt`'s layout of it."""

@@ -1,0 +1,1 @@
+"""Resolution: names bound, constants folded, types known, every static check a diagnostic."""

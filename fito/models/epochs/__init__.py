@@ -1,0 +1,1 @@
+"""Paper A: the epoch lattice, P(atomic), optimizer algebra, guardrails, coordination and bilateral commit."""

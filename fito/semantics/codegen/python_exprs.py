@@ -1,0 +1,98 @@
+"""IR as Python source, for the scalar engine's generated code (fito/semantics/codegen/scalar.py):
+an expression over the state tuple, the tests that a value is within its type, and the
+checks the generated code calls."""
+from __future__ import annotations
+
+from fito.lang.resolve.values import BoolT, EnumT, IntRange, IntT, SetT, ValueType
+from fito.semantics.ir import IR, Fault, chain_of
+
+_PY = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-",
+       "*": "*"}
+
+
+_FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too
+
+
+def to_python(ir: IR, var: str = "s") -> str:
+    """A Python expression computing ir from the tuple named `var` (helpers: _rd, _div, _mod,
+    _fault, _chk)."""
+    tag = ir[0]
+    if tag == "k":
+        return str(ir[1])
+    if tag == "c":
+        return f"{var}[{ir[1]}]"
+    if tag == "cd":
+        idx = ", ".join(to_python(x, var) for x in ir[2])
+        return f"_rd({var}, {ir[1]!r}, ({idx},), {ir[3]})"
+    if tag == "neg":
+        return f"(-{to_python(ir[1], var)})"
+    if tag == "not":
+        return f"(not {to_python(ir[1], var)})"
+    if tag == "if":
+        return f"({to_python(ir[2], var)} if {to_python(ir[1], var)} else {to_python(ir[3], var)})"
+    if tag in ("min", "max"):
+        return f"{tag}({to_python(ir[1], var)}, {to_python(ir[2], var)})"
+    if tag == "fault":
+        return f"_fault({ir[1]}, {ir[2]!r})"
+    if tag == "chk":
+        return _check_source(to_python(ir[1], var), ir[2], ir[3])
+    if tag == "seq":
+        parts = "".join(to_python(x, var) + ", " for x in ir[1])
+        return f"({parts}{to_python(ir[2], var)})[-1]"
+    if tag == "safe":
+        return f"_safe(lambda: {to_python(ir[1], var)})"
+    assert tag == "op", f"{tag} is not compiled here (a variable not yet relocated?)"
+    _, op, a, b, err = ir
+    if op in _FLAT:  # a chain `x op y op z` without nested parentheses (Python allows 200)
+        return "(" + f" {_FLAT[op]} ".join(to_python(x, var) for x in chain_of(ir)) + ")"
+    sa, sb = to_python(a, var), to_python(b, var)
+    if op == "=>":
+        return f"((not {sa}) or {sb})"
+    if op == "/":
+        return f"_div({sa}, {sb}, {err})"
+    if op == "%":
+        return f"_mod({sa}, {sb}, {err})"
+    return f"({sa} {_PY[op]} {sb})"
+
+
+def _check_source(value: str, t: ValueType, err: int) -> str:
+    """`value` checked against t, by the helpers _chkr (a range) and _chks (a set)."""
+    if isinstance(t, SetT):
+        return f"_chks({value}, {frozenset(t.members)!r}, {err})"
+    lo, hi = type_bounds(t)
+    return f"_chkr({value}, {lo}, {hi}, {err})"
+
+
+def type_bounds(t: ValueType) -> tuple[int, int]:
+    """The lowest and highest value of a finite type."""
+    if isinstance(t, IntRange):
+        return t.lo, t.hi
+    if isinstance(t, BoolT):
+        return 0, 1
+    if isinstance(t, EnumT):
+        return 0, len(t.members) - 1
+    if isinstance(t, SetT):
+        return min(t.members), max(t.members)
+    raise ValueError(f"{t} is unbounded")
+
+
+def contains_source(var: str, t: ValueType) -> str:
+    """A Python test that the value named var lies in t."""
+    if isinstance(t, IntT):
+        return "True"
+    if isinstance(t, SetT):
+        return f"{var} in {set(t.members)!r}"
+    lo, hi = type_bounds(t)
+    return f"{lo} <= {var} <= {hi}"
+
+
+def chk_range(v: int, lo: int, hi: int, err: int) -> int:
+    if not lo <= v <= hi:
+        raise Fault(err, str(v))
+    return v
+
+
+def chk_set(v: int, members: frozenset[int], err: int) -> int:
+    if v not in members:
+        raise Fault(err, str(v))
+    return v

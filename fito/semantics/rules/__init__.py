@@ -1,0 +1,1 @@
+"""The rules of docs/semantics.md: symbolic steps of terms, and the models refused."""

@@ -1,0 +1,1 @@
+"""The state vector: the store's layout and packed states."""

@@ -1,0 +1,1 @@
+"""Process terms at run time: closures interned to ints, and what they read."""
