@@ -10,6 +10,7 @@ both run a small case and their firing times are compared; then fito runs N jobs
 full number of cycles, SimPy runs the same N for as many events as fit in its budget,
 and the events/s and their ratio are printed. Run twice: with the model's cap and uncapped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,15 +36,19 @@ def simpy_fleet(fleet, cycles: int, budget_s: float | None = None):
     n = fleet.jobs
     work, volume = [float(w) for w in fleet.work], [float(v) for v in fleet.volume]
     writing = [float(p) >= w for p, w in zip(fleet.phases, work)]
-    left = [w + v - float(p) if wr else w - float(p)
-            for p, w, v, wr in zip(fleet.phases, work, volume, writing)]
+    left = [
+        w + v - float(p) if wr else w - float(p)
+        for p, w, v, wr in zip(fleet.phases, work, volume, writing)
+    ]
     shared = {"nw": sum(writing), "events": 0, "done": 0}
     fires: list[list[float]] = [[] for _ in range(n)]
     stop = env.event()
     deadline = None if budget_s is None else time.perf_counter() + budget_s
     procs: list = []
-    members = {True: {i for i in range(n) if writing[i]},
-               False: {i for i in range(n) if not writing[i]}}
+    members = {
+        True: {i for i in range(n) if writing[i]},
+        False: {i for i in range(n) if not writing[i]},
+    }
 
     def rate(i: int) -> float:
         return table.write[shared["nw"]] if writing[i] else table.compute[n - shared["nw"]]
@@ -85,8 +90,10 @@ def simpy_fleet(fleet, cycles: int, budget_s: float | None = None):
 
 def compare_small(fleet) -> float:
     """Run both on a small case and return the largest relative difference of firing times."""
-    small = load_fleet((ROOT / "models" / "overlap.toml").read_text(),
-                       overrides={"jobs": "7", "phases": "random:3", "capacity": "11/2"})
+    small = load_fleet(
+        (ROOT / "models" / "overlap.toml").read_text(),
+        overrides={"jobs": "7", "phases": "random:3", "capacity": "11/2"},
+    )
     ours = simulate(small, cycles=6).firings
     theirs, _, _ = simpy_fleet(small, cycles=6)
     worst = 0.0
@@ -106,8 +113,10 @@ def measure(fleet, cycles: int, budget: float, label: str) -> None:
     theirs = time.perf_counter() - t0
     a, b = run.events / ours, events / theirs
     print(f"{label}: N = {fleet.jobs}, C = {fleet.capacity or 'inf'}")
-    print(f"  fito    {run.events:>10,} events ({cycles} cycles) in {ours:8.2f} s: "
-          f"{a:12,.0f} events/s")
+    print(
+        f"  fito    {run.events:>10,} events ({cycles} cycles) in {ours:8.2f} s: "
+        f"{a:12,.0f} events/s"
+    )
     print(f"  simpy   {events:>10,} events            in {theirs:8.2f} s: {b:12,.0f} events/s")
     print(f"  ratio   {a / b:,.1f}x  (events/s at the same N)")
 
@@ -117,16 +126,22 @@ def main() -> int:
     parser.add_argument("--model", default=str(ROOT / "models" / "large_fleet.toml"))
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--cycles", type=int, default=1_000)
-    parser.add_argument("--simpy-seconds", type=float, default=60.0,
-                        help="wall-clock budget of each SimPy run (it stops early)")
+    parser.add_argument(
+        "--simpy-seconds",
+        type=float,
+        default=60.0,
+        help="wall-clock budget of each SimPy run (it stops early)",
+    )
     parser.add_argument("--quick", action="store_true", help="N = 1000, 50 cycles, 10 s")
     args = parser.parse_args()
     if args.quick:
         args.jobs, args.cycles, args.simpy_seconds = 1000, 50, 10.0
     fleet = load_fleet(Path(args.model).read_text(), overrides={"jobs": str(args.jobs)})
     worst = compare_small(fleet)
-    print(f"same firing times on a small case (7 jobs, 6 cycles, capped): "
-          f"max relative difference {worst:.1e}")
+    print(
+        f"same firing times on a small case (7 jobs, 6 cycles, capped): "
+        f"max relative difference {worst:.1e}"
+    )
     if worst > 1e-9:
         print("MISMATCH between fito and SimPy", file=sys.stderr)
         return 1

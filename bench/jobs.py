@@ -14,6 +14,7 @@ run once before timing, as an installed fito is (bench/models/harness.py, `prepa
 Usage: python bench/jobs.py [--quick] [--jobs N] [--models NAME ...] [--k 8] [--e 5]
                             [--repeat R]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,6 @@ sys.path.insert(0, str(ROOT / "bench" / "models"))
 import harness  # noqa: E402
 from family import spec  # noqa: E402
 
-
 SPIN_LOOP = "x = 0\nfor i in range(6_000_000):\n    x += i\n"
 
 
@@ -38,6 +38,7 @@ def capacity(jobs: int) -> float:
     """The speed-up this machine gives `jobs` independent CPU-bound processes (plain-Python
     loops, nothing shared): `jobs` x the time of one alone over the time of `jobs` at once.
     A virtual machine's cores may share one physical core; fito cannot beat this figure."""
+
     def run(n: int) -> float:
         start = time.perf_counter()
         procs = [subprocess.Popen([sys.executable, "-c", SPIN_LOOP]) for _ in range(n)]
@@ -68,8 +69,12 @@ def files(args: argparse.Namespace, work: Path) -> list[tuple[str, Path]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small instances (the tests' sizes)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
-                    help="processes of the second run (default: every core)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 2,
+        help="processes of the second run (default: every core)",
+    )
     ap.add_argument("--models", nargs="+", metavar="NAME", help="only these models")
     ap.add_argument("--k", type=int, nargs="+", help="2pc family sizes (default 8; quick 4)")
     ap.add_argument("--e", type=int, default=5)
@@ -77,10 +82,14 @@ def main() -> int:
     args = ap.parse_args()
     print(f"fito check --jobs 1 against --jobs {args.jobs} ({os.cpu_count()} cores)")
     print(harness.prepare_fito())
-    print(f"this machine's capacity for {args.jobs} independent processes: "
-          f"{capacity(args.jobs):.2f}x (the speed-up of plain-Python loops sharing nothing)")
-    print(f"{'model':<34} {'states':>10} {'1 job s':>8} {f'{args.jobs} jobs s':>9} "
-          f"{'speed-up':>8} {'cores':>6}  check")
+    print(
+        f"this machine's capacity for {args.jobs} independent processes: "
+        f"{capacity(args.jobs):.2f}x (the speed-up of plain-Python loops sharing nothing)"
+    )
+    print(
+        f"{'model':<34} {'states':>10} {'1 job s':>8} {f'{args.jobs} jobs s':>9} "
+        f"{'speed-up':>8} {'cores':>6}  check"
+    )
     same = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, path in files(args, Path(tmp)):
@@ -90,13 +99,17 @@ def main() -> int:
                 manys.append(harness.run_fito(path, jobs=args.jobs))
             one = min(ones, key=lambda r: r.run.seconds)
             many = min(manys, key=lambda r: r.run.seconds)
-            agree = all(bool(one.assertions) and r.assertions == one.assertions
-                        for r in ones + manys)
+            agree = all(
+                bool(one.assertions) and r.assertions == one.assertions for r in ones + manys
+            )
             same.append(agree)
             cores = many.run.cpu / many.run.seconds  # CPU of the command and its workers
-            print(f"{label:<34} {one.states:>10,} {one.run.seconds:>8.2f} "
-                  f"{many.run.seconds:>9.2f} {one.run.seconds / many.run.seconds:>8.2f} "
-                  f"{cores:>6.2f}  {'same answers' if agree else 'ANSWERS DIFFER'}", flush=True)
+            print(
+                f"{label:<34} {one.states:>10,} {one.run.seconds:>8.2f} "
+                f"{many.run.seconds:>9.2f} {one.run.seconds / many.run.seconds:>8.2f} "
+                f"{cores:>6.2f}  {'same answers' if agree else 'ANSWERS DIFFER'}",
+                flush=True,
+            )
     print(f"{sum(same)} of {len(same)} instances give the same answers")
     return 0 if all(same) else 1
 

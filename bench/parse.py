@@ -13,12 +13,14 @@ front end ran before it had its own driver. The runs are interleaved and the bes
 is kept, so background load hits them alike; CPU time is printed beside wall time, and the
 ratio uses CPU time. Figures are printed, never asserted.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
+
 
 def module(i: int) -> str:
     """One self-contained block of declarations whose names carry the suffix i."""
@@ -82,8 +84,9 @@ def generate(lines: int) -> str:
     return "".join(out)
 
 
-def _interleaved(runs: dict[str, Callable[[], object]],
-                 repeat: int) -> dict[str, tuple[float, float]]:
+def _interleaved(
+    runs: dict[str, Callable[[], object]], repeat: int
+) -> dict[str, tuple[float, float]]:
     """Best wall and CPU seconds of each run, the runs interleaved so that load hits all alike."""
     best = {name: (float("inf"), float("inf")) for name in runs}
     for _ in range(repeat):
@@ -151,8 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     best = run_deep(_interleaved, runs, args.repeat)
     print(f"spec: {n:,} lines, {len(text):,} bytes; best of {args.repeat}, runs interleaved")
     for name, (wall, cpu) in best.items():
-        print(f"{name:<38} {wall:6.3f} s wall = {n / wall:8,.0f} lines/s; "
-              f"{cpu:6.3f} s cpu = {n / cpu:8,.0f} lines/s")
+        print(
+            f"{name:<38} {wall:6.3f} s wall = {n / wall:8,.0f} lines/s; "
+            f"{cpu:6.3f} s cpu = {n / cpu:8,.0f} lines/s"
+        )
     if not args.no_peer:
         ratio = best["peer: Lark's LALR loop, parse only"][1] / best["fito parse only"][1]
         print(f"ratio (cpu), parse only: fito is {ratio:.2f}x faster than the peer")

@@ -29,6 +29,7 @@ Then (--steps > 0) a training loop of the same model (Adam, batch 8) checkpoints
 step time of each and its overhead over the loop without checkpoints (the save's wait at
 the end is counted once, apart). One run; the figures are indicative on a shared machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,9 +75,13 @@ def state_of(model, opt, sched, step: int = 1):
     """The checkpoint of a training job: model, optimizer, scheduler, RNG, data position."""
     from fito.runtime import capture_rng
 
-    return {"model": model.state_dict(), "optimizer": opt.state_dict(),
-            "scheduler": sched.state_dict(), "rng": capture_rng(),
-            "data": {"pass": 3, "next_batch": 17 + step, "seed": 1234}}
+    return {
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "scheduler": sched.state_dict(),
+        "rng": capture_rng(),
+        "data": {"pass": 3, "next_batch": 17 + step, "seed": 1234},
+    }
 
 
 def build_state(megabytes: int):
@@ -168,8 +173,9 @@ class DcpSaver:
         if self.writer is not None:
             return call(state, storage_writer=self.writer, checkpoint_id=epoch)
         shutil.rmtree(self.root / f"step-{epoch - 2}", ignore_errors=True)
-        return call(state, storage_writer=dcp.FileSystemWriter(self.root / f"step-{epoch}",
-                                                               sync_files=True))
+        return call(
+            state, storage_writer=dcp.FileSystemWriter(self.root / f"step-{epoch}", sync_files=True)
+        )
 
 
 def timed(saver, epoch: int, state) -> float:
@@ -184,8 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mb", type=int, default=200, help="state size in MB (default 200)")
     p.add_argument("--rounds", type=int, default=5, help="saves per method (default 5)")
-    p.add_argument("--steps", type=int, default=20,
-                   help="training steps per loop of the async section (0: skip it)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=20,
+        help="training steps per loop of the async section (0: skip it)",
+    )
     p.add_argument("--every", type=int, default=5, help="checkpoint every N steps (default 5)")
     p.add_argument("--dir", help="where to write (default: a temporary directory in .)")
     args = p.parse_args(argv)
@@ -201,9 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     size = state_bytes(state)
     with tempfile.TemporaryDirectory(dir=args.dir or ".") as tmp:
         root = Path(tmp)
-        savers = {"fito": FitoSaver(root / "fito"),
-                  "torch.save + fsync": PlainSaver(root / "plain-fsync", True),
-                  "torch.save, no fsync": PlainSaver(root / "plain", False)}
+        savers = {
+            "fito": FitoSaver(root / "fito"),
+            "torch.save + fsync": PlainSaver(root / "plain-fsync", True),
+            "torch.save, no fsync": PlainSaver(root / "plain", False),
+        }
         if hasattr(torch.serialization, "set_crc32_options"):
             savers[NO_CRC] = PlainSaver(root / "plain-nocrc", True, crc32=False)
         savers[DCP] = DcpSaver(root / "dcp", fito=False)
@@ -224,11 +236,13 @@ def step_overheads(training, root: Path, steps: int, every: int) -> dict[str, tu
     """Per loop: (mean step time, the final wait for the last save) over `steps` steps."""
     from fito.runtime import CheckpointWriter
 
-    loops = {"no checkpoint": None,
-             "fito save": lambda e, s: writer("fito-sync").save(e, s),
-             "fito async_save": lambda e, s: writer("fito-async").async_save(e, s),
-             "DCP async_save": lambda e, s: dcp_savers["dcp"].async_save(e, s),
-             "DCP async_save, fito writer": lambda e, s: dcp_savers["fito"].async_save(e, s)}
+    loops = {
+        "no checkpoint": None,
+        "fito save": lambda e, s: writer("fito-sync").save(e, s),
+        "fito async_save": lambda e, s: writer("fito-async").async_save(e, s),
+        "DCP async_save": lambda e, s: dcp_savers["dcp"].async_save(e, s),
+        "DCP async_save, fito writer": lambda e, s: dcp_savers["fito"].async_save(e, s),
+    }
     writers: dict[str, CheckpointWriter] = {}
 
     def writer(name: str) -> CheckpointWriter:
@@ -236,8 +250,10 @@ def step_overheads(training, root: Path, steps: int, every: int) -> dict[str, tu
             writers[name] = CheckpointWriter(root / name, keep=2)
         return writers[name]
 
-    dcp_savers = {"dcp": DcpSaver(root / "dcp-async", False),
-                  "fito": DcpSaver(root / "fito-dcp-async", True)}
+    dcp_savers = {
+        "dcp": DcpSaver(root / "dcp-async", False),
+        "fito": DcpSaver(root / "fito-dcp-async", True),
+    }
     results = {}
     for name, checkpoint in loops.items():
         results[name] = training_loop(training, checkpoint, steps, every)
@@ -267,10 +283,14 @@ def report_steps(results: dict[str, tuple[float, float]]) -> None:
     base = results["no checkpoint"][0]
     print("training steps (mean seconds per step, checkpoint calls included):")
     for name, (mean, tail) in results.items():
-        print(f"  {name:28} {mean:7.3f} s/step  overhead {100 * (mean / base - 1):+6.1f}%  "
-              f"(final wait {tail:.3f} s)")
-    for a, b in (("fito async_save", "DCP async_save"),
-                 ("DCP async_save, fito writer", "DCP async_save")):
+        print(
+            f"  {name:28} {mean:7.3f} s/step  overhead {100 * (mean / base - 1):+6.1f}%  "
+            f"(final wait {tail:.3f} s)"
+        )
+    for a, b in (
+        ("fito async_save", "DCP async_save"),
+        ("DCP async_save, fito writer", "DCP async_save"),
+    ):
         print(f"ratio of step times ({a}) / ({b}): {results[a][0] / results[b][0]:.3f}")
 
 
@@ -278,22 +298,27 @@ def report(size: int, times: dict[str, list[float]]) -> None:
     mb = size / 2**20
     med = {name: statistics.median(ts) for name, ts in times.items()}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"state: {mb:.1f} MiB of tensors; {len(times['fito'])} saves per method, each a new "
-          f"epoch, two kept; {os.cpu_count()} CPUs, load average {load:.1f}")
+    print(
+        f"state: {mb:.1f} MiB of tensors; {len(times['fito'])} saves per method, each a new "
+        f"epoch, two kept; {os.cpu_count()} CPUs, load average {load:.1f}"
+    )
     for name, t in med.items():
         spread = f"{min(times[name]):.3f}..{max(times[name]):.3f}"
         print(f"  {name:26} median {t:7.3f} s  (range {spread})  {mb / t:7.1f} MiB/s")
     for ours, peer, note in (
-            ("fito", "torch.save + fsync", "durable, the fair peer; target <= 1.10"),
-            ("fito", "torch.save, no fsync", "not durable: data may still be in the page cache"),
-            ("fito", NO_CRC, "fito's own work alone: hashing, files, manifest"),
-            (FITO_DCP, DCP, "what a DCP user pays for epoch manifests; target <= 1.10"),
-            ("fito", DCP, "fito's own writer against DCP's")):
+        ("fito", "torch.save + fsync", "durable, the fair peer; target <= 1.10"),
+        ("fito", "torch.save, no fsync", "not durable: data may still be in the page cache"),
+        ("fito", NO_CRC, "fito's own work alone: hashing, files, manifest"),
+        (FITO_DCP, DCP, "what a DCP user pays for epoch manifests; target <= 1.10"),
+        ("fito", DCP, "fito's own writer against DCP's"),
+    ):
         if peer not in times:
             continue
         paired = statistics.median(f / p for f, p in zip(times[ours], times[peer]))
-        print(f"ratio ({ours}) / ({peer}): {med[ours] / med[peer]:.3f} of medians, "
-              f"{paired:.3f} median of paired rounds ({note})")
+        print(
+            f"ratio ({ours}) / ({peer}): {med[ours] / med[peer]:.3f} of medians, "
+            f"{paired:.3f} median of paired rounds ({note})"
+        )
 
 
 if __name__ == "__main__":

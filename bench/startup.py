@@ -10,6 +10,7 @@ time to verdict on the trivial model. Figures are printed, never asserted.
 
 Usage: python bench/startup.py [--repeat 9] [--no-spin]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,10 @@ def main() -> int:
         spec.write_text(TRIVIAL_FITO)
         pml.write_text(TRIVIAL_PML)
         for _ in range(args.repeat):
-            runs = {"python -c pass": harness.measure([sys.executable, "-c", "pass"], ROOT).seconds,
-                    "fito check": harness.run_fito(spec).run.seconds}
+            runs = {
+                "python -c pass": harness.measure([sys.executable, "-c", "pass"], ROOT).seconds,
+                "fito check": harness.run_fito(spec).run.seconds,
+            }
             if spin:
                 runs[SPIN] = harness.run_spin(pml).seconds
             for name, seconds in runs.items():

@@ -15,6 +15,7 @@ of epochs, so every block asks the same few), Z3 checks and witness searches. Pe
 same run: the same check with the cache off (every question to Z3), and the front end
 (parse + resolve) on the same text. Wall-clock figures are printed, never asserted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,8 @@ def generate(statements: int, shape: str) -> str:
 
 
 def front_end(text: str):
-    from fito.lang.syntax.parser import parse
     from fito.lang.resolve.resolver import resolve
+    from fito.lang.syntax.parser import parse
 
     parsed = parse(text)
     assert parsed.spec is not None and not parsed.diagnostics, parsed.diagnostics[:3]
@@ -97,17 +98,23 @@ def run(statements: int, shape: str, peer: bool) -> None:
     per_code = Counter(d.code for d in diags)
     print(f"\n== {statements:,} statements, shape {shape} ==")
     print(f"front end (parse + resolve): {front:.2f} s")
-    print(f"type check (cached Z3):      {seconds:.2f} s  ({statements / seconds:,.0f} statements/s)")
+    print(
+        f"type check (cached Z3):      {seconds:.2f} s  ({statements / seconds:,.0f} statements/s)"
+    )
     print(f"diagnostics: {dict(sorted(per_code.items()))}")
-    print(f"epoch questions: {s.questions:,}; decided without Z3: {s.trivial:,}; "
-          f"answered by the cache: {s.cache_hits:,}; distinct questions sent to Z3: {distinct:,}")
+    print(
+        f"epoch questions: {s.questions:,}; decided without Z3: {s.trivial:,}; "
+        f"answered by the cache: {s.cache_hits:,}; distinct questions sent to Z3: {distinct:,}"
+    )
     print(f"Z3 checks: {s.checks:,}; witness searches: {s.witness_searches:,}")
     print(f"ratio type check / front end: {seconds / front:.2f}")
     if peer:
         peer_s, peer_diags, peer_oracle = type_check(model, cache=False)
         assert [d.message for d in peer_diags] == [d.message for d in diags]
-        print(f"peer, cache off:             {peer_s:.2f} s  (Z3 checks {peer_oracle.stats.checks:,}, "
-              f"witness searches {peer_oracle.stats.witness_searches:,})")
+        print(
+            f"peer, cache off:             {peer_s:.2f} s  (Z3 checks {peer_oracle.stats.checks:,}, "
+            f"witness searches {peer_oracle.stats.witness_searches:,})"
+        )
         print(f"speed-up of the cache: {peer_s / seconds:.1f}x")
 
 

@@ -20,6 +20,7 @@ oracles' closed form.
 Usage: python bench/vs_spin.py [--quick] [--models NAME ...] [--set NAME:P=V ...]
                                [--variants] [--timeout S] [--k 8] [--e 5] [--no-2pc]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,8 @@ class Row:
     label: str
     fito: harness.FitoResult
     spin: harness.SpinResult
-    expected_states: int | None    # what fito's count must be (None: not comparable)
-    agree: bool                    # verdicts (and trail lengths) agree
+    expected_states: int | None  # what fito's count must be (None: not comparable)
+    agree: bool  # verdicts (and trail lengths) agree
 
 
 def baselines(work: Path) -> tuple[float, float]:
@@ -70,8 +71,9 @@ def verdicts_agree(f: harness.FitoResult, s: harness.SpinResult) -> bool:
     return s.trail < 0 or all(a[4] == s.trail for a in failed)
 
 
-def measure_model(name: str, variant: str, params: dict[str, int], work: Path,
-                  timeout: float | None) -> Row:
+def measure_model(
+    name: str, variant: str, params: dict[str, int], work: Path, timeout: float | None
+) -> Row:
     model = harness.load(name)
     out = work / f"{name}-{variant or 'ok'}"
     fito_path, pml = harness.write(model, params, variant, out)
@@ -79,8 +81,9 @@ def measure_model(name: str, variant: str, params: dict[str, int], work: Path,
     s = harness.run_spin(pml, bfs="expect: fails" in fito_path.read_text())  # trails: BFS
     extra = model.EXTRA_FITO_STATES
     expected = None if extra is None else s.states + extra
-    label = f"{name}{'/' + variant if variant else ''} " + \
-        ",".join(f"{k}={v}" for k, v in params.items())
+    label = f"{name}{'/' + variant if variant else ''} " + ",".join(
+        f"{k}={v}" for k, v in params.items()
+    )
     return Row(label, f, s, expected, verdicts_agree(f, s))
 
 
@@ -91,16 +94,22 @@ def measure_2pc(k: int, e: int, work: Path, timeout: float | None) -> Row:
     path.write_text(spec(k, e, "2pc").replace("assert always true\n", ""))
     from subprocess import run
 
-    pml = run([sys.executable, str(ROOT / "tests/oracles/spin/gen.py"), str(k), str(e), "2pc"],
-              capture_output=True, text=True, check=True).stdout
+    pml = run(
+        [sys.executable, str(ROOT / "tests/oracles/spin/gen.py"), str(k), str(e), "2pc"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     (d / "model.pml").write_text(pml)
     f = harness.run_fito(path, timeout=timeout)
     s = harness.run_spin(d / "model.pml")
     return Row(f"2pc K={k},E={e}", f, s, closed_form(k, e, "2pc"), verdicts_agree(f, s))
 
 
-HEAD = (f"{'model':<34} {'states':>10} {'fito s':>8} {'SPIN s':>7} {'(build':>7} {'pan)':>6} "
-        f"{'fito/SPIN':>9} {'fito MB':>8} {'SPIN MB':>8} {'fito B/st':>9} {'SPIN B/st':>9}  check")
+HEAD = (
+    f"{'model':<34} {'states':>10} {'fito s':>8} {'SPIN s':>7} {'(build':>7} {'pan)':>6} "
+    f"{'fito/SPIN':>9} {'fito MB':>8} {'SPIN MB':>8} {'fito B/st':>9} {'SPIN B/st':>9}  check"
+)
 
 
 def show(row: Row, base: tuple[float, float]) -> bool:
@@ -125,9 +134,12 @@ def show(row: Row, base: tuple[float, float]) -> bool:
         note += f" (counts not comparable; SPIN {s.states:,})"
     elif row.expected_states != s.states:
         note += f" (SPIN {s.states:,} + {row.expected_states - s.states})"
-    print(f"{row.label:<34} {states:>10,} {f.run.seconds:>8.2f} {s.seconds:>7.2f} "
-          f"{s.compile_seconds:>7.2f} {s.search_seconds:>6.2f} {f.run.seconds / s.seconds:>9.2f} "
-          f"{f.run.mb:>8.0f} {s.mb:>8.0f} {per[0]:>9.0f} {per[1]:>9.0f}  {note}", flush=True)
+    print(
+        f"{row.label:<34} {states:>10,} {f.run.seconds:>8.2f} {s.seconds:>7.2f} "
+        f"{s.compile_seconds:>7.2f} {s.search_seconds:>6.2f} {f.run.seconds / s.seconds:>9.2f} "
+        f"{f.run.mb:>8.0f} {s.mb:>8.0f} {per[0]:>9.0f} {per[1]:>9.0f}  {note}",
+        flush=True,
+    )
     return note.startswith("ok")
 
 
@@ -156,10 +168,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small instances (the tests' sizes)")
     ap.add_argument("--models", nargs="+", metavar="NAME", help="only these models")
-    ap.add_argument("--set", nargs="+", default=[], metavar="NAME:P=V",
-                    help="override a parameter, e.g. peterson:N=5")
-    ap.add_argument("--variants", action="store_true",
-                    help="the failing variants too (SPIN breadth-first, trails compared)")
+    ap.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME:P=V",
+        help="override a parameter, e.g. peterson:N=5",
+    )
+    ap.add_argument(
+        "--variants",
+        action="store_true",
+        help="the failing variants too (SPIN breadth-first, trails compared)",
+    )
     ap.add_argument("--timeout", type=float, help="stop fito after this many seconds")
     ap.add_argument("--k", type=int, nargs="+", help="2pc family sizes (default 8; quick 4)")
     ap.add_argument("--e", type=int, default=5)
@@ -172,12 +192,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         base = baselines(work)
-        print(f"fito (whole `check` command) vs SPIN (spin -o2 -o3 -a + gcc + pan); baselines "
-              f"{base[0]:.0f} MB and {base[1]:.0f} MB are subtracted for bytes per state")
+        print(
+            f"fito (whole `check` command) vs SPIN (spin -o2 -o3 -a + gcc + pan); baselines "
+            f"{base[0]:.0f} MB and {base[1]:.0f} MB are subtracted for bytes per state"
+        )
         print(harness.prepare_fito())
         print(HEAD)
-        good = [show(measure_model(n, v, p, work, args.timeout), base)
-                for n, v, p in instances(args)]
+        good = [
+            show(measure_model(n, v, p, work, args.timeout), base) for n, v, p in instances(args)
+        ]
         good += [show(measure_2pc(k, args.e, work, args.timeout), base) for k in ks]
     print(f"{sum(good)} of {len(good)} instances agree")
     return 0 if all(good) else 1

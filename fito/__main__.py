@@ -1,4 +1,5 @@
 """`python -m fito` runs the command line."""
+
 from __future__ import annotations
 
 import sys

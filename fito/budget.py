@@ -18,6 +18,7 @@ allocating, what is known to be too large.
 The default budget (`default_max_bytes`) is the smaller of 75% of physical memory and 8 GiB:
 a shared 24 GB machine keeps two thirds of its memory whatever one command does.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,8 @@ from contextlib import contextmanager
 
 GIB = 1 << 30
 MEMORY_CAP = 8 * GIB
-HEADROOM = 1 * GIB      # RLIMIT_DATA above the budget: thread stacks, reservations not touched
-_POLL_SECONDS = 0.01    # how often check() looks at the clock and the RSS, about
+HEADROOM = 1 * GIB  # RLIMIT_DATA above the budget: thread stacks, reservations not touched
+_POLL_SECONDS = 0.01  # how often check() looks at the clock and the RSS, about
 _MAX_STRIDE = 1 << 16
 
 
@@ -79,13 +80,17 @@ class Budget:
 
     __slots__ = ("deadline", "max_bytes", "timeout", "_countdown", "_stride", "_polled")
 
-    def __init__(self, deadline: float | None = None, max_bytes: int | None = None,
-                 timeout: float | None = None) -> None:
-        self.deadline = deadline      # a time.monotonic() instant
+    def __init__(
+        self,
+        deadline: float | None = None,
+        max_bytes: int | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.deadline = deadline  # a time.monotonic() instant
         self.max_bytes = max_bytes
-        self.timeout = timeout        # the seconds the deadline was set from (for messages)
-        self._countdown = 0           # the first check polls
-        self._stride = 1              # checks between polls: adapted to the callers' pace
+        self.timeout = timeout  # the seconds the deadline was set from (for messages)
+        self._countdown = 0  # the first check polls
+        self._stride = 1  # checks between polls: adapted to the callers' pace
         self._polled = time.monotonic()
 
     @classmethod
@@ -124,8 +129,11 @@ class Budget:
         if self.max_bytes is not None:
             used = rss_bytes()
             if used > self.max_bytes:
-                raise BudgetExceeded("memory", f"memory limit of {show_bytes(self.max_bytes)} "
-                                     f"reached ({show_bytes(used)} in use)")
+                raise BudgetExceeded(
+                    "memory",
+                    f"memory limit of {show_bytes(self.max_bytes)} "
+                    f"reached ({show_bytes(used)} in use)",
+                )
 
     def reserve(self, nbytes: int, what: str) -> None:
         """Refuse, before allocating, about `nbytes` more for `what` if they do not fit."""
@@ -133,8 +141,11 @@ class Budget:
             return
         used = rss_bytes()
         if used + nbytes > self.max_bytes:
-            raise BudgetExceeded("memory", f"{what} needs about {show_bytes(nbytes)}, more than "
-                                 f"the memory limit of {show_bytes(self.max_bytes)} allows")
+            raise BudgetExceeded(
+                "memory",
+                f"{what} needs about {show_bytes(nbytes)}, more than "
+                f"the memory limit of {show_bytes(self.max_bytes)} allows",
+            )
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (None without one; never negative)."""

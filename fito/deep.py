@@ -1,4 +1,5 @@
 """Run a function on a thread with a large stack, so deep (but bounded) inputs never overflow."""
+
 from __future__ import annotations
 
 import sys

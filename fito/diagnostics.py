@@ -2,6 +2,7 @@
 
 Checkers never raise on bad input: they append `Diagnostic`s to a list and carry on.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -58,13 +59,25 @@ class Diagnostic:
         return self.severity == ERROR
 
 
-def error(code: str, message: str, span: Span = NO_SPAN, *, notes: Sequence[str] = (),
-          hint: str | None = None) -> Diagnostic:
+def error(
+    code: str,
+    message: str,
+    span: Span = NO_SPAN,
+    *,
+    notes: Sequence[str] = (),
+    hint: str | None = None,
+) -> Diagnostic:
     return Diagnostic(code, ERROR, message, span, tuple(notes), hint)
 
 
-def warning(code: str, message: str, span: Span = NO_SPAN, *, notes: Sequence[str] = (),
-            hint: str | None = None) -> Diagnostic:
+def warning(
+    code: str,
+    message: str,
+    span: Span = NO_SPAN,
+    *,
+    notes: Sequence[str] = (),
+    hint: str | None = None,
+) -> Diagnostic:
     return Diagnostic(code, WARNING, message, span, tuple(notes), hint)
 
 
@@ -107,9 +120,14 @@ def _source_line(source: str | None, line: int) -> str | None:
 def to_json(d: Diagnostic) -> dict[str, object]:
     """The JSON shape of LANGUAGE.md, plus `name`, `notes` and `hint`."""
     out: dict[str, object] = {
-        "code": d.code, "name": d.name, "severity": d.severity, "message": d.message,
-        "line": d.span.line, "column": d.span.column,
-        "end_line": d.span.end_line, "end_column": d.span.end_column,
+        "code": d.code,
+        "name": d.name,
+        "severity": d.severity,
+        "message": d.message,
+        "line": d.span.line,
+        "column": d.span.column,
+        "end_line": d.span.end_line,
+        "end_column": d.span.end_column,
     }
     if d.notes:
         out["notes"] = list(d.notes)
@@ -123,40 +141,57 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {ERROR: "error", WARNING: "warning", NOTE: "note"}
 
 
-def to_sarif(per_file: Iterable[tuple[str, Sequence[Diagnostic]]],
-             extra_results: Sequence[dict[str, object]] = ()) -> dict[str, object]:
+def to_sarif(
+    per_file: Iterable[tuple[str, Sequence[Diagnostic]]],
+    extra_results: Sequence[dict[str, object]] = (),
+) -> dict[str, object]:
     """A SARIF 2.1.0 log with one run: every diagnostic of every file as a result."""
     results: list[dict[str, object]] = []
     used: dict[str, None] = {}
     for path, diags in per_file:
         for d in diags:
             used.setdefault(d.code, None)
-            region = {"startLine": d.span.line, "startColumn": d.span.column,
-                      "endLine": d.span.end_line, "endColumn": d.span.end_column}
+            region = {
+                "startLine": d.span.line,
+                "startColumn": d.span.column,
+                "endLine": d.span.end_line,
+                "endColumn": d.span.end_column,
+            }
             message = d.message + "".join(f"\nnote: {n}" for n in d.notes)
             if d.hint:
                 message += f"\nhint: {d.hint}"
-            results.append({
-                "ruleId": d.code,
-                "level": _LEVEL.get(d.severity, "note"),
-                "message": {"text": message},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": path},
-                    "region": region,
-                }}],
-            })
+            results.append(
+                {
+                    "ruleId": d.code,
+                    "level": _LEVEL.get(d.severity, "note"),
+                    "message": {"text": message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": path},
+                                "region": region,
+                            }
+                        }
+                    ],
+                }
+            )
     results.extend(extra_results)
     for r in extra_results:
         used.setdefault(str(r.get("ruleId")), None)
-    rules = [{"id": c, "name": CODES[c].name, "shortDescription": {"text": CODES[c].summary}}
-             for c in used if c in CODES]
+    rules = [
+        {"id": c, "name": CODES[c].name, "shortDescription": {"text": CODES[c].summary}}
+        for c in used
+        if c in CODES
+    ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": _driver(rules)},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {"driver": _driver(rules)},
+                "results": results,
+            }
+        ],
     }
 
 

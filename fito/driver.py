@@ -4,6 +4,7 @@ Each stage is a pure function of the one before; this module only sequences them
 decides the exit status (LANGUAGE.md): 0 all hold, 1 a failure or an error, 2 unreadable or
 unparsable, 3 a limit was hit before a verdict.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,11 +42,13 @@ class FileReport:
         if self.unreadable:
             return EXIT_INPUT
         undecided = {"FITO007", "M003"}  # Z3 undecided, or a budget reached: a limit
-        if any(d.is_error and d.code not in undecided for d in self.diagnostics) or \
-                any(v.verdict == FAILS for v in self.verdicts):
+        if any(d.is_error and d.code not in undecided for d in self.diagnostics) or any(
+            v.verdict == FAILS for v in self.verdicts
+        ):
             return EXIT_FAIL
-        if any(v.verdict == UNKNOWN for v in self.verdicts) or \
-                any(d.code in undecided for d in self.diagnostics):
+        if any(v.verdict == UNKNOWN for v in self.verdicts) or any(
+            d.code in undecided for d in self.diagnostics
+        ):
             return EXIT_LIMIT
         return EXIT_OK
 
@@ -78,8 +81,8 @@ def front_end(text: str) -> tuple[Any, Any, tuple[Diagnostic, ...]]:
     import gc
 
     from fito import budget
-    from fito.lang.syntax.parser import parse
     from fito.lang.resolve.resolver import resolve
+    from fito.lang.syntax.parser import parse
 
     was_enabled = gc.isenabled()
     gc.disable()
@@ -127,8 +130,9 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
     if options.model_check:
         checked, refusals = _model_check(model, options, blocked)
         diags.extend(refusals)
-        verdicts = tuple(_with_source_text(v, a, src.text)
-                         for v, a in zip(checked, model.assertions))
+        verdicts = tuple(
+            _with_source_text(v, a, src.text) for v, a in zip(checked, model.assertions)
+        )
     diags.sort(key=sort_key)
     return FileReport(src.path, src.text, tuple(diags), verdicts)
 
@@ -136,8 +140,11 @@ def check_source(src: Source, options: CheckOptions) -> FileReport:
 def limit_diagnostic(exc: Exception, stage: str) -> Diagnostic:
     """The M003 diagnostic of a budget reached in a stage that has no verdict to carry it."""
     message = getattr(exc, "message", str(exc))
-    return error("M003", f"{message} while {stage}; nothing was decided",
-                 hint="raise --timeout or --max-memory")
+    return error(
+        "M003",
+        f"{message} while {stage}; nothing was decided",
+        hint="raise --timeout or --max-memory",
+    )
 
 
 def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:
@@ -146,11 +153,11 @@ def _with_source_text(v: Verdict, a: object, text: str) -> Verdict:
 
     span = a.span  # type: ignore[attr-defined]
     end = text.find("\n", span.end)
-    written = text[span.start:len(text) if end < 0 else end]
+    written = text[span.start : len(text) if end < 0 else end]
     written = "\n".join(line.split("--", 1)[0].rstrip() for line in written.splitlines())
     written = " ".join(written.split())
     if written.startswith("assert"):
-        written = written[len("assert"):].strip()
+        written = written[len("assert") :].strip()
     return replace(v, text=written or v.text)
 
 
@@ -164,8 +171,9 @@ def _type_check(model: object, timeout: float | None) -> list[Diagnostic]:
     return list(check_pipelines(model, timeout_ms=max(1, int(timeout * 1000))))
 
 
-def _model_check(model: object, options: CheckOptions,
-                 blocked: bool) -> tuple[tuple[Verdict, ...], tuple[Diagnostic, ...]]:
+def _model_check(
+    model: object, options: CheckOptions, blocked: bool
+) -> tuple[tuple[Verdict, ...], tuple[Diagnostic, ...]]:
     """The verdicts, and the diagnostic of a model the checker refuses (an expansion too
     large to make, a shape of process variables it cannot represent: fito.semantics.rules.refusal)."""
     from fito.lang.printer.canonical import print_assertion
@@ -173,8 +181,9 @@ def _model_check(model: object, options: CheckOptions,
     assertions = model.assertions  # type: ignore[attr-defined]
 
     def unknown(reason: str) -> tuple[Verdict, ...]:
-        return tuple(Verdict(print_assertion(a), a.span.line, UNKNOWN, reason=reason)
-                     for a in assertions)
+        return tuple(
+            Verdict(print_assertion(a), a.span.line, UNKNOWN, reason=reason) for a in assertions
+        )
 
     if blocked:
         return unknown("not checked: the spec has errors"), ()

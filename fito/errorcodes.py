@@ -5,6 +5,7 @@ R names, T types and static checks, S semantics, M model checking, K kernel, C c
 line; FITO0xx are the category errors of LANGUAGE.md; FITOL0xx are `fito lint`'s findings in
 Python training code (docs/lint.md). docs/diagnostics.md documents each.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,12 +52,28 @@ _TABLE = (
     ("T009", "constant-error", "a constant expression that cannot be evaluated (division by zero)"),
     ("T010", "unguarded-recursion", "a process that can recurse without doing an event"),
     ("T011", "assign-bound-name", "an assignment to a parameter or bound name"),
-    ("T012", "bad-pipeline-domain", "a pipeline names a domain that is neither a cell nor an enum member"),
+    (
+        "T012",
+        "bad-pipeline-domain",
+        "a pipeline names a domain that is neither a cell nor an enum member",
+    ),
     # FITO type system (LANGUAGE.md)
-    ("FITO001", "snap-as-conv", "a snapshot (Snap) is used where a converged state (Conv) is required"),
-    ("FITO002", "epoch-mismatch", "values of different or not provably equal epochs are combined into one state"),
+    (
+        "FITO001",
+        "snap-as-conv",
+        "a snapshot (Snap) is used where a converged state (Conv) is required",
+    ),
+    (
+        "FITO002",
+        "epoch-mismatch",
+        "values of different or not provably equal epochs are combined into one state",
+    ),
     ("FITO003", "time-of-conv", "a time is asked of a converged state, which has none"),
-    ("FITO004", "product-as-atomic", "a product of snapshots of several domains is treated as one atomic snapshot"),
+    (
+        "FITO004",
+        "product-as-atomic",
+        "a product of snapshots of several domains is treated as one atomic snapshot",
+    ),
     ("FITO005", "contradictory-requires", "the epoch facts of a pipeline contradict each other"),
     ("FITO006", "snap-without-epoch", "a snapshot without epoch metadata is converged"),
     ("FITO007", "solver-unknown", "Z3 could not decide an epoch fact (unknown or timeout)"),
@@ -64,7 +81,11 @@ _TABLE = (
     # semantics and model checking
     ("S001", "unsupported", "a construct the model checker does not support"),
     ("S002", "state-space-too-large", "the packed state does not fit the explorer's limits"),
-    ("S004", "too-many-values", "nested quantifiers, a replicated operator or an input over too many values"),
+    (
+        "S004",
+        "too-many-values",
+        "nested quantifiers, a replicated operator or an input over too many values",
+    ),
     ("M001", "value-out-of-range", "a value outside its declared range (model error)"),
     ("M002", "division-by-zero", "division or modulo by zero (model error)"),
     ("M003", "limit-reached", "a --max-states, --timeout or --max-memory limit was reached first"),
@@ -72,53 +93,111 @@ _TABLE = (
     ("M005", "assertion-fails", "an assertion fails (SARIF result carrying the counterexample)"),
     ("M006", "assertion-unknown", "an assertion has no verdict (a limit, or the spec has errors)"),
     ("M007", "index-out-of-range", "an array index outside the array's index type (model error)"),
-    ("M008", "conflicting-writes", "two synchronising processes write one cell differently (model error)"),
+    (
+        "M008",
+        "conflicting-writes",
+        "two synchronising processes write one cell differently (model error)",
+    ),
     ("P007", "reserved-word", "a reserved word used as a name"),
     # proof kernel
     ("K001", "certificate-rejected", "the kernel rejected a certificate"),
     ("K002", "certificate-unreadable", "a certificate could not be read"),
-    ("K003", "claims-file-error", "a claims file failed to import, declares a duplicate claim id, or holds no claims"),
+    (
+        "K003",
+        "claims-file-error",
+        "a claims file failed to import, declares a duplicate claim id, or holds no claims",
+    ),
     # fleet models (paper B): models/*.toml, `fito simulate`, `fito returnmap`
     ("P101", "bad-model-syntax", "a fleet model's TOML or parameter expression does not parse"),
-    ("S101", "invalid-fleet-model", "a fleet model value is missing, of the wrong type or out of range"),
-    ("S102", "empty-branch", "the region of a return-map branch is empty for the model's parameters"),
+    (
+        "S101",
+        "invalid-fleet-model",
+        "a fleet model value is missing, of the wrong type or out of range",
+    ),
+    (
+        "S102",
+        "empty-branch",
+        "the region of a return-map branch is empty for the model's parameters",
+    ),
     ("M101", "event-limit", "the simulator reached --max-events before the requested cycles"),
     # runtime checkpoints: `fito inspect`
-    ("C201", "not-a-checkpoint-dir", "the directory holds no fito checkpoint (no shards/ or commits/)"),
-    ("C301", "expectation-not-met", "a verdict or diagnostic differs from the file's `-- expect:` comment"),
+    (
+        "C201",
+        "not-a-checkpoint-dir",
+        "the directory holds no fito checkpoint (no shards/ or commits/)",
+    ),
+    (
+        "C301",
+        "expectation-not-met",
+        "a verdict or diagnostic differs from the file's `-- expect:` comment",
+    ),
     # FITO type checker (issue #4): pipeline epoch facts
-    ("T013", "nonlinear-epoch-fact", "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)"),
+    (
+        "T013",
+        "nonlinear-epoch-fact",
+        "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)",
+    ),
     # names (front end, issue #2)
     ("R007", "recursive-type", "a type whose definition depends on itself"),
     # `fito lint`: checkpoint mistakes in Python training code (issue #19, docs/lint.md)
     ("FITOL000", "python-syntax-error", "the file is not valid Python"),
-    ("FITOL001", "split-checkpoint",
-     "components saved to separate files (or by separate ranks) with no commit marker after all"),
-    ("FITOL002", "latest-per-component",
-     "each component resumed from its own latest file, with no check that their steps agree"),
-    ("FITOL003", "save-in-place",
-     "torch.save straight onto the final path (no temporary file, fsync and rename)"),
-    ("FITOL004", "rename-without-fsync",
-     "a rename publishes a checkpoint without an fsync of the file before or the directory after"),
-    ("FITOL005", "unawaited-async-save",
-     "a background save that the next save, the commit marker or the exit does not wait for"),
-    ("FITOL006", "commit-before-barrier",
-     "a rank-0 commit or done marker with no barrier after the other ranks' shards"),
-    ("FITOL007", "mixed-restore",
-     "model weights and optimizer state restored from different checkpoints"),
-    ("FITOL008", "partial-restore",
-     "the optimizer, the LR scheduler or the step counter not restored with the weights"),
+    (
+        "FITOL001",
+        "split-checkpoint",
+        "components saved to separate files (or by separate ranks) with no commit marker after all",
+    ),
+    (
+        "FITOL002",
+        "latest-per-component",
+        "each component resumed from its own latest file, with no check that their steps agree",
+    ),
+    (
+        "FITOL003",
+        "save-in-place",
+        "torch.save straight onto the final path (no temporary file, fsync and rename)",
+    ),
+    (
+        "FITOL004",
+        "rename-without-fsync",
+        "a rename publishes a checkpoint without an fsync of the file before or the directory after",
+    ),
+    (
+        "FITOL005",
+        "unawaited-async-save",
+        "a background save that the next save, the commit marker or the exit does not wait for",
+    ),
+    (
+        "FITOL006",
+        "commit-before-barrier",
+        "a rank-0 commit or done marker with no barrier after the other ranks' shards",
+    ),
+    (
+        "FITOL007",
+        "mixed-restore",
+        "model weights and optimizer state restored from different checkpoints",
+    ),
+    (
+        "FITOL008",
+        "partial-restore",
+        "the optimizer, the LR scheduler or the step counter not restored with the weights",
+    ),
     # protocols: local variables, buffered channels, functions, CSPm operators (issue #13)
     ("R008", "recursive-function", "a function that calls itself, directly or through others"),
     ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
     ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),
-    ("T016", "internal-step-in-choice", "(warning) a buffered, assert or atomic step under [], which it does not resolve"),
+    (
+        "T016",
+        "internal-step-in-choice",
+        "(warning) a buffered, assert or atomic step under [], which it does not resolve",
+    ),
     ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
     ("S003", "not-supported-yet", "a form the model checker does not run yet"),
     ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),
 )
 
-CODES: dict[str, ErrorCode] = {code: ErrorCode(code, name, summary) for code, name, summary in _TABLE}
+CODES: dict[str, ErrorCode] = {
+    code: ErrorCode(code, name, summary) for code, name, summary in _TABLE
+}
 
 
 def lookup(code: str) -> ErrorCode:

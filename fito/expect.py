@@ -14,6 +14,7 @@ Lines without an expectation must carry no error and no FITO diagnostic. The exi
 must be the one the expectations imply: 2 for syntax (P) and input (C) codes, 1 for other
 errors and failing verdicts, else 0 (3 when an expected verdict is unknown).
 """
+
 from __future__ import annotations
 
 import re
@@ -96,8 +97,11 @@ def _compare_line(report: FileReport, line: int, text: str, problems: list[Misma
     if not all(items):
         problems.append(Mismatch(line, f"cannot read the expectation {text!r}"))
         return EXIT_OK
-    codes = [_Code(i.group(2), int(i.group(3)) if i.group(3) else None, bool(i.group(1)))
-             for i in items if i is not None]
+    codes = [
+        _Code(i.group(2), int(i.group(3)) if i.group(3) else None, bool(i.group(1)))
+        for i in items
+        if i is not None
+    ]
     _compare_codes(line, codes, at_line, problems)
     status = EXIT_OK
     for c in codes:
@@ -105,24 +109,32 @@ def _compare_line(report: FileReport, line: int, text: str, problems: list[Misma
     return status
 
 
-def _compare_verdict(report: FileReport, line: int, m: re.Match[str],
-                     problems: list[Mismatch]) -> int:
+def _compare_verdict(
+    report: FileReport, line: int, m: re.Match[str], problems: list[Mismatch]
+) -> int:
     verdicts = {v.line: v for v in report.verdicts}
     v = verdicts.get(line)
     if v is None:
         problems.append(Mismatch(line, "no assertion reported on this line"))
         return EXIT_OK
     if v.verdict != m.group(1):
-        problems.append(Mismatch(line, f"verdict {v.verdict}, expected {m.group(1)}"
-                                 + (f" ({v.reason})" if v.reason else "")))
+        problems.append(
+            Mismatch(
+                line,
+                f"verdict {v.verdict}, expected {m.group(1)}"
+                + (f" ({v.reason})" if v.reason else ""),
+            )
+        )
     elif m.group(2) and len(v.trace) != int(m.group(2)):
-        problems.append(Mismatch(line, f"trace of {len(v.trace)} transitions, "
-                                 f"expected {m.group(2)}"))
+        problems.append(
+            Mismatch(line, f"trace of {len(v.trace)} transitions, expected {m.group(2)}")
+        )
     return {FAILS: EXIT_FAIL, UNKNOWN: EXIT_LIMIT}.get(m.group(1), EXIT_OK)
 
 
-def _compare_codes(line: int, codes: list[_Code], at_line: list[Diagnostic],
-                   problems: list[Mismatch]) -> None:
+def _compare_codes(
+    line: int, codes: list[_Code], at_line: list[Diagnostic], problems: list[Mismatch]
+) -> None:
     warned = {c.code for c in codes if c.warning}
     reported = [d for d in at_line if d.is_error or d.code.startswith("FITO") or d.code in warned]
     got = sorted(d.code for d in reported)
@@ -131,8 +143,9 @@ def _compare_codes(line: int, codes: list[_Code], at_line: list[Diagnostic],
         problems.append(Mismatch(line, f"codes {got}, expected {want}"))
         return
     for c in codes:
-        if c.column is not None and not any(d.code == c.code and d.span.column == c.column
-                                            for d in reported):
+        if c.column is not None and not any(
+            d.code == c.code and d.span.column == c.column for d in reported
+        ):
             cols = [d.span.column for d in reported if d.code == c.code]
             problems.append(Mismatch(line, f"{c.code} at column {cols}, expected {c.column}"))
         if c.warning and not any(d.code == c.code and not d.is_error for d in reported):

@@ -13,6 +13,7 @@ only spares recompiling the same text. It is written back at exit when a run add
 Only the command line installs it (`python -m fito`, the `fito` script); importing fito as a
 library leaves `dataclasses` as it is.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -54,8 +55,11 @@ class _Table:
         """Write the table back (atomically) if this run added to it; never fails."""
         if not self.added or self.path is None:
             return
-        keep = self.code if len(self.code) <= MAX_ENTRIES else \
-            {s: c for s, c in self.code.items() if s in self.used}
+        keep = (
+            self.code
+            if len(self.code) <= MAX_ENTRIES
+            else {s: c for s, c in self.code.items() if s in self.used}
+        )
         try:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
             tmp = f"{os.fspath(self.path)}.{os.getpid()}.tmp"
@@ -93,7 +97,8 @@ def load(path: PathLike) -> dict[str, CodeType]:
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if not isinstance(table, dict) or not all(
-            isinstance(s, str) and isinstance(c, CodeType) for s, c in table.items()):
+        isinstance(s, str) and isinstance(c, CodeType) for s, c in table.items()
+    ):
         return {}
     return table
 

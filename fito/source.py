@@ -1,4 +1,5 @@
 """Reading spec files: size limit, binary and encoding checks, each a one-line diagnostic."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,11 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
     """The file's text, or the diagnostic that says why it cannot be read as a spec."""
     max_bytes = min(max_bytes, MAX_READ)
     if os.path.isdir(path):
-        return error("C002", f"'{path}' is a directory, not a spec file",
-                     hint="pass the files: fito check dir/*.fito")
+        return error(
+            "C002",
+            f"'{path}' is a directory, not a spec file",
+            hint="pass the files: fito check dir/*.fito",
+        )
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
@@ -37,9 +41,11 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
         else:
             size = os.path.getsize(path)
             if size > max_bytes:
-                return error("C005", f"'{path}' has {size:,} bytes, more than the limit of "
-                             f"{max_bytes:,}",
-                             hint="raise the limit with --max-bytes")
+                return error(
+                    "C005",
+                    f"'{path}' has {size:,} bytes, more than the limit of {max_bytes:,}",
+                    hint="raise the limit with --max-bytes",
+                )
             with open(path, "rb") as fh:
                 data = fh.read(max_bytes + 1)
     except FileNotFoundError:
@@ -69,9 +75,12 @@ def read_stream(path: str, max_bytes: int) -> bytes | Diagnostic:
         while got <= max_bytes:
             wait = deadline - time.monotonic()
             if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-                return error("C002", f"'{path}' is not a regular file and gave no end of input "
-                             f"within {waiting:.3g} s",
-                             hint="pass a spec file (a FIFO needs a writer that closes it)")
+                return error(
+                    "C002",
+                    f"'{path}' is not a regular file and gave no end of input "
+                    f"within {waiting:.3g} s",
+                    hint="pass a spec file (a FIFO needs a writer that closes it)",
+                )
             try:
                 chunk = os.read(fd, min(1 << 20, max_bytes + 1 - got))
             except BlockingIOError:
@@ -100,13 +109,20 @@ def decode(path: str, data: bytes) -> Source | Diagnostic:
     if control is not None and (bad_utf8 is None or control.start() <= bad_utf8):
         at = control.start()
         line, col = _position(data, at)
-        return error("C004", f"binary content: control byte 0x{data[at]:02x}",
-                     Span.point(line, col, at),
-                     hint="a spec is UTF-8 text")
+        return error(
+            "C004",
+            f"binary content: control byte 0x{data[at]:02x}",
+            Span.point(line, col, at),
+            hint="a spec is UTF-8 text",
+        )
     if bad_utf8 is not None:
         line, col = _position(data, bad_utf8)
-        return error("C003", f"invalid UTF-8 byte 0x{data[bad_utf8]:02x}",
-                     Span.point(line, col, bad_utf8), hint="save the file as UTF-8")
+        return error(
+            "C003",
+            f"invalid UTF-8 byte 0x{data[bad_utf8]:02x}",
+            Span.point(line, col, bad_utf8),
+            hint="save the file as UTF-8",
+        )
     if text.startswith("\ufeff"):
         text = text[1:]
     return Source(path, text)

@@ -5,6 +5,7 @@ Every script computes its figures with fito's simulator (the computations live i
 and saves a PNG in models/out/ (a build product, git-ignored). The tests import the
 `compute*` functions.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,5 +34,13 @@ def save(fig, path) -> None:  # type: ignore[no-untyped-def]
     print(f"figure: {path}")
 
 
-__all__ = ["HERE", "OUT", "figure", "load", "order_parameter", "phases_per_cycle", "save",
-           "smallest_gap"]
+__all__ = [
+    "HERE",
+    "OUT",
+    "figure",
+    "load",
+    "order_parameter",
+    "phases_per_cycle",
+    "save",
+    "smallest_gap",
+]

@@ -7,6 +7,7 @@ fleet (storage contention f = B, overlapping writes) runs `cycles` cycles of job
 cycle the phases phi_j = (t_j - t_0)/period give Kuramoto's order parameter R (1 = synchrony,
 about 1/sqrt(N) at random) and the smallest gap between consecutive phases.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,13 @@ def summary(series, window: int = 20) -> dict[str, float]:
     first_g = statistics.mean(statistics.mean(g[:window]) for _, g in series)
     last_g = statistics.mean(statistics.mean(g[-window:]) for _, g in series)
     worst = min(min(g) / g[0] for _, g in series)
-    return {"R_first": first_r, "R_last": last_r, "gap_first": first_g, "gap_last": last_g,
-            "worst_gap_ratio": worst}
+    return {
+        "R_first": first_r,
+        "R_last": last_r,
+        "gap_first": first_g,
+        "gap_last": last_g,
+        "worst_gap_ratio": worst,
+    }
 
 
 def main() -> int:
@@ -49,17 +55,28 @@ def main() -> int:
         series = compute(args.jobs, args.cycles, args.seeds, cap)
         s = summary(series)
         print(f"{label}: N = {args.jobs}, {args.cycles} cycles, {args.seeds} seeds")
-        print(f"  order parameter R: first 20 cycles {s['R_first']:.3f}, last 20 "
-              f"{s['R_last']:.3f} (random phases: about {args.jobs ** -0.5:.3f}; synchrony: 1)")
-        print(f"  smallest gap (periods): first 20 cycles {s['gap_first']:.4f}, last 20 "
-              f"{s['gap_last']:.4f}; worst min/initial over all seeds {s['worst_gap_ratio']:.3f}")
+        print(
+            f"  order parameter R: first 20 cycles {s['R_first']:.3f}, last 20 "
+            f"{s['R_last']:.3f} (random phases: about {args.jobs**-0.5:.3f}; synchrony: 1)"
+        )
+        print(
+            f"  smallest gap (periods): first 20 cycles {s['gap_first']:.4f}, last 20 "
+            f"{s['gap_last']:.4f}; worst min/initial over all seeds {s['worst_gap_ratio']:.3f}"
+        )
         for r, g in series[:3]:
             ax1.plot(r, lw=0.8, ls="-" if cap is None else "--")
             ax2.plot(g, lw=0.8, ls="-" if cap is None else "--")
-    ax1.set(xlabel="cycle", ylabel="order parameter R", ylim=(0, 1),
-            title="no locking (solid: uncapped, dashed: capped)")
-    ax2.set(xlabel="cycle", ylabel="smallest gap (periods)",
-            title="no clustering (solid: uncapped, dashed: capped)")
+    ax1.set(
+        xlabel="cycle",
+        ylabel="order parameter R",
+        ylim=(0, 1),
+        title="no locking (solid: uncapped, dashed: capped)",
+    )
+    ax2.set(
+        xlabel="cycle",
+        ylabel="smallest gap (periods)",
+        title="no clustering (solid: uncapped, dashed: capped)",
+    )
     save(fig, path)
     return 0
 

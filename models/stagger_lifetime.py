@@ -12,6 +12,7 @@ of lifetime against m/sigma on a log-log scale. For N = 2 it also prints the ran
 mean exit time with Siegmund's overshoot correction, (m/s + 0.583)^2 with s = sqrt(2) sigma,
 which the small ratios need.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,10 @@ OVERSHOOT = float(-mpmath.zeta(0.5)) / math.sqrt(2 * math.pi)
 def compute(jobs: int, ratios, runs: int, seed: int = 0):
     """For each m/sigma: the mean lifetime over `runs` seeded runs."""
     _, margin = stagger(jobs)
-    means = [statistics.mean(lifetimes(jobs, ratio, runs, seed + 1000 * k))
-             for k, ratio in enumerate(ratios)]
+    means = [
+        statistics.mean(lifetimes(jobs, ratio, runs, seed + 1000 * k))
+        for k, ratio in enumerate(ratios)
+    ]
     return float(margin), means
 
 
@@ -61,13 +64,18 @@ def main() -> int:
         slope = fit_exponent(ratios, means)
         upper = [(r, m) for r, m in zip(ratios, means) if r >= 8]
         tail = fit_exponent([r for r, _ in upper], [m for _, m in upper])
-        print(f"N = {jobs}: margin m = {margin:.3f}, {args.runs} runs per point; fitted "
-              f"exponent {slope:.2f} (all points), {tail:.2f} (m/sigma >= 8, where the "
-              f"random walk's overshoot of the boundary matters less)")
+        print(
+            f"N = {jobs}: margin m = {margin:.3f}, {args.runs} runs per point; fitted "
+            f"exponent {slope:.2f} (all points), {tail:.2f} (m/sigma >= 8, where the "
+            f"random walk's overshoot of the boundary matters less)"
+        )
         for r, m in zip(ratios, means):
-            extra = (f"   m^2/(2 sigma^2) = {r * r / 2:8.1f}   with the overshoot "
-                     f"(m/s + {OVERSHOOT:.3f})^2 = {(r / math.sqrt(2) + OVERSHOOT) ** 2:8.1f}"
-                     if jobs == 2 else "")
+            extra = (
+                f"   m^2/(2 sigma^2) = {r * r / 2:8.1f}   with the overshoot "
+                f"(m/s + {OVERSHOOT:.3f})^2 = {(r / math.sqrt(2) + OVERSHOOT) ** 2:8.1f}"
+                if jobs == 2
+                else ""
+            )
             print(f"  m/sigma = {r:3d}: mean lifetime {m:9.1f} cycles{extra}")
         ax.loglog(ratios, means, "o-", label=f"N = {jobs} (slope {slope:.2f})")
     ax.loglog(ratios, [r * r / 2 for r in ratios], "k--", label="m^2 / (2 sigma^2)")

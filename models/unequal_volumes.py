@@ -8,6 +8,7 @@ overlap (delta f(1) < V_A) it moves by the same amount every cycle, which the sc
 compares with the section 8.1 formula, and with the drift that the return-map engine
 derives symbolically for the overlapping branch.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,10 +51,14 @@ def main() -> int:
     fleet, deltas = gaps(args.cycles)
     drift, derived = formula(fleet), engine_drift(fleet)
     v_a = fleet.volume[0]
-    print(f"W = {[str(w) for w in fleet.work]}, V = {[str(v) for v in fleet.volume]}, "
-          f"f(1) = {fleet.f(1)}")
-    print(f"formula (V_B - V_A)/f(1) + (W_B - W_A) = {drift}; engine (overlapping branch) "
-          f"d = {derived}")
+    print(
+        f"W = {[str(w) for w in fleet.work]}, V = {[str(v) for v in fleet.volume]}, "
+        f"f(1) = {fleet.f(1)}"
+    )
+    print(
+        f"formula (V_B - V_A)/f(1) + (W_B - W_A) = {drift}; engine (overlapping branch) "
+        f"d = {derived}"
+    )
     print(" k   delta_k   delta_k - delta_(k-1)   writes overlap")
     for k, d in enumerate(deltas):
         step = "" if k == 0 else str(d - deltas[k - 1])
@@ -61,8 +66,11 @@ def main() -> int:
     plt, path = figure("unequal_volumes")
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot([float(d) for d in deltas], "o-", label="simulated gap")
-    ax.plot([float(deltas[0] + k * drift) for k in range(len(deltas))], "k--",
-            label="delta_0 + k (V_B - V_A)/f(1)")
+    ax.plot(
+        [float(deltas[0] + k * drift) for k in range(len(deltas))],
+        "k--",
+        label="delta_0 + k (V_B - V_A)/f(1)",
+    )
     ax.axhline(float(v_a / fleet.f(1)), color="grey", lw=0.8, label="end of overlap")
     ax.set(xlabel="cycle", ylabel="gap t_B - t_A", title="unequal volumes drift")
     ax.legend()

@@ -7,6 +7,7 @@ with independent phases. The fleet's tail is the fraction of time with n_w >= k 
 step function of the simulator). The baseline keeps each job's fraction of time spent
 writing, p = E[n_w]/N (measured), and makes the jobs independent: n_w ~ Binomial(N, p).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,9 @@ def main() -> int:
     parser.add_argument("--volume", default="1/2", help="V (W = 10, f = B = 2)")
     args = parser.parse_args()
     tail, indep, p = compute(args.jobs, args.cycles, args.seeds, args.volume)
-    print(f"N = {args.jobs}, {args.cycles} cycles x {args.seeds} seeds; "
-          f"writing fraction p = {p:.4f}")
+    print(
+        f"N = {args.jobs}, {args.cycles} cycles x {args.seeds} seeds; writing fraction p = {p:.4f}"
+    )
     print(" k   P_fleet(n_w >= k)   P_independent(n_w >= k)   ratio")
     for k in range(1, args.jobs + 1):
         if tail[k] == 0 and indep[k] < 1e-12:

@@ -19,6 +19,7 @@ The claims for symbolic N (no engine: it works for one N at a time) check the pa
 algebra from the model's rates; the reindexing of a product with N - 1 factors, which the
 kernel cannot express, is SymPy's trusted word there.
 """
+
 from __future__ import annotations
 
 import functools
@@ -47,7 +48,6 @@ from fito.models.fleet.proofs import (
     region_formula,
     witness_assignment,
 )
-from fito.models.fleet.symbolic import overlapping_symbolic
 from fito.models.fleet.returnmap import (
     derive,
     overlapping,
@@ -55,6 +55,7 @@ from fito.models.fleet.returnmap import (
     staggered,
     symbolic_setting,
 )
+from fito.models.fleet.symbolic import overlapping_symbolic
 from fito.proof import (
     Claim,
     claim,
@@ -74,10 +75,10 @@ from fito.proof import (
     witness,
 )
 
-N_MAX = 32          # Theorem 8 by the engine for N = 2..N_MAX
-N_STAGGER = 12      # Proposition 16 by the engine for N = 2..N_STAGGER (symbolic f and C)
-SPECTRUM_DIM = 12   # rational spectra re-checked as matrix facts up to this size (the kernel's
-                    # Faddeev-LeVerrier costs ~n^4; beyond it the diagonal entries are counted)
+N_MAX = 32  # Theorem 8 by the engine for N = 2..N_MAX
+N_STAGGER = 12  # Proposition 16 by the engine for N = 2..N_STAGGER (symbolic f and C)
+SPECTRUM_DIM = 12  # rational spectra re-checked as matrix facts up to this size (the kernel's
+# Faddeev-LeVerrier costs ~n^4; beyond it the diagonal entries are counted)
 SYMBOLIC_SPECTRUM_DIM = 6  # symbolic spectra: the kernel expands prod (t - lambda_j), 2^n terms
 Json = Any
 
@@ -104,8 +105,10 @@ def f_name(n: int) -> str:
 
 
 def _identities(pairs, nonzero, note: str) -> list:
-    return [identity(lhs, rhs, nonzero=nonzero, note=note.format(i=i))
-            for i, (lhs, rhs) in enumerate(pairs, start=1)]
+    return [
+        identity(lhs, rhs, nonzero=nonzero, note=note.format(i=i))
+        for i, (lhs, rhs) in enumerate(pairs, start=1)
+    ]
 
 
 # ---------------------------------------------------------------- Theorem 8, N = 2..32
@@ -113,16 +116,29 @@ def _theorem8_map(N: int, lam: list[Json], nz: list, gm, **spectrum) -> list:
     """The engine's gap map against diag(lam): in x, entry by entry, det M = 1 (and the
     spectrum facts given, recomputed from the same matrix)."""
     der, K = gm.derivation, gm.K
-    obligations = _identities(gap_map_sides(der, lam), nz,
-                              "a'_{i} = lambda_{i} a_{i}: the engine's gap at its next state "
-                              "vs the paper's multiplier times the gap")
-    obligations += _identities(chart_sides(der, gm.x_of_a), nz,
-                               "chart row {i}: the engine's gaps at its inverse chart x(a) give a")
+    obligations = _identities(
+        gap_map_sides(der, lam),
+        nz,
+        "a'_{i} = lambda_{i} a_{i}: the engine's gap at its next state "
+        "vs the paper's multiplier times the gap",
+    )
+    obligations += _identities(
+        chart_sides(der, gm.x_of_a),
+        nz,
+        "chart row {i}: the engine's gaps at its inverse chart x(a) give a",
+    )
     words = "; its spectrum recomputed (det(t I - M))" if spectrum else ""
-    obligations.append(matrix_facts(matrix_json(gm.M, K), equals=diagonal(lam), det=1,
-                                    nonzero=nz, **spectrum,
-                                    note=f"the engine's gap matrix M = diag(lambda_j) entry by "
-                                         f"entry; det M recomputed by the kernel = 1{words}"))
+    obligations.append(
+        matrix_facts(
+            matrix_json(gm.M, K),
+            equals=diagonal(lam),
+            det=1,
+            nonzero=nz,
+            **spectrum,
+            note=f"the engine's gap matrix M = diag(lambda_j) entry by "
+            f"entry; det M recomputed by the kernel = 1{words}",
+        )
+    )
     return obligations
 
 
@@ -139,14 +155,25 @@ def _theorem8_general(N: int):
     spectrum = {"eigenvalues": lam} if N - 1 <= SYMBOLIC_SPECTRUM_DIM else {}
     obligations = _theorem8_map(N, lam, nz, gm, **spectrum)
     eig = [to_expr(e) for e in eigenvalues(gm)]
-    obligations += [identity(e, lam[j], nonzero=nz, note=f"the engine's eigenvalue {j + 1} = "
-                             f"lambda_{j + 1}") for j, e in enumerate(eig)]
-    obligations += [identity(["*", eig[j - 1], eig[N - j - 1]], 1, nonzero=nz,
-                             note=f"reciprocal pair of the engine's eigenvalues {j}, {N - j}")
-                    for j in range(1, (N + 1) // 2)]
+    obligations += [
+        identity(e, lam[j], nonzero=nz, note=f"the engine's eigenvalue {j + 1} = lambda_{j + 1}")
+        for j, e in enumerate(eig)
+    ]
+    obligations += [
+        identity(
+            ["*", eig[j - 1], eig[N - j - 1]],
+            1,
+            nonzero=nz,
+            note=f"reciprocal pair of the engine's eigenvalues {j}, {N - j}",
+        )
+        for j in range(1, (N + 1) // 2)
+    ]
     if N > 3:  # N = 3: the one reciprocal pair above is the whole product
-        obligations.append(identity(["*", *eig], 1, nonzero=nz,
-                                    note="the product of the engine's eigenvalues is 1"))
+        obligations.append(
+            identity(
+                ["*", *eig], 1, nonzero=nz, note="the product of the engine's eigenvalues is 1"
+            )
+        )
     values = {"W": Fraction(100), "V": Fraction(10)}
     values.update({f"f{n}": 1 + Fraction(1, n) for n in range(1, N + 1)})
     wit = instance_witness(der, values, "the branch occurs")
@@ -167,16 +194,31 @@ def _theorem8_constant(N: int):
     spectrum = {}
     if N - 1 <= SPECTRUM_DIM:  # the engine's eigenvalues, and how many have modulus > 1
         x = sp.Symbol("x")
-        spectrum = {"eigenvalues": [to_expr(e) for e in eigenvalues(gm)],
-                    "count": (x, sp.Abs(x) > 1, expanding)}
+        spectrum = {
+            "eigenvalues": [to_expr(e) for e in eigenvalues(gm)],
+            "count": (x, sp.Abs(x) > 1, expanding),
+        }
     obligations = _theorem8_map(N, lam, list(setting.symbols), gm, **spectrum)
     diag = diagonal_chain([row[i] for i, row in enumerate(matrix_json(gm.M, gm.K))], "j")
-    obligations.append(enumeration([("j", 1, N - 1)], "count", expanding,
-                                   where=[">", ["abs", diag], 1],
-                                   note="f = B: entries of the engine's diagonal M of modulus "
-                                        "> 1 (expanding directions) = ceil(N/2) - 1"))
-    obligations.append(enumeration([("j", 1, N - 1)], "max", N - 1, expr=diag,
-                                   note="f = B: the largest entry of the engine's M is N - 1"))
+    obligations.append(
+        enumeration(
+            [("j", 1, N - 1)],
+            "count",
+            expanding,
+            where=[">", ["abs", diag], 1],
+            note="f = B: entries of the engine's diagonal M of modulus "
+            "> 1 (expanding directions) = ceil(N/2) - 1",
+        )
+    )
+    obligations.append(
+        enumeration(
+            [("j", 1, N - 1)],
+            "max",
+            N - 1,
+            expr=diag,
+            note="f = B: the largest entry of the engine's M is N - 1",
+        )
+    )
     return obligations
 
 
@@ -191,17 +233,23 @@ def theorem8(N: int):
 
 
 for _N in range(2, N_MAX + 1):
-    register(Claim(
-        f"fleet.theorem8.N{_N}", f"Theorem 8 for N = {_N}",
-        f"N = {_N} identical jobs, uncapped, fully overlapping (job 1 still writes when job N "
-        f"fires and every write ends before job 1 fires again). For every f: the return map of "
-        f"the gaps a_j = t_(j+1) - t_j derived from the event equations is a'_j = lambda_j a_j "
-        f"with lambda_j = (N-j) f(j) / (j f(N-j)); its determinant is 1 (reciprocal pairs "
-        f"lambda_j lambda_(N-j) = 1); the branch occurs. For constant f the multipliers are "
-        f"(N-j)/j: ceil(N/2) - 1 = {math.ceil(_N / 2) - 1} expanding directions, the largest "
-        f"N - 1 = {_N - 1}.",
-        f"fleet of {_N} jobs, overlapping branch, symbols W, V, f1..f{_N} (and B)", "sympy",
-        functools.partial(theorem8, _N), timeout=120))
+    register(
+        Claim(
+            f"fleet.theorem8.N{_N}",
+            f"Theorem 8 for N = {_N}",
+            f"N = {_N} identical jobs, uncapped, fully overlapping (job 1 still writes when job N "
+            f"fires and every write ends before job 1 fires again). For every f: the return map of "
+            f"the gaps a_j = t_(j+1) - t_j derived from the event equations is a'_j = lambda_j a_j "
+            f"with lambda_j = (N-j) f(j) / (j f(N-j)); its determinant is 1 (reciprocal pairs "
+            f"lambda_j lambda_(N-j) = 1); the branch occurs. For constant f the multipliers are "
+            f"(N-j)/j: ceil(N/2) - 1 = {math.ceil(_N / 2) - 1} expanding directions, the largest "
+            f"N - 1 = {_N - 1}.",
+            f"fleet of {_N} jobs, overlapping branch, symbols W, V, f1..f{_N} (and B)",
+            "sympy",
+            functools.partial(theorem8, _N),
+            timeout=120,
+        )
+    )
 
 
 # ---------------------------------------------------------------- Theorem 8, symbolic N
@@ -219,8 +267,11 @@ def _engine_lambda(throughput: str, m: Json = "m", N: Json = "N") -> tuple[Json,
     return instance(der.multiplier, {"m": m, "N": N}), der
 
 
-@claim_id("fleet.theorem8.symbolic-N.step", "Theorem 8 for every N: the gap map is diagonal",
-          "N jobs (N symbolic), uncapped, fully overlapping branch; f an unknown positive function")
+@claim_id(
+    "fleet.theorem8.symbolic-N.step",
+    "Theorem 8 for every N: the gap map is diagonal",
+    "N jobs (N symbolic), uncapped, fully overlapping branch; f an unknown positive function",
+)
 def theorem8_step():
     """For all integers N >= 2 and 1 <= m <= N-1 and every positive f: the new gap a'_m
     derived from the event equations (writers counted from the events: m during a_m, N - m
@@ -230,13 +281,22 @@ def theorem8_step():
     cancel), so the gap map is diagonal with the paper's multipliers."""
     der = overlapping_symbolic("general")
     rhs = ["*", paper_lambda_f("N", "m"), "a_m"]
-    return proved(identity(der.next_gap, rhs, nonzero=list(der.nonzero),
-                           positive_functions=der.functions,
-                           note="a'_m from the engine's event times vs lambda_m a_m of the paper"))
+    return proved(
+        identity(
+            der.next_gap,
+            rhs,
+            nonzero=list(der.nonzero),
+            positive_functions=der.functions,
+            note="a'_m from the engine's event times vs lambda_m a_m of the paper",
+        )
+    )
 
 
-@claim_id("fleet.theorem8.symbolic-N.reciprocal", "Theorem 8 for every N: reciprocal pairs",
-          "the engine's multipliers lambda_m, N and m symbolic, f an unknown positive function")
+@claim_id(
+    "fleet.theorem8.symbolic-N.reciprocal",
+    "Theorem 8 for every N: reciprocal pairs",
+    "the engine's multipliers lambda_m, N and m symbolic, f an unknown positive function",
+)
 def theorem8_reciprocal():
     """For all integers N >= 2 and 1 <= m <= N-1 and every positive f: the engine's
     multipliers pair up, lambda_m lambda_(N-m) = 1 (lambda_(N-m) has f(N-m) where lambda_m
@@ -247,12 +307,24 @@ def theorem8_reciprocal():
     middle, _ = _engine_lambda("general", m="k", N=["*", 2, "k"])
     nz = list(der.nonzero)
     return conjunction(
-        proved(identity(["*", lam, mirror], 1, nonzero=nz, positive_functions=der.functions,
-                        note="the engine's lambda_m lambda_(N-m) = 1"),
-               identity(middle, 1, nonzero=["k", ["fn", "f", "k"]],
-                        positive_functions=der.functions,
-                        note="N = 2k: the engine's lambda_k = 1")),
-        _involution())
+        proved(
+            identity(
+                ["*", lam, mirror],
+                1,
+                nonzero=nz,
+                positive_functions=der.functions,
+                note="the engine's lambda_m lambda_(N-m) = 1",
+            ),
+            identity(
+                middle,
+                1,
+                nonzero=["k", ["fn", "f", "k"]],
+                positive_functions=der.functions,
+                note="N = 2k: the engine's lambda_k = 1",
+            ),
+        ),
+        _involution(),
+    )
 
 
 def _involution():
@@ -261,21 +333,35 @@ def _involution():
     return prove_linear(sp.Implies(sp.And(m >= 1, m <= N - 1), sp.And(N - m >= 1, N - m <= N - 1)))
 
 
-@claim_id("fleet.theorem8.symbolic-N.det-one", "Theorem 8 for every N: determinant 1",
-          "the engine's diagonal gap map, N symbolic, f an unknown positive function")
+@claim_id(
+    "fleet.theorem8.symbolic-N.det-one",
+    "Theorem 8 for every N: determinant 1",
+    "the engine's diagonal gap map, N symbolic, f an unknown positive function",
+)
 def theorem8_det():
     """For every integer N and every positive f: det = prod_(m=1..N-1) lambda_m = 1 for the
     engine's multipliers (the gap map is diagonal). The kernel pairs the factors m and
     N - m: lambda_m lambda_(N-m) = 1 for 1 <= m <= N-1, and each lambda_m > 0 there (m,
     N - m >= 1, f > 0), so the product squared is 1 and the product is positive."""
     lam, der = _engine_lambda("general")
-    return proved(product_one("m", 1, ["-", "N", 1], lam, integers=["N"],
-                              positive_functions=der.functions,
-                              note="det of the engine's diagonal gap map"))
+    return proved(
+        product_one(
+            "m",
+            1,
+            ["-", "N", 1],
+            lam,
+            integers=["N"],
+            positive_functions=der.functions,
+            note="det of the engine's diagonal gap map",
+        )
+    )
 
 
-@claim_id("fleet.theorem8.symbolic-N.expanding", "Theorem 8 for every N: expanding directions",
-          "the engine's multipliers for constant f = B, N symbolic")
+@claim_id(
+    "fleet.theorem8.symbolic-N.expanding",
+    "Theorem 8 for every N: expanding directions",
+    "the engine's multipliers for constant f = B, N symbolic",
+)
 def theorem8_expanding():
     """For constant f = B and every integer N >= 2: exactly ceil(N/2) - 1 of the engine's
     multipliers lambda_m (1 <= m <= N-1) exceed 1, and the largest is lambda_1 = N - 1
@@ -284,15 +370,36 @@ def theorem8_expanding():
     first, _ = _engine_lambda("constant", m=1)
     paper_count = ["-", ["-", ["floor", ["-", ["/", "N", 2]]]], 1]  # ceil(N/2) - 1
     return proved(
-        interval_count("m", 1, ["-", "N", 1], "N", 2, [">", lam, 1],
-                       linear=["-", "N", ["*", 2, "m"]], factor=["/", 1, "m"],
-                       value=paper_count, positive=["B"],
-                       note="lambda_m - 1 = (N - 2m)/m: expanding iff 2m < N"),
-        identity(first, ["-", "N", 1], nonzero=["B", ["-", "N", 1]],
-                 note="the engine's lambda_1 = N - 1 (the paper's largest multiplier)"),
-        range_sign("m", 1, ["-", "N", 1], ["-", first, lam],
-                   ["/", ["*", "N", ["-", "m", 1]], "m"], integers=["N"], positive=["B"],
-                   note="lambda_1 - lambda_m >= 0 for 1 <= m <= N-1: N - 1 is the largest"))
+        interval_count(
+            "m",
+            1,
+            ["-", "N", 1],
+            "N",
+            2,
+            [">", lam, 1],
+            linear=["-", "N", ["*", 2, "m"]],
+            factor=["/", 1, "m"],
+            value=paper_count,
+            positive=["B"],
+            note="lambda_m - 1 = (N - 2m)/m: expanding iff 2m < N",
+        ),
+        identity(
+            first,
+            ["-", "N", 1],
+            nonzero=["B", ["-", "N", 1]],
+            note="the engine's lambda_1 = N - 1 (the paper's largest multiplier)",
+        ),
+        range_sign(
+            "m",
+            1,
+            ["-", "N", 1],
+            ["-", first, lam],
+            ["/", ["*", "N", ["-", "m", 1]], "m"],
+            integers=["N"],
+            positive=["B"],
+            note="lambda_1 - lambda_m >= 0 for 1 <= m <= N-1: N - 1 is the largest",
+        ),
+    )
 
 
 # ---------------------------------------------------------------- Theorem 4
@@ -327,15 +434,22 @@ def theorem4(kind: str):
     obligations = []
     for i, leaf in enumerate(result.leaves, start=1):
         words = " ".join(str(e) for e in leaf.events)
-        obligations.append(_pairwise_identity(leaf, K, nz,
-                                              f"branch {i} ({words}): delta_(k+1) = delta_k"))
+        obligations.append(
+            _pairwise_identity(leaf, K, nz, f"branch {i} ({words}): delta_(k+1) = delta_k")
+        )
         formula = region_formula(leaf.constraints, K, 1, assumptions_json(setting))
-        obligations.append(witness(formula, witness_assignment(leaf.verdict, 1),
-                                   note=f"branch {i} occurs"))
+        obligations.append(
+            witness(formula, witness_assignment(leaf.verdict, 1), note=f"branch {i} occurs")
+        )
     for i, pruned in enumerate(result.pruned, start=1):
         words = " ".join(str(e) for e in pruned.events)
-        ob = empty_region(pruned.constraints, K, 1, setting,
-                          note=f"pruned prefix {i} ({words}) is empty in the whole regime")
+        ob = empty_region(
+            pruned.constraints,
+            K,
+            1,
+            setting,
+            note=f"pruned prefix {i} ({words}) is empty in the whole regime",
+        )
         if ob is None:
             return unknown(f"no Farkas certificate for the pruned prefix {words}")
         obligations.append(ob)
@@ -343,20 +457,29 @@ def theorem4(kind: str):
 
 
 for _kind, (_thr, _cap, _words) in THEOREM4.items():
-    register(Claim(
-        f"fleet.theorem4.{_kind}", f"Theorem 4 (pairwise neutrality): {_kind}",
-        f"Two identical jobs, {_words}, W and V symbolic: in every branch of two cycles from a "
-        f"firing of job 0 (job 1 computing or writing), the gap to job 1's firing is the same in "
-        f"both cycles: the return map of the phase gap is the identity.",
-        f"2 jobs, symbols W, V, {'f1, f2' if _thr == 'general' else 'b'}"
-        f"{', C' if _cap is not None else ''}", "enumeration+sympy",
-        functools.partial(theorem4, _kind), timeout=120))
+    register(
+        Claim(
+            f"fleet.theorem4.{_kind}",
+            f"Theorem 4 (pairwise neutrality): {_kind}",
+            f"Two identical jobs, {_words}, W and V symbolic: in every branch of two cycles from a "
+            f"firing of job 0 (job 1 computing or writing), the gap to job 1's firing is the same in "
+            f"both cycles: the return map of the phase gap is the identity.",
+            f"2 jobs, symbols W, V, {'f1, f2' if _thr == 'general' else 'b'}"
+            f"{', C' if _cap is not None else ''}",
+            "enumeration+sympy",
+            functools.partial(theorem4, _kind),
+            timeout=120,
+        )
+    )
 
 
 # ---------------------------------------------------------------- Proposition 14
-@claim_id("fleet.prop14.no-meeting", "Proposition 14: two jobs never meet",
-          "two identical jobs of any fleet (any N, f, C); positions p, q on the cycle [0, W+V)",
-          method="z3+farkas")
+@claim_id(
+    "fleet.prop14.no-meeting",
+    "Proposition 14: two jobs never meet",
+    "two identical jobs of any fleet (any N, f, C); positions p, q on the cycle [0, W+V)",
+    method="z3+farkas",
+)
 def prop14_step():
     """Between two events every computing job advances by the same dc > 0 and every writer by
     the same dw > 0 (anonymous sharing: the rate depends on the phase and the counts only),
@@ -377,8 +500,9 @@ def prop14_step():
         for cq in (True, False):
             phase = [p < W if cp else p >= W, q < W if cq else q >= W]
             bound = [moved(p, cp) <= (W if cp else L), moved(q, cq) <= (W if cq else L)]
-            cases.append(sp.Implies(sp.And(*hyp, *phase, *bound),
-                                    sp.Ne(moved(p, cp), moved(q, cq))))
+            cases.append(
+                sp.Implies(sp.And(*hyp, *phase, *bound), sp.Ne(moved(p, cp), moved(q, cq)))
+            )
     return prove_linear(sp.And(*cases))
 
 
@@ -400,28 +524,44 @@ def prop14_branches(capacity):
         first, second = firing_orders(leaf)[:2]
         if first != second:
             return unknown(f"branch {i} changes the firing order: {first} then {second}")
-        obligations.append(witness(region_formula(leaf.constraints, K, 2),
-                                   witness_assignment(leaf.verdict, 2),
-                                   note=f"branch {i} ({' '.join(map(str, leaf.events))}) occurs; "
-                                        f"firing order {first} in both cycles"))
+        obligations.append(
+            witness(
+                region_formula(leaf.constraints, K, 2),
+                witness_assignment(leaf.verdict, 2),
+                note=f"branch {i} ({' '.join(map(str, leaf.events))}) occurs; "
+                f"firing order {first} in both cycles",
+            )
+        )
     for i, pruned in enumerate(result.pruned, start=1):
         if pruned.verdict.farkas is None:
             return unknown(f"no Farkas multipliers for the pruned prefix {i}")
         words = " ".join(str(e) for e in pruned.events)
-        obligations.append(numeric_empty_region(pruned.constraints, K, 2, pruned.verdict.farkas,
-                                                note=f"pruned prefix {i} ({words}) is empty"))
+        obligations.append(
+            numeric_empty_region(
+                pruned.constraints,
+                K,
+                2,
+                pruned.verdict.farkas,
+                note=f"pruned prefix {i} ({words}) is empty",
+            )
+        )
     return proved(*obligations)
 
 
 for _capacity, _label in ((None, "uncapped"), ("5/2", "capped")):
-    register(Claim(
-        f"fleet.prop14.branches.N3.{_label}", f"Proposition 14 by enumeration (N = 3, {_label})",
-        "Three identical jobs (models/overlap.toml: W = 20, V = 4, f = B = 1"
-        f"{', C = 5/2' if _capacity else ''}): every two-cycle event order from a firing of "
-        "job 0 that occurs fires jobs 1 and 2 in the same order in both cycles.",
-        f"3 jobs, numeric, {_label}", "enumeration",
-        functools.partial(prop14_branches, _capacity),
-        timeout=180))
+    register(
+        Claim(
+            f"fleet.prop14.branches.N3.{_label}",
+            f"Proposition 14 by enumeration (N = 3, {_label})",
+            "Three identical jobs (models/overlap.toml: W = 20, V = 4, f = B = 1"
+            f"{', C = 5/2' if _capacity else ''}): every two-cycle event order from a firing of "
+            "job 0 that occurs fires jobs 1 and 2 in the same order in both cycles.",
+            f"3 jobs, numeric, {_label}",
+            "enumeration",
+            functools.partial(prop14_branches, _capacity),
+            timeout=180,
+        )
+    )
 
 
 # ---------------------------------------------------------------- Proposition 16
@@ -443,18 +583,29 @@ def prop16(N: int, cap_key: str):
     if chart is None or not der.is_return_map:
         return unknown("the staggered branch has no gap chart")
     nz, m = list(setting.symbols), N - 1
-    obligations = _identities(zip(next_state_json(der), names("x", m)), nz,
-                              "x'_{i} = x_{i}: job {i}'s counter target minus its group's counter "
-                              "at the end (engine) is its remaining amount at the start")
-    obligations += _identities(gap_map_sides(der, [1] * m), nz,
-                               "a'_{i} = 1 * a_{i}: the engine's gap at its next state")
-    obligations += _identities(chart_sides(der, chart[1]), nz,
-                               "chart row {i}: the engine's gaps at its inverse chart x(a) give a")
-    values = {"W": Fraction(10 * N), "V": Fraction(1),
-              "C": Fraction(floor if floor else 1) + Fraction(1, 2)}
+    obligations = _identities(
+        zip(next_state_json(der), names("x", m)),
+        nz,
+        "x'_{i} = x_{i}: job {i}'s counter target minus its group's counter "
+        "at the end (engine) is its remaining amount at the start",
+    )
+    obligations += _identities(
+        gap_map_sides(der, [1] * m), nz, "a'_{i} = 1 * a_{i}: the engine's gap at its next state"
+    )
+    obligations += _identities(
+        chart_sides(der, chart[1]),
+        nz,
+        "chart row {i}: the engine's gaps at its inverse chart x(a) give a",
+    )
+    values = {
+        "W": Fraction(10 * N),
+        "V": Fraction(1),
+        "C": Fraction(floor if floor else 1) + Fraction(1, 2),
+    }
     values.update({f"f{n}": Fraction(1) for n in range(1, N + 1)})
-    wit = instance_witness(der, {str(s): values[str(s)] for s in setting.symbols},
-                            "the staggered branch occurs")
+    wit = instance_witness(
+        der, {str(s): values[str(s)] for s in setting.symbols}, "the staggered branch occurs"
+    )
     if wit is None:
         return unknown("no witness of the staggered region")
     return proved(*obligations, wit)
@@ -465,17 +616,26 @@ for _N in range(2, N_STAGGER + 1):
         _floor = stagger_floor(_N, _key)
         if _key == "cap-1" and _N == 2:
             continue  # the same regime as cap-N-1
-        regime = ("uncapped" if _floor is None else
-                  f"a power cap {_floor} <= C < {_floor + 1} (computing jobs share C)")
-        register(Claim(
-            f"fleet.prop16.N{_N}.{_key}", f"Proposition 16 for N = {_N}, {_key}",
-            f"{_N} identical jobs, any f, {regime}, W and V symbolic: in the staggered branch "
-            f"(every write ends before the next job fires) the state on the section comes back "
-            f"unchanged after a cycle, so every gap is preserved and the collision-free set is "
-            f"invariant; the branch occurs.",
-            f"{_N} jobs, staggered branch, symbols W, V, f1..f{_N}"
-            f"{', C' if _floor is not None else ''}", "sympy",
-            functools.partial(prop16, _N, _key), timeout=120))
+        regime = (
+            "uncapped"
+            if _floor is None
+            else f"a power cap {_floor} <= C < {_floor + 1} (computing jobs share C)"
+        )
+        register(
+            Claim(
+                f"fleet.prop16.N{_N}.{_key}",
+                f"Proposition 16 for N = {_N}, {_key}",
+                f"{_N} identical jobs, any f, {regime}, W and V symbolic: in the staggered branch "
+                f"(every write ends before the next job fires) the state on the section comes back "
+                f"unchanged after a cycle, so every gap is preserved and the collision-free set is "
+                f"invariant; the branch occurs.",
+                f"{_N} jobs, staggered branch, symbols W, V, f1..f{_N}"
+                f"{', C' if _floor is not None else ''}",
+                "sympy",
+                functools.partial(prop16, _N, _key),
+                timeout=120,
+            )
+        )
 
 
 # ---------------------------------------------------------------- Proposition 16: from outside
@@ -505,9 +665,13 @@ def prop16_unreachable(setting):
             continue  # ends in another chart (another job writing at the section): outside
         if leaf.modes == target.branch.modes and leaf.events == target.branch.events:
             extra = () if K.is_Numerical else assumptions_json(setting)
-            obligations.append(witness(region_formula(leaf.constraints, K, m, extra),
-                                       witness_assignment(leaf.verdict, m),
-                                       note="the staggered branch itself occurs"))
+            obligations.append(
+                witness(
+                    region_formula(leaf.constraints, K, m, extra),
+                    witness_assignment(leaf.verdict, m),
+                    note="the staggered branch itself occurs",
+                )
+            )
             continue
         others += 1
         words = " ".join(str(e) for e in leaf.events)
@@ -529,30 +693,47 @@ def prop16_unreachable(setting):
 
 
 UNREACHABLE = {  # id suffix -> (setting, words)
-    "N2.uncapped": (lambda: symbolic_setting(2, "general"),
-                    "2 identical jobs, any f, uncapped, W and V symbolic"),
-    "N2.capped": (lambda: symbolic_setting(2, "general", cap_floor=1),
-                  "2 identical jobs, any f, a power cap 1 <= C < 2, W and V symbolic"),
-    "N3.uncapped": (lambda: _staggered_fleet(3, False),
-                    "3 jobs of models/staggered.toml (W = 10, V = 2, f = B = 1), uncapped"),
-    "N3.capped": (lambda: _staggered_fleet(3, True),
-                  "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 2"),
+    "N2.uncapped": (
+        lambda: symbolic_setting(2, "general"),
+        "2 identical jobs, any f, uncapped, W and V symbolic",
+    ),
+    "N2.capped": (
+        lambda: symbolic_setting(2, "general", cap_floor=1),
+        "2 identical jobs, any f, a power cap 1 <= C < 2, W and V symbolic",
+    ),
+    "N3.uncapped": (
+        lambda: _staggered_fleet(3, False),
+        "3 jobs of models/staggered.toml (W = 10, V = 2, f = B = 1), uncapped",
+    ),
+    "N3.capped": (
+        lambda: _staggered_fleet(3, True),
+        "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 2",
+    ),
 }
 for _key, (_make, _words) in UNREACHABLE.items():
-    register(Claim(
-        f"fleet.prop16.unreachable.{_key}", f"Proposition 16: not reachable from outside ({_key})",
-        f"{_words}: from a firing of job 0, every branch of one cycle other than the staggered "
-        f"one that ends with the same jobs computing maps its region outside the staggered "
-        f"(collision-free) region; the staggered branch itself occurs. With the invariance of "
-        f"fleet.prop16.*, the collision-free set is invariant and no state outside it ever "
-        f"enters it (up to ties, which have measure zero).",
-        f"staggered chart, one-cycle branches, {_key}", "enumeration+farkas",
-        functools.partial(lambda make: prop16_unreachable(make()), _make), timeout=180))
+    register(
+        Claim(
+            f"fleet.prop16.unreachable.{_key}",
+            f"Proposition 16: not reachable from outside ({_key})",
+            f"{_words}: from a firing of job 0, every branch of one cycle other than the staggered "
+            f"one that ends with the same jobs computing maps its region outside the staggered "
+            f"(collision-free) region; the staggered branch itself occurs. With the invariance of "
+            f"fleet.prop16.*, the collision-free set is invariant and no state outside it ever "
+            f"enters it (up to ties, which have measure zero).",
+            f"staggered chart, one-cycle branches, {_key}",
+            "enumeration+farkas",
+            functools.partial(lambda make: prop16_unreachable(make()), _make),
+            timeout=180,
+        )
+    )
 
 
 # ---------------------------------------------------------------- section 8.1
-@claim_id("fleet.section8.unequal-volumes", "Unequal volumes drift the pairwise gap",
-          "2 jobs with their own W0, W1, V0, V1, any f, uncapped, overlapping branch")
+@claim_id(
+    "fleet.section8.unequal-volumes",
+    "Unequal volumes drift the pairwise gap",
+    "2 jobs with their own W0, W1, V0, V1, any f, uncapped, overlapping branch",
+)
 def unequal_volumes():
     """Two jobs A (job 0) and B (job 1) with their own work and volume, uncapped, whose writes
     overlap (B fires while A writes, A's write ends first): the gap map derived from the event
@@ -561,10 +742,19 @@ def unequal_volumes():
     setting = symbolic_setting(2, "general", volumes="per-job")
     der = derive(setting, overlapping(2))
     drift = ["+", ["/", ["-", "V1", "V0"], "f1"], ["-", "W1", "W0"]]  # the paper's, fresh
-    obligations = _identities(gap_map_sides(der, [1], [drift]), list(setting.symbols),
-                              "delta' = 1 * delta + d, d = (V_B - V_A)/f(1) + (W_B - W_A): the "
-                              "engine's gap at its next state")
-    values = {"W0": Fraction(10), "W1": Fraction(10), "V0": Fraction(8), "V1": Fraction(9),
-              "f1": Fraction(2), "f2": Fraction(2)}
+    obligations = _identities(
+        gap_map_sides(der, [1], [drift]),
+        list(setting.symbols),
+        "delta' = 1 * delta + d, d = (V_B - V_A)/f(1) + (W_B - W_A): the "
+        "engine's gap at its next state",
+    )
+    values = {
+        "W0": Fraction(10),
+        "W1": Fraction(10),
+        "V0": Fraction(8),
+        "V1": Fraction(9),
+        "f1": Fraction(2),
+        "f2": Fraction(2),
+    }
     wit = instance_witness(der, values, "the branch occurs")
     return proved(*obligations, wit) if wit else unknown("no witness")

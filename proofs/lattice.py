@@ -7,6 +7,7 @@ itself and by recurrences whose steps SymPy derives from the definitions
 laws hold on every chain of reals (Farkas refutations of each case of the negation) and are
 enumerated on small E^k written out coordinate by coordinate.
 """
+
 from __future__ import annotations
 
 import functools
@@ -36,11 +37,11 @@ K_MAX, N_MAX = 6, 3
 # ---------------------------------------------------------------- the paper's formulas
 # PAPERS.md, claims 1 and 2, typed from the paper in fresh symbols k (domains) and n (the
 # newest epoch); never simplified and never taken from the engine.
-PAPER_EPOCHS = ["+", "n", 1]                                     # |E|
-PAPER_SIZE = ["^", ["+", "n", 1], "k"]                           # |L| = (n+1)^k
-PAPER_DIAGONAL = ["+", "n", 1]                                   # |diagonal| = n + 1
+PAPER_EPOCHS = ["+", "n", 1]  # |E|
+PAPER_SIZE = ["^", ["+", "n", 1], "k"]  # |L| = (n+1)^k
+PAPER_DIAGONAL = ["+", "n", 1]  # |diagonal| = n + 1
 PAPER_MIXED_FRACTION = ["-", 1, ["^", ["+", "n", 1], ["-", 1, "k"]]]  # 1 - (n+1)^(1-k)
-PAPER_WINDOW_MIXED = ["-", ["^", 2, "k"], 2]                     # 2^k - 2 of {e-1, e}^k
+PAPER_WINDOW_MIXED = ["-", ["^", 2, "k"], 2]  # 2^k - 2 of {e-1, e}^k
 
 
 @functools.cache
@@ -72,8 +73,15 @@ def _counted(paper: Json, where_of, k_range=None, n_range=None, start_k: int = 1
     for k, n in itertools.product(ks, n_range or range(0, N_MAX + 1)):
         box = _box(k, n)
         where = where_of([x for x, _, _ in box])
-        out.append(enumeration(box, "count", instance(paper, {"k": k, "n": n}),
-                               where=where, note=f"k = {k}, n = {n}"))
+        out.append(
+            enumeration(
+                box,
+                "count",
+                instance(paper, {"k": k, "n": n}),
+                where=where,
+                note=f"k = {k}, n = {n}",
+            )
+        )
     return out
 
 
@@ -86,44 +94,79 @@ def _mixed(xs: list[str]) -> Json:
 
 
 # ---------------------------------------------------------------- sizes
-@claim(id="lattice.epoch-count", title="|E| = n + 1", method="sympy+induction+enumeration",
-       model="E = {0, ..., n}, n a natural number")
+@claim(
+    id="lattice.epoch-count",
+    title="|E| = n + 1",
+    method="sympy+induction+enumeration",
+    model="E = {0, ..., n}, n a natural number",
+)
 def epoch_count():
     """|{0..n}| = n + 1 for every natural n: |{0}| = 1 and E(n+1) = E(n) plus the epochs
     SymPy counts in the difference (one). Counted by the kernel for n = 0..3."""
     st = steps()
-    return proved(recurrence("n", 0, initial=st.epochs_at_zero,
-                             step=["+", "prev", to_expr(st.new_epochs)], closed=PAPER_EPOCHS),
-                  *(enumeration([("e", 0, n)], "count", instance(PAPER_EPOCHS, {"n": n}),
-                                note=f"n = {n}") for n in range(0, N_MAX + 1)))
+    return proved(
+        recurrence(
+            "n",
+            0,
+            initial=st.epochs_at_zero,
+            step=["+", "prev", to_expr(st.new_epochs)],
+            closed=PAPER_EPOCHS,
+        ),
+        *(
+            enumeration([("e", 0, n)], "count", instance(PAPER_EPOCHS, {"n": n}), note=f"n = {n}")
+            for n in range(0, N_MAX + 1)
+        ),
+    )
 
 
-@claim(id="lattice.size", title="|L| = (n+1)^k", method="sympy+induction+enumeration",
-       model="L = E^k with E = {0..n}, k domains")
+@claim(
+    id="lattice.size",
+    title="|L| = (n+1)^k",
+    method="sympy+induction+enumeration",
+    model="L = E^k with E = {0..n}, k domains",
+)
 def lattice_size():
     """|E^k| = (n+1)^k for all natural k, n: E^0 has one element and a vector of E^(k+1)
     is a vector of E^k and one more coordinate, |E| ways (|E| = n + 1 as SymPy sums it).
     Counted by the kernel for k = 1..6, n = 0..3."""
     st = steps()
-    return proved(recurrence("k", 0, initial=1, step=["*", "prev", to_expr(st.extensions)],
-                             closed=PAPER_SIZE),
-                  *_counted(PAPER_SIZE, _none))
+    return proved(
+        recurrence(
+            "k", 0, initial=1, step=["*", "prev", to_expr(st.extensions)], closed=PAPER_SIZE
+        ),
+        *_counted(PAPER_SIZE, _none),
+    )
 
 
-@claim(id="lattice.diagonal", title="|diagonal| = n + 1", method="sympy+induction+enumeration",
-       model="consistent durable vectors (e, ..., e) of E^k, k >= 1")
+@claim(
+    id="lattice.diagonal",
+    title="|diagonal| = n + 1",
+    method="sympy+induction+enumeration",
+    model="consistent durable vectors (e, ..., e) of E^k, k >= 1",
+)
 def diagonal_size():
     """For every k >= 1 the consistent vectors of E^k number n + 1: with n = 0 only
     (0, ..., 0); the epoch n + 1 adds exactly the consistent vectors that use it (one, as
     SymPy counts them). Counted by the kernel for k = 2..6, n = 0..3."""
     st = steps()
-    return proved(recurrence("n", 0, initial=st.consistent_at_zero,
-                             step=["+", "prev", to_expr(st.new_consistent)], closed=PAPER_DIAGONAL),
-                  *_counted(PAPER_DIAGONAL, _all_equal, start_k=2))
+    return proved(
+        recurrence(
+            "n",
+            0,
+            initial=st.consistent_at_zero,
+            step=["+", "prev", to_expr(st.new_consistent)],
+            closed=PAPER_DIAGONAL,
+        ),
+        *_counted(PAPER_DIAGONAL, _all_equal, start_k=2),
+    )
 
 
-@claim(id="lattice.mixed-fraction", title="mixed fraction 1 - (n+1)^(1-k)",
-       method="sympy+induction+enumeration", model="mixed (non-diagonal) vectors of E^k, k >= 1")
+@claim(
+    id="lattice.mixed-fraction",
+    title="mixed fraction 1 - (n+1)^(1-k)",
+    method="sympy+induction+enumeration",
+    model="mixed (non-diagonal) vectors of E^k, k >= 1",
+)
 def mixed_fraction():
     """The number of mixed vectors of E^k is the paper's fraction 1 - (n+1)^(1-k) times
     |L| = (n+1)^k, for every k >= 1: M(1) = 0, and a vector of E^(k+1) is mixed iff its
@@ -131,12 +174,18 @@ def mixed_fraction():
     (n ways), so M(k+1) = |E| M(k) + D n with |E|, D and n as SymPy derives them from the
     definitions. Counted by the kernel for k = 2..6, n = 0..3."""
     st = steps()
-    step = ["+", ["*", "prev", to_expr(st.extensions)],
-            ["*", to_expr(st.consistent), to_expr(st.breaking)]]
+    step = [
+        "+",
+        ["*", "prev", to_expr(st.extensions)],
+        ["*", to_expr(st.consistent), to_expr(st.breaking)],
+    ]
     closed = ["*", PAPER_MIXED_FRACTION, PAPER_SIZE]
-    return proved(recurrence("k", 1, initial=st.mixed_one_domain, step=step, closed=closed,
-                             nonzero=[["+", "n", 1]]),
-                  *_counted(closed, _mixed, start_k=2))
+    return proved(
+        recurrence(
+            "k", 1, initial=st.mixed_one_domain, step=step, closed=closed, nonzero=[["+", "n", 1]]
+        ),
+        *_counted(closed, _mixed, start_k=2),
+    )
 
 
 # ---------------------------------------------------------------- order and laws
@@ -147,7 +196,7 @@ def _flatten(term, defs: list) -> sp.Symbol:
     op, left, right = term
     a, b = _flatten(left, defs), _flatten(right, defs)
     z = sp.Symbol(f"z{len(defs)}")
-    bound = (sp.And(z <= a, z <= b) if op == "min" else sp.And(z >= a, z >= b))
+    bound = sp.And(z <= a, z <= b) if op == "min" else sp.And(z >= a, z >= b)
     defs.append(sp.And(bound, sp.Or(sp.Eq(z, a), sp.Eq(z, b))))
     return z
 
@@ -195,14 +244,24 @@ def _law_claim(name: str, lhs, rhs) -> None:
 
     def run():
         sizes = [(2, 2), (3, 1)] if len(names) == 3 else [(2, 3), (3, 2)]
-        return conjunction(prove_linear(_chain_law(lhs, rhs)),
-                           proved(*(_law_on_lattice(lhs, rhs, names, k, n) for k, n in sizes)))
-    register(Claim(f"lattice.law.{name}", f"lattice law: {name}",
-                   f"{_show(lhs)} = {_show(rhs)} in E^k, componentwise: it holds on every chain "
-                   "of reals (each min/max is a defined variable; Farkas refutation of every "
-                   "case of the negation), hence in every product of chains; also enumerated on "
-                   "small E^k.", "L = E^k with meet = componentwise min, join = componentwise max",
-                   "farkas+enumeration", run))
+        return conjunction(
+            prove_linear(_chain_law(lhs, rhs)),
+            proved(*(_law_on_lattice(lhs, rhs, names, k, n) for k, n in sizes)),
+        )
+
+    register(
+        Claim(
+            f"lattice.law.{name}",
+            f"lattice law: {name}",
+            f"{_show(lhs)} = {_show(rhs)} in E^k, componentwise: it holds on every chain "
+            "of reals (each min/max is a defined variable; Farkas refutation of every "
+            "case of the negation), hence in every product of chains; also enumerated on "
+            "small E^k.",
+            "L = E^k with meet = componentwise min, join = componentwise max",
+            "farkas+enumeration",
+            run,
+        )
+    )
 
 
 def _symbols_of(term) -> set:
@@ -220,8 +279,12 @@ for _name, (_lhs, _rhs) in LAWS.items():
     _law_claim(_name, _lhs, _rhs)
 
 
-@claim(id="lattice.meet-is-glb", title="meet = componentwise min is the greatest lower bound",
-       method="farkas+enumeration", model="L = E^k with the product order")
+@claim(
+    id="lattice.meet-is-glb",
+    title="meet = componentwise min is the greatest lower bound",
+    method="farkas+enumeration",
+    model="L = E^k with the product order",
+)
 def meet_is_glb():
     """For all x, y, z of E^k: z <= x and z <= y iff z <= meet(x, y), with meet the
     componentwise min; and join = componentwise max is the least upper bound (dually).
@@ -231,15 +294,27 @@ def meet_is_glb():
     z, m = sp.symbols("z m")
     is_min = sp.And(m <= a, m <= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
     is_max = sp.And(m >= a, m >= b, sp.Or(sp.Eq(m, a), sp.Eq(m, b)))
-    glb = sp.Implies(is_min, sp.And(sp.Implies(sp.And(z <= a, z <= b), z <= m),
-                                    sp.Implies(z <= m, sp.And(z <= a, z <= b))))
-    lub = sp.Implies(is_max, sp.And(sp.Implies(sp.And(z >= a, z >= b), z >= m),
-                                    sp.Implies(z >= m, sp.And(z >= a, z >= b))))
+    glb = sp.Implies(
+        is_min,
+        sp.And(
+            sp.Implies(sp.And(z <= a, z <= b), z <= m), sp.Implies(z <= m, sp.And(z <= a, z <= b))
+        ),
+    )
+    lub = sp.Implies(
+        is_max,
+        sp.And(
+            sp.Implies(sp.And(z >= a, z >= b), z >= m), sp.Implies(z >= m, sp.And(z >= a, z >= b))
+        ),
+    )
     sizes = ((2, 3), (3, 2))
-    return conjunction(prove_linear(glb), prove_linear(lub),
-                       proved(*(_order_enumeration(k, n) for k, n in sizes),
-                              *(_engine_operation(k, n, op) for k, n in sizes
-                                for op in ("min", "max"))))
+    return conjunction(
+        prove_linear(glb),
+        prove_linear(lub),
+        proved(
+            *(_order_enumeration(k, n) for k, n in sizes),
+            *(_engine_operation(k, n, op) for k, n in sizes for op in ("min", "max")),
+        ),
+    )
 
 
 def _engine_operation(k: int, n: int, op: str):
@@ -252,9 +327,14 @@ def _engine_operation(k: int, n: int, op: str):
     xs, ys = [x for x, _, _ in _box(k, n)], [y for y, _, _ in _box(k, n, "y")]
     paper = _json_code([*xs, *ys, *([op, x, y] for x, y in zip(xs, ys))], base)
     name = "meet" if op == "min" else "join"
-    return enumeration([*_box(k, n), *_box(k, n, "y")], "set", table, expr=paper,
-                       note=f"E^{k}, n = {n}: codes of (x, y, the engine's {name}) against "
-                            f"(x, y, componentwise {op})")
+    return enumeration(
+        [*_box(k, n), *_box(k, n, "y")],
+        "set",
+        table,
+        expr=paper,
+        note=f"E^{k}, n = {n}: codes of (x, y, the engine's {name}) against "
+        f"(x, y, componentwise {op})",
+    )
 
 
 def _order_enumeration(k: int, n: int):
@@ -270,23 +350,29 @@ def _order_enumeration(k: int, n: int):
 
     meet = [["min", p, q] for p, q in zip(xs, ys)]
     join = [["max", p, q] for p, q in zip(xs, ys)]
-    expr = ["and", iff(["and", le(zs, xs), le(zs, ys)], le(zs, meet)),
-            iff(["and", le(xs, zs), le(ys, zs)], le(join, zs))]
+    expr = [
+        "and",
+        iff(["and", le(zs, xs), le(zs, ys)], le(zs, meet)),
+        iff(["and", le(xs, zs), le(ys, zs)], le(join, zs)),
+    ]
     box = [(v, 0, n) for v in xs + ys + zs]
     return enumeration(box, "all", True, expr=expr, note=f"E^{k}, n = {n}")
 
 
 def _code(vector, base: int) -> int:
-    return sum(x * base ** i for i, x in enumerate(vector))
+    return sum(x * base**i for i, x in enumerate(vector))
 
 
 def _json_code(names: list[Json], base: int) -> Json:
-    return ["+", *(["*", base ** i, x] for i, x in enumerate(names))]
+    return ["+", *(["*", base**i, x] for i, x in enumerate(names))]
 
 
-@claim(id="lattice.best-recovery-point", title="best recovery point = (min x, ..., min x)",
-       method="farkas+enumeration",
-       model="durable vectors x of E^k; consistent elements (c, ..., c)")
+@claim(
+    id="lattice.best-recovery-point",
+    title="best recovery point = (min x, ..., min x)",
+    method="farkas+enumeration",
+    model="durable vectors x of E^k; consistent elements (c, ..., c)",
+)
 def best_recovery_point():
     """For every x in E^k, (c, ..., c) <= x iff c <= min(x_1..x_k), so the greatest consistent
     element below x is (min x, ..., min x). Induction on k: c <= min(m, y) iff c <= m and
@@ -294,24 +380,39 @@ def best_recovery_point():
     and the engine's best recovery point (the join of the consistent elements below x,
     fito.models.epochs.lattice) is min x at every x of E^k for k = 1..3, n = 0..3."""
     m, y, z = sp.symbols("m y z")
-    step = sp.Implies(sp.And(z <= m, z <= y, sp.Or(sp.Eq(z, m), sp.Eq(z, y))),
-                      sp.And(sp.Implies(c <= z, sp.And(c <= m, c <= y)),
-                             sp.Implies(sp.And(c <= m, c <= y), c <= z)))
+    step = sp.Implies(
+        sp.And(z <= m, z <= y, sp.Or(sp.Eq(z, m), sp.Eq(z, y))),
+        sp.And(
+            sp.Implies(c <= z, sp.And(c <= m, c <= y)), sp.Implies(sp.And(c <= m, c <= y), c <= z)
+        ),
+    )
     obligations = []
     for k, n in itertools.product(range(1, 5), range(0, N_MAX + 1)):
         xs = [x for x, _, _ in _box(k, n)]
         below = ["and", *(["<=", "c", x] for x in xs)]
         low = ["<=", "c", ["min", *xs]]
         expr = ["and", ["implies", below, low], ["implies", low, below]]
-        obligations.append(enumeration([*_box(k, n), ("c", 0, n)], "all", True, expr=expr,
-                                       note=f"k = {k}, n = {n}"))
+        obligations.append(
+            enumeration(
+                [*_box(k, n), ("c", 0, n)], "all", True, expr=expr, note=f"k = {k}, n = {n}"
+            )
+        )
     for k, n in itertools.product(range(1, 4), range(0, N_MAX + 1)):
         L, base = lat.EpochLattice(k, n), n + 1
-        table = sorted(_code(v, base) + _code(L.best_recovery_point(v)[:1], base) * base ** k
-                       for v in L.elements())
+        table = sorted(
+            _code(v, base) + _code(L.best_recovery_point(v)[:1], base) * base**k
+            for v in L.elements()
+        )
         xs = [x for x, _, _ in _box(k, n)]
-        paper = ["+", _json_code(xs, base), ["*", base ** k, ["min", *xs]]]
-        obligations.append(enumeration(_box(k, n), "set", table, expr=paper,
-                                       note=f"k = {k}, n = {n}: codes of (x, the engine's best "
-                                            f"recovery point of x) against (x, min x)"))
+        paper = ["+", _json_code(xs, base), ["*", base**k, ["min", *xs]]]
+        obligations.append(
+            enumeration(
+                _box(k, n),
+                "set",
+                table,
+                expr=paper,
+                note=f"k = {k}, n = {n}: codes of (x, the engine's best "
+                f"recovery point of x) against (x, min x)",
+            )
+        )
     return conjunction(prove_linear(step), proved(*obligations))

@@ -18,6 +18,7 @@ engine's word, as for every engine output; tests/models re-run the seeds and com
 - `fleet.numerics.heterogeneity-drift`: two jobs of unequal volumes drift by the same
   amount each cycle, (V_B - V_A)/f(1) + (W_B - W_A) (exact simulation).
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ Json = Any
 
 def _exact(values) -> list[Fraction]:
     """Simulated floats as the exact rationals they are (rounded to 9 decimals)."""
-    return [Fraction(round(v * 10 ** 9), 10 ** 9) for v in values]
+    return [Fraction(round(v * 10**9), 10**9) for v in values]
 
 
 def _upper(values: list[Fraction], t: float) -> Fraction:
@@ -49,11 +50,13 @@ CLUSTER_JOBS, CLUSTER_CYCLES, CLUSTER_SEEDS = 12, 150, 32
 LOG_HALF = "-6931/10000"  # just above ln(1/2) = -0.693147...
 
 
-@claim(id="fleet.numerics.no-clustering",
-       title="from random starts fleets neither lock nor cluster",
-       method="simulation+statistics",
-       model=f"models/clustering_fleet.toml: {CLUSTER_JOBS} jobs, f = B = 2, W = 10, V = 3, "
-             f"uncapped, random phases (seeds 0..{CLUSTER_SEEDS - 1}), {CLUSTER_CYCLES} cycles")
+@claim(
+    id="fleet.numerics.no-clustering",
+    title="from random starts fleets neither lock nor cluster",
+    method="simulation+statistics",
+    model=f"models/clustering_fleet.toml: {CLUSTER_JOBS} jobs, f = B = 2, W = 10, V = 3, "
+    f"uncapped, random phases (seeds 0..{CLUSTER_SEEDS - 1}), {CLUSTER_CYCLES} cycles",
+)
 def no_clustering():
     """From random phases (32 seeded runs of 150 cycles of 12 jobs): the mean Kuramoto order
     parameter over the last 20 cycles has a 99% confidence interval within [0, 1/2] (synchrony
@@ -61,32 +64,55 @@ def no_clustering():
     consecutive phases, averaged over the last 20 cycles and divided by its average over the
     first 20, has a geometric mean whose 99% interval lies above 1/2 (the mean of the logs,
     above -0.6931 > ln(1/2)): no clustering."""
-    runs = [fn.clustering_sample(CLUSTER_JOBS, CLUSTER_CYCLES, seed)
-            for seed in range(CLUSTER_SEEDS)]
-    data = {"order_parameter": _exact(r for r, _ in runs),
-            "log_gap_ratio": _exact(math.log(g) for _, g in runs)}
-    return proved(samples(data, [["mean_in", "order_parameter", 0, "1/2"],
-                                 ["mean_above_value", "log_gap_ratio", LOG_HALF]], level=LEVEL,
-                          note="one sample per seed: R over the last 20 cycles; ln of the "
-                               "smallest gap, last 20 over first 20 cycles"))
+    runs = [
+        fn.clustering_sample(CLUSTER_JOBS, CLUSTER_CYCLES, seed) for seed in range(CLUSTER_SEEDS)
+    ]
+    data = {
+        "order_parameter": _exact(r for r, _ in runs),
+        "log_gap_ratio": _exact(math.log(g) for _, g in runs),
+    }
+    return proved(
+        samples(
+            data,
+            [
+                ["mean_in", "order_parameter", 0, "1/2"],
+                ["mean_above_value", "log_gap_ratio", LOG_HALF],
+            ],
+            level=LEVEL,
+            note="one sample per seed: R over the last 20 cycles; ln of the "
+            "smallest gap, last 20 over first 20 cycles",
+        )
+    )
 
 
 # ---------------------------------------------------------------- separation
 SEP_JOBS, SEP_CYCLES, SEP_SEEDS = 8, 25, 12
 
 
-@claim(id="fleet.numerics.separation", title="neighbouring trajectories separate",
-       method="simulation+statistics",
-       model=f"models/clustering_fleet.toml with {SEP_JOBS} jobs, seeds 0..{SEP_SEEDS - 1}, "
-             f"one initial phase moved by 1e-9, {SEP_CYCLES} cycles")
+@claim(
+    id="fleet.numerics.separation",
+    title="neighbouring trajectories separate",
+    method="simulation+statistics",
+    model=f"models/clustering_fleet.toml with {SEP_JOBS} jobs, seeds 0..{SEP_SEEDS - 1}, "
+    f"one initial phase moved by 1e-9, {SEP_CYCLES} cycles",
+)
 def separation():
     """In each of 12 seeded runs, moving one job's initial phase by 1e-9 makes the firing
     times of the two runs (relative to job 0's) differ more after 25 cycles than at the
     start: every finite-time separation rate is positive."""
-    data = {"growth": _exact(fn.separation_sample(SEP_JOBS, SEP_CYCLES, seed)
-                             for seed in range(SEP_SEEDS))}
-    return proved(samples(data, [["all_above", "growth", 1]],
-                          level=LEVEL, note="|da_K| / |da_0| per seed, K = 25 cycles"))
+    data = {
+        "growth": _exact(
+            fn.separation_sample(SEP_JOBS, SEP_CYCLES, seed) for seed in range(SEP_SEEDS)
+        )
+    }
+    return proved(
+        samples(
+            data,
+            [["all_above", "growth", 1]],
+            level=LEVEL,
+            note="|da_K| / |da_0| per seed, K = 25 cycles",
+        )
+    )
 
 
 # ---------------------------------------------------------------- writer tail
@@ -102,39 +128,53 @@ def binomial_tail_expr(n: int, k: int, p: Json) -> Json:
     return ["sum", "j", k, n, term]
 
 
-@claim(id="fleet.numerics.writer-tail", title="heavier upper tail of concurrent writers",
-       method="simulation+statistics",
-       model=f"models/clustering_fleet.toml with {TAIL_JOBS} jobs, V = {TAIL_VOLUME}, seeds "
-             f"0..{TAIL_SEEDS - 1}, {TAIL_CYCLES} cycles after a 10-cycle burn-in")
+@claim(
+    id="fleet.numerics.writer-tail",
+    title="heavier upper tail of concurrent writers",
+    method="simulation+statistics",
+    model=f"models/clustering_fleet.toml with {TAIL_JOBS} jobs, V = {TAIL_VOLUME}, seeds "
+    f"0..{TAIL_SEEDS - 1}, {TAIL_CYCLES} cycles after a 10-cycle burn-in",
+)
 def writer_tail():
     """Over 32 seeded runs of 16 jobs (300 cycles): each job's writing fraction p (E[n_w]/N)
     has a 99% interval below p_hi, and for k = 6, 7 the fraction of time with at least k
     concurrent writers has a 99% interval above twice P(X >= k) for X ~ Binomial(16, p_hi),
     the tail with independent phases (increasing in p, so p_hi is the conservative choice):
     the fleet does not cluster, yet its upper tail is heavier."""
-    tails = [fn.writer_tail(TAIL_JOBS, TAIL_CYCLES, seed, TAIL_VOLUME)
-             for seed in range(TAIL_SEEDS)]
+    tails = [
+        fn.writer_tail(TAIL_JOBS, TAIL_CYCLES, seed, TAIL_VOLUME) for seed in range(TAIL_SEEDS)
+    ]
     data = {"p": _exact(sum(t[1:]) / TAIL_JOBS for t in tails)}
     data |= {f"tail{k}": _exact(t[k] for t in tails) for k in TAIL_KS}
     p_hi = _upper(data["p"], 2.75)
     facts: list[list[Any]] = [["mean_below_value", "p", p_hi]]
     p_json = to_expr(p_hi)
-    facts += [["mean_above_value", f"tail{k}", ["*", 2, binomial_tail_expr(TAIL_JOBS, k, p_json)]]
-              for k in TAIL_KS]
-    return proved(samples(data, facts, level=LEVEL,
-                          note="per seed: the writing fraction and the time fraction with "
-                               "n_w >= k"))
+    facts += [
+        ["mean_above_value", f"tail{k}", ["*", 2, binomial_tail_expr(TAIL_JOBS, k, p_json)]]
+        for k in TAIL_KS
+    ]
+    return proved(
+        samples(
+            data,
+            facts,
+            level=LEVEL,
+            note="per seed: the writing fraction and the time fraction with n_w >= k",
+        )
+    )
 
 
 # ---------------------------------------------------------------- stagger lifetime
 LIFE_RUNS, LIFE_RATIOS, LIFE_FACTOR = 300, (8, 24), 3
-PAPER_LIFETIME = ["/", ["^", "r", 2], 2]   # N = 2: m^2 / (2 sigma^2), r = m / sigma
+PAPER_LIFETIME = ["/", ["^", "r", 2], 2]  # N = 2: m^2 / (2 sigma^2), r = m / sigma
 
 
-@claim(id="fleet.numerics.stagger-lifetime", title="a stagger lives ~ (m/sigma)^2 cycles",
-       method="simulation+statistics",
-       model="2 jobs (models/staggered.toml, W = 10, V = 2, f = B = 1), evenly staggered, "
-             f"compute W + sigma xi each cycle; m/sigma = {LIFE_RATIOS}, {LIFE_RUNS} runs each")
+@claim(
+    id="fleet.numerics.stagger-lifetime",
+    title="a stagger lives ~ (m/sigma)^2 cycles",
+    method="simulation+statistics",
+    model="2 jobs (models/staggered.toml, W = 10, V = 2, f = B = 1), evenly staggered, "
+    f"compute W + sigma xi each cycle; m/sigma = {LIFE_RATIOS}, {LIFE_RUNS} runs each",
+)
 def stagger_lifetime():
     """Two staggered jobs with margin m and compute jitter sigma (300 seeded runs per
     m/sigma = 8 and 24): the mean number of cycles before two writes overlap has a 99%
@@ -142,8 +182,10 @@ def stagger_lifetime():
     excess being the random walk's overshoot), and tripling m/sigma multiplies it by a
     factor whose interval (from the two intervals) lies within [4, 14]: the square law
     (9), neither linear (3) nor cubic (27)."""
-    data = {f"r{r}": [Fraction(x) for x in fn.lifetimes(2, r, LIFE_RUNS, 1000 * i)]
-            for i, r in enumerate(LIFE_RATIOS)}
+    data = {
+        f"r{r}": [Fraction(x) for x in fn.lifetimes(2, r, LIFE_RUNS, 1000 * i)]
+        for i, r in enumerate(LIFE_RATIOS)
+    }
     facts: list[list[Any]] = []
     for r in LIFE_RATIOS:
         paper = instance(PAPER_LIFETIME, {"r": r})
@@ -165,15 +207,22 @@ def _table(values: list[Fraction], k: str) -> Json:
     """values[k] for k = 0..len-1 as an if-then-else chain over k (the stored gaps)."""
     out: Json = 0
     for i in range(len(values) - 1, -1, -1):
-        out = ["ite", ["=", k, i], str(values[i]) if values[i].denominator != 1
-               else values[i].numerator, out]
+        out = [
+            "ite",
+            ["=", k, i],
+            str(values[i]) if values[i].denominator != 1 else values[i].numerator,
+            out,
+        ]
     return out
 
 
-@claim(id="fleet.numerics.heterogeneity-drift", title="unequal jobs drift every cycle",
-       method="simulation+enumeration",
-       model="models/unequal_volumes.toml (W = 10, V = 8, 9, f = B = 2, uncapped) and a "
-             f"variant (W = 10, 11, V = 8, 7); exact simulation, {DRIFT_CYCLES} cycles")
+@claim(
+    id="fleet.numerics.heterogeneity-drift",
+    title="unequal jobs drift every cycle",
+    method="simulation+enumeration",
+    model="models/unequal_volumes.toml (W = 10, V = 8, 9, f = B = 2, uncapped) and a "
+    f"variant (W = 10, 11, V = 8, 7); exact simulation, {DRIFT_CYCLES} cycles",
+)
 def heterogeneity_drift():
     """Two jobs A (job 0) and B of unequal volumes (and work), uncapped, writes overlapping:
     in the exact simulation the gap delta_k = t_B - t_A moves by (V_B - V_A)/f(1) + (W_B - W_A)
@@ -186,12 +235,19 @@ def heterogeneity_drift():
         if not overlapping or overlapping != list(range(len(overlapping))):
             return unknown("the writes do not overlap from the start")
         (w_a, w_b), (v_a, v_b) = fleet.work, fleet.volume
-        drift = instance(PAPER_DRIFT, {"V_A": v_a, "V_B": v_b, "W_A": w_a, "W_B": w_b,
-                                       "f1": fleet.f(1)})
+        drift = instance(
+            PAPER_DRIFT, {"V_A": v_a, "V_B": v_b, "W_A": w_a, "W_B": w_b, "f1": fleet.f(1)}
+        )
         step = ["-", _table(gaps, ["+", "k", 1]), _table(gaps, "k")]
-        obligations.append(enumeration([("k", 0, len(overlapping) - 1)], "all", True,
-                                       expr=["=", step, drift],
-                                       note=f"{fleet.name} W = {[str(w) for w in fleet.work]}, "
-                                            f"V = {[str(v) for v in fleet.volume]}: the stored "
-                                            f"gaps {[str(g) for g in gaps]}"))
+        obligations.append(
+            enumeration(
+                [("k", 0, len(overlapping) - 1)],
+                "all",
+                True,
+                expr=["=", step, drift],
+                note=f"{fleet.name} W = {[str(w) for w in fleet.work]}, "
+                f"V = {[str(v) for v in fleet.volume]}: the stored "
+                f"gaps {[str(g) for g in gaps]}",
+            )
+        )
     return proved(*obligations)

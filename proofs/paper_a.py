@@ -14,6 +14,7 @@ bilateral recovery and the naive latest-per-domain one. The kernel recounts each
 from the protocol's phase vectors (multinomials for paths, the recovery rules applied to
 every vector), so the engine's graph and the combinatorics must agree.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,7 +35,7 @@ from fito.proof import (
 
 CHAINS = range(1, 9)
 DOMAINS = range(2, 6)
-CHEAP_BOX = 1 << 13   # the kernel recounts every requirement pair only for boxes this small
+CHEAP_BOX = 1 << 13  # the kernel recounts every requirement pair only for boxes this small
 
 
 # ---------------------------------------------------------------- claim 4: coordinated attack
@@ -48,7 +49,7 @@ def chain_runs(r: int, pattern: str) -> list[tuple[int, int, str, str]]:
     for order in (0, 1):
         for j in range(r + 1):
             if pattern == "silent" and order == 0 and j > 0:
-                break                      # no order: nothing is sent
+                break  # no order: nothing is sent
             b = "b_none" if j == 0 else f"b{order}_{(j + 1) // 2}"
             out.append((order, j, f"a{order}_{j // 2}", b))
     return out
@@ -93,25 +94,46 @@ def _pattern_outcome(c: Any) -> list[Any] | Outcome:
     names, formulas = requirement_formulas(r, pattern)
     found = c.witness(*every)
     if found is not None:
-        return refuted(counterexample(["not", _conjunction(formulas, every)], _assignment(found)),
-                       reason=f"{pattern}: a rule meets every requirement")
+        return refuted(
+            counterexample(["not", _conjunction(formulas, every)], _assignment(found)),
+            reason=f"{pattern}: a rule meets every requirement",
+        )
     engine_names = sorted(view_name(v) for v in c.views)
     if engine_names != names:
-        return unknown(f"{pattern}, r = {r}: the engine's views {engine_names} are not the "
-                       f"chain's {names}")
+        return unknown(
+            f"{pattern}, r = {r}: the engine's views {engine_names} are not the chain's {names}"
+        )
     if c.counts != ca.predicted(r, pattern):
         return unknown(f"{pattern}, r = {r}: the engine's counts differ from the closed forms")
     box = [(n, 0, 1) for n in names]
-    obligations = [enumeration(box, "count", c.count(*every), where=_conjunction(formulas, every),
-                               note=f"{pattern}: {c.rules} rules examined, none meets all three")]
+    obligations = [
+        enumeration(
+            box,
+            "count",
+            c.count(*every),
+            where=_conjunction(formulas, every),
+            note=f"{pattern}: {c.rules} rules examined, none meets all three",
+        )
+    ]
     for dropped in every:
         kept = tuple(n for n in every if n != dropped)
-        obligations.append(witness(_conjunction(formulas, kept), _assignment(c.witness(*kept)),
-                                   note=f"{pattern}: without {dropped}, a rule exists"))
+        obligations.append(
+            witness(
+                _conjunction(formulas, kept),
+                _assignment(c.witness(*kept)),
+                note=f"{pattern}: without {dropped}, a rule exists",
+            )
+        )
         if c.rules <= CHEAP_BOX:
-            obligations.append(enumeration(box, "count", c.count(*kept),
-                                           where=_conjunction(formulas, kept),
-                                           note=f"{pattern}: rules meeting {' and '.join(kept)}"))
+            obligations.append(
+                enumeration(
+                    box,
+                    "count",
+                    c.count(*kept),
+                    where=_conjunction(formulas, kept),
+                    note=f"{pattern}: rules meeting {' and '.join(kept)}",
+                )
+            )
     return obligations
 
 
@@ -142,15 +164,22 @@ def _attack_statement(r: int) -> str:
         f"requirements leaves rules that meet the other two. The same holds for the chatty "
         f"pattern (the chain always runs, every message carrying the order bit), {chatty} "
         f"rule pairs. Each examined rule stands for every rule over arbitrary receipt sets "
-        f"that agrees with it on the views that occur (docs/coordination.md).")
+        f"that agrees with it on the views that occur (docs/coordination.md)."
+    )
 
 
 for _r in CHAINS:
-    register(Claim(
-        f"paperA.coordinated-attack.r{_r}", f"no atomic switch over a lossy chain of {_r}",
-        _attack_statement(_r),
-        f"fito.models.epochs.coordinated_attack, r = {_r}, patterns silent and chatty",
-        "enumeration", functools.partial(coordinated_attack, _r), timeout=120))
+    register(
+        Claim(
+            f"paperA.coordinated-attack.r{_r}",
+            f"no atomic switch over a lossy chain of {_r}",
+            _attack_statement(_r),
+            f"fito.models.epochs.coordinated_attack, r = {_r}, patterns silent and chatty",
+            "enumeration",
+            functools.partial(coordinated_attack, _r),
+            timeout=120,
+        )
+    )
 
 
 # ---------------------------------------------------------------- claim 5: bilateral commit
@@ -173,11 +202,16 @@ def phase_formulas(k: int) -> dict[str, Any]:
     valid = ["implies", ["=", "c", 1], ["and", *(["=", p, 2] for p in ps)]]
     done = ["+", *ps]
     to = ["/", _factorial(done, 2 * k), ["*", 1, *(["ite", ["=", p, 2], 2, 1] for p in ps)]]
-    frm = ["/", _factorial(["-", 2 * k, done], 2 * k),
-           ["*", 1, *(["ite", ["=", p, 0], 2, 1] for p in ps)]]
+    frm = [
+        "/",
+        _factorial(["-", 2 * k, done], 2 * k),
+        ["*", 1, *(["ite", ["=", p, 0], 2, 1] for p in ps)],
+    ]
     newest = [["min", p, 1] for p in ps]
-    takes = {"bilateral": [["ite", [">=", "c", w], w, ["-", w, 1]] for w in newest],
-             "latest": newest}
+    takes = {
+        "bilateral": [["ite", [">=", "c", w], w, ["-", w, 1]] for w in newest],
+        "latest": newest,
+    }
     mixed = {mode: ["or", *(["!=", t, ts[0]] for t in ts[1:])] for mode, ts in takes.items()}
     return {"box": box, "valid": valid, "paths": ["*", to, frm], "to": to, "mixed": mixed}
 
@@ -186,17 +220,40 @@ def _mode_obligations(k: int, counts: Any, f: dict[str, Any]) -> list[Any]:
     box, valid, mode = f["box"], f["valid"], counts.mode
     where_mixed = ["and", valid, f["mixed"][mode]]
     return [
-        enumeration(box, "sum", counts.interleavings, expr=f["to"],
-                    where=["and", valid, ["=", "c", 1]],
-                    note=f"{mode}: crash-free interleavings, (2k)!/2^k"),
-        enumeration(box, "count", counts.crash_points, where=valid,
-                    note=f"{mode}: crash points, 3^k + 1"),
-        enumeration(box, "sum", counts.crash_runs, expr=f["paths"], where=valid,
-                    note=f"{mode}: (interleaving, crash point) pairs"),
-        enumeration(box, "count", counts.mixed_points, where=where_mixed,
-                    note=f"{mode}: crash points whose recovery is mixed"),
-        enumeration(box, "sum", counts.mixed_runs, expr=f["paths"], where=where_mixed,
-                    note=f"{mode}: crash runs whose recovery is mixed"),
+        enumeration(
+            box,
+            "sum",
+            counts.interleavings,
+            expr=f["to"],
+            where=["and", valid, ["=", "c", 1]],
+            note=f"{mode}: crash-free interleavings, (2k)!/2^k",
+        ),
+        enumeration(
+            box, "count", counts.crash_points, where=valid, note=f"{mode}: crash points, 3^k + 1"
+        ),
+        enumeration(
+            box,
+            "sum",
+            counts.crash_runs,
+            expr=f["paths"],
+            where=valid,
+            note=f"{mode}: (interleaving, crash point) pairs",
+        ),
+        enumeration(
+            box,
+            "count",
+            counts.mixed_points,
+            where=where_mixed,
+            note=f"{mode}: crash points whose recovery is mixed",
+        ),
+        enumeration(
+            box,
+            "sum",
+            counts.mixed_runs,
+            expr=f["paths"],
+            where=where_mixed,
+            note=f"{mode}: crash runs whose recovery is mixed",
+        ),
     ]
 
 
@@ -209,11 +266,14 @@ def bilateral(k: int) -> Outcome:
     for mode in bc.MODES:
         counts, closed = bc.count(k, mode), bc.predicted(k, mode)
         if mode == "bilateral" and counts.mixed_points:
-            return unknown(f"the engine finds {counts.mixed_points} mixed recoveries of the "
-                           f"bilateral protocol; the kernel would reject the certificate")
+            return unknown(
+                f"the engine finds {counts.mixed_points} mixed recoveries of the "
+                f"bilateral protocol; the kernel would reject the certificate"
+            )
         if replace(counts, states=None) != closed:  # the description states the closed forms
-            return unknown(f"{mode}: the engine's counts {counts} are not the closed forms "
-                           f"{closed}")
+            return unknown(
+                f"{mode}: the engine's counts {counts} are not the closed forms {closed}"
+            )
         obligations += _mode_obligations(k, counts, f)
     return proved(*obligations)
 
@@ -233,12 +293,19 @@ def _bilateral_statement(k: int) -> str:
         f"newest copy is mixed at {n.mixed_points} crash points, in {n.mixed_runs} of the "
         f"pairs. These are the closed forms of docs/bilateral.md; the obligations hold the "
         f"numbers the engine counted on the state graph, and the kernel recounts each one "
-        f"from the phase vectors of the protocol.")
+        f"from the phase vectors of the protocol."
+    )
 
 
 for _k in DOMAINS:
-    register(Claim(
-        f"paperA.bilateral.k{_k}", f"bilateral commit of {_k} domains: no mixed recovery",
-        _bilateral_statement(_k),
-        f"fito.models.epochs.bilateral.spec({_k}, epochs=1), Node(bilateral|latest, false)",
-        "model-checking+enumeration", functools.partial(bilateral, _k), timeout=120))
+    register(
+        Claim(
+            f"paperA.bilateral.k{_k}",
+            f"bilateral commit of {_k} domains: no mixed recovery",
+            _bilateral_statement(_k),
+            f"fito.models.epochs.bilateral.spec({_k}, epochs=1), Node(bilateral|latest, false)",
+            "model-checking+enumeration",
+            functools.partial(bilateral, _k),
+            timeout=120,
+        )
+    )

@@ -10,6 +10,7 @@ epoch whose shards all verify, never a mix.
 --power-loss-before-commit E kills the process (SIGKILL, as a power loss would) while it
 saves epoch E: every shard of E is on disk, the commit manifest that certifies them is not.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,10 +33,14 @@ def power_loss_before_commit(epoch: int) -> None:
     name = f"e{epoch:010d}."
 
     def observe(_n: int, op: str, path: str) -> None:
-        if op == "create" and os.path.basename(os.path.dirname(path)) == "commits" \
-                and os.path.basename(path).startswith(name):
+        if (
+            op == "create"
+            and os.path.basename(os.path.dirname(path)) == "commits"
+            and os.path.basename(path).startswith(name)
+        ):
             os.kill(os.getpid(), signal.SIGKILL)
-    faults.arm(0, observer=observe)   # fito.runtime's fault-injection hook (docs/runtime.md)
+
+    faults.arm(0, observer=observe)  # fito.runtime's fault-injection hook (docs/runtime.md)
 
 
 def main() -> None:
@@ -46,11 +51,13 @@ def main() -> None:
     args = p.parse_args()
     w, m, start = np.zeros(3), np.zeros(3), 0
     try:
-        r = restore(args.ckpt)              # the newest committed epoch whose shards verify
+        r = restore(args.ckpt)  # the newest committed epoch whose shards verify
         w, m = r.states["model"]["w"], r.states["optim"]["momentum"]
         start = r.epoch
-        print(f"restored epoch {r.epoch}; skipped: "
-              + (", ".join(f"{s.epoch} ({s.reason})" for s in r.skipped) or "nothing"))
+        print(
+            f"restored epoch {r.epoch}; skipped: "
+            + (", ".join(f"{s.epoch} ({s.reason})" for s in r.skipped) or "nothing")
+        )
     except (NoConsistentEpoch, CheckpointError):  # nothing committed yet, or no directory
         print("no committed epoch: starting from scratch")
     if args.power_loss_before_commit is not None:
@@ -62,8 +69,14 @@ def main() -> None:
             m = 0.9 * m + grad
             w = w - 0.05 * m
             loss = float(np.mean((x @ w - y) ** 2))
-            writer.save(epoch, {"model": {"w": w}, "optim": {"momentum": m},
-                                "data": {"next_batch": epoch * len(x)}})
+            writer.save(
+                epoch,
+                {
+                    "model": {"w": w},
+                    "optim": {"momentum": m},
+                    "data": {"next_batch": epoch * len(x)},
+                },
+            )
             print(f"epoch {epoch}: loss {loss:.4f}, committed")
 
 

@@ -5,6 +5,7 @@ maps them to numbers, and parent links (number, rank) rebuild traces. No AST obj
 finished before a verdict is drawn, so the reported trace is the shortest among
 violations, deadlocks and model errors alike.
 """
+
 from __future__ import annotations
 
 import sys
@@ -26,17 +27,17 @@ class Limits:
     max_states: int | None = None
     timeout: float | None = None
     progress: bool = False
-    engine: str = "auto"          # auto (frontier where states pack), frontier, scalar
-    jobs: int = 1                 # processes of the frontier engine
+    engine: str = "auto"  # auto (frontier where states pack), frontier, scalar
+    jobs: int = 1  # processes of the frontier engine
 
 
 @dataclass(frozen=True, slots=True)
 class Found:
     """What a search ended with: a state (and possibly a failing step from it)."""
 
-    kind: str                    # goal, deadlock, error, exhausted or limit
-    state: int = -1              # the state reached (or where the error happened)
-    step: Rank | None = None     # for an error in a transition's effect: its rank
+    kind: str  # goal, deadlock, error, exhausted or limit
+    state: int = -1  # the state reached (or where the error happened)
+    step: Rank | None = None  # for an error in a transition's effect: its rank
     fault: Fault | None = None
     reason: str = ""
 
@@ -53,8 +54,8 @@ class Graph:
     transitions: int = 0
     depth: int = 0
     engine: str = "scalar"
-    frontier: list[int] = field(default_factory=list)   # the next level, at a handover
-    answers: object = None                               # the tasks' answers so far
+    frontier: list[int] = field(default_factory=list)  # the next level, at a handover
+    answers: object = None  # the tasks' answers so far
 
     def add(self, state: tuple, parent: int, rank: int) -> int:
         n = len(self.states)
@@ -171,8 +172,9 @@ class Answers:
         return [i for i, d in enumerate(self.got) if d is None]
 
     def decide(self, i: int, found: Found, states: int, transitions: int, depth: int) -> None:
-        self.got[i] = Decided(found, self.graph, states, transitions, depth,
-                              time.perf_counter() - self.start)
+        self.got[i] = Decided(
+            found, self.graph, states, transitions, depth, time.perf_counter() - self.start
+        )
 
     def close(self, found: Found, states: int, transitions: int, depth: int) -> list[Decided]:
         """Every undecided task ends with `found` (exhausted, limit)."""
@@ -193,8 +195,9 @@ def stop_reason(deadline: float | None, limits: Limits) -> str | None:
     return None
 
 
-def search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
-           handover_at: int | None = None) -> tuple[list[Decided] | None, Graph]:
+def search(
+    c: Compiled, root: tuple, tasks: list[Task], limits: Limits, handover_at: int | None = None
+) -> tuple[list[Decided] | None, Graph]:
     """BFS from root until every task is answered: a goal state, a deadlock (if asked) or a
     model error; with handover_at, stop (returning None) at the end of the first level that
     passes that many states while some task is still open."""
@@ -219,8 +222,14 @@ def search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
         progress.done()
 
 
-def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at: int | None,
-            progress: Progress) -> tuple[list[Decided] | None, Graph]:
+def _levels(
+    c: Compiled,
+    g: Graph,
+    answers: Answers,
+    limits: Limits,
+    handover_at: int | None,
+    progress: Progress,
+) -> tuple[list[Decided] | None, Graph]:
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
     states, index, parents, vias = g.states, g.index, g.parent, g.via
@@ -255,12 +264,17 @@ def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at
                 continue
             except TimeLimit:
                 g.transitions += transitions
-                return answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
-                                     n, g.transitions, g.depth), g
+                return answers.close(
+                    Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
+                    n,
+                    g.transitions,
+                    g.depth,
+                ), g
             except StructureGrows as grows:
                 g.transitions += transitions
-                return answers.close(Found(LIMIT, reason=grows.message), n, g.transitions,
-                                     g.depth), g
+                return answers.close(
+                    Found(LIMIT, reason=grows.message), n, g.transitions, g.depth
+                ), g
             if not moves:
                 if deadlock and not c.is_terminated(s):
                     for i in todo:
@@ -296,12 +310,15 @@ def _levels(c: Compiled, g: Graph, answers: Answers, limits: Limits, handover_at
                 stop = stop_reason(deadline, limits)
                 if stop is not None:
                     g.transitions += transitions
-                    return answers.close(Found(LIMIT, reason=stop), n, g.transitions,
-                                         g.depth), g
+                    return answers.close(Found(LIMIT, reason=stop), n, g.transitions, g.depth), g
             if max_states is not None and n > max_states:
                 g.transitions += transitions
-                return answers.close(Found(LIMIT, reason=f"more than {max_states:,} states"),
-                                     n, g.transitions, g.depth), g
+                return answers.close(
+                    Found(LIMIT, reason=f"more than {max_states:,} states"),
+                    n,
+                    g.transitions,
+                    g.depth,
+                ), g
         g.transitions += transitions
         g.depth += 1
         for i, found in best.items():

@@ -8,6 +8,7 @@ breadth-first; any dead end is a counterexample; otherwise a strongly connected 
 those states is a fair loop when every thread enabled throughout it moves inside it (weak
 fairness is a generalised Büchi condition, decided per component).
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -39,8 +40,14 @@ def check_eventually(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
     except _Stop as stop:
         return stop.verdict
     except TimeLimit:
-        return Verdict(text, a.span.line, UNKNOWN, reason=f"timeout after {limits.timeout:g} s",
-                       limit_hit=True, engine="liveness")
+        return Verdict(
+            text,
+            a.span.line,
+            UNKNOWN,
+            reason=f"timeout after {limits.timeout:g} s",
+            limit_hit=True,
+            engine="liveness",
+        )
 
 
 def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:  # type: ignore[no-untyped-def]
@@ -50,8 +57,8 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
     states = [root]
     index = {root: 0}
     parent, via = [-1], [-1]
-    edges: list[list[tuple[int, int, frozenset]]] = []     # per state: (step, target, movers)
-    enabled: list[frozenset] = []                          # per state: threads that can move
+    edges: list[list[tuple[int, int, frozenset]]] = []  # per state: (step, target, movers)
+    enabled: list[frozenset] = []  # per state: threads that can move
     transitions = 0
 
     def verdict(kind: str, **kw: object) -> Verdict:
@@ -65,16 +72,20 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
         return out[::-1]
 
     def run(steps: Iterable[tuple[int, int]], failure: Failure) -> dict[str, object]:
-        got = build_trace(c, proc, [(states[s], k) for s, k in steps], failure,
-                          a.expr if failure.kind != MODEL_ERROR else None)
+        got = build_trace(
+            c,
+            proc,
+            [(states[s], k) for s, k in steps],
+            failure,
+            a.expr if failure.kind != MODEL_ERROR else None,
+        )
         return {"trace": got.labels, "run": got}
 
     def error(fault: Fault, steps: list[tuple[int, int]]) -> Verdict:
         code, message, span = c.error_site(fault)
         reason = f"model error [{code}]: {message}"
         failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
-        return verdict(FAILS, reason=reason, error=ModelError(message, span),
-                       **run(steps, failure))
+        return verdict(FAILS, reason=reason, error=ModelError(message, span), **run(steps, failure))
 
     try:
         if goal(root):
@@ -113,7 +124,9 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                 parent.append(i)
                 via.append(k)
                 if limits.max_states is not None and len(states) > limits.max_states:
-                    return verdict(UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True)
+                    return verdict(
+                        UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True
+                    )
                 stop = stop_reason(c.deadline, limits) if len(states) & 1023 == 0 else None
                 if stop is not None:  # the deadline, --max-memory
                     return verdict(UNKNOWN, reason=stop, limit_hit=True)
@@ -126,14 +139,17 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
         return verdict(HOLDS)
     entry, cycle = loop
     stem = path(entry)
-    reason = (f"a weakly fair loop avoids the expression forever: transitions "
-              f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat")
+    reason = (
+        f"a weakly fair loop avoids the expression forever: transitions "
+        f"{len(stem) + 1} to {len(stem) + len(cycle)} repeat"
+    )
     failure = Failure(LOOP, reason, expression=shown, loop_start=len(stem) + 1)
     return verdict(FAILS, reason=reason, **run(stem + cycle, failure))
 
 
-def _fair_loop(edges: list[list[tuple[int, int, frozenset]]], enabled: list[frozenset]
-               ) -> tuple[int, list[tuple[int, int]]] | None:
+def _fair_loop(
+    edges: list[list[tuple[int, int, frozenset]]], enabled: list[frozenset]
+) -> tuple[int, list[tuple[int, int]]] | None:
     """The entry state and the steps of a fair cycle, or None (components by Tarjan, iteratively)."""
     best: tuple[int, list[tuple[int, int]]] | None = None
     for comp in _components(edges):
@@ -152,7 +168,9 @@ def _fair_loop(edges: list[list[tuple[int, int, frozenset]]], enabled: list[froz
     return best
 
 
-def _cover(entry: int, inner: list[tuple[int, int, int, frozenset]], threads: list) -> list[tuple[int, int]]:
+def _cover(
+    entry: int, inner: list[tuple[int, int, int, frozenset]], threads: list
+) -> list[tuple[int, int]]:
     """A cycle from entry through one move of each thread in `threads`, back to entry."""
     succ: dict[int, list[tuple[int, int, frozenset]]] = {}
     for s, k, t, m in inner:
@@ -160,7 +178,9 @@ def _cover(entry: int, inner: list[tuple[int, int, int, frozenset]], threads: li
     cycle: list[tuple[int, int]] = []
     here = entry
     for thread in sorted(threads, key=repr):
-        if any(thread in m for _, _, _, m in [(s, k, t, m) for s, k, t, m in inner if (s, k) in cycle]):
+        if any(
+            thread in m for _, _, _, m in [(s, k, t, m) for s, k, t, m in inner if (s, k) in cycle]
+        ):
             continue
         target = next((s, k, t) for s, k, t, m in inner if thread in m)
         cycle += _walk(succ, here, target[0])
@@ -175,7 +195,9 @@ def _cover(entry: int, inner: list[tuple[int, int, int, frozenset]], threads: li
     return cycle
 
 
-def _walk(succ: dict[int, list[tuple[int, int, frozenset]]], start: int, goal: int) -> list[tuple[int, int]]:
+def _walk(
+    succ: dict[int, list[tuple[int, int, frozenset]]], start: int, goal: int
+) -> list[tuple[int, int]]:
     """Shortest steps from start to goal inside a component (BFS)."""
     if start == goal:
         return []

@@ -4,6 +4,7 @@ and the state graph as plain data for engines outside the checker (`StateGraph`)
 The state graph is what `fito lts` exports and what `fito.models.epochs.bilateral_count`
 counts over: states as the values of the named cells, transitions by their event labels.
 Nothing of the checker's own state representation leaves this module."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,9 +15,9 @@ from fito.semantics.compiled import Compiled, StepFault
 
 @dataclass(frozen=True, slots=True)
 class LTS:
-    states: tuple[tuple, ...]                    # flat states: cells, then control
-    edges: tuple[tuple[int, str, int], ...]      # (source, label, target)
-    errors: tuple[tuple[int, str], ...]          # states whose successors raise a model error
+    states: tuple[tuple, ...]  # flat states: cells, then control
+    edges: tuple[tuple[int, str, int], ...]  # (source, label, target)
+    errors: tuple[tuple[int, str], ...]  # states whose successors raise a model error
     terminated: frozenset[int]
     deadlocked: frozenset[int]
 
@@ -37,8 +38,10 @@ def build_lts(c: Compiled, root: tuple, limit: int) -> LTS:
         try:
             budget.check()
         except budget.BudgetExceeded as exc:  # --timeout, --max-memory: with the figures
-            raise budget.BudgetExceeded(exc.reason, f"{exc.message} after {len(states):,} "
-                                        f"states, {len(edges):,} transitions") from None
+            raise budget.BudgetExceeded(
+                exc.reason,
+                f"{exc.message} after {len(states):,} states, {len(edges):,} transitions",
+            ) from None
         here = states[i]
         try:
             moves = c.successors(here)
@@ -57,13 +60,20 @@ def build_lts(c: Compiled, root: tuple, limit: int) -> LTS:
                 states.append(post)
             edges.append((i, c.label(here, rank), j))
         i += 1
-    return LTS(tuple(states), tuple(edges), tuple(errors), frozenset(terminated), frozenset(deadlocked))
+    return LTS(
+        tuple(states), tuple(edges), tuple(errors), frozenset(terminated), frozenset(deadlocked)
+    )
 
 
 def to_dot(c: Compiled, lts: LTS, name: str) -> str:
     """Graphviz text: states show their cells; deadlocks red, termination double circles."""
-    out = [f"digraph {_quote(name)} {{", "  rankdir=LR;", '  node [shape=circle, fontsize=10];',
-           '  start [shape=point];', "  start -> s0;"]
+    out = [
+        f"digraph {_quote(name)} {{",
+        "  rankdir=LR;",
+        "  node [shape=circle, fontsize=10];",
+        "  start [shape=point];",
+        "  start -> s0;",
+    ]
     errors = dict(lts.errors)
     for i, state in enumerate(lts.states):
         shown = c.show(state)
@@ -84,9 +94,15 @@ def to_dot(c: Compiled, lts: LTS, name: str) -> str:
 
 def to_json(c: Compiled, lts: LTS) -> dict[str, object]:
     return {
-        "states": [{"id": i, "cells": {n: t.show(v) for n, t, v in zip(c.layout.names, c.layout.types, state)},
-                    "deadlock": i in lts.deadlocked, "terminated": i in lts.terminated}
-                   for i, state in enumerate(lts.states)],
+        "states": [
+            {
+                "id": i,
+                "cells": {n: t.show(v) for n, t, v in zip(c.layout.names, c.layout.types, state)},
+                "deadlock": i in lts.deadlocked,
+                "terminated": i in lts.terminated,
+            }
+            for i, state in enumerate(lts.states)
+        ],
         "transitions": [{"from": a, "label": label, "to": b} for a, label, b in lts.edges],
         "initial": 0,
     }
@@ -100,9 +116,9 @@ def _quote(text: str) -> str:
 class StateGraph:
     """Every state reachable from the process (state 0 is the start) and every transition."""
 
-    cells: tuple[str, ...]                       # cell names, e.g. "got[0]"
-    values: tuple[tuple[int, ...], ...]          # the cells of each state, in `cells` order
-    edges: tuple[tuple[int, str, int], ...]      # (source, event label, target)
+    cells: tuple[str, ...]  # cell names, e.g. "got[0]"
+    values: tuple[tuple[int, ...], ...]  # the cells of each state, in `cells` order
+    edges: tuple[tuple[int, str, int], ...]  # (source, event label, target)
 
     def cell(self, state: int, name: str) -> int:
         """The value of the named cell in a state."""
@@ -139,5 +155,5 @@ def state_graph(text: str, process: str, args: tuple[Arg, ...], limit: int) -> S
     except TooLarge:
         raise GraphError(f"more than {limit:,} states") from None
     names = tuple(compiled.layout.names)
-    values = tuple(tuple(int(v) for v in s[:len(names)]) for s in lts.states)
+    values = tuple(tuple(int(v) for v in s[: len(names)]) for s in lts.states)
     return StateGraph(names, values, lts.edges)

@@ -5,6 +5,7 @@ Impl's states with normalised Spec nodes is explored breadth-first, so the count
 is the shortest: the Impl trace up to and including the event Spec cannot perform.
 Spec gets its own copy of the cells (it is a separate process, as in FDR).
 """
+
 from __future__ import annotations
 
 import time
@@ -136,8 +137,19 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     length = depth if e.step is None else depth + 1
                     if length < pending_len:
                         extra = None if e.step is None else (sid, e.step)
-                        pending, pending_len = _error(c, a, text, e.fault, trace(sid, extra),
-                                                      len(states), transitions, impl=impl), length
+                        pending, pending_len = (
+                            _error(
+                                c,
+                                a,
+                                text,
+                                e.fault,
+                                trace(sid, extra),
+                                len(states),
+                                transitions,
+                                impl=impl,
+                            ),
+                            length,
+                        )
                     continue
                 transitions += len(moves)
                 for rank, post in moves:
@@ -151,11 +163,24 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                                 pending_len = depth + 1
                                 event = c.label(here, rank)
                                 reason = f"the specification cannot perform {event} here"
-                                run = build_trace(c, impl, trace(sid, (sid, rank)),
-                                                  Failure(REFUSAL, reason, event=event))
-                                pending = Verdict(text, a.span.line, FAILS, len(states), transitions,
-                                                  trace=run.labels, run=run, depth=depth + 1,
-                                                  reason=reason, engine="refinement")
+                                run = build_trace(
+                                    c,
+                                    impl,
+                                    trace(sid, (sid, rank)),
+                                    Failure(REFUSAL, reason, event=event),
+                                )
+                                pending = Verdict(
+                                    text,
+                                    a.span.line,
+                                    FAILS,
+                                    len(states),
+                                    transitions,
+                                    trace=run.labels,
+                                    run=run,
+                                    depth=depth + 1,
+                                    reason=reason,
+                                    engine="refinement",
+                                )
                             continue
                     key = (post, nnode)
                     if key in index:
@@ -171,7 +196,9 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     if stop is not None:
                         return _limit(a, text, stop, len(states), transitions)
                 if limits.max_states is not None and len(states) > limits.max_states:
-                    return _limit(a, text, f"more than {limits.max_states:,} states", len(states), transitions)
+                    return _limit(
+                        a, text, f"more than {limits.max_states:,} states", len(states), transitions
+                    )
             depth += 1
             if pending is not None:
                 return replace(pending, states=len(states), transitions=transitions, depth=depth)
@@ -182,16 +209,35 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         return _limit(a, text, f"timeout after {limits.timeout:g} s", len(states), transitions)
     finally:
         progress.done()
-    return Verdict(text, a.span.line, HOLDS, len(states), transitions, depth=depth, engine="refinement")
+    return Verdict(
+        text, a.span.line, HOLDS, len(states), transitions, depth=depth, engine="refinement"
+    )
 
 
 def _limit(a: A.AssertDecl, text: str, reason: str, states: int, transitions: int) -> Verdict:
-    return Verdict(text, a.span.line, UNKNOWN, states, transitions, reason=reason, limit_hit=True,
-                   engine="refinement")
+    return Verdict(
+        text,
+        a.span.line,
+        UNKNOWN,
+        states,
+        transitions,
+        reason=reason,
+        limit_hit=True,
+        engine="refinement",
+    )
 
 
-def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: list[Transition],
-           states: int, transitions: int, where: str = "", impl: A.Proc | None = None) -> Verdict:
+def _error(
+    c: Compiled,
+    a: A.AssertDecl,
+    text: str,
+    fault: Fault,
+    trace: list[Transition],
+    states: int,
+    transitions: int,
+    where: str = "",
+    impl: A.Proc | None = None,
+) -> Verdict:
     code, message, span = c.error_site(fault)
     where = f" {where}" if where else ""
     reason = f"model error{where} [{code}]: {message}"
@@ -199,6 +245,15 @@ def _error(c: Compiled, a: A.AssertDecl, text: str, fault: Fault, trace: list[Tr
     if impl is not None:
         failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
         run = build_trace(c, impl, trace, failure)
-    return Verdict(text, a.span.line, FAILS, states, transitions,
-                   trace=run.labels if run is not None else (), run=run, reason=reason,
-                   error=ModelError(message, span), engine="refinement")
+    return Verdict(
+        text,
+        a.span.line,
+        FAILS,
+        states,
+        transitions,
+        trace=run.labels if run is not None else (),
+        run=run,
+        reason=reason,
+        error=ModelError(message, span),
+        engine="refinement",
+    )

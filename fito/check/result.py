@@ -1,4 +1,5 @@
 """Verdicts of assertions: what the model checker reports and the printers show."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,31 +22,38 @@ class ModelError:
 class Verdict:
     """The outcome of one assertion."""
 
-    text: str            # the assertion as written (canonical form)
+    text: str  # the assertion as written (canonical form)
     line: int
-    verdict: str         # holds | fails | unknown
+    verdict: str  # holds | fails | unknown
     states: int = 0
     transitions: int = 0
     seconds: float = 0.0
-    trace: tuple[str, ...] = ()    # one label per transition (the run's labels, when it has one)
-    reason: str | None = None      # why unknown, or what failed
+    trace: tuple[str, ...] = ()  # one label per transition (the run's labels, when it has one)
+    reason: str | None = None  # why unknown, or what failed
     error: ModelError | None = None
-    limit_hit: bool = False        # unknown because --max-states or --timeout was reached
+    limit_hit: bool = False  # unknown because --max-states or --timeout was reached
     depth: int = 0
     engine: str = ""
-    run: Trace | None = None       # the counterexample or witness as data (fito.check.traces.records)
+    run: Trace | None = None  # the counterexample or witness as data (fito.check.traces.records)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
-            "text": self.text, "line": self.line, "verdict": self.verdict,
-            "states": self.states, "transitions": self.transitions,
-            "seconds": round(self.seconds, 6), "trace": list(self.trace),
+            "text": self.text,
+            "line": self.line,
+            "verdict": self.verdict,
+            "states": self.states,
+            "transitions": self.transitions,
+            "seconds": round(self.seconds, 6),
+            "trace": list(self.trace),
         }
         if self.reason:
             out["reason"] = self.reason
         if self.error is not None:
-            out["error"] = {"message": self.error.message, "line": self.error.span.line,
-                            "column": self.error.span.column}
+            out["error"] = {
+                "message": self.error.message,
+                "line": self.error.span.line,
+                "column": self.error.span.column,
+            }
         if self.engine:
             out["engine"] = self.engine
         if self.run is not None:

@@ -1,4 +1,5 @@
 """Model checking of a resolved spec: one verdict per assertion (LANGUAGE.md)."""
+
 from __future__ import annotations
 
 import time
@@ -46,17 +47,22 @@ DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with -
 SAFETY = ("deadlock", "always", "reaches")
 
 
-def check_assertions(model: Model, options: object,
-                     refusals: list[Diagnostic] | None = None) -> Iterator[Verdict]:
+def check_assertions(
+    model: Model, options: object, refusals: list[Diagnostic] | None = None
+) -> Iterator[Verdict]:
     """Check every assertion of the model in order. The safety assertions about one process
     (deadlock freedom, `always`, `reaches`) are answered by one search together: each gets
     the verdict, counts and trace a search of its own would give. With `refusals`, a group
     the checker refuses (fito.semantics.rules.refusal) is `unknown` and its diagnostic is added
     there (once); without, the refusal is raised."""
     compiled = compile_model(model)
-    limits = Limits(getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
-                    getattr(options, "timeout", None), getattr(options, "progress", False),
-                    getattr(options, "engine", "auto"), getattr(options, "jobs", 1))
+    limits = Limits(
+        getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
+        getattr(options, "timeout", None),
+        getattr(options, "progress", False),
+        getattr(options, "engine", "auto"),
+        getattr(options, "jobs", 1),
+    )
     assertions = list(model.assertions)
     done: dict[int, Verdict] = {}
     for n, a in enumerate(assertions):
@@ -70,8 +76,12 @@ def check_assertions(model: Model, options: object,
                     raise
                 if refusal.diagnostic not in refusals:
                     refusals.append(refusal.diagnostic)
-                verdicts = [Verdict(print_assertion(a), a.span.line, UNKNOWN,
-                                    reason=f"not checked: {refusal}") for a in members]
+                verdicts = [
+                    Verdict(
+                        print_assertion(a), a.span.line, UNKNOWN, reason=f"not checked: {refusal}"
+                    )
+                    for a in members
+                ]
             for m, v in zip(group, verdicts):
                 done[m] = v
         yield done.pop(n)
@@ -83,8 +93,11 @@ def _group_of(model: Model, assertions: list[A.AssertDecl], n: int) -> list[int]
     if a.kind not in SAFETY:
         return [n]
     key = _process_key(model, a)
-    return [n] + [m for m in range(n + 1, len(assertions))
-                  if assertions[m].kind in SAFETY and _process_key(model, assertions[m]) == key]
+    return [n] + [
+        m
+        for m in range(n + 1, len(assertions))
+        if assertions[m].kind in SAFETY and _process_key(model, assertions[m]) == key
+    ]
 
 
 def _process_key(model: Model, a: A.AssertDecl) -> str | None:
@@ -123,16 +136,31 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
     except BudgetExceeded as exc:  # --max-memory (fito.budget) outside the searches' own checks
         reason = exc.message
     seconds = time.perf_counter() - start
-    return [Verdict(assertion_text(model, a), a.span.line, UNKNOWN, limit_hit=True, reason=reason,
-                    seconds=seconds) for a in group]
+    return [
+        Verdict(
+            assertion_text(model, a),
+            a.span.line,
+            UNKNOWN,
+            limit_hit=True,
+            reason=reason,
+            seconds=seconds,
+        )
+        for a in group
+    ]
 
 
 def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -> Verdict:
     """A model error met making the initial state: `fails` with a run of no step."""
     code, message, span = c.error_site(fault)
-    return Verdict(assertion_text(c.model, a), a.span.line, FAILS, states=0, seconds=seconds,
-                   reason=f"model error [{code}]: {message} (in the initial state)",
-                   error=ModelError(message, span))
+    return Verdict(
+        assertion_text(c.model, a),
+        a.span.line,
+        FAILS,
+        states=0,
+        seconds=seconds,
+        reason=f"model error [{code}]: {message} (in the initial state)",
+        error=ModelError(message, span),
+    )
 
 
 def _with_time(v: Verdict, seconds: float) -> Verdict:
@@ -163,16 +191,26 @@ def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verd
     texts = [assertion_text(c.model, a) for a in group]
     proc = group[0].proc if group[0].proc is not None else c.model.system
     if proc is None:
-        return [Verdict(t, a.span.line, UNKNOWN, reason="no process to check") for t, a in zip(texts, group)]
+        return [
+            Verdict(t, a.span.line, UNKNOWN, reason="no process to check")
+            for t, a in zip(texts, group)
+        ]
     try:
         root = c.initial(proc)
     except RecursionError:
-        return [Verdict(t, a.span.line, UNKNOWN, reason="unguarded recursion") for t, a in zip(texts, group)]
+        return [
+            Verdict(t, a.span.line, UNKNOWN, reason="unguarded recursion")
+            for t, a in zip(texts, group)
+        ]
     tasks = [_task(c, a) for a in group]
     answers = _search(c, root, tasks, limits)
     out = []
     for a, text, d in zip(group, texts, answers):
-        build = {"deadlock": _deadlock_verdict, "always": _always_verdict, "reaches": _reaches_verdict}[a.kind]
+        build = {
+            "deadlock": _deadlock_verdict,
+            "always": _always_verdict,
+            "reaches": _reaches_verdict,
+        }[a.kind]
         out.append(_with_time(build(c, a, text, d.found, d), d.seconds))  # type: ignore[arg-type]
     return out
 
@@ -222,8 +260,15 @@ def trace_of(c: Compiled, a: A.AssertDecl, g: Graph, found: Found, failure: Fail
 
 
 def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
-    return Verdict(text, a.span.line, states=len(g), transitions=g.transitions,
-                   depth=g.depth, engine=g.engine, **kw)  # type: ignore[arg-type]
+    return Verdict(
+        text,
+        a.span.line,
+        states=len(g),
+        transitions=g.transitions,
+        depth=g.depth,
+        engine=g.engine,
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict | None:
@@ -234,8 +279,16 @@ def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> 
         code, message, span = c.error_site(found.fault)
         reason = f"model error [{code}]: {message}"
         failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
-        return _base(c, a, text, g, verdict=FAILS, reason=reason,
-                     error=ModelError(message, span), **trace_of(c, a, g, found, failure))
+        return _base(
+            c,
+            a,
+            text,
+            g,
+            verdict=FAILS,
+            reason=reason,
+            error=ModelError(message, span),
+            **trace_of(c, a, g, found, failure),
+        )
     return None
 
 
@@ -245,8 +298,15 @@ def _deadlock_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: 
         return common
     if found.kind == DEADLOCK:
         reason = "deadlock: no transition is possible in the last state"
-        return _base(c, a, text, g, verdict=FAILS, reason=reason,
-                     **trace_of(c, a, g, found, Failure(TRACE_DEADLOCK, reason)))
+        return _base(
+            c,
+            a,
+            text,
+            g,
+            verdict=FAILS,
+            reason=reason,
+            **trace_of(c, a, g, found, Failure(TRACE_DEADLOCK, reason)),
+        )
     return _base(c, a, text, g, verdict=HOLDS)
 
 
@@ -256,8 +316,9 @@ def _always_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Gr
         return common
     if found.kind == GOAL:
         assert a.expr is not None
-        failure = Failure(VIOLATION, "the last state violates the expression",
-                          expression=print_expr(a.expr))
+        failure = Failure(
+            VIOLATION, "the last state violates the expression", expression=print_expr(a.expr)
+        )
         fields = trace_of(c, a, g, found, failure)
         cells = fields["run"].final.cells
         reason = "violated in the last state: " + ", ".join(f"{n} = {v}" for n, v in cells)
@@ -271,8 +332,9 @@ def _reaches_verdict(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: G
         return common
     if found.kind == GOAL:
         assert a.expr is not None
-        failure = Failure(WITNESS, "the last state satisfies the expression",
-                          expression=print_expr(a.expr))
+        failure = Failure(
+            WITNESS, "the last state satisfies the expression", expression=print_expr(a.expr)
+        )
         return _base(c, a, text, g, verdict=HOLDS, **trace_of(c, a, g, found, failure))
     assert found.kind == EXHAUSTED
     return _base(c, a, text, g, verdict=FAILS, reason="no reachable state satisfies the expression")

@@ -1,4 +1,5 @@
 """Command-line plumbing shared by `fito simulate` and `fito returnmap`: flags, diagnostics."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,13 +30,21 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", help="number of jobs N")
     parser.add_argument("--work", help="work W: one value or a comma-separated list")
     parser.add_argument("--volume", help="volume V: one value or a comma-separated list")
-    parser.add_argument("--throughput", metavar="EXPR",
-                        help="aggregate throughput f(n), e.g. 'B' or 'n*b'")
+    parser.add_argument(
+        "--throughput", metavar="EXPR", help="aggregate throughput f(n), e.g. 'B' or 'n*b'"
+    )
     parser.add_argument("--capacity", metavar="C", help="compute capacity C, or 'inf'")
-    parser.add_argument("--phases", help="positions '0,3,7/2' or even | together[:P] | "
-                                         "ramp:STEP[:START] | random:SEED")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="set a parameter of [params] (repeatable)")
+    parser.add_argument(
+        "--phases",
+        help="positions '0,3,7/2' or even | together[:P] | ramp:STEP[:START] | random:SEED",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a parameter of [params] (repeatable)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -68,6 +77,7 @@ def load_model(args: argparse.Namespace, uses_phases: bool = True) -> tuple[Flee
     path = args.model
     text = _read(path, args.format)
     from fito.models.fleet.oscillators import parse_toml
+
     try:
         raw = parse_toml(text)
         params = raw.get("params")
@@ -91,9 +101,17 @@ def _read(path: str, fmt: str) -> str:
     p = Path(path)
     code, message = None, ""
     if not p.is_file():
-        code, message = "C002", f"cannot read {path}: " + (
-            "it is a directory" if p.is_dir() else "not a regular file" if p.exists()
-            else "no such file")
+        code, message = (
+            "C002",
+            f"cannot read {path}: "
+            + (
+                "it is a directory"
+                if p.is_dir()
+                else "not a regular file"
+                if p.exists()
+                else "no such file"
+            ),
+        )
     elif p.stat().st_size > MAX_BYTES:
         code, message = "C005", f"{path} is larger than {MAX_BYTES} bytes"
     else:

@@ -9,6 +9,7 @@ dependencies (z3, sympy, numpy) inside `run`, so that parsing arguments stays ch
 Exit statuses (LANGUAGE.md): 0 success, 1 a property fails or the input has errors,
 2 the input could not be read or parsed or the usage is bad, 3 a limit was hit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,19 +24,19 @@ from fito.cli.commands.options import add_budget_arguments, budget_of
 from fito.diagnostics import UsageError
 
 COMMANDS: tuple[str, ...] = (
-    "check",      # parse, type-check and model-check specs
-    "types",      # FITO type checking of pipelines only
-    "lts",        # export the state graph of a small model
-    "fmt",        # canonical printer
-    "prove",      # discharge claims in proofs/*.py
-    "recheck",    # re-check certificates in the small kernel
-    "lattice",    # epoch lattice figures
-    "simulate",   # fleet simulator
+    "check",  # parse, type-check and model-check specs
+    "types",  # FITO type checking of pipelines only
+    "lts",  # export the state graph of a small model
+    "fmt",  # canonical printer
+    "prove",  # discharge claims in proofs/*.py
+    "recheck",  # re-check certificates in the small kernel
+    "lattice",  # epoch lattice figures
+    "simulate",  # fleet simulator
     "returnmap",  # symbolic return maps of fleets
-    "inspect",    # epoch-aware checkpoint directories
-    "lint",       # checkpoint mistakes in PyTorch training scripts
-    "replay",     # re-run a saved counterexample on a spec
-    "lsp",        # the language server (stdio)
+    "inspect",  # epoch-aware checkpoint directories
+    "lint",  # checkpoint mistakes in PyTorch training scripts
+    "replay",  # re-run a saved counterexample on a spec
+    "lsp",  # the language server (stdio)
 )
 
 # commands whose module is not named after them (no module shadows the standard library)
@@ -113,8 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fito: error: {exc} [C001 bad-usage]", file=sys.stderr)
         return EXIT_USAGE
     if getattr(args, "_run", None) is None:
-        print("fito: error: a command is required (try `fito --help`) [C001 bad-usage]",
-              file=sys.stderr)
+        print(
+            "fito: error: a command is required (try `fito --help`) [C001 bad-usage]",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         with active(budget_of(args)):
@@ -126,8 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fito: unknown: {exc.message} [M003 limit-reached]", file=sys.stderr)
         return EXIT_LIMIT
     except MemoryError:  # the memory backstop (fito.budget) refused an allocation
-        print("fito: unknown: out of memory (raise --max-memory) [M003 limit-reached]",
-              file=sys.stderr)
+        print(
+            "fito: unknown: out of memory (raise --max-memory) [M003 limit-reached]",
+            file=sys.stderr,
+        )
         return EXIT_LIMIT
     except KeyboardInterrupt:
         print("fito: interrupted", file=sys.stderr)

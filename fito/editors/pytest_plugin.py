@@ -9,6 +9,7 @@ of a file passes when its diagnostics are the ones its `-- expect:` comments nam
 `fito_timeout` and `fito_max_states` bound each assertion (a bound reached is a failure
 that says so). Registered through the `pytest11` entry point of the fito package.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -20,10 +21,16 @@ import pytest
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fito", "fito specs")
-    group.addoption("--fito-path", action="append", default=[], metavar="DIR",
-                    help="collect the *.fito specs under DIR (also ini: fito_paths)")
-    parser.addini("fito_paths", "folders whose *.fito specs are collected", type="paths",
-                  default=[])
+    group.addoption(
+        "--fito-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="collect the *.fito specs under DIR (also ini: fito_paths)",
+    )
+    parser.addini(
+        "fito_paths", "folders whose *.fito specs are collected", type="paths", default=[]
+    )
     parser.addini("fito_timeout", "seconds per assertion (default: no limit)", default="")
     parser.addini("fito_max_states", "states per assertion (default: fito's)", default="")
 
@@ -55,8 +62,10 @@ class SpecFile(pytest.File):
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
             max_states = cfg.getini("fito_max_states")
-            options = CheckOptions(timeout=float(timeout) if timeout else None,
-                                   max_states=int(max_states) if max_states else None)
+            options = CheckOptions(
+                timeout=float(timeout) if timeout else None,
+                max_states=int(max_states) if max_states else None,
+            )
             self._report = run_deep(check_path, str(self.path), options)
         return self._report
 
@@ -101,11 +110,11 @@ class AssertionItem(pytest.Item):
             return
         wrong = [p for p in compare(report) if p.line == self.line]
         if wrong:
-            raise FitoFailure("\n".join([f"expected: {expected}"] + [p.message for p in wrong]
-                                        + [shown]))
+            raise FitoFailure(
+                "\n".join([f"expected: {expected}"] + [p.message for p in wrong] + [shown])
+            )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, FitoFailure):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
@@ -127,8 +136,9 @@ class DiagnosticsItem(pytest.Item):
         wrong = [p for p in compare(report) if p.line not in lines and p.line != 0]
         if report.text is None or wrong:
             shown = [render_text(d, str(self.path), report.text) for d in report.diagnostics]
-            raise FitoFailure("\n".join([f"{self.path}:{p.line}: {p.message}" for p in wrong]
-                                        + shown))
+            raise FitoFailure(
+                "\n".join([f"{self.path}:{p.line}: {p.message}" for p in wrong] + shown)
+            )
 
     repr_failure = AssertionItem.repr_failure  # type: ignore[assignment]
 

@@ -4,6 +4,7 @@ Spans do not take part in equality, so `parse(print(tree)) == tree` compares str
 Processes (`Proc`) and value expressions (`Expr`) are separate node families; the builder
 decides which one a term is from where it stands.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -35,8 +36,8 @@ class IntType:
 
 @dataclass(frozen=True, slots=True)
 class RangeType:
-    lo: "Expr"
-    hi: "Expr"
+    lo: Expr
+    hi: Expr
     span: Span = _span()
 
 
@@ -44,7 +45,7 @@ class RangeType:
 class SetType:
     """`{a, b, c}`: an enumeration in a type declaration, else a finite set of values."""
 
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
     span: Span = _span()
 
 
@@ -72,38 +73,38 @@ class Name:
 
 @dataclass(frozen=True, slots=True)
 class Index:
-    base: "Expr"
-    index: "Expr"
+    base: Expr
+    index: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     func: str
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Unary:
     op: str  # "-" or "not"
-    operand: "Expr"
+    operand: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Binary:
     op: str  # + - * / % == != < <= > >= and or =>
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class IfExpr:
-    cond: "Expr"
-    then: "Expr"
-    orelse: "Expr"
+    cond: Expr
+    then: Expr
+    orelse: Expr
     span: Span = _span()
 
 
@@ -112,7 +113,7 @@ class Quant:
     kind: str  # "forall" or "exists"
     var: str
     domain: TypeExpr
-    body: "Expr"
+    body: Expr
     span: Span = _span()
 
 
@@ -121,8 +122,8 @@ class Let:
     """`let x = e in body`: body with x bound to the value of e."""
 
     var: str
-    value: "Expr"
-    body: "Expr"
+    value: Expr
+    body: Expr
     span: Span = _span()
 
 
@@ -179,7 +180,7 @@ class AssignLoop:
 
     var: str
     domain: TypeExpr
-    body: "Assign | AssignLoop"
+    body: Assign | AssignLoop
     span: Span = _span()
 
 
@@ -191,8 +192,8 @@ class BlockIf:
     """`if b then { ... } else { ... }` inside `atomic { }`."""
 
     cond: Expr
-    then: tuple["Statement", ...]
-    orelse: tuple["Statement", ...]
+    then: tuple[Statement, ...]
+    orelse: tuple[Statement, ...]
     span: Span = _span()
 
 
@@ -260,14 +261,14 @@ class Prefix:
 
     event: Event | None
     assigns: tuple[Assignment, ...]
-    body: "Proc"
+    body: Proc
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Guard:
     cond: Expr
-    body: "Proc"
+    body: Proc
     span: Span = _span()
 
 
@@ -276,7 +277,7 @@ class AssertStep:
     """`assert(b) -> P`: an internal step; a model error when b is false."""
 
     cond: Expr
-    body: "Proc"
+    body: Proc
     span: Span = _span()
 
 
@@ -285,7 +286,7 @@ class Atomic:
     """`atomic { s1, s2, ... } -> P`: the statements run in order as one internal step."""
 
     stmts: tuple[Statement, ...]
-    body: "Proc"
+    body: Proc
     span: Span = _span()
 
 
@@ -294,24 +295,24 @@ class Select:
     """`if :: P1 :: P2 :: else -> Q fi`: the first step of a branch discards the others;
     `orelse` moves only when no branch can."""
 
-    branches: tuple["Proc", ...]
-    orelse: "Proc | None" = None
+    branches: tuple[Proc, ...]
+    orelse: Proc | None = None
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class ProcBinary:
     op: str  # "[]", "|~|", ";", "/\\", "|||", "[>"
-    left: "Proc"
-    right: "Proc"
+    left: Proc
+    right: Proc
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Parallel:
-    left: "Proc"
+    left: Proc
     sync: EventSet
-    right: "Proc"
+    right: Proc
     span: Span = _span()
 
 
@@ -319,16 +320,16 @@ class Parallel:
 class AlphaParallel:
     """`P [A || B] Q`: P performs only events of A, Q only of B; A & B synchronise."""
 
-    left: "Proc"
+    left: Proc
     left_alpha: EventSet
     right_alpha: EventSet
-    right: "Proc"
+    right: Proc
     span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Hide:
-    proc: "Proc"
+    proc: Proc
     chans: EventSet
     span: Span = _span()
 
@@ -337,7 +338,7 @@ class Hide:
 class Rename:
     """`P [[a <- b, c.0 <- d.1]]`."""
 
-    proc: "Proc"
+    proc: Proc
     pairs: tuple[RenamePair, ...]
     span: Span = _span()
 
@@ -345,8 +346,8 @@ class Rename:
 @dataclass(frozen=True, slots=True)
 class ProcIf:
     cond: Expr
-    then: "Proc"
-    orelse: "Proc"
+    then: Proc
+    orelse: Proc
     span: Span = _span()
 
 
@@ -358,13 +359,28 @@ class Replicated:
     op: str  # "[]", "|~|", "|||", "[||]", "||"
     var: str
     domain: TypeExpr
-    body: "Proc"
+    body: Proc
     sync: EventSet | None = None
     span: Span = _span()
 
 
-Proc = Union[Stop, Skip, ProcRef, Prefix, Guard, ProcBinary, Parallel, Hide, ProcIf, Replicated,
-             AssertStep, Atomic, Select, AlphaParallel, Rename]
+Proc = Union[
+    Stop,
+    Skip,
+    ProcRef,
+    Prefix,
+    Guard,
+    ProcBinary,
+    Parallel,
+    Hide,
+    ProcIf,
+    Replicated,
+    AssertStep,
+    Atomic,
+    Select,
+    AlphaParallel,
+    Rename,
+]
 
 
 # ------------------------------------------------------------------ declarations
@@ -518,8 +534,17 @@ class PipelineDecl:
     name_span: Span = _span()
 
 
-Decl = Union[ConstDecl, TypeDecl, ChannelDecl, DomainDecl, ProcessDecl, SystemDecl, AssertDecl,
-             PipelineDecl, FunDecl]
+Decl = Union[
+    ConstDecl,
+    TypeDecl,
+    ChannelDecl,
+    DomainDecl,
+    ProcessDecl,
+    SystemDecl,
+    AssertDecl,
+    PipelineDecl,
+    FunDecl,
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,11 @@ has a left and a right binding power (Pratt style): an operator on the stack is 
 before an incoming one when its right binding power is at least the incoming left binding
 power. `->` and `&` share a right binding power so that `a -> b & P` reads `a -> (b & P)`.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 # loosest first: (operator, associativity)
 _LEVELS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -49,9 +51,12 @@ NONASSOC = frozenset(op for ops, assoc in _LEVELS if assoc == "none" for op in o
 T = TypeVar("T")
 
 
-def resolve_chain(operands: Sequence[T], operators: Sequence[str],
-                  combine: Callable[[str, T, T], T],
-                  chained: Callable[[str, str, T, T], None] | None = None) -> T:
+def resolve_chain(
+    operands: Sequence[T],
+    operators: Sequence[str],
+    combine: Callable[[str, T, T], T],
+    chained: Callable[[str, str, T, T], None] | None = None,
+) -> T:
     """Fold `u0 op1 u1 ... opn un` by precedence, iteratively (no recursion).
 
     `chained(first, second, left, right)` is told of `a < b < c`: two operators of one

@@ -1,5 +1,6 @@
 """`fito lint`: the FITO mistakes of paper A (torn, mixed-epoch and unawaited checkpoints)
 found in Python training scripts. docs/lint.md documents the codes and how code is read."""
+
 from __future__ import annotations
 
 from fito.lint.run import LintOptions, LintReport, discover, exit_status, lint_path, lint_source

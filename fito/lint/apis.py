@@ -6,89 +6,227 @@ events. Library entry points that manage a whole checkpoint themselves (Lightnin
 `torch.distributed.checkpoint.save`) are deliberately not saves: the linter judges the
 protocol a script writes by hand, not the libraries it calls.
 """
+
 from __future__ import annotations
 
 from fito.lint import vocab
 
 SAVE, SAVE_RANK0, SAFETENSORS, SAVE_PRETRAINED, DUMP, DCP_SAVE, ASYNC_SAVE = (
-    "save", "save-rank0", "safetensors", "save-pretrained", "dump", "dcp-save", "async-save")
+    "save",
+    "save-rank0",
+    "safetensors",
+    "save-pretrained",
+    "dump",
+    "dcp-save",
+    "async-save",
+)
 LOAD, FROM_PRETRAINED, LOAD_STATE_DICT, SET_STATE_DICT, LIB_RESTORE = (
-    "load", "from-pretrained", "load-state-dict", "set-state-dict", "library-restore")
+    "load",
+    "from-pretrained",
+    "load-state-dict",
+    "set-state-dict",
+    "library-restore",
+)
 OPEN, WRITE_PATH, SYMLINK, RENAME, FSYNC, BARRIER = (
-    "open", "write-path", "symlink", "rename", "fsync", "barrier")
+    "open",
+    "write-path",
+    "symlink",
+    "rename",
+    "fsync",
+    "barrier",
+)
 THREAD, SUBMIT, WAIT, WAIT_FN, EXECUTOR, TASK = (
-    "thread", "submit", "wait", "wait-fn", "executor", "task")
+    "thread",
+    "submit",
+    "wait",
+    "wait-fn",
+    "executor",
+    "task",
+)
 JOIN_PATH, TRANSPARENT, DIRNAME, LISTING, SORTED, MAX, TEMPFILE = (
-    "join-path", "transparent", "dirname", "listing", "sorted", "max", "tempfile")
+    "join-path",
+    "transparent",
+    "dirname",
+    "listing",
+    "sorted",
+    "max",
+    "tempfile",
+)
 STATE_DICT, RNG_STATE, DICT, UPDATE, APPEND, FORMAT, GET = (
-    "state-dict", "rng-state", "dict", "update", "append", "format", "get")
+    "state-dict",
+    "rng-state",
+    "dict",
+    "update",
+    "append",
+    "format",
+    "get",
+)
 
 #: tags of calls that write checkpoint state (a background task that makes one saves)
 SAVING = frozenset((SAVE, SAVE_RANK0, SAFETENSORS, SAVE_PRETRAINED, ASYNC_SAVE, DCP_SAVE))
 #: tags the linter has anything to say about (a helper holding none is not inlined)
-RELEVANT = SAVING | frozenset((DUMP, OPEN, WRITE_PATH, SYMLINK, RENAME,
-                               FSYNC, BARRIER, LOAD, FROM_PRETRAINED, LOAD_STATE_DICT,
-                                SET_STATE_DICT, THREAD, SUBMIT, WAIT, WAIT_FN, DCP_SAVE,
-                                LISTING, TASK))
+RELEVANT = SAVING | frozenset(
+    (
+        DUMP,
+        OPEN,
+        WRITE_PATH,
+        SYMLINK,
+        RENAME,
+        FSYNC,
+        BARRIER,
+        LOAD,
+        FROM_PRETRAINED,
+        LOAD_STATE_DICT,
+        SET_STATE_DICT,
+        THREAD,
+        SUBMIT,
+        WAIT,
+        WAIT_FN,
+        DCP_SAVE,
+        LISTING,
+        TASK,
+    )
+)
 
 _BY_QUALNAME = {
-    "torch.save": SAVE, "torch_xla.core.xla_model.save": SAVE_RANK0,
-    "safetensors.torch.save_file": SAFETENSORS, "safetensors.torch.save_model": SAFETENSORS,
-    "json.dump": DUMP, "pickle.dump": DUMP, "yaml.dump": DUMP, "yaml.safe_dump": DUMP,
+    "torch.save": SAVE,
+    "torch_xla.core.xla_model.save": SAVE_RANK0,
+    "safetensors.torch.save_file": SAFETENSORS,
+    "safetensors.torch.save_model": SAFETENSORS,
+    "json.dump": DUMP,
+    "pickle.dump": DUMP,
+    "yaml.dump": DUMP,
+    "yaml.safe_dump": DUMP,
     "torch.distributed.checkpoint.save": DCP_SAVE,
     "torch.distributed.checkpoint.save_state_dict": DCP_SAVE,
     "torch.distributed.checkpoint.async_save": ASYNC_SAVE,
-    "torch.load": LOAD, "safetensors.torch.load_file": LOAD, "safetensors.torch.load": LOAD,
-    "json.load": LOAD, "pickle.load": LOAD,
+    "torch.load": LOAD,
+    "safetensors.torch.load_file": LOAD,
+    "safetensors.torch.load": LOAD,
+    "json.load": LOAD,
+    "pickle.load": LOAD,
     "torch.distributed.checkpoint.state_dict.set_model_state_dict": SET_STATE_DICT,
     "torch.distributed.checkpoint.state_dict.set_optimizer_state_dict": SET_STATE_DICT,
-    "open": OPEN, "io.open": OPEN, "builtins.open": OPEN,
-    "os.symlink": SYMLINK, "os.link": SYMLINK,
-    "os.rename": RENAME, "os.replace": RENAME, "os.renames": RENAME, "shutil.move": RENAME,
-    "os.fsync": FSYNC, "os.fdatasync": FSYNC,
-    "threading.Thread": THREAD, "multiprocessing.Process": THREAD,
+    "open": OPEN,
+    "io.open": OPEN,
+    "builtins.open": OPEN,
+    "os.symlink": SYMLINK,
+    "os.link": SYMLINK,
+    "os.rename": RENAME,
+    "os.replace": RENAME,
+    "os.renames": RENAME,
+    "shutil.move": RENAME,
+    "os.fsync": FSYNC,
+    "os.fdatasync": FSYNC,
+    "threading.Thread": THREAD,
+    "multiprocessing.Process": THREAD,
     "torch.multiprocessing.Process": THREAD,
-    "concurrent.futures.wait": WAIT_FN, "asyncio.gather": WAIT_FN, "asyncio.wait": WAIT_FN,
+    "concurrent.futures.wait": WAIT_FN,
+    "asyncio.gather": WAIT_FN,
+    "asyncio.wait": WAIT_FN,
     "concurrent.futures.ThreadPoolExecutor": EXECUTOR,
     "concurrent.futures.ProcessPoolExecutor": EXECUTOR,
-    "multiprocessing.Pool": EXECUTOR, "multiprocessing.pool.ThreadPool": EXECUTOR,
-    "asyncio.create_task": TASK, "asyncio.ensure_future": TASK,
-    "os.path.join": JOIN_PATH, "posixpath.join": JOIN_PATH, "pathlib.Path": JOIN_PATH,
+    "multiprocessing.Pool": EXECUTOR,
+    "multiprocessing.pool.ThreadPool": EXECUTOR,
+    "asyncio.create_task": TASK,
+    "asyncio.ensure_future": TASK,
+    "os.path.join": JOIN_PATH,
+    "posixpath.join": JOIN_PATH,
+    "pathlib.Path": JOIN_PATH,
     "pathlib.PurePath": JOIN_PATH,
-    "str": TRANSPARENT, "os.fspath": TRANSPARENT, "os.fdopen": TRANSPARENT,
+    "str": TRANSPARENT,
+    "os.fspath": TRANSPARENT,
+    "os.fdopen": TRANSPARENT,
     "os.path.abspath": TRANSPARENT,
-    "os.path.realpath": TRANSPARENT, "os.path.expanduser": TRANSPARENT,
-    "os.path.normpath": TRANSPARENT, "copy.deepcopy": TRANSPARENT, "copy.copy": TRANSPARENT,
-    "list": TRANSPARENT, "filter": TRANSPARENT, "reversed": TRANSPARENT,
+    "os.path.realpath": TRANSPARENT,
+    "os.path.expanduser": TRANSPARENT,
+    "os.path.normpath": TRANSPARENT,
+    "copy.deepcopy": TRANSPARENT,
+    "copy.copy": TRANSPARENT,
+    "list": TRANSPARENT,
+    "filter": TRANSPARENT,
+    "reversed": TRANSPARENT,
     "os.path.dirname": DIRNAME,
-    "glob.glob": LISTING, "glob.iglob": LISTING, "os.listdir": LISTING, "os.scandir": LISTING,
-    "sorted": SORTED, "natsort.natsorted": SORTED, "max": MAX,
+    "glob.glob": LISTING,
+    "glob.iglob": LISTING,
+    "os.listdir": LISTING,
+    "os.scandir": LISTING,
+    "sorted": SORTED,
+    "natsort.natsorted": SORTED,
+    "max": MAX,
     "dict": DICT,
-    "torch.get_rng_state": RNG_STATE, "torch.cuda.get_rng_state": RNG_STATE,
-    "torch.cuda.get_rng_state_all": RNG_STATE, "random.getstate": RNG_STATE,
-    "numpy.random.get_state": RNG_STATE, "fito.runtime.capture_rng": RNG_STATE,
+    "torch.get_rng_state": RNG_STATE,
+    "torch.cuda.get_rng_state": RNG_STATE,
+    "torch.cuda.get_rng_state_all": RNG_STATE,
+    "random.getstate": RNG_STATE,
+    "numpy.random.get_state": RNG_STATE,
+    "fito.runtime.capture_rng": RNG_STATE,
 }
 _BY_METHOD = {
-    "state_dict": STATE_DICT, "load_state_dict": LOAD_STATE_DICT,
-    "save_pretrained": SAVE_PRETRAINED, "from_pretrained": FROM_PRETRAINED,
-    "write_text": WRITE_PATH, "write_bytes": WRITE_PATH, "touch": WRITE_PATH,
-    "symlink_to": WRITE_PATH, "fsync": FSYNC,
-    "result": WAIT, "wait_until_finished": WAIT, "shutdown": WAIT,
-    "submit": SUBMIT, "apply_async": SUBMIT,
-    "joinpath": JOIN_PATH, "format": FORMAT, "update": UPDATE, "append": APPEND, "get": GET,
-    "resolve": TRANSPARENT, "absolute": TRANSPARENT, "expanduser": TRANSPARENT,
-    "as_posix": TRANSPARENT, "to": TRANSPARENT, "cpu": TRANSPARENT, "cuda": TRANSPARENT,
-    "fileno": TRANSPARENT, "copy": TRANSPARENT, "items": TRANSPARENT, "values": TRANSPARENT,
-    "detach": TRANSPARENT, "clone": TRANSPARENT,
-    "glob": LISTING, "rglob": LISTING, "iterdir": LISTING,
-    "load_state": LIB_RESTORE, "load_checkpoint": LIB_RESTORE, "resume_checkpoint": LIB_RESTORE,
-    "load_weights": LIB_RESTORE, "load_model": LIB_RESTORE, "load_pretrained": LIB_RESTORE,
+    "state_dict": STATE_DICT,
+    "load_state_dict": LOAD_STATE_DICT,
+    "save_pretrained": SAVE_PRETRAINED,
+    "from_pretrained": FROM_PRETRAINED,
+    "write_text": WRITE_PATH,
+    "write_bytes": WRITE_PATH,
+    "touch": WRITE_PATH,
+    "symlink_to": WRITE_PATH,
+    "fsync": FSYNC,
+    "result": WAIT,
+    "wait_until_finished": WAIT,
+    "shutdown": WAIT,
+    "submit": SUBMIT,
+    "apply_async": SUBMIT,
+    "joinpath": JOIN_PATH,
+    "format": FORMAT,
+    "update": UPDATE,
+    "append": APPEND,
+    "get": GET,
+    "resolve": TRANSPARENT,
+    "absolute": TRANSPARENT,
+    "expanduser": TRANSPARENT,
+    "as_posix": TRANSPARENT,
+    "to": TRANSPARENT,
+    "cpu": TRANSPARENT,
+    "cuda": TRANSPARENT,
+    "fileno": TRANSPARENT,
+    "copy": TRANSPARENT,
+    "items": TRANSPARENT,
+    "values": TRANSPARENT,
+    "detach": TRANSPARENT,
+    "clone": TRANSPARENT,
+    "glob": LISTING,
+    "rglob": LISTING,
+    "iterdir": LISTING,
+    "load_state": LIB_RESTORE,
+    "load_checkpoint": LIB_RESTORE,
+    "resume_checkpoint": LIB_RESTORE,
+    "load_weights": LIB_RESTORE,
+    "load_model": LIB_RESTORE,
+    "load_pretrained": LIB_RESTORE,
 }
-_TEMPFILE = frozenset(("mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory",
-                       "mktemp", "gettempdir"))
-_LIBRARIES = frozenset(("torch", "lightning", "pytorch_lightning", "transformers", "accelerate",
-                        "deepspeed", "safetensors", "torch_xla", "fairscale", "timm",
-                        "megatron", "fairseq", "composer", "apex", "torchvision"))
+_TEMPFILE = frozenset(
+    ("mkstemp", "mkdtemp", "NamedTemporaryFile", "TemporaryDirectory", "mktemp", "gettempdir")
+)
+_LIBRARIES = frozenset(
+    (
+        "torch",
+        "lightning",
+        "pytorch_lightning",
+        "transformers",
+        "accelerate",
+        "deepspeed",
+        "safetensors",
+        "torch_xla",
+        "fairscale",
+        "timm",
+        "megatron",
+        "fairseq",
+        "composer",
+        "apex",
+        "torchvision",
+    )
+)
 
 
 def is_training_import(module: str) -> bool:
@@ -124,8 +262,11 @@ def classify(qual: str | None, attr: str | None, nargs: int, receiver: str | Non
 
 def _method_tag(attr: str, nargs: int, receiver: str | None) -> str | None:
     recv_tokens = vocab.tokens(receiver or "")
-    if attr in vocab.BARRIER_CALLS or attr.endswith("barrier") or \
-            (attr == "synchronize" and "cuda" not in recv_tokens):  # detectron2's comm.synchronize
+    if (
+        attr in vocab.BARRIER_CALLS
+        or attr.endswith("barrier")
+        or (attr == "synchronize" and "cuda" not in recv_tokens)
+    ):  # detectron2's comm.synchronize
         return BARRIER
     if attr == "save" and "accelerator" in recv_tokens:
         return SAVE_RANK0

@@ -1,5 +1,6 @@
 """Values and events of calls: saves, loads, renames, fsyncs, barriers, background saves,
 and the path builders (`os.path.join`, `Path`, `str.format`) that real code wraps them in."""
+
 from __future__ import annotations
 
 import ast
@@ -24,11 +25,30 @@ from fito.lint.values import (
 )
 
 _FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
-_RESTORE_ORDER = (vocab.OPTIMIZER, vocab.SCHEDULER, vocab.SCALER, vocab.MODEL, vocab.RNG,
-                  vocab.DATA)
+_RESTORE_ORDER = (
+    vocab.OPTIMIZER,
+    vocab.SCHEDULER,
+    vocab.SCALER,
+    vocab.MODEL,
+    vocab.RNG,
+    vocab.DATA,
+)
 _NOT_MODELS = frozenset(("tokenizer", "config", "processor", "extractor", "feature", "vocab"))
-_BUILDERS = frozenset(("get", "build", "create", "make", "init", "load", "unwrap", "wrap",
-                       "prepare", "setup", "configure"))
+_BUILDERS = frozenset(
+    (
+        "get",
+        "build",
+        "create",
+        "make",
+        "init",
+        "load",
+        "unwrap",
+        "wrap",
+        "prepare",
+        "setup",
+        "configure",
+    )
+)
 Args = list[Value]
 Kwargs = dict[str, Value]
 
@@ -47,12 +67,20 @@ class Calls(Evaluator):
     packed: dict[str, list[Value]]
     packed_kw: dict[str, dict[str, Value]]
 
-    def inline(self, node: ast.Call, fn: FunctionNode, args: Args, kw: Kwargs,
-               bound_self: Value | None, cls: str | None) -> Value | None:
+    def inline(
+        self,
+        node: ast.Call,
+        fn: FunctionNode,
+        args: Args,
+        kw: Kwargs,
+        bound_self: Value | None,
+        cls: str | None,
+    ) -> Value | None:
         raise NotImplementedError
 
-    def resolve_callee(self, func: ast.expr,
-                       recv: Value | None) -> tuple[FunctionNode, str | None] | str | None:
+    def resolve_callee(
+        self, func: ast.expr, recv: Value | None
+    ) -> tuple[FunctionNode, str | None] | str | None:
         raise NotImplementedError
 
     def v_Call(self, node: ast.Call) -> Value:
@@ -67,8 +95,13 @@ class Calls(Evaluator):
             if out is not None:
                 return out
         qual = self.index.qualify(func)
-        attr = func.attr if isinstance(func, ast.Attribute) else \
-            func.id if isinstance(func, ast.Name) else None
+        attr = (
+            func.attr
+            if isinstance(func, ast.Attribute)
+            else func.id
+            if isinstance(func, ast.Name)
+            else None
+        )
         receiver = dotted(func.value) if isinstance(func, ast.Attribute) else None
         tag = apis.classify(qual, attr, len(node.args), receiver)
         if tag == apis.LOAD_STATE_DICT and receiver in self.index.imports:
@@ -79,8 +112,13 @@ class Calls(Evaluator):
         name = qual or attr or "?"
         if vocab.has_word(name.rsplit(".", 1)[-1], vocab.COMMIT_CALL_WORDS):
             # `finalize_checkpoint(step)` from another module may well write a commit marker
-            self.emit(Write(site_of(node), self.ctx, Value(text="{" + name + "()}",
-                                                           flags=frozenset((INFERRED,)))))
+            self.emit(
+                Write(
+                    site_of(node),
+                    self.ctx,
+                    Value(text="{" + name + "()}", flags=frozenset((INFERRED,))),
+                )
+            )
         return self.unknown_call(name, args, recv)
 
     def arguments(self, node: ast.Call) -> tuple[Args, Kwargs]:
@@ -88,15 +126,21 @@ class Calls(Evaluator):
         inlined are unpacked into what its caller passed."""
         args: Args = []
         for a in node.args:
-            if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and \
-                    "*" + a.value.id in self.packed:
+            if (
+                isinstance(a, ast.Starred)
+                and isinstance(a.value, ast.Name)
+                and "*" + a.value.id in self.packed
+            ):
                 args.extend(self.packed["*" + a.value.id])
             else:
                 args.append(self.value(a.value if isinstance(a, ast.Starred) else a))
         kw: Kwargs = {}
         for k in node.keywords:
-            if k.arg is None and isinstance(k.value, ast.Name) and \
-                    "**" + k.value.id in self.packed_kw:
+            if (
+                k.arg is None
+                and isinstance(k.value, ast.Name)
+                and "**" + k.value.id in self.packed_kw
+            ):
                 kw.update(self.packed_kw["**" + k.value.id])
             else:
                 kw[k.arg or "**"] = self.value(k.value)
@@ -132,12 +176,19 @@ class Calls(Evaluator):
         elif last[:1].isupper() or vocab.tokens(last)[:1] and vocab.tokens(last)[0] in _BUILDERS:
             kind = vocab.kind_of_name(last)
             kinds = frozenset((kind,)) if kind else frozenset()
-        return Value(text="{" + last + "()}", kinds=kinds, names=base.names | {name},
-                     selections=base.selections, loads=base.loads, flags=flags)
+        return Value(
+            text="{" + last + "()}",
+            kinds=kinds,
+            names=base.names | {name},
+            selections=base.selections,
+            loads=base.loads,
+            flags=flags,
+        )
 
     # ------------------------------------------------------------------ writes
-    def _save(self, node: ast.Call, api: str, payload: Value, path: Value,
-              rank0: bool = False) -> Value:
+    def _save(
+        self, node: ast.Call, api: str, payload: Value, path: Value, rank0: bool = False
+    ) -> Value:
         ctx = replace(self.ctx, rank0=True) if rank0 else self.ctx
         self.emit(Save(site_of(node), ctx, api, payload, path))
         return UNKNOWN
@@ -146,17 +197,31 @@ class Calls(Evaluator):
         return self._save(node, "torch.save", _arg(args, kw, 0, "obj"), _arg(args, kw, 1, "f"))
 
     def c_save_rank0(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        return self._save(node, "torch.save", _arg(args, kw, 0, "obj", "data"),
-                          _arg(args, kw, 1, "f", "file_or_path", "path"), rank0=True)
+        return self._save(
+            node,
+            "torch.save",
+            _arg(args, kw, 0, "obj", "data"),
+            _arg(args, kw, 1, "f", "file_or_path", "path"),
+            rank0=True,
+        )
 
     def c_safetensors(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        return self._save(node, "safetensors", _arg(args, kw, 0, "tensors", "model"),
-                          _arg(args, kw, 1, "filename"))
+        return self._save(
+            node,
+            "safetensors",
+            _arg(args, kw, 0, "tensors", "model"),
+            _arg(args, kw, 1, "filename"),
+        )
 
     def c_save_pretrained(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "save_model":
-            return self._save(node, "save_pretrained", _arg(args, kw, 0, "model"),
-                              _arg(args, kw, 1, "save_directory"), rank0=True)
+            return self._save(
+                node,
+                "save_pretrained",
+                _arg(args, kw, 0, "model"),
+                _arg(args, kw, 1, "save_directory"),
+                rank0=True,
+            )
         if vocab.has_word(dotted(node.func) or "", _NOT_MODELS):
             return UNKNOWN
         return self._save(node, "save_pretrained", recv, _arg(args, kw, 0, "save_directory"))
@@ -166,8 +231,11 @@ class Calls(Evaluator):
 
     def c_open(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         path = _arg(args, kw, 0, "file")
-        mode_node = node.args[1] if len(node.args) > 1 else \
-            next((k.value for k in node.keywords if k.arg == "mode"), None)
+        mode_node = (
+            node.args[1]
+            if len(node.args) > 1
+            else next((k.value for k in node.keywords if k.arg == "mode"), None)
+        )
         mode = mode_node.value if isinstance(mode_node, ast.Constant) else "r"
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             self.emit(Write(site_of(node), self.ctx, path))
@@ -183,7 +251,11 @@ class Calls(Evaluator):
 
     def c_rename(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         if isinstance(node.func, ast.Attribute) and self.index.qualify(node.func) not in (
-                "os.rename", "os.replace", "os.renames", "shutil.move"):
+            "os.rename",
+            "os.replace",
+            "os.renames",
+            "shutil.move",
+        ):
             src, dst = recv, _arg(args, kw, 0, "target")
         else:
             src, dst = _arg(args, kw, 0, "src"), _arg(args, kw, 1, "dst")
@@ -208,8 +280,9 @@ class Calls(Evaluator):
         path = _arg(args, kw, 0, "f", "filename")
         ident = self.identity(node)
         self.emit(Load(site_of(node), self.ctx, path, ident))
-        return Value(text=path.text, names=path.names, selections=path.selections,
-                     loads=frozenset((ident,)))
+        return Value(
+            text=path.text, names=path.names, selections=path.selections, loads=frozenset((ident,))
+        )
 
     def c_from_pretrained(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         out = self.c_load(node, args, kw, recv)
@@ -229,8 +302,9 @@ class Calls(Evaluator):
             source = _arg(args, kw, 2, "optim_state_dict")
             self.emit(Restore(site_of(node), self.ctx, vocab.OPTIMIZER, source))
         else:
-            self.emit(Restore(site_of(node), self.ctx, vocab.MODEL,
-                              _arg(args, kw, 1, "model_state_dict")))
+            self.emit(
+                Restore(site_of(node), self.ctx, vocab.MODEL, _arg(args, kw, 1, "model_state_dict"))
+            )
         return UNKNOWN
 
     def c_library_restore(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -253,16 +327,23 @@ class Calls(Evaluator):
             if isinstance(n, (ast.Name, ast.Attribute)):
                 if apis.classify(self.index.qualify(n), None, 0, None) in apis.SAVING:
                     return True
-                callee = self.resolve_callee(n, self.value(n.value)
-                                             if isinstance(n, ast.Attribute) else None)
+                callee = self.resolve_callee(
+                    n, self.value(n.value) if isinstance(n, ast.Attribute) else None
+                )
                 if isinstance(callee, tuple) and id(callee[0]) in self.index.saving:
                     return True
             if isinstance(n, ast.Call) and _call_tag(self, n) in apis.SAVING:
                 return True
         return False
 
-    def _start(self, node: ast.Call, api: str, handles: frozenset[str], must_wait: bool,
-               serial: bool = False) -> Value:
+    def _start(
+        self,
+        node: ast.Call,
+        api: str,
+        handles: frozenset[str],
+        must_wait: bool,
+        serial: bool = False,
+    ) -> Value:
         i = self.emit(Async(site_of(node), self.ctx, api, handles, must_wait, serial))
         return Value(flags=frozenset((f"async:{i}",))) if i >= 0 else UNKNOWN
 
@@ -275,8 +356,9 @@ class Calls(Evaluator):
         daemon = next((k.value for k in node.keywords if k.arg == "daemon"), None)
         must_wait = isinstance(daemon, ast.Constant) and daemon.value is True
         out = self._start(node, "thread", frozenset(), must_wait)
-        self._run_target(node, target, next((k.value for k in node.keywords
-                                              if k.arg == "args"), None))
+        self._run_target(
+            node, target, next((k.value for k in node.keywords if k.arg == "args"), None)
+        )
         return out
 
     def c_submit(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -302,23 +384,27 @@ class Calls(Evaluator):
         if isinstance(target, ast.Lambda):
             self.value(target.body)
             return
-        fn = self.resolve_callee(target, self.value(target.value)
-                                 if isinstance(target, ast.Attribute) else None)
+        fn = self.resolve_callee(
+            target, self.value(target.value) if isinstance(target, ast.Attribute) else None
+        )
         if isinstance(fn, tuple):
             elts = packed.elts if isinstance(packed, (ast.Tuple, ast.List)) else []
             self.inline(node, fn[0], [self.value(e) for e in elts], {}, None, fn[1])
 
     def c_executor(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        workers = next((k.value for k in node.keywords
-                        if k.arg in ("max_workers", "processes")), None)
+        workers = next(
+            (k.value for k in node.keywords if k.arg in ("max_workers", "processes")), None
+        )
         if workers is None and node.args:
             workers = node.args[0]
         serial = isinstance(workers, ast.Constant) and workers.value == 1
         return Value(flags=frozenset((EXECUTOR, SERIAL) if serial else (EXECUTOR,)))
 
     def c_wait(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        if any(k.arg == "wait" and isinstance(k.value, ast.Constant) and k.value.value is False
-               for k in node.keywords):
+        if any(
+            k.arg == "wait" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in node.keywords
+        ):
             return UNKNOWN  # executor.shutdown(wait=False)
         self.emit(Wait(site_of(node), self.ctx, recv.aliases))
         return UNKNOWN
@@ -329,13 +415,15 @@ class Calls(Evaluator):
 
     # ------------------------------------------------------------------ paths and values
     def c_join_path(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        parts = ([recv] if isinstance(node.func, ast.Attribute) and
-                 node.func.attr == "joinpath" else []) + args
+        parts = (
+            [recv] if isinstance(node.func, ast.Attribute) and node.func.attr == "joinpath" else []
+        ) + args
         return join(parts, text="/".join(p.text for p in parts))
 
     def c_transparent(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        if isinstance(node.func, ast.Attribute) and \
-                not apis.is_known_function(self.index.qualify(node.func)):
+        if isinstance(node.func, ast.Attribute) and not apis.is_known_function(
+            self.index.qualify(node.func)
+        ):
             return recv
         return args[0] if args else UNKNOWN
 
@@ -356,8 +444,9 @@ class Calls(Evaluator):
         elif method:
             pattern = args[0].text if args else "*"
             text = base.text + "/" + pattern
-        return Value(text=text, names=base.names, selections=base.selections,
-                     flags=frozenset((LISTING,)))
+        return Value(
+            text=text, names=base.names, selections=base.selections, flags=frozenset((LISTING,))
+        )
 
     def c_sorted(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         return args[0] if args else UNKNOWN
@@ -380,15 +469,20 @@ class Calls(Evaluator):
     def c_dict(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         kinds = {k for k in (vocab.kind_of_key(name) for name in kw if name != "**") if k}
         out = join(args + list(kw.values()))
-        return Value(kinds=out.kinds | frozenset(kinds), keys=frozenset(kw) - {"**"},
-                     names=out.names, loads=out.loads)
+        return Value(
+            kinds=out.kinds | frozenset(kinds),
+            keys=frozenset(kw) - {"**"},
+            names=out.names,
+            loads=out.loads,
+        )
 
     def c_update(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         name = dotted(node.func.value) if isinstance(node.func, ast.Attribute) else None
         if name is not None and name in self.env:
             added = self.c_dict(node, args, kw, recv)
             self.env[name] = join([self.env[name], added], text=self.env[name].text).plus(
-                keys=added.keys)
+                keys=added.keys
+            )
         return UNKNOWN
 
     def c_append(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -433,7 +527,12 @@ def _arg(args: Args, kw: Kwargs, position: int, *names: str) -> Value:
 
 def _call_tag(ev: Evaluator, call: ast.Call) -> str | None:
     func = call.func
-    attr = func.attr if isinstance(func, ast.Attribute) else \
-        func.id if isinstance(func, ast.Name) else None
+    attr = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else None
+    )
     receiver = dotted(func.value) if isinstance(func, ast.Attribute) else None
     return apis.classify(ev.index.qualify(func), attr, len(call.args), receiver)

@@ -7,6 +7,7 @@ inlined. Each event carries its `Context`: the branches it sits in (so that two 
 two sides of an `if` are never taken for one protocol), the loops around it, and whether only
 rank 0 runs it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,9 +22,9 @@ Branch = tuple[int, int]
 @dataclass(frozen=True, slots=True)
 class Context:
     branches: tuple[Branch, ...] = ()
-    loops: tuple[int, ...] = ()       # ids of the enclosing loop statements, outermost first
-    rank0: bool = False               # only rank 0 (the main process) gets here
-    calls: tuple[Site, ...] = ()      # call sites of the inlined helpers, outermost first
+    loops: tuple[int, ...] = ()  # ids of the enclosing loop statements, outermost first
+    rank0: bool = False  # only rank 0 (the main process) gets here
+    calls: tuple[Site, ...] = ()  # call sites of the inlined helpers, outermost first
 
     def compatible(self, other: Context) -> bool:
         """Both can run in one execution: no `if` is taken on two different arms."""
@@ -44,7 +45,7 @@ class Save(Event):
     api: str
     payload: Value
     path: Value
-    atomic_api: bool = False   # the API writes through a temporary file itself
+    atomic_api: bool = False  # the API writes through a temporary file itself
 
     @property
     def is_torch_like(self) -> bool:
@@ -112,10 +113,10 @@ class Async(Event):
     """A save started in the background: a thread, a process, a future, `async_save`."""
 
     api: str
-    handles: frozenset[str]     # names a wait may use for it (its variable, its container)
-    must_wait: bool             # the exit does not wait for it (daemon, a DCP future)
-    serial: bool = False        # a one-worker executor: saves never overlap
-    escaped: bool = False       # the handle is returned or passed on: the receiver waits
+    handles: frozenset[str]  # names a wait may use for it (its variable, its container)
+    must_wait: bool  # the exit does not wait for it (daemon, a DCP future)
+    serial: bool = False  # a one-worker executor: saves never overlap
+    escaped: bool = False  # the handle is returned or passed on: the receiver waits
 
 
 @dataclass(frozen=True, slots=True)

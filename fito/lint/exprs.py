@@ -1,5 +1,6 @@
 """Values of expressions: names through the environment, strings and paths as text,
 dictionaries as the components they hold. Calls go to `fito.lint.calls`."""
+
 from __future__ import annotations
 
 import ast
@@ -15,9 +16,12 @@ _PERCENT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdifrxXeEgG]")
 
 
 def site_of(node: ast.AST) -> Site:
-    return (node.lineno, node.col_offset,  # type: ignore[attr-defined]
-            getattr(node, "end_lineno", None) or node.lineno,  # type: ignore[attr-defined]
-            getattr(node, "end_col_offset", None) or node.col_offset)  # type: ignore[attr-defined]
+    return (
+        node.lineno,
+        node.col_offset,  # type: ignore[attr-defined]
+        getattr(node, "end_lineno", None) or node.lineno,  # type: ignore[attr-defined]
+        getattr(node, "end_col_offset", None) or node.col_offset,
+    )  # type: ignore[attr-defined]
 
 
 class Evaluator:
@@ -58,8 +62,7 @@ class Evaluator:
         method = getattr(self, "v_" + type(node).__name__, None)
         if method is not None:
             return method(node)
-        return join([self.value(c) for c in ast.iter_child_nodes(node)
-                     if isinstance(c, ast.expr)])
+        return join([self.value(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
 
     def v_Constant(self, node: ast.Constant) -> Value:
         if isinstance(node.value, str):
@@ -81,8 +84,10 @@ class Evaluator:
             if node.attr == "parent":
                 return base.with_text(base.text + "/..")
             keep = base.flags - {LISTING}
-            return join([own, Value(selections=base.selections, loads=base.loads,
-                                    flags=keep)], text=own.text)
+            return join(
+                [own, Value(selections=base.selections, loads=base.loads, flags=keep)],
+                text=own.text,
+            )
         base = self.value(node.value)
         return base.with_text("{" + node.attr + "}")
 
@@ -102,8 +107,11 @@ class Evaluator:
         if isinstance(node.op, ast.Div):
             return join([left, right], text=left.text + "/" + right.text)
         if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
-            args = [self.value(e) for e in node.right.elts] \
-                if isinstance(node.right, ast.Tuple) else [right]
+            args = (
+                [self.value(e) for e in node.right.elts]
+                if isinstance(node.right, ast.Tuple)
+                else [right]
+            )
             texts = iter([a.text for a in args])
             text = _PERCENT.sub(lambda m: next(texts, "{?}"), left.text)
             return join([left, *args], text=text)
@@ -124,8 +132,13 @@ class Evaluator:
             elif k is None:
                 keys |= val.keys
         out = join(values)
-        return Value(kinds=out.kinds | frozenset(kinds), keys=frozenset(keys), names=out.names,
-                     selections=out.selections, loads=out.loads)
+        return Value(
+            kinds=out.kinds | frozenset(kinds),
+            keys=frozenset(keys),
+            names=out.names,
+            selections=out.selections,
+            loads=out.loads,
+        )
 
     def v_Subscript(self, node: ast.Subscript) -> Value:
         base = self.value(node.value)
@@ -136,9 +149,15 @@ class Evaluator:
             return self.select(node, base)
         if isinstance(key, str):
             return self.key_of(node, base, key)
-        return Value(text=base.text, kinds=base.kinds, names=base.names,
-                     selections=base.selections, loads=base.loads,
-                     flags=base.flags - {LISTING}, aliases=base.aliases)
+        return Value(
+            text=base.text,
+            kinds=base.kinds,
+            names=base.names,
+            selections=base.selections,
+            loads=base.loads,
+            flags=base.flags - {LISTING},
+            aliases=base.aliases,
+        )
 
     def key_of(self, node: ast.expr, base: Value, key: str) -> Value:
         """`base[key]` or `base.get(key)`: a read from a loaded checkpoint is an event."""
@@ -148,14 +167,23 @@ class Evaluator:
         kinds = frozenset((kind,)) if kind and kind != vocab.STEP else frozenset()
         if not kinds and base.loads:
             kinds = base.kinds
-        return Value(text="{" + key + "}", kinds=kinds, names=base.names | {key},
-                     selections=base.selections, loads=base.loads)
+        return Value(
+            text="{" + key + "}",
+            kinds=kinds,
+            names=base.names | {key},
+            selections=base.selections,
+            loads=base.loads,
+        )
 
     def select(self, node: ast.expr, listing: Value) -> Value:
         """The latest entry of a listing: a selection, identified by where it is made."""
         site = self.identity(node)
-        return Value(text=listing.text.replace("{entry}", "{latest}"), names=listing.names,
-                     selections=listing.selections | {site}, loads=listing.loads)
+        return Value(
+            text=listing.text.replace("{entry}", "{latest}"),
+            names=listing.names,
+            selections=listing.selections | {site},
+            loads=listing.loads,
+        )
 
     def identity(self, node: ast.AST) -> Site:
         """Where a value is made, told apart per call of the helper that makes it."""
@@ -220,8 +248,12 @@ class Evaluator:
 
 def _is_last(index: ast.expr) -> bool:
     """`[-1]`: the last entry of a (sorted) listing."""
-    return isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and \
-        isinstance(index.operand, ast.Constant) and index.operand.value == 1
+    return (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and index.operand.value == 1
+    )
 
 
 def _target_names(target: ast.expr) -> list[str]:

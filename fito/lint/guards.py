@@ -5,6 +5,7 @@
 (`if rank != 0: return`), also through a variable (`is_main = rank == 0`) and combined with a
 non-distributed run (`if not args.distributed or rank == 0:`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,8 +21,9 @@ FlagsOf = Callable[[str], frozenset[str]]
 def rank_test(test: ast.expr, flags_of: FlagsOf) -> str | None:
     """RANK0 when the test holds on rank 0 only, NOT_RANK0 for the converse, else None."""
     if isinstance(test, ast.BoolOp):
-        kinds = [rank_test(v, flags_of) or (SINGLE if _single_process(v) else None)
-                 for v in test.values]
+        kinds = [
+            rank_test(v, flags_of) or (SINGLE if _single_process(v) else None) for v in test.values
+        ]
         if isinstance(test.op, ast.And):
             return RANK0 if RANK0 in kinds else None
         if RANK0 in kinds and all(k in (RANK0, SINGLE) for k in kinds):
@@ -56,8 +58,11 @@ def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> str | None:
         op = _FLIP.get(type(op), type(op))()
     if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and isinstance(op, (ast.In, ast.NotIn)):
         consts = [e.value for e in right.elts if isinstance(e, ast.Constant)]
-        if 0 in consts and all(isinstance(c, int) and c <= 0 for c in consts) \
-                and _mentions_rank(left):
+        if (
+            0 in consts
+            and all(isinstance(c, int) and c <= 0 for c in consts)
+            and _mentions_rank(left)
+        ):
             return RANK0 if isinstance(op, ast.In) else NOT_RANK0
         return None
     if not isinstance(right, ast.Constant):
@@ -67,9 +72,16 @@ def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> str | None:
         return RANK0 if isinstance(op, (ast.Eq, ast.Is)) else NOT_RANK0
     if not _mentions_rank(left) or isinstance(c, bool) or not isinstance(c, int):
         return None
-    table = {(ast.Eq, 0): RANK0, (ast.Is, 0): RANK0, (ast.LtE, 0): RANK0, (ast.Lt, 1): RANK0,
-             (ast.NotEq, 0): NOT_RANK0, (ast.IsNot, 0): NOT_RANK0, (ast.Gt, 0): NOT_RANK0,
-             (ast.GtE, 1): NOT_RANK0}
+    table = {
+        (ast.Eq, 0): RANK0,
+        (ast.Is, 0): RANK0,
+        (ast.LtE, 0): RANK0,
+        (ast.Lt, 1): RANK0,
+        (ast.NotEq, 0): NOT_RANK0,
+        (ast.IsNot, 0): NOT_RANK0,
+        (ast.Gt, 0): NOT_RANK0,
+        (ast.GtE, 1): NOT_RANK0,
+    }
     return table.get((type(op), c))
 
 
@@ -89,13 +101,17 @@ def _single_process(test: ast.expr) -> bool:
         name = dotted(test.operand) or ""
         toks = vocab.tokens(name)
         return any(t in toks for t in ("distributed", "ddp", "multiprocessing", "initialized"))
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
-            isinstance(test.comparators[0], ast.Constant):
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+    ):
         name = dotted(test.left) or ""
         c = test.comparators[0].value
         if "world" in vocab.tokens(name):
-            return (isinstance(test.ops[0], ast.Eq) and c == 1) or \
-                (isinstance(test.ops[0], ast.LtE) and c == 1)
+            return (isinstance(test.ops[0], ast.Eq) and c == 1) or (
+                isinstance(test.ops[0], ast.LtE) and c == 1
+            )
         return vocab.is_rank_name(name) and isinstance(test.ops[0], ast.Eq) and c == -1
     return False
 
@@ -108,5 +124,8 @@ def terminates(body: list[ast.stmt]) -> bool:
 def is_rank0_decorator(node: ast.expr) -> bool:
     """`@rank_zero_only`, `@master_only`, `@main_process_only`, `@on_main_process`."""
     toks = vocab.tokens(dotted(node) or "")
-    return ("rank" in toks and "zero" in toks) or "master" in toks or \
-        ("main" in toks and "process" in toks)
+    return (
+        ("rank" in toks and "zero" in toks)
+        or "master" in toks
+        or ("main" in toks and "process" in toks)
+    )

@@ -1,5 +1,6 @@
 """One pass over a module before the walk: imports, functions, classes, and which of them
 save, so that the walker can inline the helpers that matter and skip the rest."""
+
 from __future__ import annotations
 
 import ast
@@ -41,9 +42,9 @@ class ModuleIndex:
     imports: dict[str, str] = field(default_factory=dict)
     functions: dict[str, FunctionNode] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    owner: dict[int, str] = field(default_factory=dict)        # id(method) -> class name
-    relevant: set[int] = field(default_factory=set)            # ids of functions worth inlining
-    saving: set[int] = field(default_factory=set)              # ids of functions that save
+    owner: dict[int, str] = field(default_factory=dict)  # id(method) -> class name
+    relevant: set[int] = field(default_factory=set)  # ids of functions worth inlining
+    saving: set[int] = field(default_factory=set)  # ids of functions that save
     callers: dict[str, set[int]] = field(default_factory=dict)  # name -> calling scopes
     is_training_code: bool = False
 
@@ -84,8 +85,11 @@ def build_index(tree: ast.Module) -> ModuleIndex:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             index.functions[node.name] = node
         elif isinstance(node, ast.ClassDef):
-            methods = {m.name: m for m in node.body
-                       if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            methods = {
+                m.name: m
+                for m in node.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
             bases = tuple(b for b in (dotted(x) for x in node.bases) if b)
             index.classes[node.name] = ClassInfo(node.name, methods, bases)
             for m in methods.values():
@@ -96,9 +100,9 @@ def build_index(tree: ast.Module) -> ModuleIndex:
 
 @dataclass(slots=True)
 class _Scan:
-    functions: list[FunctionNode] = field(default_factory=list)   # nested ones included
+    functions: list[FunctionNode] = field(default_factory=list)  # nested ones included
     calls_of: dict[int, list[ast.Call]] = field(default_factory=dict)  # direct calls only
-    nested: dict[int, list[int]] = field(default_factory=dict)    # outer -> inner functions
+    nested: dict[int, list[int]] = field(default_factory=dict)  # outer -> inner functions
 
 
 def _scan(index: ModuleIndex) -> _Scan:
@@ -129,8 +133,17 @@ def _scan(index: ModuleIndex) -> _Scan:
     return scan
 
 
-_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
-           ast.boolop, ast.alias, ast.arg)
+_LEAVES = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+    ast.alias,
+    ast.arg,
+)
 
 
 def _children(node: ast.AST) -> list[ast.AST]:
@@ -148,8 +161,9 @@ def _children(node: ast.AST) -> list[ast.AST]:
 def _add_import(index: ModuleIndex, node: ast.Import | ast.ImportFrom) -> None:
     if isinstance(node, ast.Import):
         for a in node.names:
-            index.imports[a.asname or a.name.split(".")[0]] = \
+            index.imports[a.asname or a.name.split(".")[0]] = (
                 a.name if a.asname else a.name.split(".")[0]
+            )
             index.is_training_code |= apis.is_training_import(a.name)
     elif node.module and node.level == 0:
         index.is_training_code |= apis.is_training_import(node.module)
@@ -158,8 +172,13 @@ def _add_import(index: ModuleIndex, node: ast.Import | ast.ImportFrom) -> None:
 
 
 def _name(func: ast.expr) -> str | None:
-    return func.id if isinstance(func, ast.Name) else \
-        func.attr if isinstance(func, ast.Attribute) else None
+    return (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else None
+    )
 
 
 def _mark(index: ModuleIndex, scan: _Scan) -> None:
@@ -193,7 +212,12 @@ def _mark(index: ModuleIndex, scan: _Scan) -> None:
 
 def _tag(index: ModuleIndex, call: ast.Call) -> str | None:
     func = call.func
-    attr = func.attr if isinstance(func, ast.Attribute) else \
-        func.id if isinstance(func, ast.Name) else None
+    attr = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else None
+    )
     receiver = dotted(func.value) if isinstance(func, ast.Attribute) else None
     return apis.classify(index.qualify(func), attr, len(call.args), receiver)

@@ -5,6 +5,7 @@ Reading reuses `fito.source` (size limit, binary and encoding checks); the repor
 library (torch, lightning, transformers, accelerate, deepspeed, ...) is read and parsed but
 not analysed: the rules are about PyTorch checkpoints.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,23 +23,24 @@ from fito.lint.walker import Walker
 from fito.source import DEFAULT_MAX_BYTES, Source, read_source
 
 SYNTAX_ERROR = "FITOL000"
-_EXCLUDED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "build",
-                            "dist", "__pypackages__"))
+_EXCLUDED_DIRS = frozenset(
+    ("__pycache__", "node_modules", "site-packages", "venv", "build", "dist", "__pypackages__")
+)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z0-9]+(?:[\s,]+[A-Z0-9]+)*))?", re.I)
 
 
 @dataclass(frozen=True, slots=True)
 class LintOptions:
-    select: tuple[str, ...] = ()       # code prefixes to report (all when empty)
-    ignore: tuple[str, ...] = ()       # code prefixes never reported
+    select: tuple[str, ...] = ()  # code prefixes to report (all when empty)
+    ignore: tuple[str, ...] = ()  # code prefixes never reported
     max_bytes: int = DEFAULT_MAX_BYTES
-    model_dir: str | None = None       # --model: write and check the specs here
+    model_dir: str | None = None  # --model: write and check the specs here
 
 
 @dataclass(frozen=True, slots=True)
 class LintReport:
     report: FileReport
-    specs: tuple[FileReport, ...] = ()   # --model: each generated spec with its verdicts
+    specs: tuple[FileReport, ...] = ()  # --model: each generated spec with its verdicts
 
 
 def discover(paths: list[str]) -> list[str]:
@@ -83,11 +85,15 @@ def lint_source(src: Source, options: LintOptions) -> LintReport:
         return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
     specs: tuple[FileReport, ...] = ()
     if options.model_dir is not None:
-        findings, specs = _model_check(src.path, findings, rules.protocols(traces),
-                                       options.model_dir)
+        findings, specs = _model_check(
+            src.path, findings, rules.protocols(traces), options.model_dir
+        )
     lines = src.text.split("\n")
-    diags = [_diagnostic(f, lines) for f in findings
-             if _selected(f.code, options) and not _suppressed(f, lines)]
+    diags = [
+        _diagnostic(f, lines)
+        for f in findings
+        if _selected(f.code, options) and not _suppressed(f, lines)
+    ]
     diags.sort(key=sort_key)
     return LintReport(FileReport(src.path, src.text, tuple(diags)), specs)
 
@@ -107,8 +113,9 @@ def _suppressed(f: Finding, lines: list[str]) -> bool:
     if m is None:
         return False
     codes = m.group("codes")
-    return codes is None or any(f.code.startswith(c.upper())
-                                for c in re.split(r"[\s,]+", codes) if c)
+    return codes is None or any(
+        f.code.startswith(c.upper()) for c in re.split(r"[\s,]+", codes) if c
+    )
 
 
 def _diagnostic(f: Finding, lines: list[str]) -> Diagnostic:
@@ -127,9 +134,12 @@ def _column(lines: list[str], line: int, byte_offset: int) -> int:
     return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
 
 
-def _model_check(path: str, findings: list[Finding],
-                 protocols: list[tuple[Finding | None, Protocol, int]],
-                 model_dir: str) -> tuple[list[Finding], tuple[FileReport, ...]]:
+def _model_check(
+    path: str,
+    findings: list[Finding],
+    protocols: list[tuple[Finding | None, Protocol, int]],
+    model_dir: str,
+) -> tuple[list[Finding], tuple[FileReport, ...]]:
     """Write each protocol's spec, check it, attach the counterexample to its finding."""
     from fito.lint.model import check_spec, counterexample_note, spec_text
 
@@ -145,8 +155,10 @@ def _model_check(path: str, findings: list[Finding],
         failed = next((v for v in report.verdicts if v.verdict == "fails"), None)
         if finding is not None and failed is not None:
             notes[(finding.code, finding.site)] = counterexample_note(spec_path, failed)
-    out = [replace(f, notes=f.notes + (notes[(f.code, f.site)],))
-           if (f.code, f.site) in notes else f for f in findings]
+    out = [
+        replace(f, notes=f.notes + (notes[(f.code, f.site)],)) if (f.code, f.site) in notes else f
+        for f in findings
+    ]
     return out, tuple(specs)
 
 
@@ -168,6 +180,9 @@ def summary(reports: list[LintReport]) -> str:
     checked = f"checked {n} file{'' if n == 1 else 's'}"
     if not warnings and not errors:
         return f"Success: no issues found ({checked})"
-    parts = [f"{c} {w}{'' if c == 1 else 's'}" for c, w in ((errors, "error"),
-                                                              (warnings, "warning")) if c]
+    parts = [
+        f"{c} {w}{'' if c == 1 else 's'}"
+        for c, w in ((errors, "error"), (warnings, "warning"))
+        if c
+    ]
     return f"Found {' and '.join(parts)} in {bad} file{'' if bad == 1 else 's'} ({checked})"

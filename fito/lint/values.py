@@ -5,6 +5,7 @@ literals and item assignments, and the returns of helpers in the same file. What
 is what the rules ask: how it renders as a path, which checkpoint components it holds, which
 "latest file" selections and which loads it derives from.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,19 +19,28 @@ Site = tuple[int, int, int, int]
 #: the prefix of a loop variable's name: `for rank in range(n)` is not a process rank
 LOOP = "loop:"
 TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER, INFERRED = (
-    "tmp", "listing", "config", "buffer", "file", "executor", "serial", "number", "inferred")
+    "tmp",
+    "listing",
+    "config",
+    "buffer",
+    "file",
+    "executor",
+    "serial",
+    "number",
+    "inferred",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    text: str = ""                              # rendered as a path; unknown parts as {name}
-    kinds: frozenset[str] = frozenset()         # checkpoint components held (vocab kinds)
-    keys: frozenset[str] = frozenset()          # keys of a dictionary assembled for saving
-    names: frozenset[str] = frozenset()         # dotted names the value was computed from
-    selections: frozenset[Site] = frozenset()   # "latest file" selections it derives from
-    loads: frozenset[Site] = frozenset()        # torch.load (and kin) calls it derives from
-    flags: frozenset[str] = frozenset()         # TMP, LISTING, CONFIG, ...
-    aliases: frozenset[str] = frozenset()       # handle names (threads, futures) it stands for
+    text: str = ""  # rendered as a path; unknown parts as {name}
+    kinds: frozenset[str] = frozenset()  # checkpoint components held (vocab kinds)
+    keys: frozenset[str] = frozenset()  # keys of a dictionary assembled for saving
+    names: frozenset[str] = frozenset()  # dotted names the value was computed from
+    selections: frozenset[Site] = frozenset()  # "latest file" selections it derives from
+    loads: frozenset[Site] = frozenset()  # torch.load (and kin) calls it derives from
+    flags: frozenset[str] = frozenset()  # TMP, LISTING, CONFIG, ...
+    aliases: frozenset[str] = frozenset()  # handle names (threads, futures) it stands for
 
     @property
     def is_rank_dependent(self) -> bool:
@@ -40,24 +50,50 @@ class Value:
     def is_versioned(self) -> bool:
         """Built from a step, epoch or time: each save gets a new name."""
         words = vocab.STEP_WORDS | vocab.TIME_WORDS
-        return any(vocab.has_word(n, words) for n in self.names) or \
-            vocab.has_word(self.text, vocab.STEP_WORDS)
+        return any(vocab.has_word(n, words) for n in self.names) or vocab.has_word(
+            self.text, vocab.STEP_WORDS
+        )
 
     @property
     def is_tmp(self) -> bool:
-        return TMP in self.flags or vocab.has_word(vocab.basename(self.text), vocab.TMP_WORDS) \
+        return (
+            TMP in self.flags
+            or vocab.has_word(vocab.basename(self.text), vocab.TMP_WORDS)
             or any(vocab.has_word(seg, vocab.TMP_WORDS) for seg in self.text.split("/")[:-1])
+        )
 
     def with_text(self, text: str) -> Value:
-        return Value(text, self.kinds, self.keys, self.names, self.selections, self.loads,
-                     self.flags, self.aliases)
+        return Value(
+            text,
+            self.kinds,
+            self.keys,
+            self.names,
+            self.selections,
+            self.loads,
+            self.flags,
+            self.aliases,
+        )
 
-    def plus(self, *, kinds: frozenset[str] = frozenset(), keys: frozenset[str] = frozenset(),
-             names: frozenset[str] = frozenset(), flags: frozenset[str] = frozenset(),
-             aliases: frozenset[str] = frozenset()) -> Value:
+    def plus(
+        self,
+        *,
+        kinds: frozenset[str] = frozenset(),
+        keys: frozenset[str] = frozenset(),
+        names: frozenset[str] = frozenset(),
+        flags: frozenset[str] = frozenset(),
+        aliases: frozenset[str] = frozenset(),
+    ) -> Value:
         """This value with extra members in the given set fields."""
-        return Value(self.text, self.kinds | kinds, self.keys | keys, self.names | names,
-                     self.selections, self.loads, self.flags | flags, self.aliases | aliases)
+        return Value(
+            self.text,
+            self.kinds | kinds,
+            self.keys | keys,
+            self.names | names,
+            self.selections,
+            self.loads,
+            self.flags | flags,
+            self.aliases | aliases,
+        )
 
 
 UNKNOWN = Value()
@@ -88,8 +124,12 @@ def named(name: str) -> Value:
     kinds = frozenset((kind,)) if kind else frozenset()
     if not kinds and vocab.has_word(name.rsplit(".", 1)[-1], vocab.WHOLE_WORDS):
         kinds = frozenset((vocab.WHOLE,))
-    return Value(text="{" + name + "}", kinds=kinds, names=frozenset((name,)),
-                 aliases=frozenset((name.rsplit(".", 1)[-1],)))
+    return Value(
+        text="{" + name + "}",
+        kinds=kinds,
+        names=frozenset((name,)),
+        aliases=frozenset((name.rsplit(".", 1)[-1],)),
+    )
 
 
 def component_kinds(v: Value) -> frozenset[str]:
@@ -103,8 +143,9 @@ def is_checkpoint_like(v: Value) -> bool:
 
 def is_analysis_dump(path: Value) -> bool:
     """Gradients, features or caches saved for analysis: not a checkpoint anyone resumes."""
-    return vocab.has_word(vocab.basename(path.text), vocab.NOT_CHECKPOINT_WORDS) or \
-        vocab.has_word(path.text, vocab.DUMP_DIR_WORDS)
+    return vocab.has_word(vocab.basename(path.text), vocab.NOT_CHECKPOINT_WORDS) or vocab.has_word(
+        path.text, vocab.DUMP_DIR_WORDS
+    )
 
 
 def normal_form(text: str) -> str:

@@ -5,57 +5,214 @@ tokens (`raw_model` -> raw, model; `optimizerD` -> optimizer, d; `StepLR` -> ste
 look the tokens up here, so `self.model`, `netG`, `opt_state` and `lr_scheduler` are all
 recognised without being spelled out.
 """
+
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
 MODEL, OPTIMIZER, SCHEDULER, SCALER, RNG, DATA, STEP = (
-    "model", "optimizer", "scheduler", "scaler", "rng", "data", "step")
+    "model",
+    "optimizer",
+    "scheduler",
+    "scaler",
+    "rng",
+    "data",
+    "step",
+)
 #: a checkpoint-like value whose components are unknown (a parameter named `state`, ...)
 WHOLE = "checkpoint"
 
 _KIND_OF_TOKEN = {
-    **dict.fromkeys(("model", "models", "net", "nets", "netg", "netd", "network", "module",
-                     "encoder", "decoder", "generator", "discriminator", "unet", "vae",
-                     "transformer", "backbone", "classifier", "ema", "policy", "critic",
-                     "actor", "gpt", "student", "teacher", "weights", "llm", "lm"), MODEL),
-    **dict.fromkeys(("optimizer", "optimizers", "optim", "optimiser", "opt", "optims", "adam",
-                     "adamw", "sgd"), OPTIMIZER),
+    **dict.fromkeys(
+        (
+            "model",
+            "models",
+            "net",
+            "nets",
+            "netg",
+            "netd",
+            "network",
+            "module",
+            "encoder",
+            "decoder",
+            "generator",
+            "discriminator",
+            "unet",
+            "vae",
+            "transformer",
+            "backbone",
+            "classifier",
+            "ema",
+            "policy",
+            "critic",
+            "actor",
+            "gpt",
+            "student",
+            "teacher",
+            "weights",
+            "llm",
+            "lm",
+        ),
+        MODEL,
+    ),
+    **dict.fromkeys(
+        ("optimizer", "optimizers", "optim", "optimiser", "opt", "optims", "adam", "adamw", "sgd"),
+        OPTIMIZER,
+    ),
     **dict.fromkeys(("scheduler", "schedulers", "sched", "lrs", "schedule"), SCHEDULER),
     **dict.fromkeys(("scaler", "scalers", "amp"), SCALER),
     **dict.fromkeys(("rng",), RNG),
     **dict.fromkeys(("sampler", "dataloader", "loader", "loaders"), DATA),
 }
 #: dictionary keys that name a step counter in a saved checkpoint
-STEP_WORDS = frozenset(("epoch", "epochs", "step", "steps", "iteration", "iterations", "iter",
-                        "iters", "updates", "update"))
+STEP_WORDS = frozenset(
+    (
+        "epoch",
+        "epochs",
+        "step",
+        "steps",
+        "iteration",
+        "iterations",
+        "iter",
+        "iters",
+        "updates",
+        "update",
+    )
+)
 #: a value that is a whole checkpoint although its parts are not visible
 WHOLE_WORDS = frozenset(("checkpoint", "ckpt", "ckp", "snapshot", "state", "states"))
-MARKER_WORDS = frozenset(("latest", "done", "complete", "completed", "commit", "committed",
-                          "success", "succeeded", "marker", "tracker", "manifest", "finished",
-                          "ready", "valid", "meta", "metadata", "index", "ok"))
-TMP_WORDS = frozenset(("tmp", "temp", "temporary", "partial", "part", "incomplete", "staging",
-                       "inprogress", "wip", "tempfile", "mkstemp", "mkdtemp"))
+MARKER_WORDS = frozenset(
+    (
+        "latest",
+        "done",
+        "complete",
+        "completed",
+        "commit",
+        "committed",
+        "success",
+        "succeeded",
+        "marker",
+        "tracker",
+        "manifest",
+        "finished",
+        "ready",
+        "valid",
+        "meta",
+        "metadata",
+        "index",
+        "ok",
+    )
+)
+TMP_WORDS = frozenset(
+    (
+        "tmp",
+        "temp",
+        "temporary",
+        "partial",
+        "part",
+        "incomplete",
+        "staging",
+        "inprogress",
+        "wip",
+        "tempfile",
+        "mkstemp",
+        "mkdtemp",
+    )
+)
 TIME_WORDS = frozenset(("time", "timestamp", "now", "datetime", "strftime", "date"))
 #: a path with one of these anywhere holds data for analysis, not a checkpoint
-DUMP_DIR_WORDS = frozenset(("grad", "grads", "gradient", "gradients", "activation",
-                            "activations", "embeddings", "features", "predictions", "cache"))
+DUMP_DIR_WORDS = frozenset(
+    (
+        "grad",
+        "grads",
+        "gradient",
+        "gradients",
+        "activation",
+        "activations",
+        "embeddings",
+        "features",
+        "predictions",
+        "cache",
+    )
+)
 #: what a file holds, by its name, when it is a dump for analysis, not a checkpoint
-NOT_CHECKPOINT_WORDS = frozenset(("grad", "grads", "gradient", "gradients", "activation",
-                                  "activations", "feature", "features", "embedding",
-                                  "embeddings", "prediction", "predictions", "preds", "logits",
-                                  "stats", "metrics", "debug", "dump", "cache", "cached",
-                                  "vectors", "vocab", "dataset", "samples", "results", "log",
-                                  "logs", "history", "losses", "eval", "evaluation", "summary"))
+NOT_CHECKPOINT_WORDS = frozenset(
+    (
+        "grad",
+        "grads",
+        "gradient",
+        "gradients",
+        "activation",
+        "activations",
+        "feature",
+        "features",
+        "embedding",
+        "embeddings",
+        "prediction",
+        "predictions",
+        "preds",
+        "logits",
+        "stats",
+        "metrics",
+        "debug",
+        "dump",
+        "cache",
+        "cached",
+        "vectors",
+        "vocab",
+        "dataset",
+        "samples",
+        "results",
+        "log",
+        "logs",
+        "history",
+        "losses",
+        "eval",
+        "evaluation",
+        "summary",
+    )
+)
 #: an unresolved call named like this may commit what was saved before it
-COMMIT_CALL_WORDS = frozenset(("commit", "finalize", "finalise", "publish", "tracker",
-                               "manifest", "latest", "complete", "done"))
-CONFIG_CALLS = frozenset(("parse_args", "parse_known_args", "get_args", "get_config",
-                          "argumentparser", "namespace", "load_config", "vars"))
-BARRIER_CALLS = frozenset(("barrier", "monitored_barrier", "wait_for_everyone", "rendezvous",
-                           "all_reduce", "all_gather", "all_gather_object", "broadcast",
-                           "broadcast_object_list", "sync_processes"))
+COMMIT_CALL_WORDS = frozenset(
+    (
+        "commit",
+        "finalize",
+        "finalise",
+        "publish",
+        "tracker",
+        "manifest",
+        "latest",
+        "complete",
+        "done",
+    )
+)
+CONFIG_CALLS = frozenset(
+    (
+        "parse_args",
+        "parse_known_args",
+        "get_args",
+        "get_config",
+        "argumentparser",
+        "namespace",
+        "load_config",
+        "vars",
+    )
+)
+BARRIER_CALLS = frozenset(
+    (
+        "barrier",
+        "monitored_barrier",
+        "wait_for_everyone",
+        "rendezvous",
+        "all_reduce",
+        "all_gather",
+        "all_gather_object",
+        "broadcast",
+        "broadcast_object_list",
+        "sync_processes",
+    )
+)
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 

@@ -6,6 +6,7 @@ walked, each under its own branch, and their assignments are joined afterwards. 
 inlined up to `MAX_DEPTH` calls deep, with their parameters bound to the caller's values;
 recursion and an exhausted statement budget fall back to an unknown value.
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,8 +35,8 @@ class Walker(Calls):
         self.loop_ends: dict[int, int] = {}
         self.module_scope = False
         self._attr_envs: dict[str, Env] = {}
-        self.packed: dict[str, list[Value]] = {}   # *args of the helper being inlined
-        self.packed_kw: dict[str, dict[str, Value]] = {}   # and its **kwargs
+        self.packed: dict[str, list[Value]] = {}  # *args of the helper being inlined
+        self.packed_kw: dict[str, dict[str, Value]] = {}  # and its **kwargs
 
     # ------------------------------------------------------------------ entry points
     def traces(self) -> list[Trace]:
@@ -88,8 +89,9 @@ class Walker(Calls):
         return self._attr_envs[cls]
 
     # ------------------------------------------------------------------ helpers
-    def resolve_callee(self, func: ast.expr,
-                       recv: Value | None) -> tuple[FunctionNode, str | None] | str | None:
+    def resolve_callee(
+        self, func: ast.expr, recv: Value | None
+    ) -> tuple[FunctionNode, str | None] | str | None:
         if isinstance(func, ast.Name):
             for defs in reversed(self.local_defs):
                 if func.id in defs:
@@ -109,15 +111,29 @@ class Walker(Calls):
         method = self.index.method(cls, func.attr) if cls else None
         return (method, cls) if method is not None else None
 
-    def inline(self, node: ast.Call, fn: FunctionNode, args: list[Value], kw: dict[str, Value],
-               bound_self: Value | None, cls: str | None) -> Value | None:
+    def inline(
+        self,
+        node: ast.Call,
+        fn: FunctionNode,
+        args: list[Value],
+        kw: dict[str, Value],
+        bound_self: Value | None,
+        cls: str | None,
+    ) -> Value | None:
         if id(fn) in self.stack or len(self.stack) >= MAX_DEPTH or self.budget <= 0:
             return None
         if id(fn) not in self.index.relevant and not _returns_value(fn):
             return None
         self.inlined.add(id(fn))
-        saved = (self.env, self.globals, self.ctx, self.cls, self.module_scope, self.packed,
-                 self.packed_kw)
+        saved = (
+            self.env,
+            self.globals,
+            self.ctx,
+            self.cls,
+            self.module_scope,
+            self.packed,
+            self.packed_kw,
+        )
         if self.module_scope:
             self.globals = self.env
         self.env = dict(self.attr_env(cls)) if cls else {}
@@ -135,21 +151,30 @@ class Walker(Calls):
             self.stack.pop()
             self.local_defs.pop()
             rets = self.returns.pop()
-            (self.env, self.globals, self.ctx, self.cls, self.module_scope, self.packed,
-             self.packed_kw) = saved
+            (
+                self.env,
+                self.globals,
+                self.ctx,
+                self.cls,
+                self.module_scope,
+                self.packed,
+                self.packed_kw,
+            ) = saved
         if not rets:
             return UNKNOWN
         return join(rets, text=next((r.text for r in rets if r.text), ""))
 
-    def _bind_params(self, fn: FunctionNode, args: list[Value], kw: dict[str, Value],
-                     method: bool) -> None:
+    def _bind_params(
+        self, fn: FunctionNode, args: list[Value], kw: dict[str, Value], method: bool
+    ) -> None:
         a = fn.args
         positional = a.posonlyargs + a.args
         is_static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
         if method and positional and not is_static:
             positional = positional[1:]
-        defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
-                            a.defaults))
+        defaults = dict(
+            zip([p.arg for p in positional[len(positional) - len(a.defaults) :]], a.defaults)
+        )
         defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
         for i, p in enumerate(positional + a.kwonlyargs):
             if i < len(positional) and i < len(args):
@@ -159,11 +184,12 @@ class Walker(Calls):
             elif p.arg in defaults:
                 self.env[p.arg] = self.value(defaults[p.arg])
         if a.vararg is not None:  # save_on_master(*args, **kwargs): torch.save(*args, **kwargs)
-            self.packed["*" + a.vararg.arg] = args[len(positional):]
+            self.packed["*" + a.vararg.arg] = args[len(positional) :]
         if a.kwarg is not None:
             named_params = {p.arg for p in positional + a.kwonlyargs}
-            self.packed_kw["**" + a.kwarg.arg] = {k: v for k, v in kw.items()
-                                                  if k not in named_params}
+            self.packed_kw["**" + a.kwarg.arg] = {
+                k: v for k, v in kw.items() if k not in named_params
+            }
 
     # ------------------------------------------------------------------ statements
     def walk_body(self, body: list[ast.stmt]) -> None:
@@ -182,16 +208,24 @@ class Walker(Calls):
 
     def s_Assign(self, node: ast.Assign) -> None:
         target, value = node.targets[0], node.value
-        if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and \
-                isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts) \
-                and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
+        if (
+            len(node.targets) == 1
+            and isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts)
+        ):
             for t, e in zip(target.elts, value.elts):  # last, best = w / "last.pt", w / "best.pt"
                 self.bind(t, self._with_rank_flag(e, self.value(e)))
             return
         v = self._with_rank_flag(node.value, self.value(node.value))
         for t in node.targets:
-            if isinstance(t, ast.Attribute) and t.attr == "daemon" and \
-                    isinstance(node.value, ast.Constant) and node.value.value is True:
+            if (
+                isinstance(t, ast.Attribute)
+                and t.attr == "daemon"
+                and isinstance(node.value, ast.Constant)
+                and node.value.value is True
+            ):
                 self._mark_daemon(t.value)
             self.bind(t, v)
 
@@ -201,8 +235,11 @@ class Walker(Calls):
 
     def s_AugAssign(self, node: ast.AugAssign) -> None:
         v = self.value(node.value)
-        old = self.value(node.target) if isinstance(node.target, (ast.Name, ast.Attribute)) \
+        old = (
+            self.value(node.target)
+            if isinstance(node.target, (ast.Name, ast.Attribute))
             else UNKNOWN
+        )
         self.bind(node.target, join([old, v], text=old.text + v.text))
 
     def s_Return(self, node: ast.Return) -> None:
@@ -226,12 +263,18 @@ class Walker(Calls):
         self.value(node.test)
         kind = guards.rank_test(node.test, self._flags_of)
         base, before = self.ctx, dict(self.env)
-        self.ctx = replace(base, branches=base.branches + ((id(node), 0),),
-                           rank0=base.rank0 or kind == guards.RANK0)
+        self.ctx = replace(
+            base,
+            branches=base.branches + ((id(node), 0),),
+            rank0=base.rank0 or kind == guards.RANK0,
+        )
         self.walk_body(node.body)
         after_body, self.env = self.env, dict(before)
-        self.ctx = replace(base, branches=base.branches + ((id(node), 1),),
-                           rank0=base.rank0 or kind == guards.NOT_RANK0)
+        self.ctx = replace(
+            base,
+            branches=base.branches + ((id(node), 1),),
+            rank0=base.rank0 or kind == guards.NOT_RANK0,
+        )
         self.walk_body(node.orelse)
         self.env = _merge(after_body, self.env)
         self.ctx = base
@@ -242,9 +285,14 @@ class Walker(Calls):
         it = self.value(node.iter)
         for t in ast.walk(node.target):
             if isinstance(t, ast.Name):  # each element: read as its own name, from the iterable
-                self.env[t.id] = Value(text="{" + t.id + "}", kinds=it.kinds,
-                                       names=it.names | {LOOP + t.id}, selections=it.selections,
-                                       loads=it.loads, aliases=it.aliases)
+                self.env[t.id] = Value(
+                    text="{" + t.id + "}",
+                    kinds=it.kinds,
+                    names=it.names | {LOOP + t.id},
+                    selections=it.selections,
+                    loads=it.loads,
+                    aliases=it.aliases,
+                )
         self._loop(node, node.body)
         self.walk_body(node.orelse)
 
@@ -317,8 +365,9 @@ class Walker(Calls):
             new = join([old, v], text=old.text)
             if isinstance(key, str):
                 kind = vocab.kind_of_key(key)
-                new = new.plus(keys=frozenset((key,)),
-                               kinds=frozenset((kind,)) if kind else frozenset())
+                new = new.plus(
+                    keys=frozenset((key,)), kinds=frozenset((kind,)) if kind else frozenset()
+                )
             self.env[name] = new
         elif isinstance(target, (ast.Tuple, ast.List)):
             for e in target.elts:
@@ -341,8 +390,7 @@ class Walker(Calls):
 
     def _with_rank_flag(self, node: ast.expr, v: Value) -> Value:
         kind = guards.rank_test(node, self._flags_of)
-        return v.plus(flags=frozenset((kind,))) if kind in (guards.RANK0, guards.NOT_RANK0) \
-            else v
+        return v.plus(flags=frozenset((kind,))) if kind in (guards.RANK0, guards.NOT_RANK0) else v
 
     def _flags_of(self, name: str) -> frozenset[str]:
         v = self.env.get(name) or self.globals.get(name)
@@ -363,6 +411,6 @@ def _merge(a: Env, b: Env) -> Env:
 
 def _returns_value(fn: FunctionNode) -> bool:
     """Small helpers that compute a value (a path, a state dict) are inlined for it."""
-    return len(fn.body) <= 12 and any(isinstance(n, ast.Return) and n.value is not None
-                                      for n in ast.walk(fn))
-
+    return len(fn.body) <= 12 and any(
+        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn)
+    )

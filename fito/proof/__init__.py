@@ -31,6 +31,7 @@ Public names (stable):
   `samples` (confidence intervals recomputed from stored samples).
 Nothing here imports SymPy or Z3 until it is handed one of their objects or asked to solve.
 """
+
 from __future__ import annotations
 
 from fito.proof.claims import (

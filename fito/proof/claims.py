@@ -1,4 +1,5 @@
 """Claims and their outcomes: what `proofs/*.py` files state and what their functions return."""
+
 from __future__ import annotations
 
 import re
@@ -86,7 +87,9 @@ class Claim:
         if not _ID.match(self.id):
             raise ValueError(f"claim id {self.id!r} must match [A-Za-z0-9][A-Za-z0-9._-]*")
         if not _METHOD.match(self.method):
-            raise ValueError(f"claim {self.id}: method {self.method!r} must match [a-z0-9][a-z0-9_+-]*")
+            raise ValueError(
+                f"claim {self.id}: method {self.method!r} must match [a-z0-9][a-z0-9_+-]*"
+            )
         for name in ("title", "statement", "model"):
             if not getattr(self, name).strip():
                 raise ValueError(f"claim {self.id}: {name} is empty")
@@ -109,12 +112,21 @@ def registered() -> list[Claim]:
     return list(_REGISTRY)
 
 
-def claim(*, id: str, title: str, model: str, method: str, statement: str | None = None,
-          timeout: float | None = None) -> Callable[[Callable[[], Outcome]], Claim]:
+def claim(
+    *,
+    id: str,
+    title: str,
+    model: str,
+    method: str,
+    statement: str | None = None,
+    timeout: float | None = None,
+) -> Callable[[Callable[[], Outcome]], Claim]:
     """Decorator: state a claim whose function discharges it (statement defaults to the docstring)."""
+
     def wrap(fn: Callable[[], Outcome]) -> Claim:
         text = statement if statement is not None else " ".join((fn.__doc__ or "").split())
         code = getattr(fn, "__code__", None)
         source = f"{code.co_filename}:{code.co_firstlineno}" if code else ""
         return register(Claim(id, title, text, model, method, fn, timeout, source))
+
     return wrap

@@ -2,6 +2,7 @@
 
 SymPy and Z3 are imported only when an object of theirs is converted.
 """
+
 from __future__ import annotations
 
 import re
@@ -81,11 +82,13 @@ def _from_sympy(e: Any) -> Any:
 
 def _ordered(args: tuple) -> list:
     import sympy
+
     return list(sympy.ordered(args))
 
 
 def _sympy_mul(e: Any) -> Any:
     import sympy
+
     coeff, rest = e.as_coeff_Mul()
     if coeff == -1:
         return ["-", _from_sympy(rest)]
@@ -104,10 +107,25 @@ def _sympy_mul(e: Any) -> Any:
     return ["/", top, den[0] if len(den) == 1 else ["*", *den]]
 
 
-_RELATIONS = {"StrictLessThan": "<", "LessThan": "<=", "StrictGreaterThan": ">",
-              "GreaterThan": ">=", "Equality": "=", "Unequality": "!="}
-_BOOLEAN = {"And": "and", "Or": "or", "Not": "not", "Implies": "implies",
-            "Min": "min", "Max": "max", "Abs": "abs", "floor": "floor", "Mod": "mod"}
+_RELATIONS = {
+    "StrictLessThan": "<",
+    "LessThan": "<=",
+    "StrictGreaterThan": ">",
+    "GreaterThan": ">=",
+    "Equality": "=",
+    "Unequality": "!=",
+}
+_BOOLEAN = {
+    "And": "and",
+    "Or": "or",
+    "Not": "not",
+    "Implies": "implies",
+    "Min": "min",
+    "Max": "max",
+    "Abs": "abs",
+    "floor": "floor",
+    "Mod": "mod",
+}
 
 
 def _sympy_other(e: Any, sympy: Any) -> Any:
@@ -128,9 +146,25 @@ def _sympy_other(e: Any, sympy: Any) -> Any:
 
 
 # ---------------------------------------------------------------- Z3
-_Z3_OPS = {"+": "+", "*": "*", "-": "-", "/": "/", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-           "=": "=", "distinct": "!=", "and": "and", "or": "or", "not": "not", "=>": "implies",
-           "if": "ite", "**": "^", "^": "^"}
+_Z3_OPS = {
+    "+": "+",
+    "*": "*",
+    "-": "-",
+    "/": "/",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "=": "=",
+    "distinct": "!=",
+    "and": "and",
+    "or": "or",
+    "not": "not",
+    "=>": "implies",
+    "if": "ite",
+    "**": "^",
+    "^": "^",
+}
 
 
 def _from_z3(e: Any) -> Any:

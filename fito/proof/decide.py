@@ -2,6 +2,7 @@
 
 Each returns `proved`, `refuted` (with a counterexample the kernel replays) or `unknown`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -77,7 +78,9 @@ def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
     point = _z3_point(exprs)
     if point is None:
         return unknown("no Farkas certificate and Z3 found no solution")
-    return refuted(O.witness(["and", *exprs], point, note=note), reason="the constraints have a solution")
+    return refuted(
+        O.witness(["and", *exprs], point, note=note), reason="the constraints have a solution"
+    )
 
 
 def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
@@ -123,13 +126,20 @@ def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
         return env[e]
     op, args = e[0], [_to_z3(a, env) for a in e[1:]]
     table = {
-        "+": lambda: z3.Sum(*args), "*": lambda: z3.Product(*args),
+        "+": lambda: z3.Sum(*args),
+        "*": lambda: z3.Product(*args),
         "-": lambda: -args[0] if len(args) == 1 else args[0] - args[1],
-        "/": lambda: args[0] / args[1], "<": lambda: args[0] < args[1],
-        "<=": lambda: args[0] <= args[1], ">": lambda: args[0] > args[1],
-        ">=": lambda: args[0] >= args[1], "=": lambda: args[0] == args[1],
-        "!=": lambda: args[0] != args[1], "and": lambda: z3.And(*args), "or": lambda: z3.Or(*args),
-        "not": lambda: z3.Not(args[0]), "implies": lambda: z3.Implies(args[0], args[1]),
+        "/": lambda: args[0] / args[1],
+        "<": lambda: args[0] < args[1],
+        "<=": lambda: args[0] <= args[1],
+        ">": lambda: args[0] > args[1],
+        ">=": lambda: args[0] >= args[1],
+        "=": lambda: args[0] == args[1],
+        "!=": lambda: args[0] != args[1],
+        "and": lambda: z3.And(*args),
+        "or": lambda: z3.Or(*args),
+        "not": lambda: z3.Not(args[0]),
+        "implies": lambda: z3.Implies(args[0], args[1]),
         "ite": lambda: z3.If(*args),
     }
     if op == "^" and isinstance(e[2], Fraction) and e[2].denominator == 1 and e[2] >= 0:
@@ -162,8 +172,14 @@ def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outco
         if cases is not None and witnesses is not None:
             return proved(O.linear_valid(expr, cases, witnesses=witnesses, note=note))
     detail = {"smtlib": solver.sexpr()} if expr is None else {"formula": expr}
-    return proved(O.trusted("z3", f"z3 reports unsat for the negation of {str(formula)[:200]}",
-                            detail=detail, note=note or (why if expr is None else "")))
+    return proved(
+        O.trusted(
+            "z3",
+            f"z3 reports unsat for the negation of {str(formula)[:200]}",
+            detail=detail,
+            note=note or (why if expr is None else ""),
+        )
+    )
 
 
 def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
@@ -174,7 +190,9 @@ def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
     for d in model.decls():
         v = model[d]
         if z3.is_rational_value(v) or z3.is_int_value(v):
-            point[d.name()] = Fraction(str(v.as_fraction() if z3.is_rational_value(v) else v.as_long()))
+            point[d.name()] = Fraction(
+                str(v.as_fraction() if z3.is_rational_value(v) else v.as_long())
+            )
     if expr is None or len(point) != len(consts):
         return unknown(f"z3 found a counterexample the kernel cannot replay: {str(model)[:200]}")
     return refuted(O.counterexample(expr, point, note=note), reason="z3 found a counterexample")
@@ -233,10 +251,14 @@ def prove_linear(formula: Any, *, note: str = "") -> Outcome:
         if point is not None:
             names = symbols(parse(expr))
             point = {n: point.get(n, Fraction(0)) for n in sorted(names)}
-            return refuted(O.counterexample(expr, point, note=note), reason="a case of the negation is satisfiable")
+            return refuted(
+                O.counterexample(expr, point, note=note),
+                reason="a case of the negation is satisfiable",
+            )
     return unknown("no Farkas certificate for some case, and Z3 found no counterexample")
 
 
 def _json(e: Any) -> Any:
     from fito.proof.kernel.expr import to_json
+
     return to_json(e)

@@ -2,6 +2,7 @@
 
 Producer side, not trusted: whatever it finds, the kernel re-checks.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,7 +15,9 @@ from fito.proof.kernel.normal import Normalizer
 Row = list[Fraction]
 
 
-def feasible_nonnegative(a: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> list[Fraction] | None:
+def feasible_nonnegative(
+    a: Sequence[Sequence[Fraction]], b: Sequence[Fraction]
+) -> list[Fraction] | None:
     """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex method)."""
     m, n = len(a), len(a[0]) if a else 0
     rows = [[Fraction(x) for x in r] + [Fraction(v)] for r, v in zip(a, b)]

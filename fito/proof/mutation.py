@@ -7,6 +7,7 @@ too (its quantifiers, symbols, domains and formulas). A mutant either keeps the 
 (so the kernel must reject it for its hash) or has it recomputed (so the semantic checks
 decide).
 """
+
 from __future__ import annotations
 
 import copy
@@ -20,9 +21,25 @@ from fito.proof.kernel.certificate import certificate_hash
 from fito.proof.kernel.expr import ARITY, is_symbol
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
-SWAP = {"+": "*", "*": "+", "/": "*", "^": "*", "min": "max", "max": "min", "<": "<=",
-        "<=": "<", ">": ">=", ">=": ">", "=": "!=", "!=": "=", "and": "or", "or": "and",
-        "implies": "and", "div": "mod", "mod": "div"}
+SWAP = {
+    "+": "*",
+    "*": "+",
+    "/": "*",
+    "^": "*",
+    "min": "max",
+    "max": "min",
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "=": "!=",
+    "!=": "=",
+    "and": "or",
+    "or": "and",
+    "implies": "and",
+    "div": "mod",
+    "mod": "div",
+}
 _TEXT_FIELDS = ("title", "description", "model", "method", "note", "tool", "version", "id")
 Path = tuple[Any, ...]
 
@@ -136,10 +153,13 @@ def summarize(cert: dict[str, Any]) -> dict[str, int]:
     plain = list(mutants(cert, rehash=False))
     rehashed = list(mutants(cert, rehash=True))
     verdicts = [check(m.certificate).accepted for m in rehashed]
-    return {"mutants": len(plain),
-            "hash_rejected": sum(not check(m.certificate).accepted for m in plain),
-            "rehashed": len(rehashed), "rehashed_rejected": verdicts.count(False),
-            "rehashed_accepted": verdicts.count(True)}
+    return {
+        "mutants": len(plain),
+        "hash_rejected": sum(not check(m.certificate).accepted for m in plain),
+        "rehashed": len(rehashed),
+        "rehashed_rejected": verdicts.count(False),
+        "rehashed_accepted": verdicts.count(True),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,7 +170,11 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = []
     for p in (sys.argv[1:] if argv is None else argv) or ["certificates"]:
-        paths += sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".json")) if os.path.isdir(p) else [p]
+        paths += (
+            sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".json"))
+            if os.path.isdir(p)
+            else [p]
+        )
     total: dict[str, int] = {}
     for path in paths:
         with open(path, encoding="utf-8") as fh:

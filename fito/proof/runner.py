@@ -1,5 +1,6 @@
 """The engine behind `fito prove`: collect claims from files, run each in its own process with a
 timeout, re-check its certificate in the kernel, write certificates."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -72,7 +73,11 @@ def collect(paths: Sequence[str], only: Sequence[str] = ()) -> list[Claim]:
     seen: dict[str, Claim] = {}
     for c in claims:
         if c.id in seen:
-            raise CollectError(c.source.rsplit(":", 1)[0] or "?", _line(c), f"duplicate claim id {c.id!r} (also at {seen[c.id].source})")
+            raise CollectError(
+                c.source.rsplit(":", 1)[0] or "?",
+                _line(c),
+                f"duplicate claim id {c.id!r} (also at {seen[c.id].source})",
+            )
         seen[c.id] = c
     if only:
         claims = [c for c in claims if any(fnmatch.fnmatchcase(c.id, g) for g in only)]
@@ -87,7 +92,9 @@ def _line(c: Claim) -> int:
 def _import_claims(path: str) -> list[Claim]:
     before = len(registered())
     real = os.path.realpath(path)
-    name = "_fito_claims_" + "".join(ch if ch.isalnum() else "_" for ch in os.path.relpath(real, "/"))
+    name = "_fito_claims_" + "".join(
+        ch if ch.isalnum() else "_" for ch in os.path.relpath(real, "/")
+    )
     spec = importlib.util.spec_from_file_location(name, real)
     if spec is None or spec.loader is None:
         raise CollectError(path, 1, "cannot be imported")
@@ -97,8 +104,14 @@ def _import_claims(path: str) -> list[Claim]:
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 -- any failure of a user's file is a diagnostic
-        line = next((f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__))
-                     if os.path.realpath(f.filename) == real), 1)
+        line = next(
+            (
+                f.lineno
+                for f in reversed(traceback.extract_tb(exc.__traceback__))
+                if os.path.realpath(f.filename) == real
+            ),
+            1,
+        )
         raise CollectError(path, line or 1, f"import failed: {type(exc).__name__}: {exc}") from None
     finally:
         sys.path.remove(os.path.dirname(real))
@@ -131,9 +144,15 @@ def certify(c: Claim, outcome: Outcome) -> tuple[dict[str, Any], kernel.Result]:
     """The sealed certificate of an outcome and the kernel's verdict on it (each obligation
     checked once)."""
     body: dict[str, Any] = {
-        "format": kernel.FORMAT, "id": c.id, "title": c.title, "description": c.statement,
-        "model": c.model, "method": c.method, "verdict": outcome.verdict,
-        "obligations": [ob.to_json() for ob in outcome.obligations], "producer": producer(),
+        "format": kernel.FORMAT,
+        "id": c.id,
+        "title": c.title,
+        "description": c.statement,
+        "model": c.model,
+        "method": c.method,
+        "verdict": outcome.verdict,
+        "obligations": [ob.to_json() for ob in outcome.obligations],
+        "producer": producer(),
     }
     body = json.loads(json.dumps(body))  # plain JSON values only (fails loudly on others)
     return kernel.seal(body)
@@ -148,7 +167,10 @@ def discharge(c: Claim) -> dict[str, Any]:
             raise TypeError(f"the claim returned {type(outcome).__name__}, not an Outcome")
         result = _certify(c, outcome)
     except Exception as exc:  # noqa: BLE001 -- a failing claim is `unknown` with the reason
-        result = {"verdict": UNKNOWN, "reason": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
+        result = {
+            "verdict": UNKNOWN,
+            "reason": f"{type(exc).__name__}: {exc}".splitlines()[0][:300],
+        }
     result["seconds"] = time.perf_counter() - start
     return result
 
@@ -159,20 +181,35 @@ def _certify(c: Claim, outcome: Outcome) -> dict[str, Any]:
     if outcome.verdict not in (PROVED, REFUTED):
         raise ValueError(f"verdict {outcome.verdict!r} is not proved, refuted or unknown")
     if not outcome.obligations:
-        return {"verdict": UNKNOWN, "reason": f"{outcome.verdict} without obligations: nothing to re-check"}
+        return {
+            "verdict": UNKNOWN,
+            "reason": f"{outcome.verdict} without obligations: nothing to re-check",
+        }
     cert, checked = certify(c, outcome)
     if not checked.accepted:
-        return {"verdict": UNKNOWN, "reason": f"the kernel rejected the certificate: {checked.reason}"}
-    return {"verdict": outcome.verdict, "reason": outcome.reason, "certificate": cert,
-            "trusted": list(checked.trusted)}
+        return {
+            "verdict": UNKNOWN,
+            "reason": f"the kernel rejected the certificate: {checked.reason}",
+        }
+    return {
+        "verdict": outcome.verdict,
+        "reason": outcome.reason,
+        "certificate": cert,
+        "trusted": list(checked.trusted),
+    }
 
 
 # ---------------------------------------------------------------- running
 Progress = Callable[[int, int, ClaimResult], None]
 
 
-def run_claims(claims: Sequence[Claim], *, timeout: float | None = None, jobs: int = 1,
-               progress: Progress | None = None) -> list[ClaimResult]:
+def run_claims(
+    claims: Sequence[Claim],
+    *,
+    timeout: float | None = None,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> list[ClaimResult]:
     """Discharge every claim, each in a forked process killed after its timeout, at most
     `jobs` at a time; `progress(done, total, result)` is called as each one finishes. The
     results (and certificates) do not depend on `jobs` or on the order of completion."""
@@ -235,8 +272,14 @@ def _collect_child(c: Claim, reader: Any, proc: Any) -> ClaimResult:
 
 
 def _result(c: Claim, data: dict[str, Any]) -> ClaimResult:
-    return ClaimResult(c, data["verdict"], data["seconds"], data.get("reason", ""),
-                       data.get("certificate"), tuple(data.get("trusted", ())))
+    return ClaimResult(
+        c,
+        data["verdict"],
+        data["seconds"],
+        data.get("reason", ""),
+        data.get("certificate"),
+        tuple(data.get("trusted", ())),
+    )
 
 
 def certificate_path(directory: str, claim_id: str) -> str:
@@ -259,8 +302,10 @@ def write_certificate(directory: str, r: ClaimResult) -> str | None:
 
 def dumps_certificate(cert: dict[str, Any]) -> str:
     """Readable, deterministic text: one field per line, one obligation per line."""
+
     def one(v: Any) -> str:
         return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+
     lines = []
     for key, value in cert.items():
         if key == "obligations":

@@ -5,16 +5,17 @@ A name is looked up as docs/semantics.md says: bound names (parameters, binders,
 and cells. Evaluating without a store (`store=None`) raises `NeedState` at the first read of
 a cell, a variable or a buffer: that is how a guard that reads no state is recognised.
 """
+
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from fito.reference.store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
 from fito.lang import nodes as A
 from fito.lang.resolve.resolver import Model
 from fito.lang.resolve.values import ValueType
+from fito.reference.store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
 
 Event = tuple[Any, ...]  # (channel, v1, ..., vn)
 
@@ -42,8 +43,11 @@ class Evaluator:
                     self.volatile.append(len(self.types) - 1)
         #: one FIFO per buffered channel, or per index of an array of buffers
         self.buffers: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
-            (n, idx) for n, c in model.channels.items() if c.buffered
-            for idx in itertools.product(*(t.values() for t in c.fields[:c.arrays])))
+            (n, idx)
+            for n, c in model.channels.items()
+            if c.buffered
+            for idx in itertools.product(*(t.values() for t in c.fields[: c.arrays]))
+        )
         self.init = Store(tuple(init), tuple(() for _ in self.buffers))
         self.frames: dict[str, Frame] = frames_of(model)
         self.proc_names = tuple(sorted(self.frames))
@@ -138,8 +142,17 @@ class Evaluator:
             if b == 0:
                 raise RefFault("division by zero")
             return a // b if e.op == "/" else a % b
-        return {"+": a + b, "-": a - b, "*": a * b, "==": int(a == b), "!=": int(a != b),
-                "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b)}[e.op]
+        return {
+            "+": a + b,
+            "-": a - b,
+            "*": a * b,
+            "==": int(a == b),
+            "!=": int(a != b),
+            "<": int(a < b),
+            "<=": int(a <= b),
+            ">": int(a > b),
+            ">=": int(a >= b),
+        }[e.op]
 
     def _call(self, e: A.Call, env: Mapping[str, int], store: Store | None) -> int:
         fn = self.m.functions.get(e.func)
@@ -211,11 +224,11 @@ class Evaluator:
         values = [self.ev(f.value, env, None) for f in item.fields]  # type: ignore[union-attr]
         return (item.channel, *values)
 
-    def renaming(self, pairs: tuple[A.RenamePair, ...],
-                 env: Mapping[str, int]) -> frozenset[tuple[Event, Event]]:
+    def renaming(
+        self, pairs: tuple[A.RenamePair, ...], env: Mapping[str, int]
+    ) -> frozenset[tuple[Event, Event]]:
         """The pairs of a renaming, as (source prefix, target prefix)."""
-        return frozenset((self.prefix(p.source, env), self.prefix(p.target, env))
-                         for p in pairs)
+        return frozenset((self.prefix(p.source, env), self.prefix(p.target, env)) for p in pairs)
 
 
 def member(event: Event, prefixes: frozenset[Event]) -> bool:
@@ -226,5 +239,5 @@ def member(event: Event, prefixes: frozenset[Event]) -> bool:
 def images(event: Event, pairs: frozenset[tuple[Event, Event]]) -> list[Event]:
     """The events a renaming makes of event: one per pair whose source starts it (sorted);
     the event itself when none does."""
-    out = sorted({dst + event[len(src):] for src, dst in pairs if event[:len(src)] == src})
+    out = sorted({dst + event[len(src) :] for src, dst in pairs if event[: len(src)] == src})
     return out or [event]

@@ -7,6 +7,7 @@ verdicts, state counts and trace lengths with the explorer's on random small spe
 the oracle for every form of the language (`reference_terms`, `reference_steps`,
 `reference_eval`, `reference_store`).
 """
+
 from __future__ import annotations
 
 import time
@@ -14,18 +15,18 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fito.lang import nodes as A
+from fito.lang.resolve.resolver import Model
 from fito.reference.steps import TAU, TICK
 from fito.reference.store import RefFault, Store
 from fito.reference.terms import OMEGA, Reference
-from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
 
 __all__ = ["RefFault", "RefLimit", "RefResult", "Reference", "check"]
 
 
 @dataclass(frozen=True)
 class RefResult:
-    verdict: str          # holds | fails
+    verdict: str  # holds | fails
     states: int
     trace_length: int
     error: str | None = None  # the model error the verdict comes from, if any
@@ -46,13 +47,17 @@ class _Search:
         self.best: tuple[int, str, str | None] | None = None  # (length, kind, error)
 
     def offer(self, length: int, kind: str, error: str | None = None) -> None:
-        if self.best is None or length < self.best[0] or \
-                (length == self.best[0] and kind == "error" != self.best[1]):
+        if (
+            self.best is None
+            or length < self.best[0]
+            or (length == self.best[0] and kind == "error" != self.best[1])
+        ):
             self.best = (length, kind, error)
 
 
-def check(model: Model, a: A.AssertDecl, max_states: int | None = None,
-          max_seconds: float | None = None) -> RefResult:
+def check(
+    model: Model, a: A.AssertDecl, max_states: int | None = None, max_seconds: float | None = None
+) -> RefResult:
     """Decide one assertion by plain BFS (the reference for the property tests).
 
     Raises RefLimit when more than max_states states are reached or max_seconds pass."""
@@ -85,8 +90,9 @@ def check(model: Model, a: A.AssertDecl, max_states: int | None = None,
                 if state in seen:
                     continue
                 seen[state] = depth + 1
-                if (max_states is not None and len(seen) > max_states) or \
-                        (len(seen) & 63 == 0 and over()):
+                if (max_states is not None and len(seen) > max_states) or (
+                    len(seen) & 63 == 0 and over()
+                ):
                     raise RefLimit()
                 nxt.append(state)
                 goal(state, depth + 1, search)
@@ -99,6 +105,7 @@ def check(model: Model, a: A.AssertDecl, max_states: int | None = None,
 
 def _goal(ref: Reference, a: A.AssertDecl) -> Callable[[State, int, _Search], None]:
     """Offers a state that violates `always e`, or satisfies `reaches e`."""
+
     def goal(state: State, depth: int, search: _Search) -> None:
         if a.expr is None:
             return
@@ -113,8 +120,9 @@ def _goal(ref: Reference, a: A.AssertDecl) -> Callable[[State, int, _Search], No
     return goal
 
 
-def _successors(ref: Reference, a: A.AssertDecl, term: tuple, store: Store, depth: int,
-                search: _Search) -> list[State]:
+def _successors(
+    ref: Reference, a: A.AssertDecl, term: tuple, store: Store, depth: int, search: _Search
+) -> list[State]:
     """The states after every transition; a model error is offered instead."""
     try:
         trs = ref.trans(term, store)
@@ -138,8 +146,9 @@ def _verdict(a: A.AssertDecl, search: _Search, states: int) -> RefResult:
     return RefResult("holds" if ok else "fails", states, length, error)
 
 
-def _refines(ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | None,
-             over: Callable[[], bool]) -> RefResult:
+def _refines(
+    ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | None, over: Callable[[], bool]
+) -> RefResult:
     assert a.spec is not None
 
     def closure(states: set) -> frozenset:
@@ -194,8 +203,9 @@ def _refines(ref: Reference, a: A.AssertDecl, impl: A.Proc, max_states: int | No
                     continue
             if (s, nnode) not in seen:
                 seen.add((s, nnode))
-                if (max_states is not None and len(seen) > max_states) or \
-                        (len(seen) & 63 == 0 and over()):
+                if (max_states is not None and len(seen) > max_states) or (
+                    len(seen) & 63 == 0 and over()
+                ):
                     raise RefLimit()
                 queue.append(((s, nnode), depth + 1))
     if best is not None:

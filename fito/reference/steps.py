@@ -7,6 +7,7 @@ model error that taking it raises (an assignment that cannot be evaluated, an as
 fails). Its target is computed from the store after it (`Tr.target`), because process calls
 read their arguments there.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -14,6 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fito.lang import nodes as A
+from fito.lang.resolve.resolver import CRASH
+from fito.lang.resolve.values import ValueType
 from fito.reference.expressions import member
 from fito.reference.store import (
     ACT,
@@ -23,9 +27,6 @@ from fito.reference.store import (
     index_combos,
     write,
 )
-from fito.lang import nodes as A
-from fito.lang.resolve.resolver import CRASH
-from fito.lang.resolve.values import ValueType
 
 if TYPE_CHECKING:
     from fito.reference.expressions import Evaluator
@@ -45,14 +46,14 @@ def to(term: tuple) -> Target:
 
 @dataclass(frozen=True)
 class Tr:
-    kind: str                       # tau, tick or event
-    event: tuple                    # (channel, values...) of an event; () for tau and tick
-    writes: tuple                   # ((location, value), ...), all read in the state before
-    crash: bool                     # an event of channel crash (resets volatile state)
-    target: Target                  # store after -> (term after, store after)
-    checks: tuple = ()              # ((value, type), ...) checked when taken
-    fault: str | None = None        # a model error raised when taken
-    buffer: tuple | None = None     # ("push", b, message) or ("pop", b)
+    kind: str  # tau, tick or event
+    event: tuple  # (channel, values...) of an event; () for tau and tick
+    writes: tuple  # ((location, value), ...), all read in the state before
+    crash: bool  # an event of channel crash (resets volatile state)
+    target: Target  # store after -> (term after, store after)
+    checks: tuple = ()  # ((value, type), ...) checked when taken
+    fault: str | None = None  # a model error raised when taken
+    buffer: tuple | None = None  # ("push", b, message) or ("pop", b)
 
 
 def retarget(tr: Tr, wrap: Callable[[tuple], tuple]) -> Tr:
@@ -92,8 +93,9 @@ class StepRules(_Base):
             fault = None
             try:
                 if not self.ev(node.cond, env, store):
-                    fault = f"assertion violated: assert({_text(node.cond)}) at line " \
-                            f"{node.span.line}"
+                    fault = (
+                        f"assertion violated: assert({_text(node.cond)}) at line {node.span.line}"
+                    )
             except RefFault as exc:
                 fault = str(exc)
             return [Tr(TAU, (), (), False, self._then(node.body, env), fault=fault)]
@@ -113,8 +115,10 @@ class StepRules(_Base):
         assert ev is not None
         chan = self.m.channels[ev.channel]
         inputs = [(i, f) for i, f in enumerate(ev.fields) if isinstance(f, A.InField)]
-        choices = [self.values(f.restriction) if f.restriction is not None
-                   else chan.fields[i].values() for i, f in inputs]
+        choices = [
+            self.values(f.restriction) if f.restriction is not None else chan.fields[i].values()
+            for i, f in inputs
+        ]
         out = []
         for combo in itertools.product(*choices):
             inner = dict(env)
@@ -131,8 +135,17 @@ class StepRules(_Base):
                     values.append(v)
                     checks.append((v, chan.fields[i]))
             writes, fault = self.writes_of(node.assigns, inner, store)
-            out.append(Tr(EVENT, (ev.channel, *values), writes, ev.channel == CRASH,
-                          self._after(node.body, inner, writes), tuple(checks), fault))
+            out.append(
+                Tr(
+                    EVENT,
+                    (ev.channel, *values),
+                    writes,
+                    ev.channel == CRASH,
+                    self._after(node.body, inner, writes),
+                    tuple(checks),
+                    fault,
+                )
+            )
         return out
 
     def _buffer_step(self, node: A.Prefix, env: Mapping[str, int], store: Store) -> list[Tr]:
@@ -150,8 +163,18 @@ class StepRules(_Base):
                 return []
             values = tuple(self.ev(f.value, env, store) for f in ev.fields[k:])  # type: ignore[union-attr]
             writes, fault = self.writes_of(node.assigns, env, store)
-            return [Tr(TAU, (), writes, False, self._after(node.body, env, writes),
-                       tuple(zip(values, chan.fields[k:])), fault, ("push", b, values))]
+            return [
+                Tr(
+                    TAU,
+                    (),
+                    writes,
+                    False,
+                    self._after(node.body, env, writes),
+                    tuple(zip(values, chan.fields[k:])),
+                    fault,
+                    ("push", b, values),
+                )
+            ]
         if not queue:
             return []
         inner = dict(env)
@@ -163,12 +186,22 @@ class StepRules(_Base):
             elif self.ev(f.value, inner, store) != v:
                 return []
         writes, fault = self.writes_of(node.assigns, inner, store)
-        return [Tr(TAU, (), writes, False, self._after(node.body, inner, writes), fault=fault,
-                   buffer=("pop", b))]
+        return [
+            Tr(
+                TAU,
+                (),
+                writes,
+                False,
+                self._after(node.body, inner, writes),
+                fault=fault,
+                buffer=("pop", b),
+            )
+        ]
 
     # ------------------------------------------------------------------ assignments
-    def writes_of(self, assigns: tuple[A.Statement, ...], env: Mapping[str, int],
-                  store: Store) -> tuple[tuple, str | None]:
+    def writes_of(
+        self, assigns: tuple[A.Statement, ...], env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, str | None]:
         """The writes of a `{ }` block, every value read in store; or the fault it meets."""
         out: list[tuple[Loc, int]] = []
         try:
@@ -178,8 +211,9 @@ class StepRules(_Base):
             return (), str(exc)
         return tuple(out), None
 
-    def assignment(self, a: A.Statement, env: Mapping[str, int],
-                   store: Store) -> list[tuple[Loc, int]]:
+    def assignment(
+        self, a: A.Statement, env: Mapping[str, int], store: Store
+    ) -> list[tuple[Loc, int]]:
         """The writes of one assignment (a loop: one per value of its domain)."""
         if isinstance(a, A.AssignLoop):
             out: list[tuple[Loc, int]] = []
@@ -190,8 +224,10 @@ class StepRules(_Base):
         whole = self.array_name(a.target, env)
         if whole is not None:  # `x := y` of whole arrays, element by element
             source = a.value.id  # type: ignore[union-attr]
-            return [(self.place(whole, idx, env), self.read(self.place(source, idx, env), store))
-                    for idx in index_combos(self.array_indices(whole, env))]
+            return [
+                (self.place(whole, idx, env), self.read(self.place(source, idx, env), store))
+                for idx in index_combos(self.array_indices(whole, env))
+            ]
         if isinstance(a.target, A.Name) and a.target.id in env:  # a `var` parameter
             name = a.target.id
             return [(("v", name, self.var_params[id(a)][name]), self.ev(a.value, env, store))]
@@ -217,8 +253,9 @@ class StepRules(_Base):
         cell = self.m.cells.get(name)
         return cell.indices if cell is not None else ()
 
-    def run_atomic(self, stmts: tuple[A.Statement, ...], env: Mapping[str, int],
-                   store: Store) -> tuple[tuple, str | None]:
+    def run_atomic(
+        self, stmts: tuple[A.Statement, ...], env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, str | None]:
         """Run the statements in order, each seeing the writes before it: the net writes,
         or the fault met (a value out of range, a failed assertion, an evaluation error)."""
         scratch, senv = store, dict(env)
@@ -232,8 +269,10 @@ class StepRules(_Base):
                     work.extend(reversed(branch))
                 elif isinstance(s, A.BlockAssert):
                     if not self.ev(s.cond, senv, scratch):
-                        return (), f"assertion violated: assert({_text(s.cond)}) at line " \
-                                   f"{s.span.line}"
+                        return (
+                            (),
+                            f"assertion violated: assert({_text(s.cond)}) at line {s.span.line}",
+                        )
                 else:
                     for loc, value in self.assignment(s, senv, scratch):
                         if not self.type_at(loc, scratch).contains(value):
@@ -248,8 +287,14 @@ class StepRules(_Base):
         return tuple(written.items()), None
 
     # ------------------------------------------------------------------ parallel
-    def synchronise(self, parts: tuple, alphas: tuple | None, sync: frozenset,
-                    wrap: Callable[[tuple], tuple], store: Store) -> list[Tr]:
+    def synchronise(
+        self,
+        parts: tuple,
+        alphas: tuple | None,
+        sync: frozenset,
+        wrap: Callable[[tuple], tuple],
+        store: Store,
+    ) -> list[Tr]:
         """Transitions of n components in parallel. With `alphas` (one set per component),
         component i performs only events of alphas[i] and an event needs every component
         whose alphabet has it; otherwise events of `sync` need every component."""
@@ -268,8 +313,11 @@ class StepRules(_Base):
             offers.append(mine)
         events = sorted({tr.event for o in offers for tr in o}, key=repr)
         for event in events:
-            who = [i for i in range(len(parts))
-                   if (member(event, alphas[i]) if alphas is not None else True)]
+            who = [
+                i
+                for i in range(len(parts))
+                if (member(event, alphas[i]) if alphas is not None else True)
+            ]
             per_part = [[tr for tr in offers[i] if tr.event == event] for i in who]
             for combo in itertools.product(*per_part):
                 out.append(_joint(event, who, combo, parts, wrap))
@@ -278,15 +326,16 @@ class StepRules(_Base):
         return out
 
 
-def _in_place(parts: tuple, i: int,
-              wrap: Callable[[tuple], tuple]) -> Callable[[tuple], tuple]:
+def _in_place(parts: tuple, i: int, wrap: Callable[[tuple], tuple]) -> Callable[[tuple], tuple]:
     """Put a component's new term in its place among the parts."""
-    return lambda x: wrap(parts[:i] + (x,) + parts[i + 1:])
+    return lambda x: wrap(parts[:i] + (x,) + parts[i + 1 :])
 
 
-def _joint(event: tuple, who: list[int], combo: tuple, parts: tuple,
-           wrap: Callable[[tuple], tuple]) -> Tr:
+def _joint(
+    event: tuple, who: list[int], combo: tuple, parts: tuple, wrap: Callable[[tuple], tuple]
+) -> Tr:
     """One synchronised transition: the writes of every participant happen together."""
+
     def target(post: Store) -> tuple[tuple, Store]:
         new = list(parts)
         for i, tr in zip(who, combo):
@@ -294,8 +343,15 @@ def _joint(event: tuple, who: list[int], combo: tuple, parts: tuple,
         return wrap(tuple(new)), post
 
     faults = [tr.fault for tr in combo if tr.fault is not None]
-    return Tr(EVENT, event, sum((c.writes for c in combo), ()), any(c.crash for c in combo),
-              target, sum((c.checks for c in combo), ()), faults[0] if faults else None)
+    return Tr(
+        EVENT,
+        event,
+        sum((c.writes for c in combo), ()),
+        any(c.crash for c in combo),
+        target,
+        sum((c.checks for c in combo), ()),
+        faults[0] if faults else None,
+    )
 
 
 def _text(e: A.Expr) -> str:

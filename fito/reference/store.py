@@ -9,6 +9,7 @@ the environments of the closures made inside that definition's body. After every
 the order in which a left-to-right walk of the term meets them, so that two states that differ
 only in how activations are numbered are one state.
 """
+
 from __future__ import annotations
 
 import itertools

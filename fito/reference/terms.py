@@ -5,10 +5,14 @@ sorted `(name, value)` pairs of the bound names it reads, plus `("@act", k)` and
 `("@def", d)` inside a definition that has variables (docs/semantics.md). Nothing is cached:
 transitions are recomputed in every state straight from the rules.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from fito.lang import nodes as A
+from fito.lang.resolve.loops import loop_calls
+from fito.lang.resolve.resolver import Model
 from fito.reference.expressions import Evaluator, images, member
 from fito.reference.steps import EVENT, TAU, TICK, StepRules, Tr, retarget, to
 from fito.reference.store import (
@@ -21,9 +25,6 @@ from fito.reference.store import (
     canonical,
     index_combos,
 )
-from fito.lang import nodes as A
-from fito.lang.resolve.loops import loop_calls
-from fito.lang.resolve.resolver import Model
 
 OMEGA, STOP, SKIP = ("omega",), ("stop",), ("skip",)
 _STEPS = (A.Prefix, A.AssertStep, A.Atomic)
@@ -44,8 +45,9 @@ class Reference(StepRules, Evaluator):
             self.loop_calls.update(id(c) for c in loop_calls(decl))
             params = {v.name: v.type for v in model.variables.get(name, ()) if v.init is None}
             if params:  # the `var` parameters each assignment of the body may write
-                self.var_params.update((id(n), params) for n in _walk_nodes(decl.body)
-                                       if isinstance(n, A.Assign))
+                self.var_params.update(
+                    (id(n), params) for n in _walk_nodes(decl.body) if isinstance(n, A.Assign)
+                )
 
     # ------------------------------------------------------------------ making terms
     def env_for(self, node: object, env: Mapping[str, int]) -> tuple:
@@ -97,8 +99,9 @@ class Reference(StepRules, Evaluator):
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, store)
 
-    def _make_all(self, ps: tuple[A.Proc, ...], env: Mapping[str, int],
-                  store: Store) -> tuple[tuple, Store]:
+    def _make_all(
+        self, ps: tuple[A.Proc, ...], env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, Store]:
         out = []
         for q in ps:
             t, store = self.make(q, env, store)
@@ -140,8 +143,9 @@ class Reference(StepRules, Evaluator):
                 vals.append(self.ev(v.init, {**params, **dict(zip(v.index_names, idx))}, store))
         return tuple(vals)
 
-    def _conditional(self, p: A.Guard | A.ProcIf, env: Mapping[str, int],
-                     store: Store) -> tuple[tuple, Store]:
+    def _conditional(
+        self, p: A.Guard | A.ProcIf, env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, Store]:
         c = self.constant(p.cond, env)
         if isinstance(p, A.Guard):
             if c is not None:
@@ -153,20 +157,25 @@ class Reference(StepRules, Evaluator):
         (then, orelse), store = self._make_all((p.then, p.orelse), env, store)
         return ("if", id(p), self.env_for(p.cond, env), then, orelse), store
 
-    def _make_binary(self, p: A.ProcBinary, env: Mapping[str, int],
-                store: Store) -> tuple[tuple, Store]:
+    def _make_binary(
+        self, p: A.ProcBinary, env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, Store]:
         if p.op in (";", "[>"):
             left, store = self.make(p.left, env, store)
             tag = "seq" if p.op == ";" else "slide"
             return (tag, left, id(p.right), self.env_for(p.right, env)), store
         (left, right), store = self._make_all((p.left, p.right), env, store)
-        term = {"[]": lambda: ext(left, right, self), "|~|": lambda: ("ichoice", (left, right)),
-                "/\\": lambda: ("intr", left, right),
-                "|||": lambda: ("par", frozenset(), (left, right))}[p.op]()
+        term = {
+            "[]": lambda: ext(left, right, self),
+            "|~|": lambda: ("ichoice", (left, right)),
+            "/\\": lambda: ("intr", left, right),
+            "|||": lambda: ("par", frozenset(), (left, right)),
+        }[p.op]()
         return term, store
 
-    def _replicated(self, p: A.Replicated, env: Mapping[str, int],
-                    store: Store) -> tuple[tuple, Store]:
+    def _replicated(
+        self, p: A.Replicated, env: Mapping[str, int], store: Store
+    ) -> tuple[tuple, Store]:
         values = self.values(p.domain)
         envs = [{**env, p.var: v} for v in values]
         parts = []
@@ -204,10 +213,16 @@ class Reference(StepRules, Evaluator):
         if tag in ("seq", "slide"):
             return self._seq_trans(t, store)
         if tag == "intr":
-            out = [Tr(TICK, (), (), False, to(OMEGA)) if tr.kind == TICK
-                   else retarget(tr, lambda x: ("intr", x, t[2])) for tr in self.trans(t[1], store)]
-            out += [retarget(tr, lambda x: ("intr", t[1], x)) if tr.kind == TAU else tr
-                    for tr in self.trans(t[2], store)]
+            out = [
+                Tr(TICK, (), (), False, to(OMEGA))
+                if tr.kind == TICK
+                else retarget(tr, lambda x: ("intr", x, t[2]))
+                for tr in self.trans(t[1], store)
+            ]
+            out += [
+                retarget(tr, lambda x: ("intr", t[1], x)) if tr.kind == TAU else tr
+                for tr in self.trans(t[2], store)
+            ]
             return out
         if tag in ("hide", "rename"):
             return self._relabel(t, store)
@@ -227,7 +242,9 @@ class Reference(StepRules, Evaluator):
     def _ext_trans(self, t: tuple, store: Store) -> list[Tr]:
         out = []
         keep: tuple[Callable[[tuple], tuple], ...] = (
-            lambda x: ext(x, t[2], self), lambda x: ext(t[1], x, self))
+            lambda x: ext(x, t[2], self),
+            lambda x: ext(t[1], x, self),
+        )
         for i in (1, 2):
             for tr in self.trans(t[i], store):
                 out.append(retarget(tr, keep[i - 1]) if tr.kind == TAU else tr)
@@ -263,11 +280,16 @@ class Reference(StepRules, Evaluator):
             if tr.kind != EVENT:
                 out.append(tr)
             elif tag == "hide":
-                out.append(Tr(TAU, (), tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
-                           if member(tr.event, rel) else tr)
+                out.append(
+                    Tr(TAU, (), tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
+                    if member(tr.event, rel)
+                    else tr
+                )
             else:
-                out.extend(Tr(EVENT, b, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
-                           for b in images(tr.event, rel))
+                out.extend(
+                    Tr(EVENT, b, tr.writes, tr.crash, tr.target, tr.checks, tr.fault)
+                    for b in images(tr.event, rel)
+                )
         return out
 
     # ------------------------------------------------------------------ firing
@@ -302,11 +324,20 @@ class Reference(StepRules, Evaluator):
         cells = list(store.cells)
         for s in self.volatile:
             cells[s] = self.init.cells[s]
-        bufs = tuple(() if not self.m.channels[name].durable else q
-                     for (name, _), q in zip(self.buffers, store.bufs))
-        acts = tuple(Act(a.proc, a.init, tuple(
-            v if d else i for v, i, d in zip(a.vals, a.init, self.frames[a.proc].durable)))
-            for a in store.acts)
+        bufs = tuple(
+            () if not self.m.channels[name].durable else q
+            for (name, _), q in zip(self.buffers, store.bufs)
+        )
+        acts = tuple(
+            Act(
+                a.proc,
+                a.init,
+                tuple(
+                    v if d else i for v, i, d in zip(a.vals, a.init, self.frames[a.proc].durable)
+                ),
+            )
+            for a in store.acts
+        )
         return Store(tuple(cells), bufs, acts)
 
 
@@ -320,8 +351,11 @@ def _apply(store: Store, written: Mapping[tuple, int]) -> Store:
             cells[loc[1]] = value
         else:
             acts[loc[1]][loc[2]] = value
-    return Store(tuple(cells), store.bufs,
-                 tuple(Act(a.proc, a.init, tuple(v)) for a, v in zip(store.acts, acts)))
+    return Store(
+        tuple(cells),
+        store.bufs,
+        tuple(Act(a.proc, a.init, tuple(v)) for a, v in zip(store.acts, acts)),
+    )
 
 
 # ---------------------------------------------------------------------- external choice
@@ -360,8 +394,11 @@ def kinds(t: tuple, ref: Reference) -> tuple[bool, bool]:
         return True, False
     if tag == "pre":
         node = ref.nodes[t[1]]
-        visible = isinstance(node, A.Prefix) and node.event is not None and \
-            not ref.m.channels[node.event.channel].buffered
+        visible = (
+            isinstance(node, A.Prefix)
+            and node.event is not None
+            and not ref.m.channels[node.event.channel].buffered
+        )
         return visible, True
     if tag == "ichoice":
         return False, True
@@ -398,12 +435,14 @@ def _reads(node: object) -> set[str]:
         elif isinstance(n, (A.Quant, A.Replicated, A.AssignLoop, A.Let)):
             walk(getattr(n, "domain", None), bound)
             walk(getattr(n, "value", None), bound)
-            walk(getattr(n, "sync", ()), bound | ({n.var} if isinstance(n, A.Replicated)
-                                                  and n.op == "||" else frozenset()))
+            walk(
+                getattr(n, "sync", ()),
+                bound | ({n.var} if isinstance(n, A.Replicated) and n.op == "||" else frozenset()),
+            )
             walk(n.body, bound | {n.var})
         elif isinstance(n, A.Prefix):
             inner = bound
-            for f in (n.event.fields if n.event else ()):
+            for f in n.event.fields if n.event else ():
                 if isinstance(f, A.InField):
                     walk(f.restriction, bound)
                     inner = inner | {f.var}
@@ -431,5 +470,6 @@ def _walk_nodes(node: object):  # type: ignore[no-untyped-def]
             stack.extend(n)
         elif hasattr(n, "__slots__"):
             yield n
-            stack.extend(getattr(n, s) for s in n.__slots__
-                         if s not in ("span", "name_span", "name_spans"))
+            stack.extend(
+                getattr(n, s) for s in n.__slots__ if s not in ("span", "name_span", "name_spans")
+            )

@@ -1,6 +1,7 @@
 """`fito check --format html`: one standalone page (no script, no external resource) with
 each file's diagnostics, a table of verdicts, and every counterexample or witness as an SVG
 message-sequence chart with its steps; also the notebook views (`_repr_html_`)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -42,15 +43,21 @@ svg.msc line.internal { stroke: #d0d7de; stroke-dasharray: 2 3; }
 """
 
 
-def render_html_report(reports: Sequence[FileReport],
-                       expectations: Sequence[Sequence[Mismatch]] | None = None) -> str:
+def render_html_report(
+    reports: Sequence[FileReport], expectations: Sequence[Sequence[Mismatch]] | None = None
+) -> str:
     """The whole page."""
     body = ["<h1>fito check</h1>"]
     for i, r in enumerate(reports):
         body.extend(file_html(r, f"f{i}", None if expectations is None else expectations[i]))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>fito check</title><style>" + CSS + "</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>fito check</title><style>"
+        + CSS
+        + "</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>"
+    )
 
 
 def file_html(r: FileReport, key: str, problems: Sequence[Mismatch] | None = None) -> list[str]:
@@ -58,8 +65,9 @@ def file_html(r: FileReport, key: str, problems: Sequence[Mismatch] | None = Non
     out = [f"<h2>{escape(r.path)}</h2>"]
     if problems is not None:
         out.append(_expect_html(problems))
-    out.extend(f'<pre class="diag">{escape(render_text(d, r.path, r.text))}</pre>'
-               for d in r.diagnostics)
+    out.extend(
+        f'<pre class="diag">{escape(render_text(d, r.path, r.text))}</pre>' for d in r.diagnostics
+    )
     if r.verdicts:
         out.append(verdicts_table(r.verdicts))
     for k, v in enumerate(r.verdicts):
@@ -77,14 +85,18 @@ def _expect_html(problems: Sequence[Mismatch]) -> str:
 
 def verdicts_table(verdicts: Sequence[Verdict]) -> str:
     """One row per assertion: line, assertion, verdict, states, transitions, seconds."""
-    head = ("<tr><th>line</th><th>assertion</th><th>verdict</th><th>states</th>"
-            "<th>transitions</th><th>seconds</th></tr>")
+    head = (
+        "<tr><th>line</th><th>assertion</th><th>verdict</th><th>states</th>"
+        "<th>transitions</th><th>seconds</th></tr>"
+    )
     body = "".join(
         f"<tr><td>{v.line}</td><td>{escape(v.text)}</td>"
         f'<td class="{v.verdict}">{v.verdict}'
-        + (f" in {len(v.trace)}" if v.verdict == FAILS and v.trace else "") + "</td>"
+        + (f" in {len(v.trace)}" if v.verdict == FAILS and v.trace else "")
+        + "</td>"
         f"<td>{v.states:,}</td><td>{v.transitions:,}</td><td>{v.seconds:.2f}</td></tr>"
-        for v in verdicts)
+        for v in verdicts
+    )
     return f'<table class="fito verdicts">{head}{body}</table>'
 
 
@@ -92,8 +104,9 @@ def run_details(v: Verdict, chart_id: str) -> str:
     """A verdict's run: the reason, the chart, the steps and the end of the run."""
     assert v.run is not None
     title = "counterexample" if v.verdict == FAILS else "witness"
-    parts = [f"<details open><summary>line {v.line}: {title} for "
-             f"<code>{escape(v.text)}</code></summary>"]
+    parts = [
+        f"<details open><summary>line {v.line}: {title} for <code>{escape(v.text)}</code></summary>"
+    ]
     if v.reason:
         parts.append(f'<p class="reason">{escape(v.reason)}</p>')
     parts.append(render_chart(v.run, chart_id))
@@ -108,13 +121,18 @@ def steps_table(trace: Trace, verbose: bool = False) -> str:
     shown = rows(trace, verbose)
     touched = {d for s in trace.steps for d, _ in step_changes(trace, s)}
     domains = [d for d in trace.domains() if d in touched]
-    head = "<tr><th>#</th><th>event</th><th>process</th>" + "".join(
-        f"<th>{escape(domain_name(d))}</th>" for d in domains) + "</tr>"
+    head = (
+        "<tr><th>#</th><th>event</th><th>process</th>"
+        + "".join(f"<th>{escape(domain_name(d))}</th>" for d in domains)
+        + "</tr>"
+    )
     out = []
     for r in shown:
         if isinstance(r, Collapsed):
-            out.append(f"<tr><td>{r.first}-{r.last}</td><td colspan=\"{2 + len(domains)}\">"
-                       f"{r.count} internal steps that change no cell</td></tr>")
+            out.append(
+                f'<tr><td>{r.first}-{r.last}</td><td colspan="{2 + len(domains)}">'
+                f"{r.count} internal steps that change no cell</td></tr>"
+            )
             continue
         out.append(_step_row(trace, r, domains))
     return f'<table class="fito steps">{head}{"".join(out)}</table>'
@@ -123,8 +141,10 @@ def steps_table(trace: Trace, verbose: bool = False) -> str:
 def _step_row(trace: Trace, s: TraceStep, domains: list[str]) -> str:
     changes = dict(step_changes(trace, s))
     cells = "".join(f"<td>{escape(changes.get(d, ''))}</td>" for d in domains)
-    return (f"<tr><td>{s.index}</td><td>{escape(s.label)}</td>"
-            f"<td>{escape(', '.join(s.movers))}</td>{cells}</tr>")
+    return (
+        f"<tr><td>{s.index}</td><td>{escape(s.label)}</td>"
+        f"<td>{escape(', '.join(s.movers))}</td>{cells}</tr>"
+    )
 
 
 def end_html(trace: Trace) -> str:
@@ -135,8 +155,10 @@ def end_html(trace: Trace) -> str:
         cells = ", ".join(f"{n} = {v}" for n, v in final.cells)
         parts.append(f'<p class="reason">in the last state: {escape(cells)}</p>')
     if final.waiting:
-        items = "".join(f"<li><code>{escape(w.process)}</code>: {escape(waiting_text(w, 8))}</li>"
-                        for w in final.waiting)
+        items = "".join(
+            f"<li><code>{escape(w.process)}</code>: {escape(waiting_text(w, 8))}</li>"
+            for w in final.waiting
+        )
         parts.append(f"<p>each process waits:</p><ul>{items}</ul>")
     return "\n".join(parts)
 
@@ -156,5 +178,11 @@ def report_html(report: FileReport) -> str:
 
 def trace_html(trace: Trace) -> str:
     """A run in a notebook: its chart, its steps, its end."""
-    return "\n".join([f"<style>{CSS}</style>", render_chart(trace, f"t{id(trace):x}"),
-                      steps_table(trace), end_html(trace)])
+    return "\n".join(
+        [
+            f"<style>{CSS}</style>",
+            render_chart(trace, f"t{id(trace):x}"),
+            steps_table(trace),
+            end_html(trace),
+        ]
+    )

@@ -1,4 +1,5 @@
 """Rendering check reports: text (diagnostics with carets, one line per assertion), JSON, SARIF."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,9 @@ if TYPE_CHECKING:
     from fito.expect import Mismatch
 
 
-def render_text_report(reports: Sequence[FileReport], verbose: bool = False,
-                       explain: bool = False) -> str:
+def render_text_report(
+    reports: Sequence[FileReport], verbose: bool = False, explain: bool = False
+) -> str:
     out: list[str] = []
     for r in reports:
         for d in r.diagnostics:
@@ -41,8 +43,10 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
     if v.verdict == FAILS and v.reason:
         lines.extend(_reason(v))
     if v.error is not None:
-        lines.append(f"  model error at line {v.error.span.line}, column {v.error.span.column}: "
-                     f"{v.error.message}")
+        lines.append(
+            f"  model error at line {v.error.span.line}, column {v.error.span.column}: "
+            f"{v.error.message}"
+        )
     label = "counterexample" if v.verdict == FAILS else "witness"
     if v.run is not None and (v.verdict == FAILS or v.verdict == HOLDS):
         if v.run.steps or v.run.final.kind == DEADLOCK:
@@ -62,8 +66,9 @@ def _reason(v: Verdict) -> list[str]:
     return ["  violated in the last state:"] + render_state(v.run, v.run.final.cells, "    ")
 
 
-def render_json_report(reports: Sequence[FileReport],
-                       expectations: Sequence[Sequence[Mismatch]] | None = None) -> str:
+def render_json_report(
+    reports: Sequence[FileReport], expectations: Sequence[Sequence[Mismatch]] | None = None
+) -> str:
     """docs/report-schema.json: per file its diagnostics and verdicts (with their runs), and
     with --expect how the file met its `-- expect:` comments."""
     files = []
@@ -84,12 +89,15 @@ def render_json_report(reports: Sequence[FileReport],
 
 
 def _expect_json(problems: Sequence[Mismatch]) -> dict[str, object]:
-    return {"ok": not problems,
-            "problems": [{"line": p.line, "message": p.message} for p in problems]}
+    return {
+        "ok": not problems,
+        "problems": [{"line": p.line, "message": p.message} for p in problems],
+    }
 
 
-def render_sarif_report(reports: Sequence[FileReport],
-                        expectations: Sequence[Sequence[Mismatch]] | None = None) -> str:
+def render_sarif_report(
+    reports: Sequence[FileReport], expectations: Sequence[Sequence[Mismatch]] | None = None
+) -> str:
     """SARIF 2.1.0: diagnostics, failing and unknown verdicts (counterexamples as codeFlows),
     and with --expect one result per unmet expectation."""
     extra: list[dict[str, object]] = []
@@ -104,9 +112,13 @@ def render_sarif_report(reports: Sequence[FileReport],
     return json.dumps(to_sarif(per_file, extra), indent=2)
 
 
-def render_report(reports: Sequence[FileReport], fmt: str, verbose: bool = False,
-                  explain: bool = False,
-                  expectations: Sequence[Sequence[Mismatch]] | None = None) -> str:
+def render_report(
+    reports: Sequence[FileReport],
+    fmt: str,
+    verbose: bool = False,
+    explain: bool = False,
+    expectations: Sequence[Sequence[Mismatch]] | None = None,
+) -> str:
     """The reports in the format asked for on the command line: text, json, sarif or html."""
     if fmt == "json":
         return render_json_report(reports, expectations)

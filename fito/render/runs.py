@@ -1,5 +1,6 @@
 """What the renderers share about a trace: collapsing internal runs, grouping cells per
 persistence domain, and the wording of what a run shows."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

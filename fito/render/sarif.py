@@ -1,6 +1,7 @@
 """SARIF 2.1.0 results for verdicts: a failing assertion with its counterexample as a
 `codeFlows` thread flow (one location per step, the cells in `state`), and unmet
 `-- expect:` comments."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,16 +33,16 @@ def verdict_result(path: str, v: Verdict) -> dict[str, object] | None:
     if v.run is not None and v.run.steps:
         result["codeFlows"] = [code_flow(path, v.line, v.run)]
     elif v.trace:
-        result["message"] = {"text": text + "\n" + "\n".join(
-            f"{i}. {s}" for i, s in enumerate(v.trace, 1))}
+        result["message"] = {
+            "text": text + "\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(v.trace, 1))
+        }
     return result
 
 
 def code_flow(path: str, line: int, trace: Trace) -> dict[str, object]:
     """One thread flow: a location per step, at the prefix that made it when known."""
     locations = [_flow_location(path, line, s) for s in trace.steps]
-    return {"message": {"text": trace.final.message},
-            "threadFlows": [{"locations": locations}]}
+    return {"message": {"text": trace.final.message}, "threadFlows": [{"locations": locations}]}
 
 
 def _flow_location(path: str, line: int, s: TraceStep) -> dict[str, object]:
@@ -62,10 +63,12 @@ def _flow_location(path: str, line: int, s: TraceStep) -> dict[str, object]:
 
 
 def _location(path: str, line: int, message: str | None) -> dict[str, object]:
-    out: dict[str, object] = {"physicalLocation": {
-        "artifactLocation": {"uri": path},
-        "region": {"startLine": max(line, 1), "startColumn": 1},
-    }}
+    out: dict[str, object] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": path},
+            "region": {"startLine": max(line, 1), "startColumn": 1},
+        }
+    }
     if message is not None:
         out["message"] = {"text": message}
     return out
@@ -73,9 +76,12 @@ def _location(path: str, line: int, message: str | None) -> dict[str, object]:
 
 def expectation_results(path: str, problems: Sequence[Mismatch]) -> list[dict[str, object]]:
     """One error result per unmet `-- expect:` comment."""
-    return [{
-        "ruleId": EXPECTATION_CODE,
-        "level": "error",
-        "message": {"text": p.message},
-        "locations": [_location(path, p.line or 1, None)],
-    } for p in problems]
+    return [
+        {
+            "ruleId": EXPECTATION_CODE,
+            "level": "error",
+            "message": {"text": p.message},
+            "locations": [_location(path, p.line or 1, None)],
+        }
+        for p in problems
+    ]

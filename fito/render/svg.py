@@ -2,6 +2,7 @@
 process that moves and a lifeline per persistence domain; per step a dot on the lifeline of
 each process that moved (joined when they synchronise), an arrow to each domain whose cells
 it wrote, labelled with the new values; a crash as a red band with what it reset."""
+
 from __future__ import annotations
 
 from html import escape
@@ -9,12 +10,12 @@ from html import escape
 from fito.check.traces.records import Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes
 
-CHAR = 7.2          # width of a character at the chart's font size, in px (monospace 12px)
+CHAR = 7.2  # width of a character at the chart's font size, in px (monospace 12px)
 ROW = 36
 TOP = 56
 LEFT = 56
 MIN_LANE = 110
-MAX_TEXT = 44       # characters of a label before it is cut
+MAX_TEXT = 44  # characters of a label before it is cut
 
 
 def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> str:
@@ -28,22 +29,31 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     domains = [d for d in trace.domains() if d in touched]
     xs, width = _lanes(steps, processes, domains, changes)
     height = TOP + ROW * (len(shown) + 1) + 24
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width:.0f}" '
-           f'height="{height}" viewBox="0 0 {width:.0f} {height}" role="img" '
-           f'aria-label="message-sequence chart of the counterexample">',
-           f'<defs><marker id="{chart_id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
-           'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-           '<path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width:.0f}" '
+        f'height="{height}" viewBox="0 0 {width:.0f} {height}" role="img" '
+        f'aria-label="message-sequence chart of the counterexample">',
+        f'<defs><marker id="{chart_id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
+        'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+        '<path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>',
+    ]
     out.extend(_lifelines(processes, domains, xs, height))
     lane = {p: xs[i] for i, p in enumerate(processes)}
     lane.update({f"domain:{d}": xs[len(processes) + i] for i, d in enumerate(domains)})
     for row, r in enumerate(shown):
         y = TOP + ROW * (row + 1)
         if isinstance(r, Collapsed):
-            out.append(f'<line class="internal" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" '
-                       f'y2="{y}"/>')
-            out.append(_text(LEFT + 4, y - 5, f"steps {r.first}-{r.last}: {r.count} internal "
-                             "steps that change no cell", "note"))
+            out.append(
+                f'<line class="internal" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>'
+            )
+            out.append(
+                _text(
+                    LEFT + 4,
+                    y - 5,
+                    f"steps {r.first}-{r.last}: {r.count} internal steps that change no cell",
+                    "note",
+                )
+            )
             continue
         out.extend(_step(r, y, lane, changes[r.index], width, chart_id))
     y = TOP + ROW * (len(shown) + 1)
@@ -52,14 +62,22 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     return "\n".join(out)
 
 
-def _lanes(steps: list[TraceStep], processes: list[str], domains: list[str],
-           changes: dict[int, dict[str, str]]) -> tuple[list[float], float]:
+def _lanes(
+    steps: list[TraceStep],
+    processes: list[str],
+    domains: list[str],
+    changes: dict[int, dict[str, str]],
+) -> tuple[list[float], float]:
     """The x of each lifeline (processes, then domains), wide enough for its labels, and the
     chart's width."""
-    widths = [_lane_width([p] + [_cut(s.label) for s in steps if s.movers and s.movers[0] == p])
-              for p in processes]
-    widths += [_lane_width([domain_name(d)] + [_cut(c[d]) for c in changes.values() if d in c])
-               for d in domains]
+    widths = [
+        _lane_width([p] + [_cut(s.label) for s in steps if s.movers and s.movers[0] == p])
+        for p in processes
+    ]
+    widths += [
+        _lane_width([domain_name(d)] + [_cut(c[d]) for c in changes.values() if d in c])
+        for d in domains
+    ]
     xs: list[float] = []
     x: float = LEFT
     for w in widths:
@@ -73,44 +91,56 @@ def _lane_width(texts: list[str]) -> float:
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _text(x: float, y: float, text: str, cls: str, anchor: str = "start") -> str:
-    return (f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">'
-            f"{escape(text)}</text>")
+    return (
+        f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(text)}</text>'
+    )
 
 
-def _lifelines(processes: list[str], domains: list[str], xs: list[float],
-               height: int) -> list[str]:
+def _lifelines(processes: list[str], domains: list[str], xs: list[float], height: int) -> list[str]:
     out = []
     heads = [(p, "process") for p in processes] + [(domain_name(d), "domain") for d in domains]
     for (name, kind), x in zip(heads, xs):
         w = len(name) * CHAR + 14
-        out.append(f'<g class="lifeline {kind}"><rect x="{x - w / 2:.1f}" y="12" '
-                   f'width="{w:.1f}" height="24" rx="{3 if kind == "process" else 10}"/>')
+        out.append(
+            f'<g class="lifeline {kind}"><rect x="{x - w / 2:.1f}" y="12" '
+            f'width="{w:.1f}" height="24" rx="{3 if kind == "process" else 10}"/>'
+        )
         out.append(_text(x, 28, name, "head", "middle"))
         out.append(f'<line x1="{x:.1f}" y1="36" x2="{x:.1f}" y2="{height - 30}"/></g>')
     return out
 
 
-def _step(s: TraceStep, y: int, lane: dict[str, float], changes: dict[str, str],
-          width: float, chart_id: str) -> list[str]:
+def _step(
+    s: TraceStep,
+    y: int,
+    lane: dict[str, float],
+    changes: dict[str, str],
+    width: float,
+    chart_id: str,
+) -> list[str]:
     out = [_text(8, y + 4, f"{s.index}.", "index")]
     if s.crash:
         out.append(f'<line class="crash" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>')
     movers = [lane[m] for m in s.movers if m in lane]
     if len(movers) > 1:
-        out.append(f'<line class="sync" x1="{min(movers):.1f}" y1="{y}" x2="{max(movers):.1f}" '
-                   f'y2="{y}"/>')
+        out.append(
+            f'<line class="sync" x1="{min(movers):.1f}" y1="{y}" x2="{max(movers):.1f}" y2="{y}"/>'
+        )
     for x in movers:
         out.append(f'<circle class="move {s.kind}" cx="{x:.1f}" cy="{y}" r="5"/>')
     source = movers[0] if movers else LEFT
-    out.append(_text(source, y - 9, _cut(s.label), "event crash" if s.crash else "event",
-                     "middle"))
+    out.append(_text(source, y - 9, _cut(s.label), "event crash" if s.crash else "event", "middle"))
     for domain, text in changes.items():
         x = lane[f"domain:{domain}"]
-        out.append(f'<line class="write" x1="{source:.1f}" y1="{y}" x2="{x - 6:.1f}" y2="{y}" '
-                   f'marker-end="url(#{chart_id}-arrow)"/>' if abs(x - source) > 12 else "")
+        out.append(
+            f'<line class="write" x1="{source:.1f}" y1="{y}" x2="{x - 6:.1f}" y2="{y}" '
+            f'marker-end="url(#{chart_id}-arrow)"/>'
+            if abs(x - source) > 12
+            else ""
+        )
         out.append(_text(x, y + 15, _cut(text), "change", "middle"))
     return [line for line in out if line]

@@ -1,5 +1,6 @@
 """Counterexamples as text: one line per step with the process that moved and the cells it
 changed per persistence domain; internal runs collapsed; what the run shows at its end."""
+
 from __future__ import annotations
 
 from fito.check.traces.records import DEADLOCK, LOOP, REFUSAL, Trace, TraceStep
@@ -19,8 +20,7 @@ _LABEL_MAX = 30
 _MOVER_MAX = 26
 
 
-def render_run(trace: Trace, title: str, verbose: bool = False, explain: bool = False
-               ) -> list[str]:
+def render_run(trace: Trace, title: str, verbose: bool = False, explain: bool = False) -> list[str]:
     """`title:` then the numbered steps (indented by four), or the per-domain timeline
     (explain), then the end of the run."""
     if explain:
@@ -41,8 +41,10 @@ def render_run(trace: Trace, title: str, verbose: bool = False, explain: bool = 
             lines.append(f"    {'':>{number}}  -- the loop: from here the steps repeat forever")
             loop = None
         if isinstance(r, Collapsed):
-            lines.append(f"    {_number(r):>{number}}  ({r.count} internal steps that change "
-                         f"no cell; --verbose shows them)")
+            lines.append(
+                f"    {_number(r):>{number}}  ({r.count} internal steps that change "
+                f"no cell; --verbose shows them)"
+            )
             continue
         lines.extend(_step_lines(trace, r, number, label, mover))
     lines.extend(render_end(trace))

@@ -15,6 +15,7 @@ job: `fito.runtime.distributed`; for PyTorch DCP users: `fito.runtime.dcp` (both
 torch; this package does not). The layout and the manifest format are documented in
 docs/runtime.md.
 """
+
 from __future__ import annotations
 
 from fito.runtime.durable import DiskFull
@@ -22,34 +23,34 @@ from fito.runtime.layout import CheckpointError, NotACheckpointDir
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.metrics import prometheus_text
 from fito.runtime.reader import (
-                                 CheckpointScan,
-                                 EpochVerdict,
-                                 NoConsistentEpoch,
-                                 Restored,
-                                 restore,
-                                 scan,
+    CheckpointScan,
+    EpochVerdict,
+    NoConsistentEpoch,
+    Restored,
+    restore,
+    scan,
 )
 from fito.runtime.rng import capture_rng, restore_rng
 from fito.runtime.verify import REASONS, STATUSES, Skip
 from fito.runtime.writer import CheckpointWriter
 
 __all__ = [
-                                 "REASONS",
-                                 "STATUSES",
-                                 "CheckpointError",
-                                 "CheckpointScan",
-                                 "CheckpointWriter",
-                                 "DiskFull",
-                                 "EpochVerdict",
-                                 "Manifest",
-                                 "NoConsistentEpoch",
-                                 "NotACheckpointDir",
-                                 "Restored",
-                                 "ShardRecord",
-                                 "Skip",
-                                 "capture_rng",
-                                 "prometheus_text",
-                                 "restore",
-                                 "restore_rng",
-                                 "scan",
+    "REASONS",
+    "STATUSES",
+    "CheckpointError",
+    "CheckpointScan",
+    "CheckpointWriter",
+    "DiskFull",
+    "EpochVerdict",
+    "Manifest",
+    "NoConsistentEpoch",
+    "NotACheckpointDir",
+    "Restored",
+    "ShardRecord",
+    "Skip",
+    "capture_rng",
+    "prometheus_text",
+    "restore",
+    "restore_rng",
+    "scan",
 ]

@@ -6,6 +6,7 @@ decoder's recursion guard into a `ValueError`, measures the nesting of what it d
 without recursion and refuses more than `max_depth` levels, and by default refuses
 non-finite numbers and integers of more than 40 digits, all as `ValueError`.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,14 +16,22 @@ from typing import Any
 MAX_DEPTH = 64
 
 
-def loads(data: bytes | bytearray | memoryview, *, max_depth: int = MAX_DEPTH,
-          finite: bool = True, int_digits: int = 40) -> Any:
+def loads(
+    data: bytes | bytearray | memoryview,
+    *,
+    max_depth: int = MAX_DEPTH,
+    finite: bool = True,
+    int_digits: int = 40,
+) -> Any:
     """The JSON value in data (UTF-8); ValueError when it is malformed, nested more than
     max_depth levels or (finite) holds a non-finite number or an integer too long."""
     hooks: dict[str, Any] = {}
     if finite:
-        hooks = {"parse_constant": _refuse_constant, "parse_float": _finite_float,
-                 "parse_int": lambda s: _bounded_int(s, int_digits)}
+        hooks = {
+            "parse_constant": _refuse_constant,
+            "parse_float": _finite_float,
+            "parse_int": lambda s: _bounded_int(s, int_digits),
+        }
     try:
         value = json.loads(bytes(data).decode("utf-8"), **hooks)
     except RecursionError:  # the decoder's own guard: raised, never a stack overflow
@@ -43,8 +52,7 @@ def nesting(value: Any) -> int:
         elif not isinstance(node, list):
             continue
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in node
-                     if isinstance(child, (list, dict)))
+        stack.extend((child, depth + 1) for child in node if isinstance(child, (list, dict)))
     return deepest
 
 

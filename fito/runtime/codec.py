@@ -3,6 +3,7 @@
 Payload codecs: `json` and `npz` (the pickle-free tree codec of `fito.runtime.tree`, for
 Python and numpy state) and `torch` (`torch.save`, loaded back with `weights_only=True`).
 """
+
 from __future__ import annotations
 
 import io
@@ -48,7 +49,7 @@ def parse_header(data: bytes | bytearray | memoryview) -> tuple[ShardHeader, int
     if end < 0:
         raise BadShard("header line is cut short")
     try:
-        body = boundedjson.loads(head[len(MAGIC):end], max_depth=1)
+        body = boundedjson.loads(head[len(MAGIC) : end], max_depth=1)
     except ValueError as exc:
         raise BadShard(f"unreadable header ({str(exc)[:80]})") from None
     if not isinstance(body, dict):
@@ -59,8 +60,9 @@ def parse_header(data: bytes | bytearray | memoryview) -> tuple[ShardHeader, int
     return ShardHeader(domain, int(epoch), codec), end + 1  # type: ignore[arg-type]
 
 
-def encoder(state: Any, codec: str | None = None, *,
-            torch_crc32: bool = False) -> tuple[str, Callable[[Any], None]]:
+def encoder(
+    state: Any, codec: str | None = None, *, torch_crc32: bool = False
+) -> tuple[str, Callable[[Any], None]]:
     """The codec for state (given, or chosen: `torch` when it holds torch tensors, else `npz`
     with numpy arrays, else `json`) and a function writing its payload to a sink.
 
@@ -93,13 +95,16 @@ def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = 
         try:
             import torch
         except ImportError:
-            raise CheckpointError("this shard was written with torch, which is not installed "
-                                  "(pip install torch)") from None
+            raise CheckpointError(
+                "this shard was written with torch, which is not installed (pip install torch)"
+            ) from None
         return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
     if codec in DCP_CODECS:
-        raise CheckpointError("a PyTorch DCP checkpoint: load it with torch.distributed."
-                              "checkpoint.load(..., storage_reader=fito.runtime.dcp."
-                              "FitoStorageReader(DIR))")
+        raise CheckpointError(
+            "a PyTorch DCP checkpoint: load it with torch.distributed."
+            "checkpoint.load(..., storage_reader=fito.runtime.dcp."
+            "FitoStorageReader(DIR))"
+        )
     raise ValueError(f"unknown codec {codec!r}")
 
 
@@ -146,8 +151,11 @@ def _check_torch_safe(value: Any, where: str) -> None:
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             _check_torch_safe(v, f"{where}[{i}]")
-    elif not isinstance(value, (torch.Tensor, torch.Size, torch.dtype, torch.device,
-                                *_TORCH_LEAVES)):
-        raise CheckpointError(f"{where}: a {type(value).__name__} cannot be loaded back with "
-                              "torch.load(weights_only=True); convert it to tensors or plain "
-                              "Python values")
+    elif not isinstance(
+        value, (torch.Tensor, torch.Size, torch.dtype, torch.device, *_TORCH_LEAVES)
+    ):
+        raise CheckpointError(
+            f"{where}: a {type(value).__name__} cannot be loaded back with "
+            "torch.load(weights_only=True); convert it to tensors or plain "
+            "Python values"
+        )

@@ -6,6 +6,7 @@ commit is durable, manifests before the shards they name. `CheckpointWriter` run
 one process; `fito.runtime.distributed` and `fito.runtime.dcp` run the shard steps on every
 rank and the commit on the coordinator, after every rank's reflection.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -45,8 +46,9 @@ def open_root(root: Path, *, lock: bool = True) -> int | None:
     if not lock:
         return None
     try:
-        fd = os.open(root / layout.LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o644)
+        fd = os.open(
+            root / layout.LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
     except OSError as exc:
         raise CheckpointError(f"cannot open {root / layout.LOCK}: {exc.strerror}") from None
     try:
@@ -83,12 +85,15 @@ def write_shards(root: Path, epoch: int, encoded: Encoded) -> tuple[ShardRecord,
     except BaseException:
         discard_epoch(root, epoch, encoded, manifest=False)
         raise
-    return tuple(ShardRecord(d, epoch, layout.shard_relpath(d, epoch), digest, size, codec)
-                 for d, codec, (digest, size) in sealed)
+    return tuple(
+        ShardRecord(d, epoch, layout.shard_relpath(d, epoch), digest, size, codec)
+        for d, codec, (digest, size) in sealed
+    )
 
 
-def stage_shard(root: Path, domain: str, epoch: int, codec: str,
-                write_payload: Callable[[Any], None]) -> Staged:
+def stage_shard(
+    root: Path, domain: str, epoch: int, codec: str, write_payload: Callable[[Any], None]
+) -> Staged:
     """Write the shard of domain and epoch (header, then the payload write_payload gives the
     sink) to its temporary name; `durable.seal` makes it durable."""
     folder = root / layout.SHARDS / domain
@@ -108,8 +113,7 @@ def commit(root: Path, manifest: Manifest, domains: Iterable[str] = ()) -> None:
     On failure, the manifest and the shards of domains for this epoch are removed."""
     data = dump_manifest(manifest)
     try:
-        write_durably(root / layout.manifest_relpath(manifest.epoch),
-                      lambda sink: sink.write(data))
+        write_durably(root / layout.manifest_relpath(manifest.epoch), lambda sink: sink.write(data))
     except BaseException:
         discard_epoch(root, manifest.epoch, domains, manifest=True)
         raise
@@ -127,8 +131,14 @@ def discard_epoch(root: Path, epoch: int, domains: Iterable[str], *, manifest: b
                 os.unlink(path)
 
 
-def collect(root: Path, committed: int, keep: int, *, manifests: bool = True,
-            domains: Collection[str] | None = None) -> None:
+def collect(
+    root: Path,
+    committed: int,
+    keep: int,
+    *,
+    manifests: bool = True,
+    domains: Collection[str] | None = None,
+) -> None:
     """After commit `committed` is durable: drop manifests beyond the `keep` newest up to it
     (durably), then every shard no kept commit names (of `domains`, default all), and
     leftover temporary files."""
@@ -138,8 +148,14 @@ def collect(root: Path, committed: int, keep: int, *, manifests: bool = True,
         _unlink_manifests(root, epochs[:-keep])
     # no directory fsync: should a deletion be undone by a power loss, the old shard is
     # garbage again, named by no kept commit, and collected after the next one
-    remove_shards(root, lambda e: e <= committed and e not in kept, durably=False,
-                  domains=domains, commit_temps=manifests, dead_temp=lambda e: e <= committed)
+    remove_shards(
+        root,
+        lambda e: e <= committed and e not in kept,
+        durably=False,
+        domains=domains,
+        commit_temps=manifests,
+        dead_temp=lambda e: e <= committed,
+    )
 
 
 def collect_after(root: Path, committed: int, keep: int, **which: Any) -> None:
@@ -148,18 +164,22 @@ def collect_after(root: Path, committed: int, keep: int, **which: Any) -> None:
     try:
         collect(root, committed, keep, **which)
     except OSError as exc:
-        warnings.warn(f"fito.runtime: epoch {committed} is committed, but collecting old "
-                      f"epochs in {root} failed ({exc.strerror or exc}); retried after the "
-                      "next commit", RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"fito.runtime: epoch {committed} is committed, but collecting old "
+            f"epochs in {root} failed ({exc.strerror or exc}); retried after the "
+            "next commit",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 
-def supersede_after(root: Path, epoch: int, *, manifests: bool = True,
-                    domains: Collection[str] | None = None) -> None:
+def supersede_after(
+    root: Path, epoch: int, *, manifests: bool = True, domains: Collection[str] | None = None
+) -> None:
     """Remove commits newer than epoch (durably), then their shards: a new timeline."""
     if manifests:
         _unlink_manifests(root, [e for e in layout.manifest_epochs(root) if e > epoch])
-    remove_shards(root, lambda e: e > epoch, durably=True, domains=domains,
-                  commit_temps=manifests)
+    remove_shards(root, lambda e: e > epoch, durably=True, domains=domains, commit_temps=manifests)
 
 
 def _unlink_manifests(root: Path, epochs: list[int]) -> None:
@@ -171,9 +191,15 @@ def _unlink_manifests(root: Path, epochs: list[int]) -> None:
         fsync_dir(root / layout.COMMITS)
 
 
-def remove_shards(root: Path, is_garbage: Callable[[int], bool], *, durably: bool,
-                  domains: Collection[str] | None = None, commit_temps: bool = True,
-                  dead_temp: Callable[[int], bool] | None = None) -> None:
+def remove_shards(
+    root: Path,
+    is_garbage: Callable[[int], bool],
+    *,
+    durably: bool,
+    domains: Collection[str] | None = None,
+    commit_temps: bool = True,
+    dead_temp: Callable[[int], bool] | None = None,
+) -> None:
     """Unlink the shard files (every name, padded or not) of the epochs is_garbage picks, and
     the temporary files of the epochs dead_temp picks (default: is_garbage) or of no epoch,
     in domains (default all) and (commit_temps) in commits/. A save of a newer epoch in

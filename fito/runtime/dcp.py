@@ -22,6 +22,7 @@ and they are loaded only if `torch.load(weights_only=True)` accepts them (DCP's 
 would unpickle them: fito refuses a payload that needs pickle). DCP's metadata is loaded
 with `weights_only=True` and DCP's metadata classes allowed, never unpickled freely.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -53,11 +54,18 @@ from fito.runtime.writer import check_keep
 
 DOMAIN, METADATA = "dcp", "dcp-metadata"
 ALIGN = 64
-_SAFE: list[Any] = [dcp_metadata.Metadata, dcp_metadata.TensorStorageMetadata,
-         dcp_metadata.BytesStorageMetadata, dcp_metadata.ChunkStorageMetadata,
-         dcp_metadata.TensorProperties, dcp_metadata.MetadataIndex, dcp_metadata.StorageMeta]
-_SAFE += [getattr(dcp_metadata, "_MEM_FORMAT_ENCODING")] if hasattr(
-    dcp_metadata, "_MEM_FORMAT_ENCODING") else []
+_SAFE: list[Any] = [
+    dcp_metadata.Metadata,
+    dcp_metadata.TensorStorageMetadata,
+    dcp_metadata.BytesStorageMetadata,
+    dcp_metadata.ChunkStorageMetadata,
+    dcp_metadata.TensorProperties,
+    dcp_metadata.MetadataIndex,
+    dcp_metadata.StorageMeta,
+]
+_SAFE += (
+    [dcp_metadata._MEM_FORMAT_ENCODING] if hasattr(dcp_metadata, "_MEM_FORMAT_ENCODING") else []
+)
 
 
 def epoch_of(checkpoint_id: Any) -> int:
@@ -74,8 +82,14 @@ class FitoStorageWriter(StorageWriter):
     newest commit. resume_from: as for CheckpointWriter, commits above it are superseded
     before the first save. keep: commits kept after each save."""
 
-    def __init__(self, root: str | os.PathLike[str], *, epoch: int | None = None, keep: int = 2,
-                 resume_from: int | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        epoch: int | None = None,
+        keep: int = 2,
+        resume_from: int | None = None,
+    ) -> None:
         super().__init__()
         self.root, self.keep = Path(root), check_keep(keep)
         self._epoch = None if epoch is None else layout.check_epoch(epoch)
@@ -107,8 +121,10 @@ class FitoStorageWriter(StorageWriter):
         epoch = self._epoch if self._epoch is not None else (newest or 0) + 1
         if newest is not None and epoch <= newest:
             self._release()
-            raise CheckpointError(f"epoch {epoch} is not newer than the committed epoch "
-                                  f"{newest} in {self.root}; pass resume_from=<epoch> to go back")
+            raise CheckpointError(
+                f"epoch {epoch} is not newer than the committed epoch "
+                f"{newest} in {self.root}; pass resume_from=<epoch> to go back"
+            )
         return [dataclasses.replace(p, storage_data=(epoch, rank)) for rank, p in enumerate(plans)]
 
     def write_data(self, plan: SavePlan, planner: SavePlanner) -> Future[list[WriteResult]]:
@@ -126,15 +142,16 @@ class FitoStorageWriter(StorageWriter):
         future.set_result(results)
         return future
 
-    def finish(self, metadata: dcp_metadata.Metadata,
-               results: list[list[WriteResult]]) -> None:
+    def finish(self, metadata: dcp_metadata.Metadata, results: list[list[WriteResult]]) -> None:
         """Coordinator, after every rank's reflection: DCP's metadata, then the commit."""
         epoch = self._epoch_of_results(results)
         try:
             self._commit(epoch, metadata, results)
         except BaseException:
-            domains = [METADATA, *(d for d in layout.shard_domains(self.root)
-                                   if layout.split_rank(d)[0] == DOMAIN)]
+            domains = [
+                METADATA,
+                *(d for d in layout.shard_domains(self.root) if layout.split_rank(d)[0] == DOMAIN),
+            ]
             commit.discard_epoch(self.root, epoch, domains, manifest=True)
             raise
         finally:
@@ -147,8 +164,9 @@ class FitoStorageWriter(StorageWriter):
             raise CheckpointError(f"ranks wrote different epochs: {sorted(epochs)}")
         return epochs.pop() if epochs else (self._epoch or 0)
 
-    def _commit(self, epoch: int, metadata: dcp_metadata.Metadata,
-                results: list[list[WriteResult]]) -> None:
+    def _commit(
+        self, epoch: int, metadata: dcp_metadata.Metadata, results: list[list[WriteResult]]
+    ) -> None:
         records = {}
         storage = {}
         for wr in (wr for rank in results for wr in rank):
@@ -157,18 +175,24 @@ class FitoStorageWriter(StorageWriter):
             domain = Path(file).parent.name
             records[domain] = ShardRecord(domain, epoch, file, digest, size, DOMAIN)
         metadata.storage_data = storage
-        metadata.storage_meta = dcp_metadata.StorageMeta(checkpoint_id=str(self.root),
-                                                         save_id=self._save_id)
+        metadata.storage_meta = dcp_metadata.StorageMeta(
+            checkpoint_id=str(self.root), save_id=self._save_id
+        )
         buffer = io.BytesIO()
         torch.save(metadata, buffer)
         payload = buffer.getvalue()
-        staged = commit.stage_shard(self.root, METADATA, epoch, METADATA,
-                                    lambda sink: sink.write(payload))
+        staged = commit.stage_shard(
+            self.root, METADATA, epoch, METADATA, lambda sink: sink.write(payload)
+        )
         digest, size = seal(staged)
-        records[METADATA] = ShardRecord(METADATA, epoch, layout.shard_relpath(METADATA, epoch),
-                                        digest, size, METADATA)
-        manifest = Manifest(epoch, tuple(records[d] for d in sorted(records)),
-                            MappingProxyType({"dcp_save_id": self._save_id}))
+        records[METADATA] = ShardRecord(
+            METADATA, epoch, layout.shard_relpath(METADATA, epoch), digest, size, METADATA
+        )
+        manifest = Manifest(
+            epoch,
+            tuple(records[d] for d in sorted(records)),
+            MappingProxyType({"dcp_save_id": self._save_id}),
+        )
         commit.commit(self.root, manifest)
 
     def _release(self) -> None:
@@ -187,8 +211,9 @@ class FitoStorageWriter(StorageWriter):
         return False  # chosen explicitly, never guessed from a checkpoint_id
 
 
-def _write_items(root: Path, domain: str, epoch: int, plan: SavePlan,
-                 planner: SavePlanner) -> list[WriteResult]:
+def _write_items(
+    root: Path, domain: str, epoch: int, plan: SavePlan, planner: SavePlanner
+) -> list[WriteResult]:
     """Stage and seal the shard: each item's bytes, tensors 64-byte aligned."""
     placed: list[tuple[Any, int, int, str | None, tuple[int, ...] | None]] = []
 
@@ -208,9 +233,14 @@ def _write_items(root: Path, domain: str, epoch: int, plan: SavePlan,
 
     digest, size = seal(commit.stage_shard(root, domain, epoch, DOMAIN, produce))
     file = layout.shard_relpath(domain, epoch)
-    return [WriteResult(index=index, size_in_bytes=length,
-                        storage_data=(file, offset, length, dtype, shape, epoch, digest, size))
-            for index, offset, length, dtype, shape in placed]
+    return [
+        WriteResult(
+            index=index,
+            size_in_bytes=length,
+            storage_data=(file, offset, length, dtype, shape, epoch, digest, size),
+        )
+        for index, offset, length, dtype, shape in placed
+    ]
 
 
 class FitoStorageReader(StorageReader):
@@ -220,8 +250,9 @@ class FitoStorageReader(StorageReader):
     group: the process group the ranks agree on (default: the whole job, when
     torch.distributed is initialized)."""
 
-    def __init__(self, root: str | os.PathLike[str], *, epoch: int | None = None,
-                 group: Any = None) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, epoch: int | None = None, group: Any = None
+    ) -> None:
         super().__init__()
         self.root = Path(root)
         self._wanted = None if epoch is None else layout.check_epoch(epoch)
@@ -259,8 +290,11 @@ class FitoStorageReader(StorageReader):
         self.skipped = []
         for e in reversed(candidates):
             metadata, problems = _verify_share(path, e, comm)
-            verdicts = [(metadata is not None, problems)] if comm is None else comm.all_gather(
-                (metadata is not None, problems))
+            verdicts = (
+                [(metadata is not None, problems)]
+                if comm is None
+                else comm.all_gather((metadata is not None, problems))
+            )
             if all(ok for ok, _ in verdicts):
                 assert metadata is not None
                 self.epoch, self._manifest = e, read_manifest(path, e)[0]
@@ -271,8 +305,9 @@ class FitoStorageReader(StorageReader):
 
         raise NoConsistentEpoch(path, tuple(self.skipped))
 
-    def set_up_storage_reader(self, metadata: dcp_metadata.Metadata, is_coordinator: bool,
-                              *args: Any, **kwargs: Any) -> None:
+    def set_up_storage_reader(
+        self, metadata: dcp_metadata.Metadata, is_coordinator: bool, *args: Any, **kwargs: Any
+    ) -> None:
         self.storage_data = metadata.storage_data
 
     def prepare_local_plan(self, plan: LoadPlan) -> LoadPlan:
@@ -301,8 +336,10 @@ class FitoStorageReader(StorageReader):
             raise CheckpointError(f"{file} is not named by the commit of epoch {self.epoch}")
         problems, data = check_shard(self.root, self.epoch, record, keep_bytes=True)
         if problems or data is None:
-            raise CheckpointError(f"{file} changed after it was verified: "
-                                  + "; ".join(p.describe() for p in problems))
+            raise CheckpointError(
+                f"{file} changed after it was verified: "
+                + "; ".join(p.describe() for p in problems)
+            )
         return data
 
     @classmethod
@@ -328,13 +365,19 @@ def _verify_share(path: Path, epoch: int, comm: Any) -> tuple[Any, list[Any]]:
     if manifest is None:
         return None, problems
     files = [r.domain for r in manifest.shards]
-    mine = set(files) if comm is None else {d for i, d in enumerate(files)
-                                            if i % comm.size == comm.rank} | {METADATA}
-    manifest, problems, blobs = check_epoch(path, epoch, (METADATA,), keep_bytes=False,
-                                            only=mine - {METADATA})
-    found, data = (check_shard(path, epoch, next(r for r in manifest.shards
-                                                  if r.domain == METADATA), True)
-                   if manifest is not None and METADATA in manifest.domains else ([], None))
+    mine = (
+        set(files)
+        if comm is None
+        else {d for i, d in enumerate(files) if i % comm.size == comm.rank} | {METADATA}
+    )
+    manifest, problems, blobs = check_epoch(
+        path, epoch, (METADATA,), keep_bytes=False, only=mine - {METADATA}
+    )
+    found, data = (
+        check_shard(path, epoch, next(r for r in manifest.shards if r.domain == METADATA), True)
+        if manifest is not None and METADATA in manifest.domains
+        else ([], None)
+    )
     problems = problems + found
     if problems or data is None:
         return None, problems
@@ -347,8 +390,9 @@ def _decode_metadata(path: Path, epoch: int, data: bytearray) -> tuple[Any, list
 
     try:
         with torch.serialization.safe_globals(_SAFE):
-            metadata = torch.load(io.BytesIO(memoryview(data)[parse_header(data)[1]:]),
-                                  weights_only=True)
+            metadata = torch.load(
+                io.BytesIO(memoryview(data)[parse_header(data)[1] :]), weights_only=True
+            )
         if not isinstance(metadata, dcp_metadata.Metadata):
             raise TypeError(f"a {type(metadata).__name__}, not DCP metadata")
     except Exception as exc:  # noqa: BLE001 - any failure refuses the epoch
@@ -358,24 +402,29 @@ def _decode_metadata(path: Path, epoch: int, data: bytearray) -> tuple[Any, list
 
 def _load_item(item: Any, stored: tuple, data: bytearray, planner: LoadPlanner) -> None:
     _, offset, length, dtype, shape = stored
-    view = memoryview(data)[offset:offset + length]
+    view = memoryview(data)[offset : offset + length]
     if item.type == LoadItemType.BYTE_IO:
         try:  # what DCP's planner would unpickle freely must load without pickle first
             torch.load(io.BytesIO(view), weights_only=True)
         except Exception as exc:  # noqa: BLE001
-            raise CheckpointError(f"{item.storage_index.fqn}: a value that needs pickle to load "
-                                  f"({type(exc).__name__}); fito does not unpickle") from None
+            raise CheckpointError(
+                f"{item.storage_index.fqn}: a value that needs pickle to load "
+                f"({type(exc).__name__}); fito does not unpickle"
+            ) from None
         planner.load_bytes(item, io.BytesIO(view))
         return
     from torch.distributed._shard._utils import narrow_tensor_by_index
 
     raw = torch.frombuffer(view, dtype=torch.uint8) if length else torch.empty(0, dtype=torch.uint8)
-    tensor = narrow_tensor_by_index(raw.view(_dtype(dtype)).reshape(shape), item.storage_offsets,
-                                    item.lengths)
+    tensor = narrow_tensor_by_index(
+        raw.view(_dtype(dtype)).reshape(shape), item.storage_offsets, item.lengths
+    )
     target = planner.resolve_tensor(item).detach()
     if target.size() != tensor.size():
-        raise CheckpointError(f"{item.storage_index.fqn}: stored {tuple(tensor.size())}, "
-                              f"expected {tuple(target.size())}")
+        raise CheckpointError(
+            f"{item.storage_index.fqn}: stored {tuple(tensor.size())}, "
+            f"expected {tuple(target.size())}"
+        )
     target.copy_(tensor)
     planner.commit_tensor(item, target)
 

@@ -15,6 +15,7 @@ Paper A's claim 5, bilateral convergence instead of a snapshot, between ranks:
 `specs/runtime_commit.fito` model-checks the protocol with a crash at every point.
 torch is imported only when this module's functions are called.
 """
+
 from __future__ import annotations
 
 import os
@@ -73,9 +74,15 @@ class DistributedCheckpointWriter(AsyncWriterBase):
     process group of the writer's own (gloo, created here on every rank, unless `group` is
     given), so that an asynchronous save never interleaves with training's collectives."""
 
-    def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
-                 resume_from: int | None = None, group: Any = None,
-                 torch_crc32: bool = False) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        keep: int = 2,
+        resume_from: int | None = None,
+        group: Any = None,
+        torch_crc32: bool = False,
+    ) -> None:
         """Collective: every rank constructs it, with the same arguments."""
         self.keep, self.root, self.torch_crc32 = check_keep(keep), Path(root), torch_crc32
         dist = _dist()
@@ -96,13 +103,15 @@ class DistributedCheckpointWriter(AsyncWriterBase):
             raise CheckpointError(error)
         self._init_async()
 
-    def _job(self, epoch: int, states: Mapping[str, Any], chosen: Any,
-             metadata: Any) -> tuple[Encoded, dict[str, Any], str | None]:
+    def _job(
+        self, epoch: int, states: Mapping[str, Any], chosen: Any, metadata: Any
+    ) -> tuple[Encoded, dict[str, Any], str | None]:
         """The encoded shards, or this rank's error: it is reported at the reflection, so
         that every rank still meets every collective and fails together."""
         try:
-            encoded, meta = self._prepare(epoch, states, chosen, metadata,
-                                          stored=lambda d: rank_domain(d, self.rank))
+            encoded, meta = self._prepare(
+                epoch, states, chosen, metadata, stored=lambda d: rank_domain(d, self.rank)
+            )
             return encoded, meta, None
         except CheckpointError as exc:
             return {}, {}, str(exc)
@@ -119,8 +128,12 @@ class DistributedCheckpointWriter(AsyncWriterBase):
                 reflected = str(exc)
         reflections = self._comm.all_gather(reflected)
         failed = [f"rank {r}: {x}" for r, x in enumerate(reflections) if isinstance(x, str)]
-        records = tuple(sorted((rec for x in reflections if not isinstance(x, str) for rec in x),
-                               key=lambda rec: rec.domain))
+        records = tuple(
+            sorted(
+                (rec for x in reflections if not isinstance(x, str) for rec in x),
+                key=lambda rec: rec.domain,
+            )
+        )
         manifest = Manifest(epoch, records, MappingProxyType(meta))
         verdict = "; ".join(failed) or None
         if verdict is None and self._comm.is_coordinator:
@@ -143,8 +156,13 @@ class DistributedCheckpointWriter(AsyncWriterBase):
         return None
 
 
-def restore_distributed(root: str | os.PathLike[str], *, domains: Iterable[str] | None = None,
-                        group: Any = None, map_location: Any = None) -> Restored:
+def restore_distributed(
+    root: str | os.PathLike[str],
+    *,
+    domains: Iterable[str] | None = None,
+    group: Any = None,
+    map_location: Any = None,
+) -> Restored:
     """Collective: the newest epoch committed by a job of this world size whose every rank's
     shards verify, the same epoch on every rank; `states` holds this rank's domains (named
     without their `@rank`). NoConsistentEpoch on every rank when there is none."""
@@ -161,16 +179,17 @@ def restore_distributed(root: str | os.PathLike[str], *, domains: Iterable[str] 
             raise CheckpointError("; ".join(errors))
         if all(ok for ok, _, _ in verdicts):
             assert states is not None and manifest is not None
-            return Restored(e, MappingProxyType(states), manifest,
-                            with_uncommitted(path, skipped, e, None))
+            return Restored(
+                e, MappingProxyType(states), manifest, with_uncommitted(path, skipped, e, None)
+            )
         found = (p for _, problems, _ in verdicts for p in problems)  # a torn manifest: once
         skipped.extend(p for p in dict.fromkeys(found) if p not in skipped)
     raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, None))
 
 
-def _verify_own(path: Path, epoch: int, comm: Collective, wanted: tuple[str, ...] | None,
-                map_location: Any) -> tuple[dict[str, Any] | None, Manifest | None,
-                                            list[Skip], str | None]:
+def _verify_own(
+    path: Path, epoch: int, comm: Collective, wanted: tuple[str, ...] | None, map_location: Any
+) -> tuple[dict[str, Any] | None, Manifest | None, list[Skip], str | None]:
     """This rank's part of epoch: (its states or None, the manifest, problems, an error
     that is not the epoch's fault: the epoch was saved by another number of ranks)."""
     manifest, problems = read_manifest(path, epoch)
@@ -179,8 +198,15 @@ def _verify_own(path: Path, epoch: int, comm: Collective, wanted: tuple[str, ...
     ranks = {split_rank(d)[1] for d in manifest.domains}
     if ranks != set(range(comm.size)):
         held = sorted(r for r in ranks if r is not None)
-        return None, manifest, [], (f"epoch {epoch} in {path} was saved by ranks {held or 'none'}"
-                                    f", not by the {comm.size} ranks of this job")
+        return (
+            None,
+            manifest,
+            [],
+            (
+                f"epoch {epoch} in {path} was saved by ranks {held or 'none'}"
+                f", not by the {comm.size} ranks of this job"
+            ),
+        )
     own = {d for d in manifest.domains if split_rank(d)[1] == comm.rank}
     required = tuple(rank_domain(d, comm.rank) for d in wanted) if wanted is not None else ()
     _, states, problems = load_epoch(path, epoch, required, map_location, only=own)

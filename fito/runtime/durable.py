@@ -6,6 +6,7 @@ that fails (a full disk) removes its temporary file and raises a `CheckpointErro
 says so (`DiskFull` for ENOSPC and EDQUOT), also when the failing write happened inside
 `torch.save`, which would otherwise report an opaque RuntimeError.
 """
+
 from __future__ import annotations
 
 import errno
@@ -33,9 +34,12 @@ def storage_error(exc: OSError, path: Path) -> CheckpointError:
     """The CheckpointError for an OSError of the writer (DiskFull when the disk is full)."""
     why = exc.strerror or str(exc)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return DiskFull(f"disk full: writing {path} failed ({why}); this epoch was not "
-                        "committed and its temporary file was removed")
+        return DiskFull(
+            f"disk full: writing {path} failed ({why}); this epoch was not "
+            "committed and its temporary file was removed"
+        )
     return CheckpointError(f"writing {path} failed: {why}; this epoch was not committed")
+
 
 class Sink:
     """A write-only file wrapper that counts bytes, passes a fault point per write and
@@ -191,8 +195,9 @@ def make_dir(path: Path) -> None:
     except FileExistsError:
         mode = os.lstat(path).st_mode
         if not stat.S_ISDIR(mode):
-            raise CheckpointError(f"{path} is {kind_of(mode)}, not a directory; the writer "
-                                  "does not follow links") from None
+            raise CheckpointError(
+                f"{path} is {kind_of(mode)}, not a directory; the writer does not follow links"
+            ) from None
     except OSError as exc:
         raise storage_error(exc, path) from exc
     fsync_dir(path.parent)

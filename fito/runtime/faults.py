@@ -10,6 +10,7 @@ child), and an observer, when set, sees every point before it is taken. `arm(N, 
 fail=errno.ENOSPC)` raises that OSError at the N-th point instead of killing (a disk that
 fills up there). Without them the hooks only count, one call per operation.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,9 @@ _fail: int | None = None
 _lock = threading.Lock()  # shards are sealed on worker threads: count points one at a time
 
 
-def arm(at: int, fraction: float = 0.0, observer: Observer | None = None,
-        fail: int | None = None) -> None:
+def arm(
+    at: int, fraction: float = 0.0, observer: Observer | None = None, fail: int | None = None
+) -> None:
     """Count from zero again and kill at the at-th point (0: never), or raise OSError(fail)
     there; observer sees each point."""
     global _TARGET, _FRACTION, _passed, _observer, _fail

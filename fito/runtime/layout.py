@@ -11,6 +11,7 @@ with their integer value (`e3.json` is the manifest of epoch 3 too). Temporary f
 `.tmp` and are never read. Listing never follows a symbolic link: a linked `shards/<domain>`
 is not a domain directory.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,8 @@ TMP_SUFFIX = ".tmp"
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # on disk, a domain of one rank of a distributed job is `<domain>@<rank>` (see distributed.py)
 STORED_DOMAIN = re.compile(
-    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?:@(?P<rank>0|[1-9]\d{0,5}))?")
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?:@(?P<rank>0|[1-9]\d{0,5}))?"
+)
 _SHARD_FILE = re.compile(r"e(\d{1,18})\.shard")
 _MANIFEST_FILE = re.compile(r"e(\d{1,18})\.json")
 _TEMP_FILE = re.compile(r"e(\d{1,18})\.(?:shard|json)\.tmp")
@@ -41,8 +43,10 @@ class NotACheckpointDir(CheckpointError):
 def check_domain(name: str) -> str:
     """The domain name itself, or CheckpointError when it cannot be a file name."""
     if not isinstance(name, str) or DOMAIN_NAME.fullmatch(name) is None:
-        raise CheckpointError(f"bad domain name {name!r}: use letters, digits, '_', '.', '-' "
-                              "(at most 64, starting with a letter or digit)")
+        raise CheckpointError(
+            f"bad domain name {name!r}: use letters, digits, '_', '.', '-' "
+            "(at most 64, starting with a letter or digit)"
+        )
     return name
 
 
@@ -96,8 +100,9 @@ def checkpoint_dir(root: str | os.PathLike[str]) -> Path:
     if not path.is_dir():
         raise CheckpointError(f"{path}: not a directory")
     if not is_checkpoint_dir(path):
-        raise NotACheckpointDir(f"{path}: not a fito checkpoint directory "
-                                f"(no {SHARDS}/ or {COMMITS}/)")
+        raise NotACheckpointDir(
+            f"{path}: not a fito checkpoint directory (no {SHARDS}/ or {COMMITS}/)"
+        )
     return path
 
 
@@ -119,8 +124,11 @@ def manifest_epochs(root: Path) -> list[int]:
 
 def shard_domains(root: Path) -> list[str]:
     """Domains that have a shard directory (a real one, not a link), sorted."""
-    return sorted(name for name, _ in entries(root / SHARDS)
-                  if STORED_DOMAIN.fullmatch(name) and is_real_dir(root / SHARDS / name))
+    return sorted(
+        name
+        for name, _ in entries(root / SHARDS)
+        if STORED_DOMAIN.fullmatch(name) and is_real_dir(root / SHARDS / name)
+    )
 
 
 def shard_files(root: Path, domain: str) -> dict[int, tuple[str, ...]]:
@@ -136,8 +144,9 @@ def shard_epochs(root: Path, domain: str) -> list[int]:
 def temp_files(root: Path) -> list[Path]:
     """Leftover temporary files (from a writer that died), sorted."""
     folders = (root / COMMITS, *(root / SHARDS / d for d in shard_domains(root)))
-    return sorted(sub / name for sub in folders for name, _ in entries(sub)
-                  if name.endswith(TMP_SUFFIX))
+    return sorted(
+        sub / name for sub in folders for name, _ in entries(sub) if name.endswith(TMP_SUFFIX)
+    )
 
 
 def temp_epoch(path: Path) -> int | None:

@@ -9,6 +9,7 @@
 Canonical JSON: keys sorted, no spaces, ASCII only. The checksum makes a manifest that still
 parses after a torn write or a flipped byte count as torn, not as a commit.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,8 +24,8 @@ from fito.runtime import boundedjson
 from fito.runtime.layout import STORED_DOMAIN, is_epoch, shard_relpath
 
 FORMAT, VERSION = "fito-checkpoint", 1
-MAX_BYTES = 16 << 20   # a manifest larger than this is refused unread
-MAX_DEPTH = 64         # nesting of the whole manifest, metadata included
+MAX_BYTES = 16 << 20  # a manifest larger than this is refused unread
+MAX_DEPTH = 64  # nesting of the whole manifest, metadata included
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -59,16 +60,27 @@ class TornManifest(ValueError):
 
 def canonical(obj: Any) -> bytes:
     """Canonical JSON bytes: sorted keys, no whitespace, ASCII."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False).encode("ascii")
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
 
 
 def dump_manifest(m: Manifest) -> bytes:
     """The file content of a manifest, checksum included."""
     body: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "epoch": m.epoch,
-        "domains": {s.domain: {"epoch": s.epoch, "file": s.file, "sha256": s.sha256,
-                               "bytes": s.bytes, "codec": s.codec} for s in m.shards},
+        "format": FORMAT,
+        "version": VERSION,
+        "epoch": m.epoch,
+        "domains": {
+            s.domain: {
+                "epoch": s.epoch,
+                "file": s.file,
+                "sha256": s.sha256,
+                "bytes": s.bytes,
+                "codec": s.codec,
+            }
+            for s in m.shards
+        },
         "metadata": dict(m.metadata),
     }
     body["checksum"] = hashlib.sha256(canonical(body)).hexdigest()
@@ -116,17 +128,25 @@ def _validated(body: dict[str, Any], epoch: int) -> Manifest:
 
 
 def _record(name: str, entry: Any) -> ShardRecord:
-    ok = (STORED_DOMAIN.fullmatch(name) is not None and isinstance(entry, dict)
-          and is_epoch(entry.get("epoch")) and is_epoch(entry.get("bytes"))
-          and isinstance(entry.get("sha256"), str) and _HEX64.fullmatch(entry["sha256"])
-          and isinstance(entry.get("codec"), str))
+    ok = (
+        STORED_DOMAIN.fullmatch(name) is not None
+        and isinstance(entry, dict)
+        and is_epoch(entry.get("epoch"))
+        and is_epoch(entry.get("bytes"))
+        and isinstance(entry.get("sha256"), str)
+        and _HEX64.fullmatch(entry["sha256"])
+        and isinstance(entry.get("codec"), str)
+    )
     if not ok:
         raise TornManifest(f"malformed entry for domain {name!r}")
     if entry.get("file") != shard_relpath(name, entry["epoch"]):
-        raise TornManifest(f"domain {name!r} names file {entry.get('file')!r}, "
-                           f"not {shard_relpath(name, entry['epoch'])!r}")
-    return ShardRecord(name, entry["epoch"], entry["file"], entry["sha256"],
-                       entry["bytes"], entry["codec"])
+        raise TornManifest(
+            f"domain {name!r} names file {entry.get('file')!r}, "
+            f"not {shard_relpath(name, entry['epoch'])!r}"
+        )
+    return ShardRecord(
+        name, entry["epoch"], entry["file"], entry["sha256"], entry["bytes"], entry["codec"]
+    )
 
 
 def _short(exc: Exception) -> str:

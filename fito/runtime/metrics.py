@@ -5,6 +5,7 @@ x_d - min(x) is zero in every domain exactly when x lies on the diagonal of the 
 lattice (paper A, claim 2); x_d - r, with r the epoch a restore would take, is how far each
 domain runs ahead of what can be recovered.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -15,21 +16,33 @@ from fito.runtime.verify import CONSISTENT, REASONS, STATUSES
 Sample = tuple[dict[str, str], float]
 
 _FAMILIES = (
-    ("fito_checkpoint_domain_epoch",
-     "Newest epoch for which the domain holds a shard file (the durable vector x)."),
-    ("fito_checkpoint_domain_epoch_skew",
-     "Domain's newest epoch minus the smallest newest epoch over all domains (x_d - min x)."),
-    ("fito_checkpoint_domain_epochs_ahead_of_restore",
-     "Domain's newest epoch minus the epoch a restore would take."),
-    ("fito_checkpoint_restore_epoch",
-     "The epoch a restore would take (absent when none is consistent)."),
+    (
+        "fito_checkpoint_domain_epoch",
+        "Newest epoch for which the domain holds a shard file (the durable vector x).",
+    ),
+    (
+        "fito_checkpoint_domain_epoch_skew",
+        "Domain's newest epoch minus the smallest newest epoch over all domains (x_d - min x).",
+    ),
+    (
+        "fito_checkpoint_domain_epochs_ahead_of_restore",
+        "Domain's newest epoch minus the epoch a restore would take.",
+    ),
+    (
+        "fito_checkpoint_restore_epoch",
+        "The epoch a restore would take (absent when none is consistent).",
+    ),
     ("fito_checkpoint_restorable", "1 when some committed epoch is consistent, else 0."),
     ("fito_checkpoint_newest_epoch", "Newest epoch present on disk, committed or not."),
-    ("fito_checkpoint_newest_epoch_consistent",
-     "1 when the newest epoch on disk is committed and consistent, else 0."),
+    (
+        "fito_checkpoint_newest_epoch_consistent",
+        "1 when the newest epoch on disk is committed and consistent, else 0.",
+    ),
     ("fito_checkpoint_epochs", "Epochs on disk by status (consistent, mixed, torn, uncommitted)."),
-    ("fito_checkpoint_restore_skips",
-     "Problems found in the epochs newer than the one a restore takes, by reason."),
+    (
+        "fito_checkpoint_restore_skips",
+        "Problems found in the epochs newer than the one a restore takes, by reason.",
+    ),
 )
 
 
@@ -56,7 +69,8 @@ def _samples(scan: CheckpointScan) -> dict[str, list[Sample]]:
         out["fito_checkpoint_domain_epoch_skew"].append((labels, x - low))
         if scan.restore_epoch is not None:
             out["fito_checkpoint_domain_epochs_ahead_of_restore"].append(
-                (labels, x - scan.restore_epoch))
+                (labels, x - scan.restore_epoch)
+            )
     if scan.restore_epoch is not None:
         out["fito_checkpoint_restore_epoch"].append((base, scan.restore_epoch))
     out["fito_checkpoint_restorable"].append((base, int(scan.restore_epoch is not None)))

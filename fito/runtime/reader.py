@@ -5,6 +5,7 @@ names (existence, domain, epoch, size, SHA-256) before decoding any of them, and
 past each epoch that fails, recording why. `scan` does the same for every epoch on disk
 without decoding, for `fito inspect` and the metrics.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,12 +47,18 @@ class NoConsistentEpoch(CheckpointError):
         self.skipped = skipped
         why = "; ".join(f"epoch {s.epoch}: {s.describe()}" for s in skipped[:4])
         more = f" (and {len(skipped) - 4} more)" if len(skipped) > 4 else ""
-        super().__init__(f"no consistent committed epoch in {root}"
-                         + (f": {why}{more}" if why else ""))
+        super().__init__(
+            f"no consistent committed epoch in {root}" + (f": {why}{more}" if why else "")
+        )
 
 
-def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = None,
-            epoch: int | None = None, map_location: Any = None) -> Restored:
+def restore(
+    root: str | os.PathLike[str],
+    *,
+    domains: Iterable[str] | None = None,
+    epoch: int | None = None,
+    map_location: Any = None,
+) -> Restored:
     """Load the newest consistent committed epoch (or exactly `epoch`); never a mixed state.
 
     domains: the domains that must be present (and the only ones decoded); default all.
@@ -65,15 +72,20 @@ def restore(root: str | os.PathLike[str], *, domains: Iterable[str] | None = Non
     for e in reversed(candidates):
         manifest, states, problems = load_epoch(path, e, required, map_location)
         if manifest is not None and states is not None:
-            return Restored(e, MappingProxyType(states), manifest,
-                            with_uncommitted(path, skipped, e, epoch))
+            return Restored(
+                e, MappingProxyType(states), manifest, with_uncommitted(path, skipped, e, epoch)
+            )
         skipped.extend(problems)
     raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, epoch))
 
 
-def load_epoch(root: Path, epoch: int, required: Iterable[str] = (), map_location: Any = None,
-               only: Collection[str] | None = None,
-               ) -> tuple[Manifest | None, dict[str, Any] | None, list[Skip]]:
+def load_epoch(
+    root: Path,
+    epoch: int,
+    required: Iterable[str] = (),
+    map_location: Any = None,
+    only: Collection[str] | None = None,
+) -> tuple[Manifest | None, dict[str, Any] | None, list[Skip]]:
     """Verify epoch (the shards of `only`, default all) and decode the required domains
     (default all verified ones): (manifest, states or None, problems). What `restore` and
     `scan` both do to an epoch, so that they never disagree on it. A CheckpointError (torch
@@ -86,19 +98,28 @@ def load_epoch(root: Path, epoch: int, required: Iterable[str] = (), map_locatio
     return manifest, (None if problems else states), problems
 
 
-def with_uncommitted(root: Path, skipped: list[Skip], chosen: int,
-                      only: int | None) -> tuple[Skip, ...]:
+def with_uncommitted(
+    root: Path, skipped: list[Skip], chosen: int, only: int | None
+) -> tuple[Skip, ...]:
     """skipped plus the epochs newer than chosen that have shards but no manifest."""
     if only is None:
         committed = set(layout.manifest_epochs(root))
         held = {e for d in layout.shard_domains(root) for e in layout.shard_epochs(root, d)}
-        skipped = skipped + [Skip(e, UNCOMMITTED, None, "shards without a commit manifest")
-                             for e in held - committed if e > chosen]
+        skipped = skipped + [
+            Skip(e, UNCOMMITTED, None, "shards without a commit manifest")
+            for e in held - committed
+            if e > chosen
+        ]
     return tuple(sorted(skipped, key=lambda s: (-s.epoch, s.reason, s.domain or "")))
 
 
-def _decode(epoch: int, manifest: Manifest, blobs: Mapping[str, bytearray], wanted: Iterable[str],
-            map_location: Any) -> tuple[dict[str, Any], list[Skip]]:
+def _decode(
+    epoch: int,
+    manifest: Manifest,
+    blobs: Mapping[str, bytearray],
+    wanted: Iterable[str],
+    map_location: Any,
+) -> tuple[dict[str, Any], list[Skip]]:
     codec = {s.domain: s.codec for s in manifest.shards}
     states: dict[str, Any] = {}
     for d in wanted:
@@ -135,8 +156,8 @@ class CheckpointScan:
     restore_epoch: int | None
     skipped: tuple[Skip, ...]
     temp_files: tuple[str, ...]
-    durable_kind: str | None          # the guardrail's verdict on the durable vector
-    best_recovery_point: int | None   # (min x, ..., min x) of the epoch lattice
+    durable_kind: str | None  # the guardrail's verdict on the durable vector
+    best_recovery_point: int | None  # (min x, ..., min x) of the epoch lattice
 
     @property
     def durable_vector(self) -> tuple[tuple[str, int], ...]:
@@ -164,16 +185,15 @@ def scan(root: str | os.PathLike[str]) -> CheckpointScan:
         verdicts.append(verdict)
         if chosen is None and verdict.status == CONSISTENT:
             chosen = e
-    skipped = tuple(p for v in verdicts if chosen is None or v.epoch > chosen
-                    for p in v.problems)
+    skipped = tuple(p for v in verdicts if chosen is None or v.epoch > chosen for p in v.problems)
     temps = tuple(str(p.relative_to(path)) for p in layout.temp_files(path))
     kind, best = _classify_durable(holdings)
-    return CheckpointScan(str(path), holdings, tuple(verdicts), chosen, skipped, temps, kind,
-                          best)
+    return CheckpointScan(str(path), holdings, tuple(verdicts), chosen, skipped, temps, kind, best)
 
 
-def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str | None,
-                                                                                   int | None]:
+def _classify_durable(
+    holdings: tuple[tuple[str, tuple[int, ...]], ...],
+) -> tuple[str | None, int | None]:
     """The guardrail's classification of x (consistent or mixed) and its best recovery point."""
     from fito.models.epochs.guardrail import classify
 
@@ -184,9 +204,14 @@ def _classify_durable(holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tupl
     return verdict.kind, verdict.rollback
 
 
-def _verdict(root: Path, epoch: int, committed: bool,
-             holdings: tuple[tuple[str, tuple[int, ...]], ...],
-             known: tuple[str, ...], decode: bool) -> EpochVerdict:
+def _verdict(
+    root: Path,
+    epoch: int,
+    committed: bool,
+    holdings: tuple[tuple[str, tuple[int, ...]], ...],
+    known: tuple[str, ...],
+    decode: bool,
+) -> EpochVerdict:
     present = tuple(d for d, es in holdings if epoch in es)
     if committed and decode:
         try:
@@ -200,12 +225,14 @@ def _verdict(root: Path, epoch: int, committed: bool,
     else:
         problems = [Skip(epoch, UNCOMMITTED, None, "shards without a commit manifest")]
         complete = set(known) <= set(present)
-    return EpochVerdict(epoch, committed, status_of(committed, problems, complete),
-                        present, tuple(problems))
+    return EpochVerdict(
+        epoch, committed, status_of(committed, problems, complete), present, tuple(problems)
+    )
 
 
-def _known_domains(root: Path, committed: list[int],
-                   holdings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str, ...]:
+def _known_domains(
+    root: Path, committed: list[int], holdings: tuple[tuple[str, tuple[int, ...]], ...]
+) -> tuple[str, ...]:
     """The domains of the newest readable manifest, else every domain directory."""
     for e in reversed(committed):
         manifest, _ = read_manifest(root, e)

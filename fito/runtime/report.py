@@ -1,4 +1,5 @@
 """Text and JSON reports of a scanned checkpoint directory (what `fito inspect` prints)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,11 +15,16 @@ def restore_reason(scan: CheckpointScan) -> str:
     status = {v.epoch: v.status for v in scan.epochs}
     listed = ", ".join(f"{e} ({status[e]})" for e in refused)
     if scan.restore_epoch is None:
-        return ("no committed epoch is consistent" + (f"; refused: {listed}" if listed else "")
-                if scan.epochs else "the directory holds no epoch yet")
+        return (
+            "no committed epoch is consistent" + (f"; refused: {listed}" if listed else "")
+            if scan.epochs
+            else "the directory holds no epoch yet"
+        )
     n = len(next(v for v in scan.epochs if v.epoch == scan.restore_epoch).domains)
-    head = (f"epoch {scan.restore_epoch}: committed, and its {n} shard{'s' * (n != 1)} all "
-            "match their recorded domain, epoch, size and SHA-256")
+    head = (
+        f"epoch {scan.restore_epoch}: committed, and its {n} shard{'s' * (n != 1)} all "
+        "match their recorded domain, epoch, size and SHA-256"
+    )
     return head + (f"; newer epochs refused: {listed}" if listed else "")
 
 
@@ -41,8 +47,10 @@ def to_text(scan: CheckpointScan) -> str:
         out.extend(f"  {'':>10}  {'':6}  {'':11}  {p.describe()}" for p in v.problems)
     if scan.durable_kind is not None:
         x = " ".join(f"{d}={e}" for d, e in scan.durable_vector)
-        out.append(f"durable vector (newest shard per domain): {x}: {scan.durable_kind}; "
-                   f"lattice best recovery point {scan.best_recovery_point}")
+        out.append(
+            f"durable vector (newest shard per domain): {x}: {scan.durable_kind}; "
+            f"lattice best recovery point {scan.best_recovery_point}"
+        )
     out.append("restore: " + restore_reason(scan))
     if scan.newest is not None and scan.newest.status != CONSISTENT:
         out.append(f"newest epoch {scan.newest.epoch} is {scan.newest.status}")
@@ -59,17 +67,33 @@ def _epoch_line(v: EpochVerdict) -> str:
 def to_json(scan: CheckpointScan) -> dict[str, Any]:
     """The machine-readable report (stable keys, see docs/runtime.md)."""
     return {
-        "dir": scan.root, "format": FORMAT, "version": VERSION,
+        "dir": scan.root,
+        "format": FORMAT,
+        "version": VERSION,
         "domains": {d: list(epochs) for d, epochs in scan.holdings},
-        "epochs": [{"epoch": v.epoch, "committed": v.committed, "status": v.status,
-                    "domains": list(v.domains), "problems": [_skip(p) for p in v.problems]}
-                   for v in scan.epochs],
-        "restore": {"epoch": scan.restore_epoch, "why": restore_reason(scan),
-                    "skipped": [_skip(s) for s in scan.skipped]},
-        "newest": None if scan.newest is None else {"epoch": scan.newest.epoch,
-                                                    "status": scan.newest.status},
-        "durable": {"vector": dict(scan.durable_vector), "kind": scan.durable_kind,
-                    "best_recovery_point": scan.best_recovery_point},
+        "epochs": [
+            {
+                "epoch": v.epoch,
+                "committed": v.committed,
+                "status": v.status,
+                "domains": list(v.domains),
+                "problems": [_skip(p) for p in v.problems],
+            }
+            for v in scan.epochs
+        ],
+        "restore": {
+            "epoch": scan.restore_epoch,
+            "why": restore_reason(scan),
+            "skipped": [_skip(s) for s in scan.skipped],
+        },
+        "newest": None
+        if scan.newest is None
+        else {"epoch": scan.newest.epoch, "status": scan.newest.status},
+        "durable": {
+            "vector": dict(scan.durable_vector),
+            "kind": scan.durable_kind,
+            "best_recovery_point": scan.best_recovery_point,
+        },
         "temp_files": list(scan.temp_files),
     }
 

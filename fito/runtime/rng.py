@@ -4,6 +4,7 @@ Python's `random`, numpy's legacy global generator and, when torch is already im
 torch's CPU generator (and CUDA generators when present). The captured value holds only
 ints, lists, tuples and (for torch) byte tensors, so every codec can store it.
 """
+
 from __future__ import annotations
 
 import random
@@ -17,10 +18,13 @@ def capture_rng() -> dict[str, Any]:
 
     state: dict[str, Any] = {"python": random.getstate()}
     legacy = np.random.get_state(legacy=False)
-    state["numpy"] = {"bit_generator": legacy["bit_generator"],
-                      "key": [int(k) for k in legacy["state"]["key"]],
-                      "pos": int(legacy["state"]["pos"]),
-                      "has_gauss": int(legacy["has_gauss"]), "gauss": float(legacy["gauss"])}
+    state["numpy"] = {
+        "bit_generator": legacy["bit_generator"],
+        "key": [int(k) for k in legacy["state"]["key"]],
+        "pos": int(legacy["state"]["pos"]),
+        "has_gauss": int(legacy["has_gauss"]),
+        "gauss": float(legacy["gauss"]),
+    }
     torch = sys.modules.get("torch")
     if torch is not None:
         state["torch"] = torch.get_rng_state()
@@ -35,10 +39,14 @@ def restore_rng(state: dict[str, Any]) -> None:
 
     random.setstate(_as_tuple(state["python"]))
     n = state["numpy"]
-    np.random.set_state({"bit_generator": n["bit_generator"],
-                         "state": {"key": np.asarray(n["key"], dtype=np.uint32),
-                                   "pos": n["pos"]},
-                         "has_gauss": n["has_gauss"], "gauss": n["gauss"]})
+    np.random.set_state(
+        {
+            "bit_generator": n["bit_generator"],
+            "state": {"key": np.asarray(n["key"], dtype=np.uint32), "pos": n["pos"]},
+            "has_gauss": n["has_gauss"],
+            "gauss": n["gauss"],
+        }
+    )
     if "torch" in state:
         import torch
 

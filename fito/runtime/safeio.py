@@ -11,6 +11,7 @@ the path the user gave and may be a symbolic link.
 The writer's temporary files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` after any
 leftover of the same name is unlinked, so a planted link is never written through.
 """
+
 from __future__ import annotations
 
 import errno
@@ -37,9 +38,14 @@ class NotRegular(OSError):
 
 def kind_of(mode: int) -> str:
     """What a file mode describes, for messages."""
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -63,7 +69,9 @@ def open_regular(root: Path, relpath: str) -> Iterator[tuple[int, int]]:
     try:
         after = os.fstat(fd)
         if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
-                before.st_dev, before.st_ino):
+            before.st_dev,
+            before.st_ino,
+        ):
             raise NotRegular(relpath, "replaced while being opened")
         os.set_blocking(fd, True)
         yield fd, after.st_size

@@ -6,6 +6,7 @@ rebuilt), so that the background writer saves exactly the values of the epoch ev
 the next steps update the parameters in place. An object reached twice (tied weights) is
 copied once and stays shared.
 """
+
 from __future__ import annotations
 
 import sys

@@ -6,6 +6,7 @@ dict with string keys, `{"items": [[k, v], ...]}` for other keys, `{"tuple": [..
 `a<i>`), `{"bytes": "<base64>"}`; lists, strings, integers, floats, booleans and None are
 plain JSON. Loading never unpickles (`np.load(allow_pickle=False)`).
 """
+
 from __future__ import annotations
 
 import base64
@@ -17,7 +18,7 @@ from fito.runtime import boundedjson
 from fito.runtime.layout import CheckpointError
 
 TREE_KEY = "__fito_tree__"
-MAX_NESTING = 100   # containers inside containers; deeper states are refused at save time
+MAX_NESTING = 100  # containers inside containers; deeper states are refused at save time
 
 
 def encode(state: Any) -> tuple[str, list[Any]]:
@@ -37,16 +38,21 @@ def _encode(value: Any, arrays: list[Any], where: str, depth: int) -> Any:
         raise CheckpointError(f"{where}: containers nested more than {MAX_NESTING} deep")
     d = depth + 1
     if isinstance(value, list):
-        return [v if type(v) in _PLAIN else _encode(v, arrays, f"{where}[{i}]", d)
-                for i, v in enumerate(value)]
+        return [
+            v if type(v) in _PLAIN else _encode(v, arrays, f"{where}[{i}]", d)
+            for i, v in enumerate(value)
+        ]
     if isinstance(value, tuple):
         return {"tuple": [_encode(v, arrays, f"{where}[{i}]", d) for i, v in enumerate(value)]}
     if isinstance(value, dict):
         if all(isinstance(k, str) for k in value):
-            return {"map": {k: _encode(v, arrays, f"{where}[{k!r}]", d)
-                            for k, v in value.items()}}
-        return {"items": [[_encode(k, arrays, where, d), _encode(v, arrays, f"{where}[{k!r}]", d)]
-                          for k, v in value.items()]}
+            return {"map": {k: _encode(v, arrays, f"{where}[{k!r}]", d) for k, v in value.items()}}
+        return {
+            "items": [
+                [_encode(k, arrays, where, d), _encode(v, arrays, f"{where}[{k!r}]", d)]
+                for k, v in value.items()
+            ]
+        }
     if isinstance(value, (bytes, bytearray)):
         return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
     return _encode_numpy(value, arrays, where)
@@ -57,16 +63,20 @@ def _encode_numpy(value: Any, arrays: list[Any], where: str) -> Any:
 
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
-            raise CheckpointError(f"{where}: numpy arrays of Python objects need pickle; "
-                                  "store them as plain lists or numeric arrays")
+            raise CheckpointError(
+                f"{where}: numpy arrays of Python objects need pickle; "
+                "store them as plain lists or numeric arrays"
+            )
         arrays.append(value)
         return {"array": len(arrays) - 1}
     if isinstance(value, np.generic):
         arrays.append(np.asarray(value))
         return {"scalar": len(arrays) - 1}
-    raise CheckpointError(f"{where}: cannot store a {type(value).__name__} without pickle "
-                          "(supported: dict, list, tuple, str, int, float, bool, None, bytes, "
-                          "numpy arrays and scalars; torch tensors with the torch codec)")
+    raise CheckpointError(
+        f"{where}: cannot store a {type(value).__name__} without pickle "
+        "(supported: dict, list, tuple, str, int, float, bool, None, bytes, "
+        "numpy arrays and scalars; torch tensors with the torch codec)"
+    )
 
 
 def write_npz(sink: Any, text: str, arrays: list[Any]) -> None:
@@ -108,7 +118,7 @@ def _decode(node: Any, arrays: list[Any]) -> Any:
         return node
     if len(node) != 1:
         raise ValueError("malformed tree node")
-    (tag, body), = node.items()
+    ((tag, body),) = node.items()
     if tag == "map":
         return {k: _decode(v, arrays) for k, v in body.items()}
     if tag == "items":

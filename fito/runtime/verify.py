@@ -4,6 +4,7 @@ An epoch is consistent when its commit manifest is complete and every shard it n
 exists, says it belongs to that domain and epoch, and matches its recorded size and
 SHA-256. Every problem is a `Skip` with a reason from `REASONS`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,12 +21,23 @@ MISSING_SHARD, HASH_MISMATCH, EPOCH_MISMATCH = "missing-shard", "hash-mismatch",
 DOMAIN_MISMATCH, MISSING_DOMAIN = "domain-mismatch", "missing-domain"
 TORN_MANIFEST, UNCOMMITTED, UNDECODABLE = "torn-manifest", "uncommitted", "undecodable"
 NOT_REGULAR, CONFLICTING_MANIFESTS = "not-regular", "conflicting-manifests"
-REASONS = (MISSING_SHARD, HASH_MISMATCH, EPOCH_MISMATCH, DOMAIN_MISMATCH, MISSING_DOMAIN,
-           TORN_MANIFEST, UNCOMMITTED, UNDECODABLE, NOT_REGULAR, CONFLICTING_MANIFESTS)
+REASONS = (
+    MISSING_SHARD,
+    HASH_MISMATCH,
+    EPOCH_MISMATCH,
+    DOMAIN_MISMATCH,
+    MISSING_DOMAIN,
+    TORN_MANIFEST,
+    UNCOMMITTED,
+    UNDECODABLE,
+    NOT_REGULAR,
+    CONFLICTING_MANIFESTS,
+)
 CONSISTENT, MIXED, TORN = "consistent", "mixed", "torn"
 STATUSES = (CONSISTENT, MIXED, TORN, UNCOMMITTED)
-_TORN_REASONS = frozenset({HASH_MISMATCH, TORN_MANIFEST, UNDECODABLE, NOT_REGULAR,
-                           CONFLICTING_MANIFESTS})
+_TORN_REASONS = frozenset(
+    {HASH_MISMATCH, TORN_MANIFEST, UNDECODABLE, NOT_REGULAR, CONFLICTING_MANIFESTS}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +79,14 @@ def read_manifest(root: Path, epoch: int) -> tuple[Manifest | None, list[Skip]]:
         except OSError as exc:
             return None, [Skip(epoch, TORN_MANIFEST, None, f"{name}: unreadable: {exc.strerror}")]
     if any(c != contents[0] for c in contents[1:]):
-        return None, [Skip(epoch, CONFLICTING_MANIFESTS, None,
-                           f"{' and '.join(names)} differ: which one commits is unknown")]
+        return None, [
+            Skip(
+                epoch,
+                CONFLICTING_MANIFESTS,
+                None,
+                f"{' and '.join(names)} differ: which one commits is unknown",
+            )
+        ]
     try:
         return parse_manifest(contents[0], epoch), []
     except TornManifest as exc:
@@ -82,9 +100,14 @@ def _read_bounded(root: Path, relpath: str) -> bytes:
         return bytes(read_exact(fd, size))
 
 
-def check_epoch(root: Path, epoch: int, required: Iterable[str] = (), *,
-                keep_bytes: bool = False, only: Collection[str] | None = None,
-                ) -> tuple[Manifest | None, list[Skip], dict[str, bytearray]]:
+def check_epoch(
+    root: Path,
+    epoch: int,
+    required: Iterable[str] = (),
+    *,
+    keep_bytes: bool = False,
+    only: Collection[str] | None = None,
+) -> tuple[Manifest | None, list[Skip], dict[str, bytearray]]:
     """The manifest of epoch, every problem found, and (keep_bytes) the verified shard bytes.
 
     only: verify just these domains' shards (default: all the manifest names). With
@@ -107,23 +130,31 @@ def check_epoch(root: Path, epoch: int, required: Iterable[str] = (), *,
     return manifest, problems, blobs
 
 
-def check_shard(root: Path, epoch: int, rec: ShardRecord,
-                keep_bytes: bool) -> tuple[list[Skip], bytearray | None]:
+def check_shard(
+    root: Path, epoch: int, rec: ShardRecord, keep_bytes: bool
+) -> tuple[list[Skip], bytearray | None]:
     """The problems of one shard a manifest names, and (keep_bytes) its verified bytes.
 
     Only a regular file is opened; its header is read and checked, then its size, and only
     then is the rest read (a file of the wrong size is never read whole)."""
     if rec.epoch != epoch:
-        return [Skip(epoch, EPOCH_MISMATCH, rec.domain,
-                     f"the manifest of epoch {epoch} records a shard of epoch {rec.epoch}")], None
+        return [
+            Skip(
+                epoch,
+                EPOCH_MISMATCH,
+                rec.domain,
+                f"the manifest of epoch {epoch} records a shard of epoch {rec.epoch}",
+            )
+        ], None
     try:
         with open_regular(root, rec.file) as (fd, size):
             head = bytes(read_exact(fd, min(size, HEADER_LIMIT)))
             try:
                 header = parse_header(head)[0]
             except BadShard as exc:
-                return [Skip(epoch, HASH_MISMATCH, rec.domain,
-                             f"{_size_note(size, rec)}; {exc}")], None
+                return [
+                    Skip(epoch, HASH_MISMATCH, rec.domain, f"{_size_note(size, rec)}; {exc}")
+                ], None
             problems = _compare(epoch, rec, header.domain, header.epoch, size)
             if problems:
                 return problems, None
@@ -142,11 +173,11 @@ def check_shard(root: Path, epoch: int, rec: ShardRecord,
 
 def _compare(epoch: int, rec: ShardRecord, domain: str, held: int, size: int) -> list[Skip]:
     if held != epoch:
-        return [Skip(epoch, EPOCH_MISMATCH, rec.domain,
-                     f"{rec.file} holds epoch {held}, not {epoch}")]
+        return [
+            Skip(epoch, EPOCH_MISMATCH, rec.domain, f"{rec.file} holds epoch {held}, not {epoch}")
+        ]
     if domain != rec.domain:
-        return [Skip(epoch, DOMAIN_MISMATCH, rec.domain,
-                     f"{rec.file} holds domain {domain!r}")]
+        return [Skip(epoch, DOMAIN_MISMATCH, rec.domain, f"{rec.file} holds domain {domain!r}")]
     if size != rec.bytes:
         return [Skip(epoch, HASH_MISMATCH, rec.domain, _size_note(size, rec))]
     return []

@@ -6,6 +6,7 @@ manifest `commits/e<epoch>.json` the same way, last. Only then are old epochs co
 keeping the `keep` newest commits. One writer per directory (an exclusive flock).
 `async_save` does the same on a background thread from a private copy of the state.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,9 +61,14 @@ class AsyncWriterBase:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def save(self, epoch: int, states: Mapping[str, Any], *,
-             codecs_by_domain: Mapping[str, str] | None = None,
-             metadata: Mapping[str, Any] | None = None) -> Manifest:
+    def save(
+        self,
+        epoch: int,
+        states: Mapping[str, Any],
+        *,
+        codecs_by_domain: Mapping[str, str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Manifest:
         """Write one shard per domain, then commit epoch; returns the manifest once durable."""
         self.wait()
         job = self._job(epoch, states, codecs_by_domain, metadata)
@@ -72,9 +78,14 @@ class AsyncWriterBase:
             self._accepted = self._newest
             raise
 
-    def async_save(self, epoch: int, states: Mapping[str, Any], *,
-                   codecs_by_domain: Mapping[str, str] | None = None,
-                   metadata: Mapping[str, Any] | None = None) -> Future[Manifest]:
+    def async_save(
+        self,
+        epoch: int,
+        states: Mapping[str, Any],
+        *,
+        codecs_by_domain: Mapping[str, str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Future[Manifest]:
         """Copy states (tensors and arrays included) and return at once; a background thread
         writes the shards and commits, as `save` does. The future gives the manifest once
         the commit is durable. One save is in flight at a time: this first waits for the
@@ -83,8 +94,13 @@ class AsyncWriterBase:
         job = self._job(epoch, snapshot(dict(states)), codecs_by_domain, metadata)
         return self._submit(self._write, epoch, *job)
 
-    def _job(self, epoch: int, states: Mapping[str, Any], chosen: Mapping[str, str] | None,
-             metadata: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    def _job(
+        self,
+        epoch: int,
+        states: Mapping[str, Any],
+        chosen: Mapping[str, str] | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> tuple[Any, ...]:
         """The arguments of `_write` after epoch: the encoded shards and the metadata."""
         return self._prepare(epoch, states, chosen, metadata)
 
@@ -114,9 +130,14 @@ class AsyncWriterBase:
         self._inflight = self._background.submit(task, *args)
         return self._inflight
 
-    def _prepare(self, epoch: int, states: Mapping[str, Any], chosen: Mapping[str, str] | None,
-                 metadata: Mapping[str, Any] | None,
-                 stored: Any = lambda d: d) -> tuple[Encoded, dict[str, Any]]:
+    def _prepare(
+        self,
+        epoch: int,
+        states: Mapping[str, Any],
+        chosen: Mapping[str, str] | None,
+        metadata: Mapping[str, Any] | None,
+        stored: Any = lambda d: d,
+    ) -> tuple[Encoded, dict[str, Any]]:
         """Check the request and encode every domain (refusing what cannot be stored)
         before anything is written; stored(d) is the name a domain is stored under."""
         self._check_save(epoch, states)
@@ -126,9 +147,10 @@ class AsyncWriterBase:
         except (TypeError, ValueError) as exc:
             raise CheckpointError(f"metadata must be plain JSON: {exc}") from None
         chosen = dict(chosen or {})
-        encoded = {stored(d): codecs.encoder(states[d], chosen.get(d),
-                                             torch_crc32=self.torch_crc32)
-                   for d in sorted(states)}
+        encoded = {
+            stored(d): codecs.encoder(states[d], chosen.get(d), torch_crc32=self.torch_crc32)
+            for d in sorted(states)
+        }
         self._accepted = epoch
         return encoded, meta
 
@@ -143,14 +165,21 @@ class AsyncWriterBase:
         if self._accepted is not None and epoch <= self._accepted:
             raise CheckpointError(
                 f"epoch {epoch} is not newer than the committed epoch {self._accepted} in "
-                f"{self.root}; to go back, open the writer with resume_from=<epoch>")
+                f"{self.root}; to go back, open the writer with resume_from=<epoch>"
+            )
 
 
 class CheckpointWriter(AsyncWriterBase):
     """Writes epochs of several persistence domains into one checkpoint directory."""
 
-    def __init__(self, root: str | os.PathLike[str], *, keep: int = 2,
-                 resume_from: int | None = None, torch_crc32: bool = False) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        keep: int = 2,
+        resume_from: int | None = None,
+        torch_crc32: bool = False,
+    ) -> None:
         """resume_from: the epoch training resumed from (as `restore` returned it): newer
         commits are superseded and removed, and old epochs beyond `keep` collected.
         torch_crc32: keep torch.save's per-record CRC32 (redundant with each shard's SHA-256,

@@ -6,6 +6,7 @@ one region of process variables per component. The transitions of a state are th
 groups of its candidates; a transition is named by its *rank* (candidate number and
 transition number in one int), the order in which a state's successors are listed.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,12 +17,12 @@ from operator import itemgetter
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve.resolver import Model
-from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
 from fito.semantics.codegen.python_exprs import to_python
-from fito.semantics.state.layout import Layout, build_layout
-from fito.semantics.network import Mode, Network, Transition
 from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail
+from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
+from fito.semantics.network import Mode, Network, Transition
 from fito.semantics.rules.steps import EVENT, TAU, TICK, Semantics, Step, Write
+from fito.semantics.state.layout import Layout, build_layout
 
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
 Rank = int  # candidate number << RANK_BITS | transition number
@@ -89,15 +90,16 @@ class Compiled:
         K = self.cells
         if not self.region:
             return s[K:]
-        return s[K:K + 1 + self.network.modes[s[K]].size]
+        return s[K : K + 1 + self.network.modes[s[K]].size]
 
     # ------------------------------------------------------------------ transitions
     def group(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
         key = (mode, h, locations)
         got = self._groups.get(key)
         if got is None:
-            got = self.code.compile(self.network.modes[mode].size,
-                                    self.network.transitions(mode, h, locations))
+            got = self.code.compile(
+                self.network.modes[mode].size, self.network.transitions(mode, h, locations)
+            )
             self._groups[key] = got
             self.check_time()
         return got
@@ -126,7 +128,7 @@ class Compiled:
         """(rank, state after) of every enabled transition; StepFault on a model error (its
         step is None for an error of the state itself, else the failing transition's rank)."""
         K = self._K
-        entries = self._by_control.get(s[K:] if self._whole else s[K:K + 1 + self._sizes[s[K]]])
+        entries = self._by_control.get(s[K:] if self._whole else s[K : K + 1 + self._sizes[s[K]]])
         if entries is None:
             entries = self._entries(s)
         out: list[tuple[Rank, tuple]] = []
@@ -202,7 +204,7 @@ class Compiled:
 
     # ------------------------------------------------------------------ showing steps and states
     def show(self, s: tuple) -> str:
-        return self.layout.show(s[:self.cells])
+        return self.layout.show(s[: self.cells])
 
     def label(self, s: tuple, rank: Rank) -> str:
         """How a transition reads in a trace: `flush.gpu.1`, `tau (x.1)`, `{x := 2}`, `q!3`,
@@ -271,15 +273,19 @@ def _finder_lines(m: Mode, base: int, masks: OfferMasks) -> list[str]:
     """The source of an entry finder (Compiled._entry_finder) for mode m: the offer masks of
     the positions in synchronised candidates, then each candidate's look-up, a synchronised
     one only where its members' masks share a bit with its reason's."""
-    members = sorted({p for h, movers in enumerate(m.candidates) if m.reasons[h] is not None
-                      for p in movers})
+    members = sorted(
+        {p for h, movers in enumerate(m.candidates) if m.reasons[h] is not None for p in movers}
+    )
     lines = ["def find(s):", "    out = []"] + [f"    o{p} = OM[s[{base + p}]]" for p in members]
     for h, movers in enumerate(m.candidates):
         at = [f"s[{base + p}]" for p in movers]
         key = at[0] if len(at) == 1 else "(" + ", ".join(at) + ")"
         locations = f"({at[0]},)" if len(at) == 1 else key
-        body = [f"e = t{h}.get({key}, M)", f"if e is M: e = miss({h}, {key}, {locations})",
-                "if e is not None: out.append(e)"]
+        body = [
+            f"e = t{h}.get({key}, M)",
+            f"if e is M: e = miss({h}, {key}, {locations})",
+            "if e is not None: out.append(e)",
+        ]
         if m.reasons[h] is not None:
             bits = masks.bits(*m.reasons[h])
             if not bits:
@@ -334,7 +340,9 @@ def compile_model(model: Model) -> Compiled:
     sites = Sites()
     semantics = Semantics(model, layout, sites)
     network = Network(semantics)
-    conflict = sites.add("M008", "two processes write one cell differently in one event", Span(1, 1, 1, 1))
+    conflict = sites.add(
+        "M008", "two processes write one cell differently in one event", Span(1, 1, 1, 1)
+    )
     code = ScalarCode(layout, network, conflict)
     return Compiled(model, layout, sites, semantics, network, code)
 

@@ -20,6 +20,7 @@ Bound names, constants and enumeration members become constants; quantifiers are
 over their (finite) domain; user functions and `let` are inlined; constant subterms are
 folded.
 """
+
 from __future__ import annotations
 
 import time
@@ -150,8 +151,9 @@ class ExprCompiler:
             return f"{frame.proc}.{root}", var.slots.moved(frame.base + var.offset), True  # type: ignore[attr-defined]
         return root, self.layout.cells[root], False
 
-    def element(self, root: str, indices: Sequence[A.Expr], env: Mapping[str, object],
-                err: int) -> IR:
+    def element(
+        self, root: str, indices: Sequence[A.Expr], env: Mapping[str, object], err: int
+    ) -> IR:
         """The location (a read IR) of root[indices]: ("c"/"r", slot), or ("cd"/"rd", ...)."""
         irs = tuple(self.compile(i, env) for i in indices)
         key, slots, local = self.place(root, env)
@@ -179,7 +181,9 @@ class ExprCompiler:
         b = self.compile(e.right, env)
         err = -1
         if e.op in ("/", "%"):
-            err = self.sites.add("M002", "division by zero" if e.op == "/" else "modulo by zero", e.span)
+            err = self.sites.add(
+                "M002", "division by zero" if e.op == "/" else "modulo by zero", e.span
+            )
         return fold(("op", e.op, a, b, err))
 
     def _call(self, e: A.Call, env: Mapping[str, object]) -> IR:
@@ -331,9 +335,12 @@ def may_fault(ir: IR) -> bool:
         return True
     if tag == "op" and ir[1] in ("/", "%"):
         return True
-    return any(isinstance(x, tuple) and x and (may_fault(x) if isinstance(x[0], str)
-                                               else any(may_fault(y) for y in x))
-               for x in ir[1:])
+    return any(
+        isinstance(x, tuple)
+        and x
+        and (may_fault(x) if isinstance(x[0], str) else any(may_fault(y) for y in x))
+        for x in ir[1:]
+    )
 
 
 def reads_cells(ir: IR) -> bool:
@@ -345,9 +352,12 @@ def reads_cells(ir: IR) -> bool:
         return True
     if tag == "fault":
         return False
-    return any(isinstance(x, tuple) and x and (reads_cells(x) if isinstance(x[0], str)
-                                               else any(reads_cells(y) for y in x))
-               for x in ir[1:])
+    return any(
+        isinstance(x, tuple)
+        and x
+        and (reads_cells(x) if isinstance(x[0], str) else any(reads_cells(y) for y in x))
+        for x in ir[1:]
+    )
 
 
 def fold(ir: IR) -> IR:
@@ -392,7 +402,11 @@ def relocate(ir: IR, base: int, layout: Layout) -> IR:
             layout.cells[moved] = var.slots.moved(at)
         return ("cd", moved, tuple(relocate(x, base, layout) for x in idx), err)
     if tag == "seq":
-        return ("seq", tuple(relocate(x, base, layout) for x in ir[1]), relocate(ir[2], base, layout))
+        return (
+            "seq",
+            tuple(relocate(x, base, layout) for x in ir[1]),
+            relocate(ir[2], base, layout),
+        )
     if tag == "cd":
         return ("cd", ir[1], tuple(relocate(x, base, layout) for x in ir[2]), ir[3])
     if not reads_cells(ir):

@@ -17,6 +17,7 @@ computed once, by the rules of docs/semantics.md applied to the shape with those
 in place and every other position standing still, and are cached by
 (mode, candidate, locations): never per reached state.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -65,7 +66,7 @@ class Mode:
 
     id: int
     shape: Shape
-    size: int                                  # number of positions (components)
+    size: int  # number of positions (components)
     candidates: tuple[tuple[int, ...], ...]
     # why each candidate moves together: None for a single position, else the channels it
     # synchronises on and whether it is the termination of a parallel
@@ -160,9 +161,12 @@ class Network:
         outside = [value for name, value in _shape_envs(shape) if name == ACT]
         if outside:
             proc = outside[0][0] if isinstance(outside[0], tuple) and outside[0] else ""
-            raise refuse(f"an activation of '{proc}' is referred to outside its components (a "
-                         "parallel inside a definition with variables, with a continuation)",
-                         self._span(str(proc)), hint=_HINT)
+            raise refuse(
+                f"an activation of '{proc}' is referred to outside its components (a "
+                "parallel inside a definition with variables, with a continuation)",
+                self._span(str(proc)),
+                hint=_HINT,
+            )
         locations, regions, seen = [], [], {}
         for q, e in enumerate(control[1:]):
             if e < 0:
@@ -173,12 +177,18 @@ class Network:
             per: dict[str, tuple] = {}
             for m in marks:
                 if m in seen and seen[m] != q:
-                    raise refuse(f"an activation of '{m[0]}' is shared by two parallel components",
-                                 self._span(m[0]), hint=_HINT)
+                    raise refuse(
+                        f"an activation of '{m[0]}' is shared by two parallel components",
+                        self._span(m[0]),
+                        hint=_HINT,
+                    )
                 seen[m] = q
                 if per.setdefault(m[0], m) != m:
-                    raise refuse(f"two activations of '{m[0]}' are live in one component",
-                                 self._span(m[0]), hint=_HINT)
+                    raise refuse(
+                        f"two activations of '{m[0]}' are live in one component",
+                        self._span(m[0]),
+                        hint=_HINT,
+                    )
             canon = {m: (m[0], m[1], None) for m in marks if m[2] is not None}
             locations.append(terms.map_markers(e, canon) if canon else e)
             regions.append(tuple(_source(per.get(name)) for name in frames))
@@ -194,8 +204,10 @@ class Network:
         if got is None:
             got = len(self.modes)
             if got >= MAX_MODES:
-                raise StructureGrows(f"more than {MAX_MODES:,} shapes (a recursion through a "
-                                     "parallel operator makes a new component at every turn)")
+                raise StructureGrows(
+                    f"more than {MAX_MODES:,} shapes (a recursion through a "
+                    "parallel operator makes a new component at every turn)"
+                )
             size = _count_holes(shape)
             self._check_width(size)
             self._mode_ids[shape] = got
@@ -214,16 +226,21 @@ class Network:
         if size > MAX_POSITIONS:
             raise StructureGrows(f"{size:,} components in parallel, more than {MAX_POSITIONS:,}")
         if self.modes and size > GROWING and size >= 2 * widest:
-            raise StructureGrows(f"a shape of {size:,} components after one of {widest:,} (a "
-                                 "recursion through a parallel operator doubles it at each turn)")
+            raise StructureGrows(
+                f"a shape of {size:,} components after one of {widest:,} (a "
+                "recursion through a parallel operator doubles it at each turn)"
+            )
 
     # ------------------------------------------------------------------ transitions
     def offers(self, tid: int) -> frozenset[str]:
         """The channels a component at this location can take part in an event of."""
         got = self._offers.get(tid)
         if got is None:
-            got = frozenset(s.channel for s in self.semantics.steps(tid)
-                            if s.kind == EVENT and s.channel is not None)
+            got = frozenset(
+                s.channel
+                for s in self.semantics.steps(tid)
+                if s.kind == EVENT and s.channel is not None
+            )
             self._offers[tid] = got
         return got
 
@@ -267,8 +284,9 @@ class Network:
                 continue  # a step of fewer components: it belongs to another candidate
             if isinstance(s.target, int):
                 target = self.split(s.target)
-                out.append(Transition(s, target.control[0], target.control[1:], None,
-                                      target.regions))
+                out.append(
+                    Transition(s, target.control[0], target.control[1:], None, target.regions)
+                )
             else:
                 out.append(Transition(s, -1, (), s.target))  # type: ignore[arg-type]
         return tuple(out)
@@ -286,8 +304,9 @@ class Network:
         if tag in ("hide", "rename"):
             return intern((tag, shape[1], self._place(shape[2], placed, base)))
         if tag == "intr":
-            return intern(("intr", self._place(shape[1], placed, base),
-                           self._place(shape[2], placed, base)))
+            return intern(
+                ("intr", self._place(shape[1], placed, base), self._place(shape[2], placed, base))
+            )
         return intern(("seq", self._place(shape[1], placed, base), shape[2], shape[3]))
 
     def resolve(self, t: Transition, post: Sequence[int]) -> Placement:
@@ -312,13 +331,16 @@ class Network:
         if tag in ("hide", "rename"):
             return intern((tag, shape[1], self._rebuild(shape[2], placed)))
         if tag == "intr":
-            return intern(("intr", self._rebuild(shape[1], placed),
-                           self._rebuild(shape[2], placed)))
+            return intern(
+                ("intr", self._rebuild(shape[1], placed), self._rebuild(shape[2], placed))
+            )
         return intern(("seq", self._rebuild(shape[1], placed), shape[2], shape[3]))
 
 
-_HINT = ("the compiled engine keeps one region of variables per component "
-         "(docs/semantics.md, \"How the engine keeps the store\")")
+_HINT = (
+    "the compiled engine keeps one region of variables per component "
+    '(docs/semantics.md, "How the engine keeps the store")'
+)
 
 
 def _source(marker: tuple | None) -> object:
@@ -352,8 +374,9 @@ def _count_holes(shape: Shape) -> int:
     return _count_holes(shape[2] if tag in ("hide", "rename") else shape[1])
 
 
-def candidates(shape: Shape, size: int, channels: Sequence[str]
-               ) -> tuple[tuple[tuple[int, ...], ...], tuple]:
+def candidates(
+    shape: Shape, size: int, channels: Sequence[str]
+) -> tuple[tuple[tuple[int, ...], ...], tuple]:
     """Every set of positions that may move together, in rank order: each position alone,
     then the participants of each synchronised class of events at each parallel, then the
     parts of each parallel whose parts are all components (its termination); with the reason
@@ -418,13 +441,21 @@ def _offers(shape: Shape, q: tuple, classes: list[tuple]) -> list[frozenset[int]
         return [frozenset((shape[1],))]
     if tag == "par":
         if _member(q, shape[1]):
-            return [frozenset().union(*c) for c in
-                    itertools.product(*(_offers(s, q, classes) for s in shape[2]))]
+            return [
+                frozenset().union(*c)
+                for c in itertools.product(*(_offers(s, q, classes) for s in shape[2]))
+            ]
         return [o for s in shape[2] for o in _offers(s, q, classes)]
     if tag == "apar":
         who = sorted(owners(q, shape[1]))
-        return [frozenset().union(*c) for c in
-                itertools.product(*(_offers(shape[2][i], q, classes) for i in who))] if who else []
+        return (
+            [
+                frozenset().union(*c)
+                for c in itertools.product(*(_offers(shape[2][i], q, classes) for i in who))
+            ]
+            if who
+            else []
+        )
     if tag == "hide":
         return [] if _member(q, shape[1]) else _offers(shape[2], q, classes)
     if tag == "rename":  # events are renamed on the way up: any class of the inner may be q

@@ -6,6 +6,7 @@ first, then the facts sorted by their shape (the fact with every variable writte
 Facts of equal shape keep their order, so two equivalent questions may still get different
 keys: that costs a cache miss, never a wrong answer.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -88,8 +89,11 @@ def _rename_atom(a: Atom, to: Callable[[str], str]) -> Atom:
     return IteInt(rename(a.cond, to), rename_lin(a.then, to), rename_lin(a.orelse, to))
 
 
-def restore_names(witness: tuple[tuple[str, int], ...], names: Sequence[str],
-                  wanted: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+def restore_names(
+    witness: tuple[tuple[str, int], ...], names: Sequence[str], wanted: Mapping[str, int]
+) -> tuple[tuple[str, int], ...]:
     """A canonical witness in original names, restricted to `wanted`, in its order."""
     values = {names[int(n[1:])]: v for n, v in witness}
-    return tuple(sorted(((n, values[n]) for n in wanted if n in values), key=lambda nv: wanted[nv[0]]))
+    return tuple(
+        sorted(((n, values[n]) for n in wanted if n in values), key=lambda nv: wanted[nv[0]])
+    )

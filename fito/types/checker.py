@@ -2,6 +2,7 @@
 
 Public entry point: `check_pipelines(model)`, called by `fito check` and `fito types`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Model
 
 
-def check_pipelines(model: Model, *, oracle: EpochOracle | None = None,
-                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Diagnostic]:
+def check_pipelines(
+    model: Model, *, oracle: EpochOracle | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> list[Diagnostic]:
     """The FITO type diagnostics of every pipeline of a resolved model."""
     oracle = oracle if oracle is not None else EpochOracle(timeout_ms=timeout_ms)
     out: list[Diagnostic] = []
@@ -70,8 +72,9 @@ def reveal_types(model: Model, *, oracle: EpochOracle | None = None) -> list[Rev
     out: list[Revealed] = []
     for p, scope in _scopes(model):
         ctx = run_pipeline(p, scope, oracle)
-        out.extend(Revealed(p.name, n, b.span, reveal_text(b.type))
-                   for n, b in ctx.scope.locals.items())
+        out.extend(
+            Revealed(p.name, n, b.span, reveal_text(b.type)) for n, b in ctx.scope.locals.items()
+        )
     return out
 
 
@@ -81,8 +84,9 @@ def check_statement(ctx: Context, stmt: A.Stmt) -> None:
         for name, span in zip(stmt.names, spans):
             if _declare(ctx, name, span):
                 ctx.epochs.append(name)
-                ctx.scope.locals[name] = Binding("epoch", EpochT(EpochRef(Lin.var(name), name)),
-                                                 span)
+                ctx.scope.locals[name] = Binding(
+                    "epoch", EpochT(EpochRef(Lin.var(name), name)), span
+                )
     elif isinstance(stmt, A.RequireStmt):
         formula = fact(ctx, stmt.expr, "require")
         if formula is not None:
@@ -102,9 +106,13 @@ def _let_value(ctx: Context, stmt: A.LetStmt) -> FitoType:
     if isinstance(value, A.Call) and value.func == "snapshot":
         return call_type(ctx, value, stmt.at)
     t = infer(ctx, value)
-    ctx.error("T001", f"only a snapshot takes epoch metadata `@ {text(stmt.at)}`, but "
-              f"'{text(value)}' is not a snapshot(...)", stmt.at.span,
-              hint="write `let s = snapshot(gpu) @ e`; a Conv already carries its epoch")
+    ctx.error(
+        "T001",
+        f"only a snapshot takes epoch metadata `@ {text(stmt.at)}`, but "
+        f"'{text(value)}' is not a snapshot(...)",
+        stmt.at.span,
+        hint="write `let s = snapshot(gpu) @ e`; a Conv already carries its epoch",
+    )
     return t if not isinstance(t, Snap) else UNKNOWN
 
 
@@ -116,7 +124,12 @@ def _declare(ctx: Context, name: str, span: Span) -> bool:
     where = previous.span
     line = f" at line {where.line}" if where.line and where.start != where.end else ""
     what = kind_word(previous)
-    ctx.error("R002", f"'{name}' is already declared{line} ({what})", span,
-              hint="processes and pipelines share one environment: choose another name"
-              if not isinstance(previous, Binding) else "choose another name")
+    ctx.error(
+        "R002",
+        f"'{name}' is already declared{line} ({what})",
+        span,
+        hint="processes and pipelines share one environment: choose another name"
+        if not isinstance(previous, Binding)
+        else "choose another name",
+    )
     return False

@@ -5,6 +5,7 @@ and records the `require` facts and the epoch equalities each `converge` needs; 
 (`fito.types.decide`) asks Z3 about them. Facts hold for the whole pipeline: `require`
 states what is true of the pipeline's symbolic epochs, not of a program point.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -65,12 +66,26 @@ class Context:
     epochs: list[str] = field(default_factory=list)  # declaration order (witness order)
     times: int = 0
 
-    def error(self, code: str, message: str, span: Span, *, notes: Sequence[str] = (),
-              hint: str | None = None) -> None:
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        *,
+        notes: Sequence[str] = (),
+        hint: str | None = None,
+    ) -> None:
         self.diagnostics.append(error(code, message, span, notes=notes, hint=hint))
 
-    def warn(self, code: str, message: str, span: Span, *, notes: Sequence[str] = (),
-             hint: str | None = None) -> None:
+    def warn(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        *,
+        notes: Sequence[str] = (),
+        hint: str | None = None,
+    ) -> None:
         self.diagnostics.append(warning(code, message, span, notes=notes, hint=hint))
 
     def fresh_time(self) -> int:

@@ -6,6 +6,7 @@ questions share one cached answer. If the facts are consistent, dropping the gro
 question does not touch changes no answer (their variables are disjoint and satisfiable).
 In a large group a question is first asked under the facts that mention its epochs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -83,8 +84,9 @@ class _Asker:
         every = tuple(f for i in ids for f in self.groups[i].facts)
         return Answer(part, self.oracle.equality(facts, a, b, self.rank), every)
 
-    def _model(self, ids: tuple[int, ...],
-               names: frozenset[str]) -> tuple[tuple[str, int], ...] | None:
+    def _model(
+        self, ids: tuple[int, ...], names: frozenset[str]
+    ) -> tuple[tuple[str, int], ...] | None:
         """The names' values in a model of the groups (None if Z3 gives no model)."""
         if ids not in self.models:
             facts = tuple(f for i in ids for f in self.groups[i].key)
@@ -135,8 +137,7 @@ def _neighbours(groups: list[Group]) -> dict[str, tuple[Fact, ...]]:
     return {v: tuple(fs) for v, fs in out.items()}
 
 
-def _groups_for(groups: list[Group], by_var: dict[str, int], names: frozenset[str]
-                ) -> list[int]:
+def _groups_for(groups: list[Group], by_var: dict[str, int], names: frozenset[str]) -> list[int]:
     """The groups a question touches, in canonical order (so equal questions share a key)."""
     return sorted({by_var[v] for v in names if v in by_var}, key=lambda i: groups[i].rank)
 
@@ -147,10 +148,14 @@ def _check_group(ctx: Context, g: Group, oracle: EpochOracle) -> bool:
         return True
     if answer.status == UNKNOWN:
         first = g.facts[0].stmt
-        ctx.error("FITO007", f"Z3 could not decide whether the requires of pipeline "
-                  f"'{ctx.pipeline.name}' are consistent: unknown ({answer.reason})",
-                  first.expr.span, notes=tuple(_fact_line(f) for f in g.facts),
-                  hint="simplify the requires or raise the solver limit (fito types --timeout)")
+        ctx.error(
+            "FITO007",
+            f"Z3 could not decide whether the requires of pipeline "
+            f"'{ctx.pipeline.name}' are consistent: unknown ({answer.reason})",
+            first.expr.span,
+            notes=tuple(_fact_line(f) for f in g.facts),
+            hint="simplify the requires or raise the solver limit (fito types --timeout)",
+        )
         return True
     core = {g.key[i] for i in answer.core}
     involved = [f for f in g.facts if f.formula in core] or list(g.facts)
@@ -160,11 +165,19 @@ def _check_group(ctx: Context, g: Group, oracle: EpochOracle) -> bool:
     else:
         lines = ", ".join(str(f.stmt.span.line) for f in involved)
         message = f"the requires at lines {lines} contradict each other: no epochs satisfy them all"
-    ctx.error("FITO005", message, last.stmt.expr.span,
-              notes=(*(_fact_line(f) for f in involved),
-                     ("with contradictory facts every epoch equality would be provable, so the "
-                      f"converge checks of pipeline '{ctx.pipeline.name}' are skipped")),
-              hint="remove or correct one of these requires")
+    ctx.error(
+        "FITO005",
+        message,
+        last.stmt.expr.span,
+        notes=(
+            *(_fact_line(f) for f in involved),
+            (
+                "with contradictory facts every epoch equality would be provable, so the "
+                f"converge checks of pipeline '{ctx.pipeline.name}' are skipped"
+            ),
+        ),
+        hint="remove or correct one of these requires",
+    )
     return False
 
 
@@ -180,27 +193,36 @@ def _report(ctx: Context, ob: Obligation, answers: list[Answer]) -> None:
         _epoch_mismatch(ctx, ob, answers, failed[0])
     if undecided:
         part, answer = undecided[0].part, undecided[0].equality
-        ctx.error("FITO007", f"{ob.call}: Z3 could not decide whether the epoch "
-                  f"{part.epoch.text} of '{part.text}' equals {ob.target.text}: unknown "
-                  f"({answer.reason})", part.span,
-                  notes=tuple(f"'{a.part.text}' has epoch {a.part.epoch.text}"
-                              for a in undecided[1:]),
-                  hint="an undecided equality is not accepted; simplify the requires or raise "
-                       "the solver limit (fito types --timeout)")
+        ctx.error(
+            "FITO007",
+            f"{ob.call}: Z3 could not decide whether the epoch "
+            f"{part.epoch.text} of '{part.text}' equals {ob.target.text}: unknown "
+            f"({answer.reason})",
+            part.span,
+            notes=tuple(f"'{a.part.text}' has epoch {a.part.epoch.text}" for a in undecided[1:]),
+            hint="an undecided equality is not accepted; simplify the requires or raise "
+            "the solver limit (fito types --timeout)",
+        )
 
 
 def _epoch_mismatch(ctx: Context, ob: Obligation, answers: list[Answer], first: Answer) -> None:
     part, answer = first.part, first.equality
     target = ob.target.text
     if answer.status == NEVER:
-        message = (f"{ob.call} combines states of different epochs: '{part.text}' has epoch "
-                   f"{part.epoch.text}, which can never equal {target} under the facts")
+        message = (
+            f"{ob.call} combines states of different epochs: '{part.text}' has epoch "
+            f"{part.epoch.text}, which can never equal {target} under the facts"
+        )
         hint = f"converge only states of epoch {target}: read them with `@ {target}`"
     else:
-        message = (f"{ob.call} may combine states of different epochs: the epoch "
-                   f"{part.epoch.text} of '{part.text}' is not provably equal to {target}")
-        hint = (f"if they are equal, state it: `require {part.epoch.text} == {target}`; "
-                f"otherwise converge only states of epoch {target}")
+        message = (
+            f"{ob.call} may combine states of different epochs: the epoch "
+            f"{part.epoch.text} of '{part.text}' is not provably equal to {target}"
+        )
+        hint = (
+            f"if they are equal, state it: `require {part.epoch.text} == {target}`; "
+            f"otherwise converge only states of epoch {target}"
+        )
     notes = [_part_note(a.part, a.equality, target) for a in answers]
     notes.append(_facts_note(first.facts))
     if answer.witness:
@@ -218,8 +240,12 @@ def _facts_note(facts: tuple[Fact, ...], limit: int = 6) -> str:
 
 
 def _part_note(p: Part, a: Equality, target: str) -> str:
-    verdict = {PROVED: f"proved equal to {target}", NEVER: f"never equal to {target}",
-               POSSIBLE: f"not provably equal to {target}", UNKNOWN: "undecided"}[a.status]
+    verdict = {
+        PROVED: f"proved equal to {target}",
+        NEVER: f"never equal to {target}",
+        POSSIBLE: f"not provably equal to {target}",
+        UNKNOWN: "undecided",
+    }[a.status]
     return f"'{p.text}': {show(p.type)} at epoch {p.epoch.text} ({verdict})"
 
 

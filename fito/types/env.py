@@ -5,6 +5,7 @@ domain cells, processes, pipelines); a pipeline adds its epochs and `let` names 
 A local may not reuse a global or an earlier local name (R002): in one environment a name
 means one thing, so `snapshot(gpu)` can never silently read a variable called `gpu`.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -28,9 +29,15 @@ class Global:
 
 
 KIND_WORDS = {
-    "const": "a constant", "type": "a type", "member": "an enumeration member",
-    "channel": "a channel", "cell": "a domain cell", "process": "a process",
-    "pipeline": "a pipeline", "epoch": "an epoch", "let": "a let-bound variable",
+    "const": "a constant",
+    "type": "a type",
+    "member": "an enumeration member",
+    "channel": "a channel",
+    "cell": "a domain cell",
+    "process": "a process",
+    "pipeline": "a pipeline",
+    "epoch": "an epoch",
+    "let": "a let-bound variable",
 }
 
 

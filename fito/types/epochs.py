@@ -6,6 +6,7 @@ remainder by a constant, `if`, `min`, `max`). A fact is a `Formula` whose compar
 normalized to `lin == 0` or `lin <= 0` with coprime coefficients, so that `e2 == e1 + 1`,
 `e1 + 1 == e2` and `2*e2 == 2*e1 + 2` are one question for the solver and its cache.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

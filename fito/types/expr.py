@@ -4,6 +4,7 @@ Numbers are `Epoch` when they involve an epoch, else `Int`; both carry their can
 Comparisons and `and`/`or`/`not`/`=>`/`if` build `Bool` facts. Products of two non-constant
 terms, and division by a non-constant, are outside linear arithmetic (T013).
 """
+
 from __future__ import annotations
 
 from fito.lang import nodes as A
@@ -58,14 +59,22 @@ def infer(ctx: Context, e: A.Expr) -> FitoType:
     if isinstance(e, A.IfExpr):
         return _if(ctx, e)
     if isinstance(e, A.Quant):
-        ctx.error("T013", f"'{e.kind}' is not supported in a pipeline: epoch facts are "
-                  "quantifier-free linear integer arithmetic", e.span,
-                  hint="state the fact for the epochs you declared, e.g. `require e1 <= e2`")
+        ctx.error(
+            "T013",
+            f"'{e.kind}' is not supported in a pipeline: epoch facts are "
+            "quantifier-free linear integer arithmetic",
+            e.span,
+            hint="state the fact for the epochs you declared, e.g. `require e1 <= e2`",
+        )
         return UNKNOWN
     if isinstance(e, A.Index):
         return _index(ctx, e)
-    ctx.error("T013", "this form is not supported in a pipeline: epoch facts are "  # let, ...
-              "quantifier-free linear integer arithmetic", e.span)
+    ctx.error(
+        "T013",
+        "this form is not supported in a pipeline: epoch facts are "  # let, ...
+        "quantifier-free linear integer arithmetic",
+        e.span,
+    )
     return UNKNOWN
 
 
@@ -94,8 +103,10 @@ def _global_value(ctx: Context, e: A.Name, g: Global) -> FitoType:
             return IntT(EpochRef(Lin.lit(value), e.id))
     hint = None
     if g.kind in ("member", "cell"):
-        hint = (f"'{e.id}' names a domain: pass it to snapshot({e.id}), commit(P, e, {e.id}) "
-                f"or save(x, {e.id})")
+        hint = (
+            f"'{e.id}' names a domain: pass it to snapshot({e.id}), commit(P, e, {e.id}) "
+            f"or save(x, {e.id})"
+        )
     ctx.error("R004", f"'{e.id}' is {kind_word(g)}, not a pipeline value", e.span, hint=hint)
     return UNKNOWN
 
@@ -108,8 +119,11 @@ def undefined(ctx: Context, e: A.Name, *kinds: str) -> None:
         hint = f"'{e.id}' is defined later, at line {later.line}: pipelines run top to bottom"
     else:
         close = ctx.scope.suggest(e.id, kinds)
-        hint = f"did you mean '{close}'?" if close else (
-            f"declare an epoch with `epoch {e.id}` or bind a value with `let {e.id} = ...`")
+        hint = (
+            f"did you mean '{close}'?"
+            if close
+            else (f"declare an epoch with `epoch {e.id}` or bind a value with `let {e.id} = ...`")
+        )
     ctx.error("R001", f"'{e.id}' is not defined", e.span, hint=hint)
 
 
@@ -118,8 +132,9 @@ def number(ctx: Context, e: A.Expr, what: str) -> EpochRef | None:
     t = infer(ctx, e)
     ref = number_term(t)
     if ref is None and not isinstance(t, Unknown):
-        ctx.error("T001", f"{what} must be an Epoch or an Int, but '{text(e)}' is {describe(t)}",
-                  e.span)
+        ctx.error(
+            "T001", f"{what} must be an Epoch or an Int, but '{text(e)}' is {describe(t)}", e.span
+        )
     return ref
 
 
@@ -128,8 +143,12 @@ def fact(ctx: Context, e: A.Expr, what: str) -> Formula | None:
     if isinstance(t, BoolT):
         return t.formula
     if not isinstance(t, Unknown):
-        ctx.error("T001", f"{what} must be a Bool fact, but '{text(e)}' is {describe(t)}", e.span,
-                  hint="compare epochs, e.g. `e2 == e1 + 1`")
+        ctx.error(
+            "T001",
+            f"{what} must be a Bool fact, but '{text(e)}' is {describe(t)}",
+            e.span,
+            hint="compare epochs, e.g. `e2 == e1 + 1`",
+        )
     return None
 
 
@@ -152,8 +171,9 @@ def _unary(ctx: Context, e: A.Unary) -> FitoType:
 
 def _not_a_number(ctx: Context, e: A.Expr, t: FitoType, what: str) -> None:
     if not isinstance(t, Unknown):
-        ctx.error("T001", f"{what} must be an Epoch or an Int, but '{text(e)}' is {describe(t)}",
-                  e.span)
+        ctx.error(
+            "T001", f"{what} must be an Epoch or an Int, but '{text(e)}' is {describe(t)}", e.span
+        )
 
 
 def _binary(ctx: Context, e: A.Binary) -> FitoType:
@@ -167,8 +187,13 @@ def _binary(ctx: Context, e: A.Binary) -> FitoType:
         return BoolT(junction(e.op, [a, b]))
     left, right = infer(ctx, e.left), infer(ctx, e.right)
     if e.op in ("==", "!=") and isinstance(left, BoolT) and isinstance(right, BoolT):
-        same = junction("or", [junction("and", [left.formula, right.formula]),
-                               junction("and", [negate(left.formula), negate(right.formula)])])
+        same = junction(
+            "or",
+            [
+                junction("and", [left.formula, right.formula]),
+                junction("and", [negate(left.formula), negate(right.formula)]),
+            ],
+        )
         return BoolT(same if e.op == "==" else negate(same))
     x, y = number_term(left), number_term(right)
     if x is None or y is None:
@@ -193,12 +218,20 @@ def _arithmetic(ctx: Context, e: A.Binary, a: Lin, b: Lin) -> Lin | None:
             return b.scale(a.const)
         if b.is_const:
             return a.scale(b.const)
-        ctx.error("T013", f"'{text(e)}' multiplies two epoch terms: epoch facts are linear "
-                  "integer arithmetic", e.span, hint="multiply by a constant only, e.g. `2 * e`")
+        ctx.error(
+            "T013",
+            f"'{text(e)}' multiplies two epoch terms: epoch facts are linear integer arithmetic",
+            e.span,
+            hint="multiply by a constant only, e.g. `2 * e`",
+        )
         return None
     if not b.is_const:
-        ctx.error("T013", f"'{text(e)}' divides by an epoch term: epoch facts are linear "
-                  "integer arithmetic", e.right.span, hint="divide by a constant only, e.g. `e / 2`")
+        ctx.error(
+            "T013",
+            f"'{text(e)}' divides by an epoch term: epoch facts are linear integer arithmetic",
+            e.right.span,
+            hint="divide by a constant only, e.g. `e / 2`",
+        )
         return None
     if b.const == 0:
         ctx.error("T009", f"'{text(e)}' divides by zero", e.right.span)
@@ -216,9 +249,13 @@ def _if(ctx: Context, e: A.IfExpr) -> FitoType:
     ta, tb = number_term(a), number_term(b)
     if ta is not None and tb is not None:
         return _number_type(ctx, e, ite_int(cond, ta.term, tb.term), a, b)
-    ctx.error("T001", f"the branches of this if are {describe(a)} and {describe(b)}; in a "
-              "pipeline `if` chooses between numbers or between facts", e.span,
-              hint="a pipeline is straight-line: states cannot be chosen by a condition")
+    ctx.error(
+        "T001",
+        f"the branches of this if are {describe(a)} and {describe(b)}; in a "
+        "pipeline `if` chooses between numbers or between facts",
+        e.span,
+        hint="a pipeline is straight-line: states cannot be chosen by a condition",
+    )
     return UNKNOWN
 
 

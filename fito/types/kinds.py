@@ -6,6 +6,7 @@ is not one Snap; `Conv(P, e)` is a state that satisfies protocol P's convergence
 for epoch e (evidence, no time). `Epoch`, `Int`, `Time` and `Bool` are plain values; `Epoch`
 and `Int` carry their linear term and `Bool` its formula, so Z3 can reason about them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

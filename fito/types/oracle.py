@@ -5,6 +5,7 @@ Every distinct question is sent to Z3 once. Questions are cached up to renaming 
 e2`. A fact set gets one incremental solver; a question is a push, a check and a pop.
 Z3's `unknown` (a timeout, a resource limit) is an answer of its own, never an acceptance.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -89,13 +90,18 @@ class EpochOracle:
             self.stats.trivial += 1
             return Consistency(SAT)
         canon = canonical(facts, TRUE)
-        answer = self._cached(("consistent", canon.facts),
-                              lambda: self._consistency(canon.facts))
+        answer = self._cached(("consistent", canon.facts), lambda: self._consistency(canon.facts))
         core = tuple(sorted(canon.perm[i] for i in answer.core))
         return Consistency(answer.status, core, answer.reason)  # (model in canonical names)
 
-    def equality(self, facts: Sequence[Formula], a: Lin, b: Lin,
-                 order: Sequence[str] | Mapping[str, int] = (), witness: bool = True) -> Equality:
+    def equality(
+        self,
+        facts: Sequence[Formula],
+        a: Lin,
+        b: Lin,
+        order: Sequence[str] | Mapping[str, int] = (),
+        witness: bool = True,
+    ) -> Equality:
         """Does `a == b` follow from the facts (assumed consistent)?
 
         `order` lists epoch names as declared (or maps them to their rank): the witness (an assignment of the question's
@@ -107,21 +113,24 @@ class EpochOracle:
             self.stats.trivial += 1
             return Equality(PROVED)
         canon = canonical(facts, question)
-        answer = self._cached(("equal", canon.facts, canon.question, witness),
-                              lambda: self._equality(canon.facts, canon.question, witness))
+        answer = self._cached(
+            ("equal", canon.facts, canon.question, witness),
+            lambda: self._equality(canon.facts, canon.question, witness),
+        )
         rank = order if isinstance(order, Mapping) else {n: i for i, n in enumerate(order)}
         wanted = {n: rank.get(n, len(rank)) for n in sorted(a.variables() | b.variables())}
-        return Equality(answer.status, restore_names(answer.witness, canon.names, wanted),
-                        answer.reason)
+        return Equality(
+            answer.status, restore_names(answer.witness, canon.names, wanted), answer.reason
+        )
 
-    def model(self, facts: Sequence[Formula],
-              names: Sequence[str]) -> tuple[tuple[str, int], ...] | None:
+    def model(
+        self, facts: Sequence[Formula], names: Sequence[str]
+    ) -> tuple[tuple[str, int], ...] | None:
         """Values of `names` in some model of the facts (0 where unconstrained); None when
         Z3 finds no model (unsat, or unknown)."""
         self.stats.questions += 1
         canon = canonical(facts, TRUE)
-        answer = self._cached(("consistent", canon.facts),
-                              lambda: self._consistency(canon.facts))
+        answer = self._cached(("consistent", canon.facts), lambda: self._consistency(canon.facts))
         if answer.status != SAT:
             return None
         back = {canon.names[int(n[1:])]: v for n, v in answer.model}
@@ -186,8 +195,7 @@ class EpochOracle:
             return Consistency(UNSAT, tuple(i for i, m in enumerate(marks) if str(m) in core))
         return Consistency(UNKNOWN, reason=solver.reason_unknown())
 
-    def _equality(self, facts: tuple[Formula, ...], question: Formula,
-                  witness: bool) -> Equality:
+    def _equality(self, facts: tuple[Formula, ...], question: Formula, witness: bool) -> Equality:
         import z3
 
         differ, model, reason = self._check(facts, negate(question), want_model=witness)
@@ -204,11 +212,16 @@ class EpochOracle:
             return Equality(NEVER, shown)
         if meet == z3.sat:
             return Equality(POSSIBLE, shown)
-        return Equality(UNKNOWN, shown, reason=f"{reason} (the epochs are not provably "
-                        "equal; whether they can be equal is undecided)")
+        return Equality(
+            UNKNOWN,
+            shown,
+            reason=f"{reason} (the epochs are not provably "
+            "equal; whether they can be equal is undecided)",
+        )
 
-    def _check(self, facts: tuple[Formula, ...], extra: Formula,
-               want_model: bool) -> tuple[Any, Any, str]:
+    def _check(
+        self, facts: tuple[Formula, ...], extra: Formula, want_model: bool
+    ) -> tuple[Any, Any, str]:
         solver = self._solver(facts)
         import z3
 
@@ -226,8 +239,9 @@ class EpochOracle:
             solver.pop()
         return result, model, reason
 
-    def _small_witness(self, facts: tuple[Formula, ...], question: Formula,
-                       names: list[str]) -> tuple[tuple[str, int], ...] | None:
+    def _small_witness(
+        self, facts: tuple[Formula, ...], question: Formula, names: list[str]
+    ) -> tuple[tuple[str, int], ...] | None:
         """A counterexample of least magnitude, non-negative where possible (for people)."""
         if not self.small_witness or not names:
             return None

@@ -3,6 +3,7 @@
 The stages are the driver's (`fito.driver`); this module only keeps the model's pipeline
 count for the summary and uses one shared, cached `EpochOracle` for every file.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,8 +25,9 @@ class TypeReport:
     revealed: tuple[Revealed, ...] = ()
 
 
-def type_check_path(path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX_BYTES,
-                    reveal: bool = False) -> TypeReport:
+def type_check_path(
+    path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX_BYTES, reveal: bool = False
+) -> TypeReport:
     """Parse, resolve and type-check one file (under the command's budget, fito.budget)."""
     src = read_source(path, max_bytes)
     if isinstance(src, Diagnostic):
@@ -33,13 +35,12 @@ def type_check_path(path: str, oracle: EpochOracle, max_bytes: int = DEFAULT_MAX
     try:
         return _type_check_source(src, oracle, reveal)
     except BudgetExceeded as exc:  # --timeout (the file) or --max-memory: exit status 3
-        return TypeReport(FileReport(src.path, src.text,
-                                     (limit_diagnostic(exc, "type checking"),)))
+        return TypeReport(FileReport(src.path, src.text, (limit_diagnostic(exc, "type checking"),)))
 
 
 def _type_check_source(src: Source, oracle: EpochOracle, reveal: bool) -> TypeReport:
-    from fito.lang.syntax.parser import parse
     from fito.lang.resolve.resolver import resolve
+    from fito.lang.syntax.parser import parse
 
     parsed = parse(src.text)
     if parsed.spec is None:
@@ -56,8 +57,11 @@ def _type_check_source(src: Source, oracle: EpochOracle, reveal: bool) -> TypeRe
 
 def render_revealed(results: list[TypeReport]) -> str:
     """`file:line:col: note: pipeline.name: Type`, one line per local name."""
-    return "\n".join(f"{r.report.path}:{x.span.line}:{x.span.column}: note: {x.pipeline}.{x.name}: "
-                     f"{x.type}" for r in results for x in r.revealed)
+    return "\n".join(
+        f"{r.report.path}:{x.span.line}:{x.span.column}: note: {x.pipeline}.{x.name}: {x.type}"
+        for r in results
+        for x in r.revealed
+    )
 
 
 def file_status(r: TypeReport) -> int:
@@ -85,7 +89,9 @@ def summary(results: list[TypeReport]) -> str:
     warnings = sum(1 for r in results for d in r.report.diagnostics if d.severity == "warning")
     bad_files = sum(1 for r in results if any(d.is_error for d in r.report.diagnostics))
     pipelines = sum(r.pipelines for r in results)
-    checked = f"checked {pipelines} pipeline{_s(pipelines)} in {len(results)} file{_s(len(results))}"
+    checked = (
+        f"checked {pipelines} pipeline{_s(pipelines)} in {len(results)} file{_s(len(results))}"
+    )
     if not errors:
         extra = f" ({warnings} warning{_s(warnings)})" if warnings else ""
         return f"Success: no type errors{extra}; {checked}"

@@ -1,4 +1,5 @@
 """Helpers for model-checking tests: check a spec text in-process or through the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,14 @@ def verdicts(text: str, **options: object) -> list[tuple[str, int]]:
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fito", *args], capture_output=True, text=True,
-                          input=stdin, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "fito", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def cli_json(path: str, *args: str) -> tuple[int, dict]:

@@ -11,6 +11,7 @@ variables, `var` parameters, assert and atomic steps, the committing choice, fun
 default, so the agreement test draws the same specs as before; the integrator turns it on
 once the engine runs those forms. With the flag off, no draw is added or changed.
 """
+
 from __future__ import annotations
 
 import random
@@ -121,13 +122,17 @@ class Gen:
             if self.forms and r.random() < 0.4:
                 lines.append(self.process_with_variables(f"P{i}"))
             elif r.random() < 0.3:
-                body = self.seq_proc(f"P{i}", 0, "(1 - k)").replace("P" + str(i) + "(1 - k)", f"P{i}(1 - k)")
+                body = self.seq_proc(f"P{i}", 0, "(1 - k)").replace(
+                    "P" + str(i) + "(1 - k)", f"P{i}(1 - k)"
+                )
                 lines.append(f"process P{i}(k: 0..1) = {body}")
             else:
                 lines.append(f"process P{i} = {self.seq_proc(f'P{i}', 0, '')}")
         text = "\n".join(lines)
-        names = [f"P{i}(0)" if f"process P{i}(k" in text or f"process P{i}(var" in text
-                 else f"P{i}" for i in range(n)]
+        names = [
+            f"P{i}(0)" if f"process P{i}(k" in text or f"process P{i}(var" in text else f"P{i}"
+            for i in range(n)
+        ]
         top = names[0]
         for other in names[1:]:
             ops = ["|||", "[| {| c |} |]", "[| {| a, d |} |]", "[]"]
@@ -147,8 +152,12 @@ class Gen:
         lines.append(f"assert Sys |= always {self.bool_expr()}")
         lines.append(f"assert Sys reaches {self.bool_expr()}")
         spec = r.choice(["Spec1", "Spec2"])
-        lines.append("process Spec1 = a -> Spec1 [] b -> Spec1 [] c?z -> Spec1 [] d?u?w -> Spec1 [] crash -> Spec1")
-        lines.append("process Spec2 = (a -> Spec2 [] c?z -> Spec2) |~| (b -> Spec2 [] d?u?w -> Spec2 [] crash -> Spec2)")
+        lines.append(
+            "process Spec1 = a -> Spec1 [] b -> Spec1 [] c?z -> Spec1 [] d?u?w -> Spec1 [] crash -> Spec1"
+        )
+        lines.append(
+            "process Spec2 = (a -> Spec2 [] c?z -> Spec2) |~| (b -> Spec2 [] d?u?w -> Spec2 [] crash -> Spec2)"
+        )
         lines.append(f"assert {spec} [T= Sys")
         return "\n".join(lines) + "\n"
 
@@ -159,8 +168,12 @@ class Gen:
 
     def new_int_expr(self, depth: int) -> str:
         r = self.r
-        options = ["len(q)", "inc(x)", f"(let w = {self.int_expr(depth + 2)} in w + 1)",
-                   "(if full(q) then 1 else 0)"]
+        options = [
+            "len(q)",
+            "inc(x)",
+            f"(let w = {self.int_expr(depth + 2)} in w + 1)",
+            "(if full(q) then 1 else 0)",
+        ]
         if self.local:
             options += ["l", "m[0]", "m[1]"]
         return r.choice(options)
@@ -176,8 +189,10 @@ class Gen:
         if k == 2:
             return f"assert({self.bool_expr(1)}) -> {call}"
         if k == 3:
-            stmts = [f"{t} := {self.bool_expr(1) if t == 'f' else self.int_expr(1)}"
-                     for t in r.sample(self.targets(), r.randrange(1, 3))]
+            stmts = [
+                f"{t} := {self.bool_expr(1) if t == 'f' else self.int_expr(1)}"
+                for t in r.sample(self.targets(), r.randrange(1, 3))
+            ]
             stmts.append(f"if {self.bool_expr(1)} then {{x := 1}} else {{y := 2}}")
             return f"atomic {{{', '.join(stmts)}}} -> {call}"
         if k == 4:
@@ -197,18 +212,22 @@ class Gen:
             body = self.seq_proc(name, 0, "(n)")
         finally:
             self.local = False
-        return (f"process {name}(var n: 0..2)\n  var l: 0..2 = n\n"
-                f"  var m[j: 0..1]: 0..2 = j durable\n  = {body}")
+        return (
+            f"process {name}(var n: 0..2)\n  var l: 0..2 = n\n"
+            f"  var m[j: 0..1]: 0..2 = j durable\n  = {body}"
+        )
 
     def wrap(self, top: str) -> str:
         r = self.r
-        return r.choice([
-            f"({top}) [[a <- b, c.0 <- c.1]]",
-            f"({top}) \\ {{c.0, a}}",
-            f"({top}) \\ {{| d.0 |}}",
-            f"({top}) [{{| a, b, c |}} || Events] (b -> SKIP)",
-            f"(|| i: {{0..1}} @ [{{| d.i |}}] ({top}))",
-        ])
+        return r.choice(
+            [
+                f"({top}) [[a <- b, c.0 <- c.1]]",
+                f"({top}) \\ {{c.0, a}}",
+                f"({top}) \\ {{| d.0 |}}",
+                f"({top}) [{{| a, b, c |}} || Events] (b -> SKIP)",
+                f"(|| i: {{0..1}} @ [{{| d.i |}}] ({top}))",
+            ]
+        )
 
 
 NEW_DECLARATIONS = ["channel q: Val buffer 2", "fun inc(v: Val): Val = min(v + 1, 2)"]

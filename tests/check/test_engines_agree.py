@@ -1,6 +1,7 @@
 """The frontier engine (whole levels of packed states) and the state-by-state engine give the
 same answers: verdicts, state and transition counts, and the very same traces, since both
 number new states in the order a breadth-first search finds them (issue 12, point 5)."""
+
 from __future__ import annotations
 
 import sys
@@ -24,9 +25,12 @@ def answers(text: str, engine: str, limit: int = 20_000, seconds: float = 20) ->
     """Each verdict's figures and trace; None where a limit was hit."""
     options = CheckOptions(max_states=limit, timeout=seconds, engine=engine)
     report = check_source(Source("t.fito", text), options)
-    return [None if v.limit_hit else
-            (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error)
-            for v in report.verdicts]
+    return [
+        None
+        if v.limit_hit
+        else (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error)
+        for v in report.verdicts
+    ]
 
 
 def assert_same(text: str, label: str, limit: int = 20_000, seconds: float = 20) -> int:
@@ -59,8 +63,14 @@ def test_frontier_agrees_with_scalar_on_random_specs_with_the_new_forms(seed: in
     assert_same(Gen(seed, forms=True).spec(), f"seed {seed}", limit=2_000, seconds=3)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "specs").glob("*.fito")
-                                         if "assert " in p.read_text(encoding="utf-8")))
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        p.name
+        for p in (ROOT / "specs").glob("*.fito")
+        if "assert " in p.read_text(encoding="utf-8")
+    ),
+)
 def test_frontier_agrees_with_scalar_on_shipped_specs(name: str) -> None:
     assert_same((ROOT / "specs" / name).read_text(encoding="utf-8"), name)
 

@@ -4,6 +4,7 @@ transition counts, traces, model errors (issue 12, point 4). The tests lower the
 at which workers start to two rows, so that every level of a small spec goes through the
 workers, the pipes and the parent's insertion.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,9 +29,12 @@ pytestmark = pytest.mark.skipif(not workers.available(), reason="no os.fork here
 def answers(text: str, jobs: int, limit: int = 5_000, seconds: float = 5) -> list[tuple | None]:
     options = CheckOptions(max_states=limit, timeout=seconds, engine="frontier", jobs=jobs)
     report = check_source(Source("t.fito", text), options)
-    return [None if v.limit_hit else
-            (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error, v.depth)
-            for v in report.verdicts]
+    return [
+        None
+        if v.limit_hit
+        else (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error, v.depth)
+        for v in report.verdicts
+    ]
 
 
 def assert_same(text: str, label: str, jobs: int = 4, limit: int = 5_000) -> int:
@@ -65,15 +69,24 @@ def small_levels(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return got
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_several_jobs_agree_with_one_on_random_specs(seed: int, small_levels: dict) -> None:
     assert_same(Gen(seed).spec(), f"seed {seed}")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "specs").glob("*.fito")
-                                         if "assert " in p.read_text(encoding="utf-8")))
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        p.name
+        for p in (ROOT / "specs").glob("*.fito")
+        if "assert " in p.read_text(encoding="utf-8")
+    ),
+)
 def test_several_jobs_agree_with_one_on_shipped_specs(name: str, small_levels: dict) -> None:
     assert_same((ROOT / "specs" / name).read_text(encoding="utf-8"), name, jobs=2)
 
@@ -83,8 +96,9 @@ def workers_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The parent takes no chunk itself (it only inserts what workers send), so that what
     workers do is certain to matter."""
     parent, take = os.getpid(), workers.Chunks.take
-    monkeypatch.setattr(workers.Chunks, "take",
-                        lambda self: None if os.getpid() == parent else take(self))
+    monkeypatch.setattr(
+        workers.Chunks, "take", lambda self: None if os.getpid() == parent else take(self)
+    )
 
 
 def test_workers_answer_on_the_oracle_family(small_levels: dict, workers_only: None) -> None:
@@ -102,8 +116,9 @@ def test_workers_answer_on_the_oracle_family(small_levels: dict, workers_only: N
     assert (v.verdict, len(v.trace)) == ("fails", 3)
 
 
-def test_a_worker_that_learns_a_new_location_is_redone(small_levels: dict,
-                                                       workers_only: None) -> None:
+def test_a_worker_that_learns_a_new_location_is_redone(
+    small_levels: dict, workers_only: None
+) -> None:
     """A component whose terms keep changing: workers meet locations the parent has not
     coded, so their rows cannot be used; the parent expands those ranges itself."""
     text = Gen(2930531).spec()  # the spec of test_engines_agree's terms-keep-changing case
@@ -111,8 +126,9 @@ def test_a_worker_that_learns_a_new_location_is_redone(small_levels: dict,
     assert small_levels["redone"] > 0
 
 
-def test_a_worker_that_dies_is_redone(small_levels: dict, workers_only: None,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_that_dies_is_redone(
+    small_levels: dict, workers_only: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def die(ex: object, chunks: workers.Chunks, *args: object) -> None:
         while chunks.take() is not None:  # takes every chunk, sends none
             pass
@@ -139,18 +155,23 @@ def test_limits_hold_with_several_jobs(small_levels: dict) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_several_jobs_agree_with_one_on_random_specs_with_the_new_forms(
-        seed: int, small_levels: dict) -> None:
+    seed: int, small_levels: dict
+) -> None:
     """Buffers, process variables, assert, atomic and the other forms of issue 13: their
     model errors cross the pipe as the parent would have noted them."""
     assert_same(Gen(seed, forms=True).spec(), f"seed {seed}", limit=2_000)
 
 
 def test_a_region_that_fills_up_gives_the_level_to_the_parent(
-        small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_levels: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every region counts as full: each level is given up and expanded again by the parent
     alone, and the answers stay those of one process."""
     from fito.check.frontier import visited
@@ -164,8 +185,10 @@ def test_a_region_that_fills_up_gives_the_level_to_the_parent(
 
 
 def test_no_fork_to_be_had_leaves_the_level_to_the_parent(
-        small_levels: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_levels: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """fork() failing (too many processes, no memory) is no error: one process goes on."""
+
     def refuse() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 

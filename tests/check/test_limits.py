@@ -1,4 +1,5 @@
 """--max-states and --timeout give `unknown` and exit status 3, with the figures so far."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """`|= eventually` under weak fairness of every process (docs/semantics.md)."""
+
 from __future__ import annotations
 
 from conftest import run_spec
@@ -40,9 +41,11 @@ def test_goal_in_the_initial_state_holds() -> None:
 
 
 def test_counter_reaches_its_bound_only_when_the_other_process_is_fair() -> None:
-    text = HEAD + ("process Count = n < 3 & b {n := n + 1} -> Count\n"
-                   "assert Count ||| P |= eventually n == 3\n"
-                   "assert Count [] P |= eventually n == 3\n")
+    text = HEAD + (
+        "process Count = n < 3 & b {n := n + 1} -> Count\n"
+        "assert Count ||| P |= eventually n == 3\n"
+        "assert Count [] P |= eventually n == 3\n"
+    )
     first, second = run_spec(text).verdicts
     assert first.verdict == "holds"
     assert second.verdict == "fails"  # choosing P resolves the choice: a-loop forever
@@ -52,7 +55,9 @@ def test_the_checkpoint_protocol_eventually_commits_without_crashes() -> None:
     from pathlib import Path
 
     spec = (Path(__file__).resolve().parents[2] / "specs" / "checkpoint_commit.fito").read_text()
-    text = spec + "\nprocess Calm = Trainer ||| Committer ||| (||| d: Dom @ Flusher(d))\n" \
-                  "assert Calm |= eventually committed == E\n"
+    text = (
+        spec + "\nprocess Calm = Trainer ||| Committer ||| (||| d: Dom @ Flusher(d))\n"
+        "assert Calm |= eventually committed == E\n"
+    )
     verdicts = run_spec(text).verdicts
     assert verdicts[-1].verdict == "holds"

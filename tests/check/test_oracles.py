@@ -5,6 +5,7 @@ fito's encoding (tests/oracles/family.py) has exactly the reference's variables:
 term is the running network or STOP after the crash, standing for the `crashed` flag, so the
 state counts are compared directly, without projection.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -59,11 +60,14 @@ def _run(cmd: list[str], cwd: Path) -> str:
 
 
 @pytest.mark.spin
-@pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None,
-                    reason="SPIN or gcc not installed")
+@pytest.mark.skipif(
+    shutil.which("spin") is None or shutil.which("gcc") is None, reason="SPIN or gcc not installed"
+)
 @pytest.mark.parametrize("k,e,variant", [(3, 3, "naive"), (4, 2, "2pc"), (5, 3, "2pc")])
 def test_family_matches_spin(k: int, e: int, variant: str, tmp_path: Path) -> None:
-    pml = _run([sys.executable, str(ORACLES / "spin" / "gen.py"), str(k), str(e), variant], tmp_path)
+    pml = _run(
+        [sys.executable, str(ORACLES / "spin" / "gen.py"), str(k), str(e), variant], tmp_path
+    )
     (tmp_path / "m.pml").write_text(pml)
     _run(["spin", "-a", "m.pml"], tmp_path)
     _run(["gcc", "-O2", "-DNOREDUCE", "-DSAFETY", "-o", "pan", "pan.c"], tmp_path)

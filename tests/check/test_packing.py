@@ -1,5 +1,6 @@
 """Packed states: `pack_many` gives the same rows as `pack` one by one, and `unpack` gives
 back every state (on the states of shipped specs, reached by the scalar search)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,9 +9,9 @@ import numpy as np
 import pytest
 
 from fito.driver import front_end
+from fito.semantics.codegen.scalar import StepFault
 from fito.semantics.compiled import compile_model
 from fito.semantics.state.packing import Codebook, Overflow, Packer, layout_fields
-from fito.semantics.codegen.scalar import StepFault
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -26,8 +27,9 @@ def packer_for(compiled, states) -> Packer:
         for p in range(modes[s[K]].size):
             book.code(p, s[K + 1 + p])
     bits = [(len(book.terms[p]) * 2).bit_length() for p in range(positions)]
-    packing = layout_fields(compiled.layout.types, (len(modes) * 2).bit_length(), bits,
-                            compiled.layout.region)
+    packing = layout_fields(
+        compiled.layout.types, (len(modes) * 2).bit_length(), bits, compiled.layout.region
+    )
     return Packer(packing, book, modes)
 
 

@@ -1,4 +1,5 @@
 """On a terminal, long runs print a progress line on stderr about once a second."""
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,13 @@ def test_progress_line_on_a_terminal(tmp_path: Path) -> None:
     spec = tmp_path / "long.fito"
     spec.write_text(LONG)
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "fito", "check", "--timeout", "3", str(spec)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=follower, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fito", "check", "--timeout", "3", str(spec)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        text=True,
+    )
     os.close(follower)
     chunks = []
     while True:
@@ -43,6 +49,11 @@ def test_progress_line_on_a_terminal(tmp_path: Path) -> None:
 def test_no_progress_line_when_not_a_terminal(tmp_path: Path) -> None:
     spec = tmp_path / "long.fito"
     spec.write_text(LONG)
-    proc = subprocess.run([sys.executable, "-m", "fito", "check", "--timeout", "2", str(spec)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fito", "check", "--timeout", "2", str(spec)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "states/s" not in proc.stderr

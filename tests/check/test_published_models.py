@@ -8,6 +8,7 @@ in SPIN exactly when every fito assertion holds; the failing kind is SPIN's firs
 a counterexample is as long as SPIN's breadth-first trail; and published figures, where a
 model records exact ones, are met.
 """
+
 from __future__ import annotations
 
 import sys
@@ -26,8 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "models"))
 import harness  # noqa: E402
 
-pytestmark = [pytest.mark.spin,
-              pytest.mark.skipif(not harness.spin_available(), reason="needs spin and gcc")]
+pytestmark = [
+    pytest.mark.spin,
+    pytest.mark.skipif(not harness.spin_available(), reason="needs spin and gcc"),
+]
 
 CASES = [(name, variant) for name in harness.names() for variant in harness.load(name).VARIANTS]
 
@@ -64,8 +67,9 @@ def test_every_model_is_collected() -> None:
 
 
 @pytest.mark.parametrize(("name", "variant"), CASES, ids=[f"{n}-{v or 'ok'}" for n, v in CASES])
-def test_model_agrees_with_spin(name: str, variant: str, tmp_path: Path,
-                                spin_runs: dict[tuple[str, str], Future]) -> None:
+def test_model_agrees_with_spin(
+    name: str, variant: str, tmp_path: Path, spin_runs: dict[tuple[str, str], Future]
+) -> None:
     model = harness.load(name)
     report = _fito(model, variant, tmp_path)
     spin = spin_runs[name, variant].result()

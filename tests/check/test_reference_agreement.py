@@ -1,5 +1,6 @@
 """The fast explorer agrees with the naive reference interpreter on random small specs:
 same verdicts, same state counts, same trace lengths (issue #3, point 6)."""
+
 from __future__ import annotations
 
 import sys
@@ -10,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fito.check.verdicts import check_assertions
-from fito.reference.interpreter import RefLimit, check
 from fito.driver import CheckOptions
-from fito.lang.syntax.parser import parse
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
+from fito.reference.interpreter import RefLimit, check
 
 sys.path.insert(0, str(Path(__file__).parent))
 from random_specs import Gen
@@ -41,8 +42,9 @@ def agree(text: str, limit: int, label: str, seconds: float = 5.0, engine: str =
             ref = check(model, a, limit, seconds)  # the naive reference can be very slow
         except RefLimit:
             continue
-        assert (v.verdict, v.states, len(v.trace)) == (ref.verdict, ref.states, ref.trace_length), \
+        assert (v.verdict, v.states, len(v.trace)) == (ref.verdict, ref.states, ref.trace_length), (
             f"{label}, {a.kind} on line {a.span.line}: {v.reason}\n{text}"
+        )
         compared += 1
     return compared
 
@@ -60,8 +62,9 @@ def test_explorer_agrees_with_reference_at_length(seed: int) -> None:
     agree(Gen(seed).spec(), 1500, f"seed {seed}", seconds=2.0)
 
 
-@pytest.mark.parametrize("name", ["checkpoint_naive.fito", "firmware_rollout.fito",
-                                  "checkpoint_commit_early.fito"])
+@pytest.mark.parametrize(
+    "name", ["checkpoint_naive.fito", "firmware_rollout.fito", "checkpoint_commit_early.fito"]
+)
 def test_reference_agrees_on_shipped_specs(name: str) -> None:
     assert agree((SPECS / name).read_text(encoding="utf-8"), 2000, name) >= 1
 

@@ -1,5 +1,6 @@
 """The operational rules of docs/semantics.md, one small spec each; the expected verdicts and
 trace lengths are worked out by hand from the rules."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,13 +38,17 @@ def test_sequential_composition_turns_tick_into_tau() -> None:
 
 def test_interleaving_terminates_when_both_sides_have() -> None:
     # a, b, each side's tick as a tau (2), the composition's tick as the tau of `;`
-    verdict, n, _ = one("process P = ((a -> SKIP) ||| (b -> SKIP)) ; STOP", "assert P :[deadlock free]")
+    verdict, n, _ = one(
+        "process P = ((a -> SKIP) ||| (b -> SKIP)) ; STOP", "assert P :[deadlock free]"
+    )
     assert (verdict, n) == ("fails", 5)
 
 
 def test_replicated_interleaving_is_one_n_ary_operator() -> None:
     # three events, three ticks as taus, one tau of `;`
-    verdict, n, _ = one("process P = (||| i: {0..2} @ c.i -> SKIP) ; STOP", "assert P :[deadlock free]")
+    verdict, n, _ = one(
+        "process P = (||| i: {0..2} @ c.i -> SKIP) ; STOP", "assert P :[deadlock free]"
+    )
     assert (verdict, n) == ("fails", 7)
 
 
@@ -77,12 +82,15 @@ def test_a_tau_keeps_an_external_choice() -> None:
 def test_recursion_through_a_tau_under_a_choice_closes() -> None:
     # P --tau--> a -> P [] P, which is P again by the laws of docs/semantics.md (flattened,
     # the repeated stable `a -> P` dropped): one control state per value of x.
-    text = HEAD + """
+    text = (
+        HEAD
+        + """
 process P = a -> P [] {x := 1} -> P
 process Q = STOP [] (a -> Q [] ({x := (x + 1) % 4} -> Q [] STOP))
 assert P :[deadlock free]
 assert Q :[deadlock free]
 """
+    )
     report = run_spec(text)
     p, q = report.verdicts
     assert (p.verdict, p.states) == ("holds", len({0, 1}))
@@ -137,8 +145,10 @@ def test_synchronisation_needs_both_sides() -> None:
 
 
 def test_call_arguments_are_evaluated_when_the_call_is_made() -> None:
-    body = ("process Q(v: 0..3) = b {y := v} -> STOP\n"
-            "process P = (a {x := 2} -> Q(x)) ||| (c2 {x := 3} -> STOP)")
+    body = (
+        "process Q(v: 0..3) = b {y := v} -> STOP\n"
+        "process P = (a {x := 2} -> Q(x)) ||| (c2 {x := 3} -> STOP)"
+    )
     # Q(x) sees x = 2 although c2 may change x before Q's first event
     assert one(body, "assert P reaches y == 3")[0] == "fails"
     assert one(body, "assert P reaches y == 2 and x == 3")[:2] == ("holds", 3)
@@ -150,16 +160,29 @@ def test_input_restricted_to_a_set() -> None:
     assert one(body, "assert P reaches x == 2")[0] == "fails"
 
 
-@pytest.mark.parametrize("body,assertion,length,code", [
-    ("process P = a {x := x + 1} -> P", "assert P |= always true", 4, "M001"),
-    ("process P = (2 / x > 0) & a -> STOP", "assert P |= always true", 0, "M002"),
-    ("process P = c!(x + 4) -> STOP", "assert P :[deadlock free]", 1, "M001"),
-    ("domain arr[i: 0..1]: Bool = false volatile\nprocess P = a {x := x + 1} -> b {arr[x] := true} -> P",
-     "assert P |= always true", 4, "M007"),
-    ("process P = (a {x := 1} -> STOP) [| {| a |} |] (a {x := 2} -> STOP)", "assert P |= always true", 1,
-     "M008"),
-])
-def test_model_errors_fail_with_the_trace_to_them(body: str, assertion: str, length: int, code: str) -> None:
+@pytest.mark.parametrize(
+    "body,assertion,length,code",
+    [
+        ("process P = a {x := x + 1} -> P", "assert P |= always true", 4, "M001"),
+        ("process P = (2 / x > 0) & a -> STOP", "assert P |= always true", 0, "M002"),
+        ("process P = c!(x + 4) -> STOP", "assert P :[deadlock free]", 1, "M001"),
+        (
+            "domain arr[i: 0..1]: Bool = false volatile\nprocess P = a {x := x + 1} -> b {arr[x] := true} -> P",
+            "assert P |= always true",
+            4,
+            "M007",
+        ),
+        (
+            "process P = (a {x := 1} -> STOP) [| {| a |} |] (a {x := 2} -> STOP)",
+            "assert P |= always true",
+            1,
+            "M008",
+        ),
+    ],
+)
+def test_model_errors_fail_with_the_trace_to_them(
+    body: str, assertion: str, length: int, code: str
+) -> None:
     report = run_spec(HEAD + body + "\n" + assertion + "\n")
     (v,) = report.verdicts
     assert v.verdict == "fails"
@@ -187,5 +210,6 @@ def test_reaches_fails_with_an_empty_trace() -> None:
 
 
 def test_assertions_without_a_process_use_the_system() -> None:
-    assert verdicts(HEAD + "process P = a -> STOP\nsystem P\nassert :[deadlock free]\nassert always x == 0\n") \
-        == [("fails", 1), ("holds", 0)]
+    assert verdicts(
+        HEAD + "process P = a -> STOP\nsystem P\nassert :[deadlock free]\nassert always x == 0\n"
+    ) == [("fails", 1), ("holds", 0)]

@@ -1,5 +1,6 @@
 """Every `-- expect:` comment of specs/ holds (issue #3 point 3), in-process and through the
 contract's own checker (`tools/expect.py` of ../shared, when it is there)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -26,13 +27,23 @@ def test_spec_meets_its_expectations(path: Path) -> None:
 
 @pytest.mark.skipif(not SHARED_TOOL.exists(), reason="../shared/tools/expect.py not present")
 def test_contract_checker_accepts_the_shipped_specs() -> None:
-    proc = subprocess.run([sys.executable, str(SHARED_TOOL), "--fito", f"{sys.executable} -m fito",
-                           *map(str, SPECS)], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, str(SHARED_TOOL), "--fito", f"{sys.executable} -m fito", *map(str, SPECS)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_main_job_exits_zero() -> None:
-    proc = subprocess.run([sys.executable, "-m", "fito", "check", "--expect", *map(str, SPECS)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fito", "check", "--expect", *map(str, SPECS)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{len(SPECS)} passed, 0 failed" in proc.stdout

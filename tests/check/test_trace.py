@@ -2,16 +2,17 @@
 reference interpreter state by state; writes are exactly the cells that changed; a crash
 names what it reset; a deadlock says what each process waits for; the JSON form is lossless.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from fito.reference.steps import EVENT, TICK
-from fito.reference.terms import Reference
 from fito.check.traces.records import DEADLOCK, VIOLATION, Trace
 from fito.driver import CheckOptions, check_source, front_end
+from fito.reference.steps import EVENT, TICK
+from fito.reference.terms import Reference
 from fito.render.runs import Collapsed, rows
 from fito.source import Source
 
@@ -55,9 +56,12 @@ def replays_in_reference(text: str, trace: Trace) -> bool:
     _, model, _ = front_end(text)
     ref = Reference(model)
     assert model.system is not None
-    shown = lambda store: tuple(  # noqa: E731
-        (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells)) + tuple(
-        _fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs))
+    shown = lambda store: (
+        tuple(  # noqa: E731
+            (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells)
+        )
+        + tuple(_fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs))
+    )
     root = ref.root(model.system)
     frontier = {root}
     if shown(root[1]) != trace.initial_state:
@@ -84,7 +88,7 @@ def _fifo(model, name: str, idx: tuple[int, ...], queue: tuple) -> tuple[str, st
     """A buffer as a trace shows it: `q[0]` and its messages, oldest first: `<1.0, 2.1>`."""
     chan = model.channels[name]
     label = name + "".join(f"[{t.show(v)}]" for t, v in zip(chan.fields, idx))
-    types = chan.fields[chan.arrays:]
+    types = chan.fields[chan.arrays :]
     messages = (".".join(t.show(v) for t, v in zip(types, m)) for m in queue)
     return label, f"<{', '.join(messages)}>"
 
@@ -100,8 +104,9 @@ def _names(model, ref):  # type: ignore[no-untyped-def]
     return out
 
 
-@pytest.mark.parametrize("name", ["checkpoint_naive.fito", "firmware_rollout.fito",
-                                  "checkpoint_commit_early.fito"])
+@pytest.mark.parametrize(
+    "name", ["checkpoint_naive.fito", "firmware_rollout.fito", "checkpoint_commit_early.fito"]
+)
 def test_every_trace_of_the_shipped_specs_replays(name: str) -> None:
     text = (ROOT / "specs" / name).read_text(encoding="utf-8")
     runs = [v.run for v in report(text, name).verdicts if v.run is not None]
@@ -120,23 +125,33 @@ def test_writes_are_the_changed_cells_and_the_labels_are_the_trace() -> None:
         before = step.state
     assert [s.movers for s in v.run.steps] == [("Trainer",), ("Flusher(gpu)",)]
     assert v.run.final.kind == VIOLATION
-    assert dict(v.run.final.cells) == {k: val for k, val in v.run.last_state
-                                        if k.startswith("saved")}
+    assert dict(v.run.final.cells) == {
+        k: val for k, val in v.run.last_state if k.startswith("saved")
+    }
 
 
 def test_a_trace_shows_each_buffer_as_its_messages_oldest_first() -> None:
-    text = ("type V = 0..2\ntype I = 0..1\nchannel q[I]: V.Bool buffer 2\nchannel go\n"
-            "process P = q[0]!1!true -> q[1]!2!false -> q[0]!0!false -> q[0]?x?b -> go -> STOP"
-            "\nsystem P\nassert :[deadlock free]\n")
+    text = (
+        "type V = 0..2\ntype I = 0..1\nchannel q[I]: V.Bool buffer 2\nchannel go\n"
+        "process P = q[0]!1!true -> q[1]!2!false -> q[0]!0!false -> q[0]?x?b -> go -> STOP"
+        "\nsystem P\nassert :[deadlock free]\n"
+    )
     (v,) = report(text).verdicts
     assert v.verdict == "fails" and v.run is not None
     states = [dict(s.state) for s in v.run.steps]
     assert dict(v.run.initial_state)["q[0]"] == "<>"
-    assert [s["q[0]"] for s in states] == ["<1.true>", "<1.true>", "<1.true, 0.false>",
-                                           "<0.false>", "<0.false>"]
+    assert [s["q[0]"] for s in states] == [
+        "<1.true>",
+        "<1.true>",
+        "<1.true, 0.false>",
+        "<0.false>",
+        "<0.false>",
+    ]
     assert states[1]["q[1]"] == "<2.false>"
-    assert {c.name: c.durable for c in v.run.cells if c.name.startswith("q")} == \
-        {"q[0]": False, "q[1]": False}
+    assert {c.name: c.durable for c in v.run.cells if c.name.startswith("q")} == {
+        "q[0]": False,
+        "q[1]": False,
+    }
     assert replays_in_reference(text, v.run)
 
 
@@ -166,16 +181,19 @@ def test_runs_of_internal_steps_are_collapsed_unless_verbose() -> None:
     internal = [s.index for s in v.run.steps if s.is_internal]
     shown = rows(v.run)
     collapsed = [r for r in shown if isinstance(r, Collapsed)]
-    assert sum(r.count for r in collapsed) + sum(1 for r in shown if not isinstance(
-        r, Collapsed) and r.is_internal) == len(internal)
+    assert sum(r.count for r in collapsed) + sum(
+        1 for r in shown if not isinstance(r, Collapsed) and r.is_internal
+    ) == len(internal)
     assert collapsed and len(rows(v.run, verbose=True)) == len(v.run.steps)
     assert any(s.kind == "hidden" and s.label == "tau (a)" for s in v.run.steps)
 
 
 def test_an_atomic_label_names_the_elements_it_writes_at_a_computed_index() -> None:
-    text = ("type V = 0..2\ndomain a[i: 0..1]: V = 0 volatile\ndomain k: 0..1 = 1 volatile\n"
-            "process P = atomic { a[k] := 2, k := 0 } -> STOP\nsystem P\n"
-            "assert :[deadlock free]\n")
+    text = (
+        "type V = 0..2\ndomain a[i: 0..1]: V = 0 volatile\ndomain k: 0..1 = 1 volatile\n"
+        "process P = atomic { a[k] := 2, k := 0 } -> STOP\nsystem P\n"
+        "assert :[deadlock free]\n"
+    )
     (v,) = report(text).verdicts
     assert v.run is not None
     label = v.run.steps[0].label

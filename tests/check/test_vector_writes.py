@@ -2,6 +2,7 @@
 slots their bounds allow, copies of fields as shifts of words) and its grouping of rows by
 the movers' locations give the answers of the state-by-state engine: verdicts, counts,
 traces and model errors (issue 12, point 5)."""
+
 from __future__ import annotations
 
 import sys

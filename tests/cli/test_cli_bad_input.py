@@ -1,4 +1,5 @@
 """`fito check` on bad input: one diagnostic line first, exit status 2, never a traceback."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -53,13 +54,16 @@ def test_unreadable_path(tmp_path: Path, what: str) -> None:
     assert m and m["code"] == "C002" and m["path"] == str(path)
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "--no-such-flag", "x.fito"],
-    ["check", "--max-states", "0", "specs/checkpoint_naive.fito"],
-    ["check", "--format", "xml", "specs/checkpoint_naive.fito"],
-    ["check"],
-    ["no-such-command"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--no-such-flag", "x.fito"],
+        ["check", "--max-states", "0", "specs/checkpoint_naive.fito"],
+        ["check", "--format", "xml", "specs/checkpoint_naive.fito"],
+        ["check"],
+        ["no-such-command"],
+    ],
+)
 def test_bad_usage(args: list[str]) -> None:
     proc = fito(*args)
     assert_no_traceback(proc)
@@ -80,10 +84,13 @@ def test_one_bad_file_among_good_ones_decides_the_status(tmp_path: Path) -> None
 def test_very_long_chains_are_checked(tmp_path: Path) -> None:
     """100,000-long `->` and `+` chains: parsed, resolved and model-checked (to a limit)."""
     path = tmp_path / "chains.fito"
-    path.write_text("channel a\n"
-                    "const N = " + " + ".join(["1"] * 100_000) + "\n"
-                    "process P = " + "a -> " * 100_000 + "STOP\n"
-                    "system P\nassert P :[deadlock free]\n", encoding="utf-8")
+    path.write_text(
+        "channel a\n"
+        "const N = " + " + ".join(["1"] * 100_000) + "\n"
+        "process P = " + "a -> " * 100_000 + "STOP\n"
+        "system P\nassert P :[deadlock free]\n",
+        encoding="utf-8",
+    )
     proc = fito("check", "--max-states", "5", str(path))
     assert_no_traceback(proc)
     assert proc.returncode == 3

@@ -1,5 +1,6 @@
 """`fito check` output formats (text with carets, JSON per LANGUAGE.md, SARIF 2.1.0) and
 exit statuses, run in-process."""
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,9 @@ def test_text_diagnostic_with_source_line_and_caret(capsys, broken: Path) -> Non
     assert lines[0] == f"{broken}:3:15: error: 'y' is not defined [R001 undefined-name]"
     assert lines[1] == "  process P = c!y -> P"
     assert lines[2] == "  " + " " * 14 + "^"
-    i = lines.index(f"{broken}:4:25: error: 'x' is written twice in one assignment block "
-                    "[T005 double-write]")
+    i = lines.index(
+        f"{broken}:4:25: error: 'x' is written twice in one assignment block [T005 double-write]"
+    )
     assert lines[i + 1] == "  process Q = d { x := 1, x := 2 } -> Q"
     assert lines[i + 2] == "  " + " " * 24 + "^"
     assert lines[i + 3] == "  note: first written at line 4, column 17"
@@ -79,14 +81,30 @@ def test_json_follows_the_contract(capsys, broken: Path, good: Path) -> None:  #
     for f in doc["files"]:
         assert set(f) >= {"path", "diagnostics", "assertions"}
         for d in f["diagnostics"]:
-            assert set(d) >= {"code", "severity", "message", "line", "column", "end_line",
-                              "end_column"}
+            assert set(d) >= {
+                "code",
+                "severity",
+                "message",
+                "line",
+                "column",
+                "end_line",
+                "end_column",
+            }
             assert d["severity"] in ("error", "warning", "note")
-            assert all(isinstance(d[k], int) and d[k] >= 1
-                       for k in ("line", "column", "end_line", "end_column"))
+            assert all(
+                isinstance(d[k], int) and d[k] >= 1
+                for k in ("line", "column", "end_line", "end_column")
+            )
         for a in f["assertions"]:
-            assert set(a) >= {"text", "line", "verdict", "states", "transitions", "seconds",
-                              "trace"}
+            assert set(a) >= {
+                "text",
+                "line",
+                "verdict",
+                "states",
+                "transitions",
+                "seconds",
+                "trace",
+            }
             assert a["verdict"] in ("holds", "fails", "unknown")
             assert isinstance(a["trace"], list) and all(isinstance(s, str) for s in a["trace"])
     first = doc["files"][0]["diagnostics"][0]
@@ -142,15 +160,44 @@ def test_sarif_has_the_required_structure(capsys, broken: Path, good: Path) -> N
     assert (region["startLine"], region["startColumn"]) == (3, 15)
 
 
-@pytest.mark.parametrize("log", [
-    {"version": "2.0.0", "runs": []},
-    {"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]},
-    {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
-        {"ruleId": "R001", "message": {"text": "m"}, "level": "fatal"}]}]},
-    {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
-        {"ruleId": "R001", "message": {"text": "m"}, "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": "f"}, "region": {"startLine": 0}}}]}]}]},
-])
+@pytest.mark.parametrize(
+    "log",
+    [
+        {"version": "2.0.0", "runs": []},
+        {"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]},
+        {
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {"driver": {"name": "x"}},
+                    "results": [{"ruleId": "R001", "message": {"text": "m"}, "level": "fatal"}],
+                }
+            ],
+        },
+        {
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {"driver": {"name": "x"}},
+                    "results": [
+                        {
+                            "ruleId": "R001",
+                            "message": {"text": "m"},
+                            "locations": [
+                                {
+                                    "physicalLocation": {
+                                        "artifactLocation": {"uri": "f"},
+                                        "region": {"startLine": 0},
+                                    }
+                                }
+                            ],
+                        }
+                    ],
+                }
+            ],
+        },
+    ],
+)
 def test_the_sarif_check_rejects_broken_logs(log: dict) -> None:  # type: ignore[type-arg]
     with pytest.raises((AssertionError, KeyError)):
         check_sarif(log)
@@ -163,20 +210,25 @@ def test_sarif_validates_against_a_schema_subset(capsys, broken: Path) -> None: 
     jsonschema.validate(json.loads(out), schema)
 
 
-@pytest.mark.parametrize("spec, args, status", [
-    ("specs/checkpoint_naive.fito", [], 1),
-    ("specs/checkpoint_commit.fito", ["--max-states", "50"], 3),
-    ("specs/bad_syntax.fito", [], 2),
-    ("tests/lang/data/valid/declarations.fito", [], 0),
-    ("tests/lang/data/invalid/R001_undefined_value.fito", [], 1),
-])
+@pytest.mark.parametrize(
+    "spec, args, status",
+    [
+        ("specs/checkpoint_naive.fito", [], 1),
+        ("specs/checkpoint_commit.fito", ["--max-states", "50"], 3),
+        ("specs/bad_syntax.fito", [], 2),
+        ("tests/lang/data/valid/declarations.fito", [], 0),
+        ("tests/lang/data/invalid/R001_undefined_value.fito", [], 1),
+    ],
+)
 def test_exit_status(capsys, spec: str, args: list[str], status: int) -> None:  # type: ignore[no-untyped-def]
     code, _, _ = run(capsys, *args, str(ROOT / spec))
     assert code == status
 
 
 def test_exit_status_of_several_files_is_the_worst(capsys) -> None:  # type: ignore[no-untyped-def]
-    files = [str(ROOT / "tests/lang/data/valid/declarations.fito"),
-             str(ROOT / "specs/checkpoint_naive.fito")]
+    files = [
+        str(ROOT / "tests/lang/data/valid/declarations.fito"),
+        str(ROOT / "specs/checkpoint_naive.fito"),
+    ]
     assert run(capsys, *files)[0] == 1
     assert run(capsys, *files, str(ROOT / "specs/bad_syntax.fito"))[0] == 2

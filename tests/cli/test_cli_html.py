@@ -2,6 +2,7 @@
 package): the page shows one message-sequence chart per counterexample or witness, with a
 lifeline per process and per persistence domain, every label visible and none overlapping.
 Skipped where no Chromium is installed (.ci/run installs it)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,10 @@ from cli_helpers import ROOT
 from fito.driver import CheckOptions, check_path
 from fito.render.report import render_report
 
-BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-                if shutil.which(b)), None)
+BROWSER = next(
+    (shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)),
+    None,
+)
 
 # Measures what the browser laid out and writes it into the page, for --dump-dom to show.
 PROBE = """<script>
@@ -43,18 +46,35 @@ def rendered(page: str, tmp_path: Path) -> dict:
     html = tmp_path / "report.html"
     html.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
     proc = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000",
-         "--virtual-time-budget=5000", "--dump-dom", html.as_uri()],
-        capture_output=True, text=True, timeout=120)
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,1000",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            html.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
     assert m is not None, proc.stderr[-2000:]
     return json.loads(m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
 
 
 def overlaps(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and \
-        a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+    return (
+        a["x"] < b["x"] + b["w"]
+        and b["x"] < a["x"] + a["w"]
+        and a["y"] < b["y"] + b["h"]
+        and b["y"] < a["y"] + a["h"]
+    )
 
 
 @pytest.mark.skipif(BROWSER is None, reason="needs Chromium (apt-get install chromium)")
@@ -69,7 +89,7 @@ def test_the_page_shows_a_message_sequence_chart_per_run(tmp_path: Path) -> None
         texts = chart["texts"]
         heads = [t["text"] for t in texts if t["cls"] == "head"]
         movers = list(dict.fromkeys(m for s in v.run.steps for m in s.movers))
-        assert heads[:len(movers)] == movers and heads[-1] == "other"
+        assert heads[: len(movers)] == movers and heads[-1] == "other"
         events = [t["text"] for t in texts if t["cls"].startswith("event")]
         assert events == list(v.run.labels)
         changes = [t["text"] for t in texts if t["cls"] == "change"]
@@ -78,5 +98,5 @@ def test_the_page_shows_a_message_sequence_chart_per_run(tmp_path: Path) -> None
             assert t["w"] > 0 and t["h"] > 0, t
             assert chart["left"] - 1 <= t["x"] and t["x"] + t["w"] <= chart["left"] + chart["w"] + 1
         for i, a in enumerate(texts):
-            for b in texts[i + 1:]:
+            for b in texts[i + 1 :]:
                 assert not overlaps(a, b), (a, b)

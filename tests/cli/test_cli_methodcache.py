@@ -1,4 +1,5 @@
 """fito.methodcache: dataclasses' generated methods come from the table exactly as compiled."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -102,8 +103,16 @@ def test_the_command_line_writes_the_table_and_library_use_does_not(tmp_path: Pa
     spec.write_text("channel a\nprocess P = a -> P\nsystem P\nassert :[deadlock free]\n")
     subprocess.run([sys.executable, "-c", "import fito.driver"], cwd=ROOT, env=env, check=True)
     assert not (tmp_path / "fito").exists()
-    runs = [subprocess.run([sys.executable, "-m", "fito", "check", str(spec)], cwd=ROOT, env=env,
-                           capture_output=True, text=True) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "fito", "check", str(spec)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     assert [r.returncode for r in runs] == [0, 0]
     assert runs[0].stdout.split("(")[0] == runs[1].stdout.split("(")[0]
     (path,) = (tmp_path / "fito").iterdir()

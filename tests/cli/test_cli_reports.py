@@ -2,6 +2,7 @@
 shows changes per domain; --explain is a per-domain timeline; JSON follows the schema in
 docs/report-schema.json; SARIF carries codeFlows; --format combines with --expect;
 `fito replay` reproduces a saved trace or says where it parts from the spec."""
+
 from __future__ import annotations
 
 import json
@@ -42,10 +43,16 @@ def test_text_counterexample_collapses_internal_runs(capsys, taus: Path) -> None
     lines = out.splitlines()
     # per round: three SKIPs terminate and `;` starts its right side: 3 + 1 internal steps
     internal = 3 + 1
-    assert any(x.strip().startswith(f"1-{internal}.  ({internal} internal steps that change no "
-                                    "cell; --verbose shows them)") for x in lines), out
-    assert any(x.split()[:3] == [f"{internal + 1}.", "a.0", "P"] and x.endswith("other: x = 1")
-               for x in lines), out
+    assert any(
+        x.strip().startswith(
+            f"1-{internal}.  ({internal} internal steps that change no cell; --verbose shows them)"
+        )
+        for x in lines
+    ), out
+    assert any(
+        x.split()[:3] == [f"{internal + 1}.", "a.0", "P"] and x.endswith("other: x = 1")
+        for x in lines
+    ), out
     code, verbose = run(capsys, "check", "--no-progress", "--verbose", str(taus))
     assert "internal steps" not in verbose and verbose.count(". tau") == 2 * internal
 
@@ -56,8 +63,13 @@ def test_explain_prints_one_column_per_domain(capsys) -> None:  # type: ignore[n
     header = next(x for x in out.splitlines() if x.strip().startswith("# |"))
     assert [c.strip() for c in header.split("|")] == ["#", "event", "process", "gpu", "other"]
     row = next(x for x in out.splitlines() if x.strip().startswith("2 |"))
-    assert [c.strip() for c in row.split("|")] == ["2", "flush.gpu.1", "Flusher(gpu)",
-                                                    "saved = 1", ""]
+    assert [c.strip() for c in row.split("|")] == [
+        "2",
+        "flush.gpu.1",
+        "Flusher(gpu)",
+        "saved = 1",
+        "",
+    ]
 
 
 def test_json_follows_the_documented_schema(capsys, taus: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -65,10 +77,13 @@ def test_json_follows_the_documented_schema(capsys, taus: Path, tmp_path: Path) 
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     stuck = tmp_path / "stuck.fito"
-    stuck.write_text("type V = 0..1\nchannel a\ndomain x: V = 0 durable\n"
-                     "process P = x > 0 & a -> P\nsystem P\nassert :[deadlock free]\n")
-    _, out = run(capsys, "check", "--no-progress", "--format", "json", str(NAIVE), str(taus),
-                 str(stuck))
+    stuck.write_text(
+        "type V = 0..1\nchannel a\ndomain x: V = 0 durable\n"
+        "process P = x > 0 & a -> P\nsystem P\nassert :[deadlock free]\n"
+    )
+    _, out = run(
+        capsys, "check", "--no-progress", "--format", "json", str(NAIVE), str(taus), str(stuck)
+    )
     doc = json.loads(out)
     jsonschema.validate(doc, schema)
     failing = [a for f in doc["files"] for a in f["assertions"] if a["verdict"] == "fails"]
@@ -101,8 +116,9 @@ def test_sarif_carries_the_trace_as_code_flows(capsys) -> None:  # type: ignore[
 def test_format_combines_with_expect(capsys, tmp_path: Path, fmt: str) -> None:  # type: ignore[no-untyped-def]
     wrong = tmp_path / "wrong.fito"
     wrong.write_text(NAIVE.read_text().replace("expect: fails in 2", "expect: holds"))
-    code, out = run(capsys, "check", "--no-progress", "--expect", "--format", fmt, str(NAIVE),
-                    str(wrong))
+    code, out = run(
+        capsys, "check", "--no-progress", "--expect", "--format", fmt, str(NAIVE), str(wrong)
+    )
     assert code == 1
     if fmt == "json":
         doc = json.loads(out)
@@ -122,8 +138,9 @@ def test_format_combines_with_expect(capsys, tmp_path: Path, fmt: str) -> None: 
 
 def test_output_goes_to_a_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     target = tmp_path / "report.html"
-    code, out = run(capsys, "check", "--no-progress", "--format", "html", "-o", str(target),
-                    str(NAIVE))
+    code, out = run(
+        capsys, "check", "--no-progress", "--format", "html", "-o", str(target), str(NAIVE)
+    )
     assert code == 1 and out == ""
     assert target.read_text().startswith("<!DOCTYPE html>")
 

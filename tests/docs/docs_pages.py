@@ -14,6 +14,7 @@ What a page marks (docs/tutorial.md, docs/coordination.md, docs/bilateral.md):
 tests/docs/test_docs_pages.py compares the pages with a fresh run, ignoring timings (numbers
 with two decimals) and runs of blanks.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -37,9 +38,11 @@ TIMING = re.compile(r"\b\d+\.\d\d\b")
 def _attack_table() -> list[str]:
     from fito.models.epochs import coordinated_attack as ca
 
-    rows = ["| r | runs (silent, chatty) | views | rules examined | rules they stand for "
-            "| meeting all three | validity and integrity |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| r | runs (silent, chatty) | views | rules examined | rules they stand for "
+        "| meeting all three | validity and integrity |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in range(1, 9):
         s, c = ca.census(r, "silent"), ca.census(r, "chatty")
         rows.append(
@@ -47,22 +50,26 @@ def _attack_table() -> list[str]:
             f"| {s.rules:,}, {c.rules:,} | 2^{ca.conceivable_views(r, 'silent')}, "
             f"2^{ca.conceivable_views(r, 'chatty')} | {s.count(*ca.REQUIREMENTS)}, "
             f"{c.count(*ca.REQUIREMENTS)} | {s.count('validity', 'integrity')}, "
-            f"{c.count('validity', 'integrity')} |")
+            f"{c.count('validity', 'integrity')} |"
+        )
     return rows
 
 
 def _bilateral_table() -> list[str]:
     from fito.models.epochs import bilateral_count as bc
 
-    rows = ["| k | states (bilateral, latest) | interleavings | crash points | crash runs "
-            "| mixed crash points (bilateral, latest) | mixed crash runs (bilateral, latest) |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| k | states (bilateral, latest) | interleavings | crash points | crash runs "
+        "| mixed crash points (bilateral, latest) | mixed crash runs (bilateral, latest) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for k in range(2, 6):
         b, n = bc.count(k, "bilateral"), bc.count(k, "latest")
         rows.append(
             f"| {k} | {b.states:,}, {n.states:,} | {b.interleavings:,} | {b.crash_points:,} "
             f"| {b.crash_runs:,} | {b.mixed_points:,}, {n.mixed_points:,} "
-            f"| {b.mixed_runs:,}, {n.mixed_runs:,} |")
+            f"| {b.mixed_runs:,}, {n.mixed_runs:,} |"
+        )
     return rows
 
 
@@ -90,8 +97,9 @@ def _scratch(tmp: Path) -> dict[str, str]:
 
 def run_command(command: str, cwd: Path, env: dict[str, str]) -> list[str]:
     """Run one `$ ` line; its output lines and, if it failed, its exit status."""
-    done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     lines = (done.stdout + done.stderr).rstrip("\n").splitlines()
     code = done.returncode
     if code < 0 or code > 128:
@@ -121,7 +129,7 @@ def _fence_end(lines: list[str], start: int) -> int:
 
 def _include(m: re.Match[str]) -> list[str]:
     text = (ROOT / m["path"]).read_text(encoding="utf-8").splitlines()
-    return text[int(m["a"]) - 1:int(m["b"])] if m["a"] else text
+    return text[int(m["a"]) - 1 : int(m["b"])] if m["a"] else text
 
 
 def regenerate(page: str) -> str:
@@ -136,7 +144,7 @@ def regenerate(page: str) -> str:
             include, table = INCLUDE.fullmatch(line), TABLE.fullmatch(line)
             if line.startswith("```console"):
                 end = _fence_end(lines, i)
-                out += [line, *_console(lines[i + 1:end], Path(tmp), env), lines[end]]
+                out += [line, *_console(lines[i + 1 : end], Path(tmp), env), lines[end]]
                 i = end + 1
             elif include:
                 end = _fence_end(lines, i + 1)
@@ -165,8 +173,11 @@ def stale(page: str) -> str:
     new = regenerate(page)
     if normalized(old) == normalized(new):
         return ""
-    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                        f"{page} (on disk)", f"{page} (regenerated)"))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(True), new.splitlines(True), f"{page} (on disk)", f"{page} (regenerated)"
+        )
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -3,6 +3,7 @@ docs/bilateral.md show are what the code prints now (timings aside).
 
 When this fails after a deliberate change (a new report format, a new count), refresh the
 pages with `python tests/docs/docs_pages.py` and review the diff."""
+
 from __future__ import annotations
 
 import pytest

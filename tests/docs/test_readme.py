@@ -1,6 +1,7 @@
 """The README's examples run as written and show their real output: each `$ fito ...` of a
 console block prints what the block shows (timings aside), and each `fito ...` command in
 the text runs without a usage error or a traceback."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,14 @@ def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     for a in command.split()[1:]:  # as a shell would expand a glob
         args.extend(sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(a)) if "*" in a else [a])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's fito, wherever cwd is
-    return subprocess.run([sys.executable, "-m", "fito", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=600, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "fito", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env=env,
+    )
 
 
 def console_examples() -> list[tuple[str, str]]:
@@ -45,8 +52,9 @@ def test_console_examples_print_what_the_readme_shows(command: str, shown: str) 
     assert SECONDS.sub("s)", proc.stdout.rstrip("\n")) == SECONDS.sub("s)", shown)
 
 
-def test_every_command_in_the_text_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_command_in_the_text_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from fito.cli.main import main
 
     for name in ("specs", "models", "proofs", "tests"):
@@ -67,4 +75,5 @@ def test_every_command_in_the_text_runs(tmp_path: Path, monkeypatch: pytest.Monk
 def test_the_first_two_commands_are_kept() -> None:
     assert README.split("\n```\n", 1)[1].startswith(
         "pip install -e . && fito check --expect specs/*.fito\n"
-        "pip install -e '.[test]' && python -m pytest -q\n")
+        "pip install -e '.[test]' && python -m pytest -q\n"
+    )

@@ -3,6 +3,7 @@
 Exit status 1 when a failure was found, 0 otherwise (`--known engine,fmt` excuses failures
 inside the model checker's engine or `fito fmt`, for a campaign aimed elsewhere).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,17 +27,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="the stream of cases (default 0)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="workers (default: CPUs)")
     p.add_argument("--seconds", type=float, default=10.0, help="wall clock per case (default 10)")
-    p.add_argument("--memory-mb", type=int, default=2048,
-                   help="resident memory per case, MiB (default 2048)")
-    p.add_argument("--minimise-seconds", type=float, default=60.0,
-                   help="time to shrink each new failure (default 60; 0: do not shrink)")
+    p.add_argument(
+        "--memory-mb", type=int, default=2048, help="resident memory per case, MiB (default 2048)"
+    )
+    p.add_argument(
+        "--minimise-seconds",
+        type=float,
+        default=60.0,
+        help="time to shrink each new failure (default 60; 0: do not shrink)",
+    )
     p.add_argument("--corpus", type=Path, default=CORPUS, help="where failures are saved")
     p.add_argument("--no-save", action="store_true", help="report failures, save nothing")
-    p.add_argument("--shrink", type=Path, nargs="+", metavar="CASE",
-                   help="minimise these saved cases again (in place) instead of fuzzing")
-    p.add_argument("--known", default="", metavar="OWNERS",
-                   help="owners whose failures do not fail the run (comma-separated: engine, "
-                        "fmt; default none)")
+    p.add_argument(
+        "--shrink",
+        type=Path,
+        nargs="+",
+        metavar="CASE",
+        help="minimise these saved cases again (in place) instead of fuzzing",
+    )
+    p.add_argument(
+        "--known",
+        default="",
+        metavar="OWNERS",
+        help="owners whose failures do not fail the run (comma-separated: engine, "
+        "fmt; default none)",
+    )
     return p.parse_args(argv)
 
 
@@ -61,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
                 cpu[case.command or "-"] += outcome.seconds
                 if outcome.failed and outcome.signature not in failures:
                     failures[outcome.signature] = (case, outcome)
-                    print(f"[{n}] {outcome.signature} ({outcome.owner or 'ours'}): "
-                          f"{' '.join(case.argv)[:200]}", flush=True)
+                    print(
+                        f"[{n}] {outcome.signature} ({outcome.owner or 'ours'}): "
+                        f"{' '.join(case.argv)[:200]}",
+                        flush=True,
+                    )
                 if n % 1000 == 0:
                     print(f"{n} cases, {time.monotonic() - start:.0f} s", flush=True)
         ran = time.monotonic() - start
@@ -72,41 +90,56 @@ def main(argv: list[str] | None = None) -> int:
     print(f"the harness itself used {time.process_time():.0f} s of CPU")
     known = set(args.known.split(",")) - {""}
     ours = [s for s, (_, o) in failures.items() if o.owner not in known]
-    print(f"{len(ours)} failure class(es) to fix, {len(failures) - len(ours)} known to belong "
-          f"to {', '.join(sorted(known)) or 'nobody'}")
+    print(
+        f"{len(ours)} failure class(es) to fix, {len(failures) - len(ours)} known to belong "
+        f"to {', '.join(sorted(known)) or 'nobody'}"
+    )
     return 1 if ours else 0
 
 
-def _report(counts: Counter[str], failures: dict[str, tuple[Case, Outcome]], ran: float,
-            cpu: Counter[str], jobs: int) -> None:
+def _report(
+    counts: Counter[str],
+    failures: dict[str, tuple[Case, Outcome]],
+    ran: float,
+    cpu: Counter[str],
+    jobs: int,
+) -> None:
     total, seconds = sum(counts.values()), sum(cpu.values())
-    print(f"ran {total:,} cases in {ran:.0f} s ({total / max(ran, 1e-9):.0f}/s); "
-          f"{seconds:.0f} s of CPU in the cases, {seconds / max(total, 1) * 1000:.0f} ms each "
-          f"({jobs} workers on an idle machine: about {seconds / jobs:.0f} s)")
+    print(
+        f"ran {total:,} cases in {ran:.0f} s ({total / max(ran, 1e-9):.0f}/s); "
+        f"{seconds:.0f} s of CPU in the cases, {seconds / max(total, 1) * 1000:.0f} ms each "
+        f"({jobs} workers on an idle machine: about {seconds / jobs:.0f} s)"
+    )
     by_command: Counter[str] = Counter()
     for key, n in counts.items():
         by_command[key.split()[0]] += n
     for command, n in sorted(by_command.items()):
-        kinds = ", ".join(f"{k.split()[1]} {m}" for k, m in sorted(counts.items())
-                          if k.split()[0] == command)
+        kinds = ", ".join(
+            f"{k.split()[1]} {m}" for k, m in sorted(counts.items()) if k.split()[0] == command
+        )
         print(f"  {command:10} {n:6,}  {cpu[command] / n * 1000:6.0f} ms  {kinds}")
     for signature, (case, outcome) in sorted(failures.items()):
         print(f"  FAIL {signature} [{outcome.owner or 'ours'}] from {case.origin}")
 
 
-def _keep(failures: dict[str, tuple[Case, Outcome]], bounds: Bounds,
-          args: argparse.Namespace) -> None:
+def _keep(
+    failures: dict[str, tuple[Case, Outcome]], bounds: Bounds, args: argparse.Namespace
+) -> None:
     """Minimise and save the failures whose signature the corpus does not hold yet."""
     known = known_signatures(args.corpus)
     with Pool(1, bounds) as pool:
+
         def run(c: Case) -> Outcome:
             return next(o for _, o in pool.run([c]))
 
         for signature, (case, outcome) in sorted(failures.items()):
             if signature in known:
                 continue
-            small = minimise(case, outcome, run, args.minimise_seconds) \
-                if args.minimise_seconds > 0 else case
+            small = (
+                minimise(case, outcome, run, args.minimise_seconds)
+                if args.minimise_seconds > 0
+                else case
+            )
             final = run(small)
             path = save(small, final if final.failed else outcome, args.corpus)
             shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
@@ -118,6 +151,7 @@ def _shrink(paths: list[Path], bounds: Bounds, seconds: float) -> int:
     import json
 
     with Pool(1, bounds) as pool:
+
         def run(c: Case) -> Outcome:
             return next(o for _, o in pool.run([c]))
 

@@ -1,4 +1,5 @@
 """One fuzz input: a command line and the files it names, stored as JSON in the corpus."""
+
 from __future__ import annotations
 
 import base64
@@ -31,8 +32,7 @@ class Case:
         return h.hexdigest()[:16]
 
     def size(self) -> int:
-        return sum(len(a) for a in self.argv) + sum(len(c) for _, c in self.files) + \
-            len(self.stdin)
+        return sum(len(a) for a in self.argv) + sum(len(c) for _, c in self.files) + len(self.stdin)
 
     def with_files(self, files: tuple[tuple[str, bytes], ...]) -> Case:
         return Case(self.argv, files, self.fifos, self.origin, self.stdin)
@@ -41,8 +41,10 @@ class Case:
         return Case(argv, self.files, self.fifos, self.origin, self.stdin)
 
     def to_json(self, with_origin: bool = True) -> dict[str, object]:
-        out: dict[str, object] = {"argv": list(self.argv),
-                                  "files": {name: _encode(data) for name, data in self.files}}
+        out: dict[str, object] = {
+            "argv": list(self.argv),
+            "files": {name: _encode(data) for name, data in self.files},
+        }
         if self.fifos:
             out["fifos"] = list(self.fifos)
         if self.stdin:
@@ -55,11 +57,13 @@ class Case:
     def from_json(data: dict[str, object]) -> Case:
         files = data.get("files", {})
         assert isinstance(files, dict)
-        return Case(tuple(data["argv"]),  # type: ignore[arg-type]
-                    tuple((name, _decode(v)) for name, v in files.items()),
-                    tuple(data.get("fifos", ())),  # type: ignore[arg-type]
-                    str(data.get("origin", "")),
-                    _decode(data["stdin"]) if "stdin" in data else b"")
+        return Case(
+            tuple(data["argv"]),  # type: ignore[arg-type]
+            tuple((name, _decode(v)) for name, v in files.items()),
+            tuple(data.get("fifos", ())),  # type: ignore[arg-type]
+            str(data.get("origin", "")),
+            _decode(data["stdin"]) if "stdin" in data else b"",
+        )
 
 
 def _encode(data: bytes) -> object:

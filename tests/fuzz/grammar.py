@@ -5,6 +5,7 @@ by an alternative of least height once it is deep, so every draw terminates and 
 program the parser accepts (the front end may still reject it: names, types). Names come
 from a small pool so that references often resolve.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,16 +13,41 @@ import random
 from collections import defaultdict
 from functools import lru_cache
 
-NAMES = ("a", "b", "c", "x", "y", "P", "Q", "R", "T", "Dom", "gpu", "nvme", "e", "e1", "s",
-         "N", "crash", "x'", "tick", "Node", "live", "saved", "d")
-_DECLARATIONS = frozenset({"const", "type", "channel", "domain", "process", "system", "assert",
-                           "pipeline"})
+NAMES = (
+    "a",
+    "b",
+    "c",
+    "x",
+    "y",
+    "P",
+    "Q",
+    "R",
+    "T",
+    "Dom",
+    "gpu",
+    "nvme",
+    "e",
+    "e1",
+    "s",
+    "N",
+    "crash",
+    "x'",
+    "tick",
+    "Node",
+    "live",
+    "saved",
+    "d",
+)
+_DECLARATIONS = frozenset(
+    {"const", "type", "channel", "domain", "process", "system", "assert", "pipeline"}
+)
 INTS = ("0", "1", "2", "3", "10", "1000", "1000000000", "999999999999999999")
 
 
 @lru_cache(maxsize=1)
-def _grammar() -> tuple[dict[str, list[tuple[tuple[str, bool], ...]]], dict[str, str],
-                        dict[str, int]]:
+def _grammar() -> tuple[
+    dict[str, list[tuple[tuple[str, bool], ...]]], dict[str, str], dict[str, int]
+]:
     from fito.lang.syntax.parser import lark_parser
 
     parser = lark_parser()
@@ -58,8 +84,11 @@ def program(r: random.Random, depth: int = 12, max_tokens: int = 4000) -> bytes:
         options = alts[symbol]
         if level >= depth or len(out) > max_tokens:
             best = min(max([height.get(s, 0) for s, t in alt if not t] or [0]) for alt in options)
-            options = [alt for alt in options
-                       if max([height.get(s, 0) for s, t in alt if not t] or [0]) == best]
+            options = [
+                alt
+                for alt in options
+                if max([height.get(s, 0) for s, t in alt if not t] or [0]) == best
+            ]
         alt = r.choice(options)
         work.extend((s, t, level + 1) for s, t in reversed(alt))
     return " ".join(out).replace(" \n", "\n").strip().encode() + b"\n"

@@ -1,4 +1,5 @@
 """Drawing cases: one subcommand, its input files (mutated, generated) and hostile flags."""
+
 from __future__ import annotations
 
 import json
@@ -10,22 +11,95 @@ from .grammar import program
 from .mutate import SNIPPETS, insert_line, mutate, mutate_bytes
 from .seeds import ROOT, Seeds
 
-NUMBERS = ("0", "-1", "1", "2", "3", "1e400", "-1e400", "1e-5000", "nan", "inf", "-inf", "0x10",
-           "1_000", "", " ", "99999999999999999999", "1/0", "0/0", "1/3", "2^1000000", "1e100",
-           "1e-320", "abc", "-0", "0.5", "10000", "2001", "10001", "1e-5", "3/2", "-1/2")
-EXPRESSIONS = ("1/0", "2^1000000", "sqrt(-1)", "log(0)", "-inf", "inf", "nan", "exp(1000)",
-               "10^400", "1e400", "0", "-1", "n*b", "B", "(", "", "1/3", "0.1", "x", "B^B^B^B",
-               "1e-400", "log(-1)", "sqrt(2)", "exp(-1000)", "min(n, 4)*3/2", "n^n^n^n",
-               "2**2**2**2**2", "floor(1e300)", "ceil(-0.5)", "abs(-3)", "max(1)", "min()",
-               "(((((((((((((1)))))))))))))", "1" * 400, "-" * 30 + "1", "n/(n-1)", "n-2")
+NUMBERS = (
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "1e400",
+    "-1e400",
+    "1e-5000",
+    "nan",
+    "inf",
+    "-inf",
+    "0x10",
+    "1_000",
+    "",
+    " ",
+    "99999999999999999999",
+    "1/0",
+    "0/0",
+    "1/3",
+    "2^1000000",
+    "1e100",
+    "1e-320",
+    "abc",
+    "-0",
+    "0.5",
+    "10000",
+    "2001",
+    "10001",
+    "1e-5",
+    "3/2",
+    "-1/2",
+)
+EXPRESSIONS = (
+    "1/0",
+    "2^1000000",
+    "sqrt(-1)",
+    "log(0)",
+    "-inf",
+    "inf",
+    "nan",
+    "exp(1000)",
+    "10^400",
+    "1e400",
+    "0",
+    "-1",
+    "n*b",
+    "B",
+    "(",
+    "",
+    "1/3",
+    "0.1",
+    "x",
+    "B^B^B^B",
+    "1e-400",
+    "log(-1)",
+    "sqrt(2)",
+    "exp(-1000)",
+    "min(n, 4)*3/2",
+    "n^n^n^n",
+    "2**2**2**2**2",
+    "floor(1e300)",
+    "ceil(-0.5)",
+    "abs(-3)",
+    "max(1)",
+    "min()",
+    "(((((((((((((1)))))))))))))",
+    "1" * 400,
+    "-" * 30 + "1",
+    "n/(n-1)",
+    "n-2",
+)
 SIZES = ("1", "1K", "0", "-1", "10M", "64M", "1G", "1e400", "nan", "junk", "999999999T", "2G")
 
 
 def draw(r: random.Random, seeds: Seeds) -> Case:
     """One case; the mix favours the commands with the most input surface."""
     makers: list[tuple[float, Callable[[random.Random, Seeds], Case]]] = [
-        (30, check), (10, types), (14, fmt), (7, lts), (8, lattice), (9, simulate),
-        (6, returnmap), (6, recheck), (4, inspect), (0.3, prove), (2, odd),
+        (30, check),
+        (10, types),
+        (14, fmt),
+        (7, lts),
+        (8, lattice),
+        (9, simulate),
+        (6, returnmap),
+        (6, recheck),
+        (4, inspect),
+        (0.3, prove),
+        (2, odd),
     ] + [(weight, make) for name, weight, make in LATER if name in _commands()]
     total = sum(w for w, _ in makers)
     x = r.uniform(0, total)
@@ -100,8 +174,16 @@ def check(r: random.Random, seeds: Seeds) -> Case:
         argv.append(f"{DIR}/two.fito")
     argv += _maybe(r, 0.3, "--format", r.choice(["json", "sarif", "text", "xml"]))
     argv += _maybe(r, 0.1, "--expect")
-    argv += _hostile(r, {"--max-states": NUMBERS, "--timeout": NUMBERS, "--max-bytes": NUMBERS,
-                         "--max-memory": SIZES}, 0.05)
+    argv += _hostile(
+        r,
+        {
+            "--max-states": NUMBERS,
+            "--timeout": NUMBERS,
+            "--max-bytes": NUMBERS,
+            "--max-memory": SIZES,
+        },
+        0.05,
+    )
     return Case(tuple(argv), tuple(files), origin=f"check/{how}")
 
 
@@ -128,11 +210,33 @@ def lts(r: random.Random, seeds: Seeds) -> Case:
 
 
 def lattice(r: random.Random, seeds: Seeds) -> Case:
-    ints = ("1", "2", "3", "4", "8", "0", "-1", "2000", "2001", "10000", "10001",
-            "99999999999999999999", "abc", "1e3", "200000")
+    ints = (
+        "1",
+        "2",
+        "3",
+        "4",
+        "8",
+        "0",
+        "-1",
+        "2000",
+        "2001",
+        "10000",
+        "10001",
+        "99999999999999999999",
+        "abc",
+        "1e3",
+        "200000",
+    )
     argv = ["lattice", "-k", r.choice(ints), "-n", r.choice(ints)]
-    argv += _hostile(r, {"--p": NUMBERS, "--rate-ratio": NUMBERS, "--mu-tau": NUMBERS +
-                         ("1,2", "1,2,3", ",", "1e-5000,1", "0.5," * 40)}, 0.5)
+    argv += _hostile(
+        r,
+        {
+            "--p": NUMBERS,
+            "--rate-ratio": NUMBERS,
+            "--mu-tau": NUMBERS + ("1,2", "1,2,3", ",", "1e-5000,1", "0.5," * 40),
+        },
+        0.5,
+    )
     argv += _maybe(r, 0.5, "--format", "json")
     return Case(tuple(argv), origin="lattice")
 
@@ -145,12 +249,30 @@ def _model(r: random.Random, seeds: Seeds) -> tuple[bytes, str]:
 
 
 def _model_flags(r: random.Random) -> list[str]:
-    argv = _hostile(r, {"--jobs": NUMBERS, "--work": EXPRESSIONS + ("1,2", "1,2,3"),
-                        "--volume": EXPRESSIONS, "--throughput": EXPRESSIONS,
-                        "--capacity": EXPRESSIONS, "--phases": (
-                            "even", "together", "together:1/0", "ramp:1/3", "ramp:0",
-                            "random:1", "random:x", "0,3,7/2", "1e400,0", "0.5,0.25", "0")},
-                    0.15)
+    argv = _hostile(
+        r,
+        {
+            "--jobs": NUMBERS,
+            "--work": EXPRESSIONS + ("1,2", "1,2,3"),
+            "--volume": EXPRESSIONS,
+            "--throughput": EXPRESSIONS,
+            "--capacity": EXPRESSIONS,
+            "--phases": (
+                "even",
+                "together",
+                "together:1/0",
+                "ramp:1/3",
+                "ramp:0",
+                "random:1",
+                "random:x",
+                "0,3,7/2",
+                "1e400,0",
+                "0.5,0.25",
+                "0",
+            ),
+        },
+        0.15,
+    )
     for _ in range(r.choice([0, 0, 1, 2])):
         argv += ["--param", f"{r.choice(['B', 'b', 'C', 'X', ''])}={r.choice(EXPRESSIONS)}"]
     return argv + _maybe(r, 0.3, "--format", "json")
@@ -166,8 +288,20 @@ def simulate(r: random.Random, seeds: Seeds) -> Case:
 
 def returnmap(r: random.Random, seeds: Seeds) -> Case:
     data, how = _model(r, seeds)
-    branch = r.choice(["pairwise", "overlapping", "staggered", "all", "c: fire1 end0 end1 fire0",
-                       "x", "", "c: fire9", "c:", "cc: fire0 fire0 fire0"])
+    branch = r.choice(
+        [
+            "pairwise",
+            "overlapping",
+            "staggered",
+            "all",
+            "c: fire1 end0 end1 fire0",
+            "x",
+            "",
+            "c: fire9",
+            "c:",
+            "cc: fire0 fire0 fire0",
+        ]
+    )
     argv = ["returnmap", f"{DIR}/model.toml", "--branch", branch] + _model_flags(r)
     argv += _maybe(r, 0.3, "--symbolic") + _maybe(r, 0.3, "--no-check")
     return Case(tuple(argv), (("model.toml", data),), origin=f"returnmap/{how}")
@@ -191,9 +325,29 @@ def certificate(r: random.Random, data: bytes) -> bytes:
     return text.encode()
 
 
-_VALUES: tuple[object, ...] = (0, 1, -1, 10**30, 2**64, 1.5, 1e308, "x", "", None, True, [],
-                               {}, ["^", "x", 10**9], ["^", 2, 10**7], ["/", 1, 0],
-                               ["+"] * 3, [["*"]], ["^", "x", -1], "proved", "refuted")
+_VALUES: tuple[object, ...] = (
+    0,
+    1,
+    -1,
+    10**30,
+    2**64,
+    1.5,
+    1e308,
+    "x",
+    "",
+    None,
+    True,
+    [],
+    {},
+    ["^", "x", 10**9],
+    ["^", 2, 10**7],
+    ["/", 1, 0],
+    ["+"] * 3,
+    [["*"]],
+    ["^", "x", -1],
+    "proved",
+    "refuted",
+)
 
 
 def _mutate_json(r: random.Random, node: object, depth: int = 0) -> None:
@@ -224,8 +378,11 @@ def recheck(r: random.Random, seeds: Seeds) -> Case:
         data = r.choice(seeds.certificates) if seeds.certificates else b"{}"
         data = certificate(r, data) if r.random() < 0.7 else mutate(r, data)
         files.append((f"certs/c{i}.json", data))
-    argv = ["recheck", f"{DIR}/certs"] + _maybe(r, 0.3, "--strict") + _maybe(r, 0.3, "--format",
-                                                                         "json")
+    argv = (
+        ["recheck", f"{DIR}/certs"]
+        + _maybe(r, 0.3, "--strict")
+        + _maybe(r, 0.3, "--format", "json")
+    )
     return Case(tuple(argv), tuple(files), origin="recheck")
 
 
@@ -251,8 +408,7 @@ def inspect(r: random.Random, seeds: Seeds) -> Case:
 def prove(r: random.Random, seeds: Seeds) -> Case:
     name, data = r.choice(seeds.claims)
     argv = ["prove", f"{DIR}/{name}", "--certificates", f"{DIR}/out", "--jobs", "1"]
-    argv += _hostile(r, {"--only": ("*", "demo.*", "nothing", "[", ""),
-                         "--timeout": NUMBERS}, 0.3)
+    argv += _hostile(r, {"--only": ("*", "demo.*", "nothing", "[", ""), "--timeout": NUMBERS}, 0.3)
     return Case(tuple(argv), ((name, data),), origin="prove")
 
 
@@ -263,30 +419,63 @@ def odd(r: random.Random, seeds: Seeds) -> Case:
     if choice == 0:
         return Case((command, f"{DIR}/fifo.fito"), fifos=("fifo.fito",), origin="fifo")
     if choice == 7:  # a FIFO where another command reads a file
-        return r.choice([
-            Case(("simulate", f"{DIR}/m.toml"), fifos=("m.toml",), origin="fifo"),
-            Case(("recheck", f"{DIR}/c.json"), fifos=("c.json",), origin="fifo"),
-            Case(("recheck", f"{DIR}/certs"), fifos=("certs/c.json",), origin="fifo"),
-            Case(("inspect", f"{DIR}/ckpt"), tuple((f"ckpt/{n}", d) for n, d in
-                                                 seeds.checkpoints[0][1:]),
-                 fifos=(f"ckpt/{seeds.checkpoints[0][0][0]}",), origin="fifo"),
-            Case(("prove", f"{DIR}/claims.py", "--no-certificates"), fifos=("claims.py",),
-                 origin="fifo")])
+        return r.choice(
+            [
+                Case(("simulate", f"{DIR}/m.toml"), fifos=("m.toml",), origin="fifo"),
+                Case(("recheck", f"{DIR}/c.json"), fifos=("c.json",), origin="fifo"),
+                Case(("recheck", f"{DIR}/certs"), fifos=("certs/c.json",), origin="fifo"),
+                Case(
+                    ("inspect", f"{DIR}/ckpt"),
+                    tuple((f"ckpt/{n}", d) for n, d in seeds.checkpoints[0][1:]),
+                    fifos=(f"ckpt/{seeds.checkpoints[0][0][0]}",),
+                    origin="fifo",
+                ),
+                Case(
+                    ("prove", f"{DIR}/claims.py", "--no-certificates"),
+                    fifos=("claims.py",),
+                    origin="fifo",
+                ),
+            ]
+        )
     if choice == 1:
-        return Case((command, r.choice(["/dev/zero", "/dev/null", "/dev/urandom", "/proc/self/mem",
-                                        "/", DIR])), origin="device")
+        return Case(
+            (
+                command,
+                r.choice(["/dev/zero", "/dev/null", "/dev/urandom", "/proc/self/mem", "/", DIR]),
+            ),
+            origin="device",
+        )
     if choice == 2:
-        return Case(tuple(r.choice([[], ["--version"], ["--help"], ["nope"], ["-"], ["check"],
-                                    ["check", "--help"], ["--max-memory", "1G"]])), origin="argv")
+        return Case(
+            tuple(
+                r.choice(
+                    [
+                        [],
+                        ["--version"],
+                        ["--help"],
+                        ["nope"],
+                        ["-"],
+                        ["check"],
+                        ["check", "--help"],
+                        ["--max-memory", "1G"],
+                    ]
+                )
+            ),
+            origin="argv",
+        )
     if choice == 3:
         return Case(("simulate", r.choice(["/dev/zero", DIR, f"{DIR}/none.toml"])), origin="device")
     if choice == 4:
         return Case(("inspect", r.choice(["/dev/null", "/proc", f"{DIR}/none"])), origin="device")
     if choice == 5:
-        return Case(("recheck", r.choice(["/dev/null", "/proc/self/status", f"{DIR}"])),
-                    origin="device")
-    return Case((command, f"{DIR}/spec.fito", "--max-memory", r.choice(SIZES)),
-                (("spec.fito", r.choice(seeds.specs)),), origin="memory-flag")
+        return Case(
+            ("recheck", r.choice(["/dev/null", "/proc/self/status", f"{DIR}"])), origin="device"
+        )
+    return Case(
+        (command, f"{DIR}/spec.fito", "--max-memory", r.choice(SIZES)),
+        (("spec.fito", r.choice(seeds.specs)),),
+        origin="memory-flag",
+    )
 
 
 # ------------------------------------------------------------------ commands added later
@@ -304,16 +493,29 @@ def lint(r: random.Random, seeds: Seeds) -> Case:
         data = mutate(r, data, seeds.python)
     elif k < 0.75:
         depth = r.choice([50, 200, 1000, 100_000])
-        data = r.choice([b"x = " + b"(" * depth + b"1" + b")" * depth + b"\n",
-                         b"x = " + b"1 + " * depth + b"1\n",
-                         b"if x:\n" + b"".join(b" " * i + b"if x:\n" for i in range(1, 120))
-                         + b" " * 120 + b"pass\n"])
+        data = r.choice(
+            [
+                b"x = " + b"(" * depth + b"1" + b")" * depth + b"\n",
+                b"x = " + b"1 + " * depth + b"1\n",
+                b"if x:\n"
+                + b"".join(b" " * i + b"if x:\n" for i in range(1, 120))
+                + b" " * 120
+                + b"pass\n",
+            ]
+        )
     elif k < 0.85:
         data = mutate_bytes(r, data)
     argv = ["lint", f"{DIR}/train.py"] + _maybe(r, 0.3, "--format", r.choice(["json", "sarif"]))
     argv += _maybe(r, 0.2, "--model", "--model-dir", f"{DIR}/models")
-    argv += _hostile(r, {"--select": ("", ",", "X", "FITO", "*"), "--ignore": ("", "FITO001"),
-                         "--max-bytes": NUMBERS}, 0.1)
+    argv += _hostile(
+        r,
+        {
+            "--select": ("", ",", "X", "FITO", "*"),
+            "--ignore": ("", "FITO001"),
+            "--max-bytes": NUMBERS,
+        },
+        0.1,
+    )
     return Case(tuple(argv), (("train.py", data),), origin="lint")
 
 
@@ -352,20 +554,45 @@ def lsp(r: random.Random, seeds: Seeds) -> Case:
     messages: list[dict[str, object]] = [
         {"id": 1, "method": "initialize", "params": {"capabilities": {}}},
         {"method": "initialized", "params": {}},
-        {"method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": uri, "languageId": "fito", "version": 1, "text": text}}},
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {"uri": uri, "languageId": "fito", "version": 1, "text": text}
+            },
+        },
     ]
     for i in range(r.randrange(4)):
-        messages.append(r.choice([
-            {"method": "textDocument/didChange", "params": {
-                "textDocument": {"uri": uri, "version": 2 + i},
-                "contentChanges": [{"text": mutate(r, text.encode()).decode("utf-8", "replace")}]}},
-            {"id": 10 + i, "method": r.choice(["textDocument/hover", "textDocument/definition",
-                                               "textDocument/documentSymbol",
-                                               "textDocument/formatting"]),
-             "params": {"textDocument": {"uri": uri},
-                        "position": {"line": r.randrange(-1, 40), "character": r.randrange(80)},
-                        "options": {"tabSize": 2, "insertSpaces": True}}}]))
+        messages.append(
+            r.choice(
+                [
+                    {
+                        "method": "textDocument/didChange",
+                        "params": {
+                            "textDocument": {"uri": uri, "version": 2 + i},
+                            "contentChanges": [
+                                {"text": mutate(r, text.encode()).decode("utf-8", "replace")}
+                            ],
+                        },
+                    },
+                    {
+                        "id": 10 + i,
+                        "method": r.choice(
+                            [
+                                "textDocument/hover",
+                                "textDocument/definition",
+                                "textDocument/documentSymbol",
+                                "textDocument/formatting",
+                            ]
+                        ),
+                        "params": {
+                            "textDocument": {"uri": uri},
+                            "position": {"line": r.randrange(-1, 40), "character": r.randrange(80)},
+                            "options": {"tabSize": 2, "insertSpaces": True},
+                        },
+                    },
+                ]
+            )
+        )
     messages += [{"id": 99, "method": "shutdown"}, {"method": "exit"}]
     stream = b"".join(_frame(m) for m in messages)
     if r.random() < 0.2:
@@ -379,4 +606,7 @@ def _frame(message: dict[str, object]) -> bytes:
 
 
 LATER: tuple[tuple[str, float, Callable[[random.Random, Seeds], Case]], ...] = (
-    ("lint", 4, lint), ("replay", 3, replay), ("lsp", 0.5, lsp))
+    ("lint", 4, lint),
+    ("replay", 3, replay),
+    ("lsp", 0.5, lsp),
+)

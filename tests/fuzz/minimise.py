@@ -1,4 +1,5 @@
 """Shrinking a failing case while it fails the same way, and saving it in the corpus."""
+
 from __future__ import annotations
 
 import json
@@ -51,7 +52,7 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def _chars(data: bytes) -> list[bytes]:
-    return [data[i:i + 1] for i in range(len(data))]
+    return [data[i : i + 1] for i in range(len(data))]
 
 
 def _remove_chunks(units: list[bytes], fails: Callable[[list[bytes]], bool]) -> list[bytes]:
@@ -59,7 +60,7 @@ def _remove_chunks(units: list[bytes], fails: Callable[[list[bytes]], bool]) -> 
     while size >= 1 and units:
         i = 0
         while i < len(units):
-            trial = units[:i] + units[i + size:]
+            trial = units[:i] + units[i + size :]
             if trial != units and fails(trial):
                 units = trial
             else:
@@ -72,7 +73,7 @@ def _shrink_argv(case: Case, fails: Callable[[Case], bool]) -> Case:
     i = 1
     while i < len(case.argv):
         for n in (2, 1):
-            trial = case.argv[:i] + case.argv[i + n:]
+            trial = case.argv[:i] + case.argv[i + n :]
             if len(trial) < len(case.argv) and fails(case.with_argv(trial)):
                 case = case.with_argv(trial)
                 break
@@ -86,9 +87,15 @@ def save(case: Case, outcome: Outcome, corpus: Path) -> Path:
     folder = corpus / outcome.kind
     folder.mkdir(parents=True, exist_ok=True)
     data = case.to_json()
-    data.update({"kind": outcome.kind, "signature": outcome.signature, "owner": outcome.owner,
-                 "status": outcome.status,
-                 "detail": outcome.detail.strip().splitlines()[-25:]})
+    data.update(
+        {
+            "kind": outcome.kind,
+            "signature": outcome.signature,
+            "owner": outcome.owner,
+            "status": outcome.status,
+            "detail": outcome.detail.strip().splitlines()[-25:],
+        }
+    )
     path = folder / f"{case.key()}.json"
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

@@ -1,20 +1,100 @@
 """Mutations of inputs: bytes, tokens and lines, splices of two inputs, hostile snippets."""
+
 from __future__ import annotations
 
 import random
 import re
 
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_']*|[0-9]+|\s+|.", re.S)
-INTERESTING_INTS = (b"0", b"1", b"2", b"3", b"7", b"255", b"1000", b"65536", b"1000000",
-                    b"1000000000", b"4294967296", b"999999999999999999",
-                    b"9999999999999999999", b"-1", b"(0 - 1)")
-INTERESTING_BYTES = (b"\x00", b"\xff", b"\x80", b"\xc3", b"\n", b"\r", b"\t", b"{", b"}",
-                     b"(", b")", b"[", b"]", b"-", b"{-", b"-}", b"--", b"'", b'"', b"\xef\xbb\xbf",
-                     b"\xe2\x80\xae", b"\\", b"@", b"|", b"=", b".", b"?", b"!")
-OPERATORS = (b"->", b"[]", b"|~|", b"|||", b"[|", b"|]", b"{|", b"|}", b"/\\", b";", b"\\",
-             b"&", b"@", b"..", b":=", b"==", b"=>", b"and", b"or", b"not", b"/", b"%", b"*",
-             b"+", b"-", b"forall", b"exists", b"if", b"then", b"else", b"STOP", b"SKIP",
-             b"epoch", b"require", b"let", b"pipeline", b"within", b"Snap", b"Conv", b"Int")
+INTERESTING_INTS = (
+    b"0",
+    b"1",
+    b"2",
+    b"3",
+    b"7",
+    b"255",
+    b"1000",
+    b"65536",
+    b"1000000",
+    b"1000000000",
+    b"4294967296",
+    b"999999999999999999",
+    b"9999999999999999999",
+    b"-1",
+    b"(0 - 1)",
+)
+INTERESTING_BYTES = (
+    b"\x00",
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\n",
+    b"\r",
+    b"\t",
+    b"{",
+    b"}",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"-",
+    b"{-",
+    b"-}",
+    b"--",
+    b"'",
+    b'"',
+    b"\xef\xbb\xbf",
+    b"\xe2\x80\xae",
+    b"\\",
+    b"@",
+    b"|",
+    b"=",
+    b".",
+    b"?",
+    b"!",
+)
+OPERATORS = (
+    b"->",
+    b"[]",
+    b"|~|",
+    b"|||",
+    b"[|",
+    b"|]",
+    b"{|",
+    b"|}",
+    b"/\\",
+    b";",
+    b"\\",
+    b"&",
+    b"@",
+    b"..",
+    b":=",
+    b"==",
+    b"=>",
+    b"and",
+    b"or",
+    b"not",
+    b"/",
+    b"%",
+    b"*",
+    b"+",
+    b"-",
+    b"forall",
+    b"exists",
+    b"if",
+    b"then",
+    b"else",
+    b"STOP",
+    b"SKIP",
+    b"epoch",
+    b"require",
+    b"let",
+    b"pipeline",
+    b"within",
+    b"Snap",
+    b"Conv",
+    b"Int",
+)
 
 #: Lines a hostile user would add: the shapes of issue 14's findings and their neighbours.
 SNIPPETS = (
@@ -59,10 +139,10 @@ def mutate_bytes(r: random.Random, data: bytes) -> bytes:
     elif op == 1:  # insert an interesting byte sequence
         b[at:at] = r.choice(INTERESTING_BYTES)
     elif op == 2 and b:  # delete a range
-        b[at:at + r.randrange(1, 64)] = b""
+        b[at : at + r.randrange(1, 64)] = b""
     elif op == 3 and b:  # duplicate a range
         n = r.randrange(1, 128)
-        b[at:at] = b[at:at + n]
+        b[at:at] = b[at : at + n]
     elif op == 4:  # truncate
         del b[at:]
     elif op == 5:  # random bytes
@@ -74,8 +154,17 @@ def mutate_bytes(r: random.Random, data: bytes) -> bytes:
     return bytes(b)
 
 
-COMMENTS = (b"{- c -}", b"{--}", b"{- {- nested -} -}", b"-- line\n", b"--\n", b"{-\n-}",
-            b"{- -- -}", b" -- {-\n", b"{- \xe2\x80\xae -}")
+COMMENTS = (
+    b"{- c -}",
+    b"{--}",
+    b"{- {- nested -} -}",
+    b"-- line\n",
+    b"--\n",
+    b"{-\n-}",
+    b"{- -- -}",
+    b" -- {-\n",
+    b"{- \xe2\x80\xae -}",
+)
 
 
 def mutate_text(r: random.Random, data: bytes, others: tuple[bytes, ...] = ()) -> bytes:
@@ -108,7 +197,7 @@ def mutate_text(r: random.Random, data: bytes, others: tuple[bytes, ...] = ()) -
         depth = r.choice([1, 2, 5, 40])
         tokens[i:j] = [b"(" * depth] + tokens[i:j] + [b")" * depth]
     elif op == 8:
-        del tokens[i:i + r.randrange(1, 4)]
+        del tokens[i : i + r.randrange(1, 4)]
     else:
         tokens.insert(i, tokens[r.randrange(len(tokens))])
     return b"".join(tokens)
@@ -133,8 +222,8 @@ def splice(r: random.Random, a: bytes, b: bytes) -> bytes:
     """A prefix of one input and a suffix of another, cut at line boundaries mostly."""
     la, lb = a.split(b"\n"), b.split(b"\n")
     if r.random() < 0.8:
-        return b"\n".join(la[:r.randrange(len(la) + 1)] + lb[r.randrange(len(lb) + 1):])
-    return a[:r.randrange(len(a) + 1)] + b[r.randrange(len(b) + 1):]
+        return b"\n".join(la[: r.randrange(len(la) + 1)] + lb[r.randrange(len(lb) + 1) :])
+    return a[: r.randrange(len(a) + 1)] + b[r.randrange(len(b) + 1) :]
 
 
 def insert_line(r: random.Random, data: bytes, line: bytes) -> bytes:
@@ -143,8 +232,9 @@ def insert_line(r: random.Random, data: bytes, line: bytes) -> bytes:
     return b"\n".join(lines)
 
 
-def mutate(r: random.Random, data: bytes, others: tuple[bytes, ...] = (),
-           rounds: int | None = None) -> bytes:
+def mutate(
+    r: random.Random, data: bytes, others: tuple[bytes, ...] = (), rounds: int | None = None
+) -> bytes:
     """A few mutations in a row: mostly textual, sometimes byte-level."""
     for _ in range(rounds if rounds is not None else r.choice([1, 1, 1, 2, 3, 5])):
         data = mutate_bytes(r, data) if r.random() < 0.2 else mutate_text(r, data, others)

@@ -1,27 +1,32 @@
 """What running one case did: fine, or one of the failure classes of docs/fuzzing.md."""
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
 OK = "ok"
-TRACEBACK = "traceback"      # an exception escaped `fito.cli.main`
-CRASH = "crash"              # the worker died (a signal, os._exit, an abort in C)
-HANG = "hang"                # still running at the wall-clock bound
-MEMORY = "memory"            # resident memory above the bound
-STATUS = "exit-status"       # an exit status outside {0, 1, 2, 3}
-FMT = "fmt-round-trip"       # `fito fmt` output that does not parse to the same tree, or moves
-OUTPUT_KIND = "bad-output"   # --format json/sarif output that is not strict JSON
+TRACEBACK = "traceback"  # an exception escaped `fito.cli.main`
+CRASH = "crash"  # the worker died (a signal, os._exit, an abort in C)
+HANG = "hang"  # still running at the wall-clock bound
+MEMORY = "memory"  # resident memory above the bound
+STATUS = "exit-status"  # an exit status outside {0, 1, 2, 3}
+FMT = "fmt-round-trip"  # `fito fmt` output that does not parse to the same tree, or moves
+OUTPUT_KIND = "bad-output"  # --format json/sarif output that is not strict JSON
 KINDS = (TRACEBACK, CRASH, HANG, MEMORY, STATUS, FMT, OUTPUT_KIND)
 EXPECTED_STATUSES = frozenset({0, 1, 2, 3})
 
 #: Who fixes a failure whose innermost fito frame is in these files (issue 12: the model
 #: checker's engine, being rewritten; `fito fmt`: its own branch). Anything else is ours.
 OWNERS = (
-    ("fito/semantics/", "engine"), ("fito/check/explore.py", "engine"),
-    ("fito/check/refine.py", "engine"), ("fito/check/liveness.py", "engine"),
-    ("fito/check/lts.py", "engine"), ("fito/check/verdicts.py", "engine"),
-    ("fito/lang/printer/fmt.py", "fmt"), ("fito/lang/printer/canonical.py", "fmt"),
+    ("fito/semantics/", "engine"),
+    ("fito/check/explore.py", "engine"),
+    ("fito/check/refine.py", "engine"),
+    ("fito/check/liveness.py", "engine"),
+    ("fito/check/lts.py", "engine"),
+    ("fito/check/verdicts.py", "engine"),
+    ("fito/lang/printer/fmt.py", "fmt"),
+    ("fito/lang/printer/canonical.py", "fmt"),
 )
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:,| ) ?in (?P<func>\S+)')
 
@@ -30,11 +35,11 @@ _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:,| ) ?in (?P<
 class Outcome:
     kind: str
     status: int | None = None
-    signature: str = ""   # identifies the failure: kind, command, exception, innermost fito frame
-    detail: str = ""      # the traceback, or the stacks at the kill (trimmed)
-    owner: str = ""       # "" (this issue), "engine" or "fmt"
+    signature: str = ""  # identifies the failure: kind, command, exception, innermost fito frame
+    detail: str = ""  # the traceback, or the stacks at the kill (trimmed)
+    owner: str = ""  # "" (this issue), "engine" or "fmt"
     seconds: float = 0.0  # CPU time of the case
-    stdout: str = ""      # the beginning of what the command printed
+    stdout: str = ""  # the beginning of what the command printed
     stderr: str = ""
 
     @property
@@ -53,7 +58,7 @@ def fito_frames(text: str, innermost_first: bool) -> list[tuple[str, str]]:
         i = path.rfind("/fito/")
         if i < 0 or path.endswith("/fito/deep.py"):
             continue
-        out.append((path[i + 1:], func))
+        out.append((path[i + 1 :], func))
     return out
 
 
@@ -71,15 +76,26 @@ def owner_of(frames: list[tuple[str, str]]) -> str:
     return next((who for prefix, who in OWNERS if path.startswith(prefix)), "")
 
 
-def classify(kind: str, command: str, status: int | None, detail: str,
-             innermost_first: bool = False, exc_type: str = "", seconds: float = 0.0) -> Outcome:
+def classify(
+    kind: str,
+    command: str,
+    status: int | None,
+    detail: str,
+    innermost_first: bool = False,
+    exc_type: str = "",
+    seconds: float = 0.0,
+) -> Outcome:
     """An Outcome with its signature and owner from the stack text."""
     if kind == OK:
         return Outcome(OK, status, seconds=seconds)
-    frames = fito_frames(busiest_thread(detail) if innermost_first else detail,
-                         innermost_first)
-    where = "?" if not frames else frames[0][0] if kind in (HANG, MEMORY) else \
-        f"{frames[0][0]}:{frames[0][1]}"  # a kill lands anywhere in a loop: the file only
+    frames = fito_frames(busiest_thread(detail) if innermost_first else detail, innermost_first)
+    where = (
+        "?"
+        if not frames
+        else frames[0][0]
+        if kind in (HANG, MEMORY)
+        else f"{frames[0][0]}:{frames[0][1]}"
+    )  # a kill lands anywhere in a loop: the file only
     parts = [kind, command] + ([exc_type] if exc_type else []) + [where]
     if kind == STATUS:
         parts.append(str(status))
@@ -88,4 +104,4 @@ def classify(kind: str, command: str, status: int | None, detail: str,
 
 
 def _trim(text: str, limit: int = 6000) -> str:
-    return text if len(text) <= limit else text[:limit // 3] + "\n...\n" + text[-2 * limit // 3:]
+    return text if len(text) <= limit else text[: limit // 3] + "\n...\n" + text[-2 * limit // 3 :]

@@ -8,6 +8,7 @@ asks the worker for the stacks of its threads (faulthandler on SIGUSR1), kills i
 another. A worker also has an address-space limit (RLIMIT_AS) as a last resort, and retires
 itself when its memory has grown.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,22 +25,22 @@ from .outcome import CRASH, HANG, MEMORY, Outcome, busiest_thread, classify
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICK = os.sysconf("SC_CLK_TCK")
-RETIRE_AFTER = 400             # cases per worker
-RETIRE_ABOVE = 700 << 20       # bytes of resident memory after a case
+RETIRE_AFTER = 400  # cases per worker
+RETIRE_ABOVE = 700 << 20  # bytes of resident memory after a case
 
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
     """The harness's bounds per case, and the bounds it asks of fito (appended to argv)."""
 
-    seconds: float = 10.0          # CPU time per case (the machine may be busy: not wall time)
-    wall: float = 60.0             # wall clock per case (a case blocked, not computing)
-    memory: int = 2 << 30          # resident bytes per case
-    address_space: int = 8 << 30   # RLIMIT_AS of a worker (a last resort)
-    fito_timeout: str = "1"        # --timeout given to every command
-    fito_memory: str = "1G"        # --max-memory given to every command
-    fito_states: str = "200000"    # --max-states given to `check`
-    override: bool = True          # append the flags even where the case gives its own
+    seconds: float = 10.0  # CPU time per case (the machine may be busy: not wall time)
+    wall: float = 60.0  # wall clock per case (a case blocked, not computing)
+    memory: int = 2 << 30  # resident bytes per case
+    address_space: int = 8 << 30  # RLIMIT_AS of a worker (a last resort)
+    fito_timeout: str = "1"  # --timeout given to every command
+    fito_memory: str = "1G"  # --max-memory given to every command
+    fito_states: str = "200000"  # --max-states given to `check`
+    override: bool = True  # append the flags even where the case gives its own
 
     def argv(self, argv: tuple[str, ...]) -> list[str]:
         """argv with the bounds appended (last wins), for a command that takes them."""
@@ -50,19 +51,20 @@ class Bounds:
         flags = [("--timeout", self.fito_timeout), ("--max-memory", self.fito_memory)]
         if argv[0] == "check":
             flags.append(("--max-states", self.fito_states))
-        extra = [x for flag, value in flags if self.override or flag not in argv
-                 for x in (flag, value)]
+        extra = [
+            x for flag, value in flags if self.override or flag not in argv for x in (flag, value)
+        ]
         return list(argv) + extra
 
 
 def preload() -> None:
     """Import what the commands import, so that forked workers start with it (cheap: no
     command is run)."""
-    import fito.check.verdicts  # noqa: F401
     import fito.check.lts  # noqa: F401
+    import fito.check.verdicts  # noqa: F401
+    import fito.cli.fleet_args  # noqa: F401
     import fito.cli.main
     import fito.lang.printer.fmt  # noqa: F401
-    import fito.cli.fleet_args  # noqa: F401
     import fito.models.fleet.sim  # noqa: F401
     import fito.proof.kernel  # noqa: F401
     import fito.runtime  # noqa: F401
@@ -85,14 +87,19 @@ def warm_up() -> None:
 
     preload()
     model, spec = str(ROOT / "models" / "pair_storage.toml"), str(ROOT / "specs")
-    for argv in (["check", f"{spec}/checkpoint_naive.fito"], ["types", f"{spec}/pipelines.fito"],
-                 ["fmt", f"{spec}/checkpoint_naive.fito"], ["lattice", "-k", "3", "-n", "2"],
-                 ["simulate", model], ["returnmap", model, "--branch", "overlapping"]):
+    for argv in (
+        ["check", f"{spec}/checkpoint_naive.fito"],
+        ["types", f"{spec}/pipelines.fito"],
+        ["fmt", f"{spec}/checkpoint_naive.fito"],
+        ["lattice", "-k", "3", "-n", "2"],
+        ["simulate", model],
+        ["returnmap", model, "--branch", "overlapping"],
+    ):
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
             main(argv)
 
 
-FORK_BELOW = 300 << 20        # a parent holding more memory starts fresh interpreters
+FORK_BELOW = 300 << 20  # a parent holding more memory starts fresh interpreters
 
 
 def _rss_of(pid: int) -> int:
@@ -113,19 +120,22 @@ def _exec_worker(fd: int, bounds: Bounds, root: Path, stacks: Path) -> None:
     import sys
 
     package = __name__.rsplit(".", 1)[0]
-    code = ("import base64, pickle, sys\n"
-            "from multiprocessing.connection import Connection\n"
-            "from pathlib import Path\n"
-            f"sys.path[:0] = {sys.path!r}\n"
-            f"from {package}.pool import preload\n"
-            f"from {package}.worker import serve\n"
-            "preload()\n"
-            "serve(Connection(int(sys.argv[1])), pickle.loads(base64.b64decode(sys.argv[2])), "
-            "Path(sys.argv[3]), Path(sys.argv[4]))\n")
+    code = (
+        "import base64, pickle, sys\n"
+        "from multiprocessing.connection import Connection\n"
+        "from pathlib import Path\n"
+        f"sys.path[:0] = {sys.path!r}\n"
+        f"from {package}.pool import preload\n"
+        f"from {package}.worker import serve\n"
+        "preload()\n"
+        "serve(Connection(int(sys.argv[1])), pickle.loads(base64.b64decode(sys.argv[2])), "
+        "Path(sys.argv[3]), Path(sys.argv[4]))\n"
+    )
     blob = base64.b64encode(pickle.dumps(bounds)).decode()
     try:
-        os.execv(sys.executable, [sys.executable, "-c", code, str(fd), blob, str(root),
-                                  str(stacks)])
+        os.execv(
+            sys.executable, [sys.executable, "-c", code, str(fd), blob, str(root), str(stacks)]
+        )
     finally:
         os._exit(70)
 
@@ -253,25 +263,43 @@ class Pool:
             except (EOFError, OSError):
                 status = w.reap()
                 self.workers.remove(w)
-                return case, classify(CRASH, case.command, None,
-                                      f"the worker died (wait status {status})",
-                                      seconds=elapsed)
+                return case, classify(
+                    CRASH,
+                    case.command,
+                    None,
+                    f"the worker died (wait status {status})",
+                    seconds=elapsed,
+                )
             w.case = None
             if retiring:  # the worker exits after this case (grown, or done enough)
                 w.reap()
                 self.workers.remove(w)
             return case, outcome
         cpu = w.cpu() - w.cpu0
-        kind = HANG if cpu > self.bounds.seconds or elapsed > self.bounds.wall else \
-            MEMORY if w.rss() > self.bounds.memory else None
+        kind = (
+            HANG
+            if cpu > self.bounds.seconds or elapsed > self.bounds.wall
+            else MEMORY
+            if w.rss() > self.bounds.memory
+            else None
+        )
         if kind is None:
             return None
         stacks = w.kill(dump=True)
         self.workers.remove(w)
-        what = (f"still running after {cpu:.1f} s of CPU, {elapsed:.1f} s" if kind == HANG
-                else f"resident memory above {self.bounds.memory >> 20} MiB")
-        return case, classify(kind, case.command, None, f"{what}\n{busiest_thread(stacks)}",
-                              innermost_first=True, seconds=cpu)
+        what = (
+            f"still running after {cpu:.1f} s of CPU, {elapsed:.1f} s"
+            if kind == HANG
+            else f"resident memory above {self.bounds.memory >> 20} MiB"
+        )
+        return case, classify(
+            kind,
+            case.command,
+            None,
+            f"{what}\n{busiest_thread(stacks)}",
+            innermost_first=True,
+            seconds=cpu,
+        )
 
 
 def run_one(case: Case, bounds: Bounds) -> Outcome:

@@ -1,4 +1,5 @@
 """The material inputs are made from: specs, fleet models, claims, certificates, checkpoints."""
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,8 @@ class Seeds:
     claims: tuple[tuple[str, bytes], ...]
     certificates: tuple[bytes, ...]
     checkpoints: tuple[tuple[tuple[str, bytes], ...], ...]  # one file tree per directory
-    python: tuple[bytes, ...] = ()                  # training scripts (`fito lint`)
-    reports: tuple[tuple[bytes, bytes], ...] = ()   # (check --format json report, spec)
+    python: tuple[bytes, ...] = ()  # training scripts (`fito lint`)
+    reports: tuple[tuple[bytes, bytes], ...] = ()  # (check --format json report, spec)
 
 
 def shared_examples() -> list[Path]:
@@ -66,17 +67,29 @@ def load(work: Path) -> Seeds:
     """Everything, with certificates and checkpoints made under `work` when needed."""
     models = [p.read_bytes() for p in sorted((ROOT / "models").glob("*.toml"))]
     models += corpus_files(".toml")
-    claims = [(p.name, p.read_bytes()) for p in sorted((ROOT / "tests" / "proof" / "data")
-                                                      .glob("demo_*.py"))]
+    claims = [
+        (p.name, p.read_bytes())
+        for p in sorted((ROOT / "tests" / "proof" / "data").glob("demo_*.py"))
+    ]
     specs = tuple(spec_texts())
-    return Seeds(specs, tuple(models), tuple(claims), tuple(certificates(work)),
-                 (checkpoint_tree(work),), tuple(python_files()), tuple(reports()))
+    return Seeds(
+        specs,
+        tuple(models),
+        tuple(claims),
+        tuple(certificates(work)),
+        (checkpoint_tree(work),),
+        tuple(python_files()),
+        tuple(reports()),
+    )
 
 
 def python_files() -> list[bytes]:
     """Training scripts for `fito lint`: its corpus where there is one, and fito's own code."""
-    paths = sorted((ROOT / "tests" / "lint").rglob("*.py"))[:200] if \
-        (ROOT / "tests" / "lint").is_dir() else []
+    paths = (
+        sorted((ROOT / "tests" / "lint").rglob("*.py"))[:200]
+        if (ROOT / "tests" / "lint").is_dir()
+        else []
+    )
     paths += sorted((ROOT / "fito" / "runtime").glob("*.py"))
     return [p.read_bytes() for p in paths if p.stat().st_size < 100_000]
 
@@ -106,9 +119,21 @@ def certificates(work: Path) -> list[bytes]:
     found = sorted((ROOT / "build" / "certificates").glob("*.json"))
     if not found:
         out = work / "certificates"
-        subprocess.run([sys.executable, "-m", "fito", "prove", str(ROOT / "proofs" /
-                        "kit_examples.py"), "--certificates", str(out)], cwd=work,
-                       capture_output=True, timeout=300, check=False)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "fito",
+                "prove",
+                str(ROOT / "proofs" / "kit_examples.py"),
+                "--certificates",
+                str(out),
+            ],
+            cwd=work,
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
         found = sorted(out.glob("*.json"))
     return [p.read_bytes() for p in found if p.stat().st_size < 100_000][:40]
 
@@ -123,5 +148,6 @@ def checkpoint_tree(work: Path) -> tuple[tuple[str, bytes], ...]:
     with CheckpointWriter(root, keep=2) as w:
         for epoch in (1, 2):
             w.save(epoch, {"model": {"w": np.arange(4) * epoch}, "opt": {"step": epoch}})
-    return tuple((str(p.relative_to(root)), p.read_bytes())
-                 for p in sorted(root.rglob("*")) if p.is_file())
+    return tuple(
+        (str(p.relative_to(root)), p.read_bytes()) for p in sorted(root.rglob("*")) if p.is_file()
+    )

@@ -1,4 +1,5 @@
 """fito.budget: the deadline, the memory limit, the backstop, and --max-memory on the CLI."""
+
 from __future__ import annotations
 
 import os
@@ -72,8 +73,17 @@ def test_the_default_protects_a_shared_machine() -> None:
     assert budget.default_max_bytes() == min(physical * 3 // 4, 8 << 30)
 
 
-@pytest.mark.parametrize("text, size", [("512M", 512 << 20), ("4G", 4 << 30), ("1.5GiB", 3 << 29),
-                                        ("1000", 1000), ("2k", 2048), ("1T", 1 << 40)])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("512M", 512 << 20),
+        ("4G", 4 << 30),
+        ("1.5GiB", 3 << 29),
+        ("1000", 1000),
+        ("2k", 2048),
+        ("1T", 1 << 40),
+    ],
+)
 def test_sizes(text: str, size: int) -> None:
     assert parse_size(text) == size
 
@@ -84,11 +94,17 @@ def test_bad_sizes(text: str) -> None:
         parse_size(text)
 
 
-@pytest.mark.parametrize("argv", [["lattice", "-k", "2", "-n", "1", "--max-memory", "0"],
-                                  ["check", "--max-memory", "lots", "x.fito"],
-                                  ["fmt", "--timeout", "-1", "x.fito"]])
-def test_bad_budget_flags_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
-                                           ) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lattice", "-k", "2", "-n", "1", "--max-memory", "0"],
+        ["check", "--max-memory", "lots", "x.fito"],
+        ["fmt", "--timeout", "-1", "x.fito"],
+    ],
+)
+def test_bad_budget_flags_are_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     from fito.cli.main import main
 
     assert main(argv) == 2
@@ -96,9 +112,11 @@ def test_bad_budget_flags_are_usage_errors(argv: list[str], capsys: pytest.Captu
 
 
 # a state space far larger than any memory limit below: 10^10 states, about 3 new per state
-BIG = ("channel a, b\ndomain x: 0..99999 = 0 volatile\ndomain y: 0..99999 = 0 volatile\n"
-       "process P = x < 99999 & a { x := x + 1 } -> P [] y < 99999 & b { y := y + 1 } -> P\n"
-       "system P\nassert :[deadlock free]\nassert P |= eventually x == 99999\n")
+BIG = (
+    "channel a, b\ndomain x: 0..99999 = 0 volatile\ndomain y: 0..99999 = 0 volatile\n"
+    "process P = x < 99999 & a { x := x + 1 } -> P [] y < 99999 & b { y := y + 1 } -> P\n"
+    "system P\nassert :[deadlock free]\nassert P |= eventually x == 99999\n"
+)
 
 
 @pytest.mark.parametrize("engine", ["scalar", "auto"])
@@ -111,8 +129,7 @@ def test_a_search_stops_at_the_memory_limit_with_its_figures(engine: str) -> Non
     from fito.driver import front_end
 
     _, model, _ = front_end(BIG)
-    options = SimpleNamespace(max_states=None, timeout=60.0, progress=False, engine=engine,
-                              jobs=1)
+    options = SimpleNamespace(max_states=None, timeout=60.0, progress=False, engine=engine, jobs=1)
     with budget.active(Budget(max_bytes=budget.rss_bytes() + (8 << 20))):
         verdicts = list(check_assertions(model, options))
     for v in verdicts:  # deadlock freedom, then liveness (state by state in any engine)

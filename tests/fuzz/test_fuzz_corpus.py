@@ -1,5 +1,6 @@
 """Every input the fuzzer ever saved (tests/fuzz/corpus/) runs clean now; and the harness
 itself sees each failure class (a planted fault of each kind is found and classified)."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,10 @@ def replayed() -> dict[Path, Outcome]:
     preload()
     cases = {Case.from_json(json.loads(p.read_text("utf-8"))).key(): p for p in SAVED}
     with Pool(2, REPLAY) as pool:
-        return {cases[c.key()]: o for c, o in pool.run(
-            Case.from_json(json.loads(p.read_text("utf-8"))) for p in SAVED)}
+        return {
+            cases[c.key()]: o
+            for c, o in pool.run(Case.from_json(json.loads(p.read_text("utf-8"))) for p in SAVED)
+        }
 
 
 @pytest.mark.parametrize("path", _params())
@@ -47,16 +50,21 @@ def test_saved_input_runs_clean(path: Path, replayed: dict[Path, Outcome]) -> No
 
 
 # ----------------------------------------------------------------- the harness sees each class
-def _planted(monkeypatch: pytest.MonkeyPatch, fault: object, argv: tuple[str, ...] = (
-        "lattice", "-k", "2", "-n", "1"), module: str = "fito.cli.commands.lattice") -> Outcome:
+def _planted(
+    monkeypatch: pytest.MonkeyPatch,
+    fault: object,
+    argv: tuple[str, ...] = ("lattice", "-k", "2", "-n", "1"),
+    module: str = "fito.cli.commands.lattice",
+) -> Outcome:
     """Run one case in a worker forked after `module.run` was replaced by `fault`."""
     __import__(module)
     monkeypatch.setattr(sys.modules[module], "run", fault)
     # the worker is forked from this process (it must inherit the fault), so its bounds
     # are set above what this process already holds
     held, mapped = _statm()
-    bounds = Bounds(seconds=1.0, wall=30.0, memory=held + (400 << 20),
-                    address_space=mapped + (4 << 30))
+    bounds = Bounds(
+        seconds=1.0, wall=30.0, memory=held + (400 << 20), address_space=mapped + (4 << 30)
+    )
     with Pool(1, bounds, fork=True) as pool:
         return next(o for _, o in pool.run([Case(argv)]))
 
@@ -99,10 +107,13 @@ def _bad_format(args: object) -> int:
     return 0
 
 
-@pytest.mark.parametrize("fault, kind", [(_raise, TRACEBACK), (_spin, HANG), (_grow, MEMORY),
-                                         (_odd_status, STATUS), (_die, CRASH)])
-def test_the_harness_classifies_each_failure(monkeypatch: pytest.MonkeyPatch, fault: object,
-                                             kind: str) -> None:
+@pytest.mark.parametrize(
+    "fault, kind",
+    [(_raise, TRACEBACK), (_spin, HANG), (_grow, MEMORY), (_odd_status, STATUS), (_die, CRASH)],
+)
+def test_the_harness_classifies_each_failure(
+    monkeypatch: pytest.MonkeyPatch, fault: object, kind: str
+) -> None:
     got = _planted(monkeypatch, fault)
     assert got.kind == kind, got
     assert got.signature.startswith(f"{kind} lattice")
@@ -133,15 +144,19 @@ def test_a_clean_run_is_ok() -> None:
 
 def test_minimising_keeps_the_failure_and_drops_the_rest() -> None:
     """Greedy chunk removal on a fake runner: the case fails while its spec holds 'BUG'."""
+
     def run(case: Case) -> Outcome:
         text = dict(case.files)["spec.fito"]
         failing = b"BUG" in text and "--flag" in case.argv
-        return Outcome(TRACEBACK if failing else OK, signature="traceback check X" if failing
-                       else "")
+        return Outcome(
+            TRACEBACK if failing else OK, signature="traceback check X" if failing else ""
+        )
 
     noise = b"".join(b"line %d\n" % i for i in range(200))
-    case = Case(("check", "{d}/spec.fito", "--format", "json", "--flag"),
-                (("spec.fito", noise + b"a BUG here\n" + noise),))
+    case = Case(
+        ("check", "{d}/spec.fito", "--format", "json", "--flag"),
+        (("spec.fito", noise + b"a BUG here\n" + noise),),
+    )
     small = minimise(case, run(case), run, seconds=60)
     assert dict(small.files)["spec.fito"] == b"BUG"
     assert small.argv == ("check", "--flag")

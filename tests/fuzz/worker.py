@@ -1,4 +1,5 @@
 """The inside of a fuzz worker: run cases in-process, report Outcomes, never return."""
+
 from __future__ import annotations
 
 import faulthandler
@@ -74,8 +75,7 @@ class _Capture(io.TextIOWrapper):
     """A captured stdout or stderr with a binary `buffer` too (as the real ones have)."""
 
     def __init__(self) -> None:
-        super().__init__(_Kept(), encoding="utf-8", errors="backslashreplace",
-                         write_through=True)
+        super().__init__(_Kept(), encoding="utf-8", errors="backslashreplace", write_through=True)
 
     def close(self) -> None:  # a command that closes its stdout: keep what it wrote
         self.flush()
@@ -107,16 +107,29 @@ def run_case(case: Case, home: Path, bounds: Bounds) -> Outcome:
         if wrong:
             return classify(OUTPUT_KIND, case.command, status, wrong, seconds=seconds)
         if case.command == "fmt" and "--check" not in case.argv:
-            broken = fmt_round_trip(case, out.getvalue()) if status == 0 else \
-                fmt_refusal(case) if status == 2 and "[C001 bad-usage]" not in err.getvalue() \
+            broken = (
+                fmt_round_trip(case, out.getvalue())
+                if status == 0
+                else fmt_refusal(case)
+                if status == 2 and "[C001 bad-usage]" not in err.getvalue()
                 else ""
+            )
             if broken:
                 return classify(FMT, case.command, status, broken, seconds=seconds)
-        return replace(classify(OK, case.command, status, "", seconds=seconds),
-                       stdout=out.getvalue()[:OUTPUT], stderr=err.getvalue()[:OUTPUT])
+        return replace(
+            classify(OK, case.command, status, "", seconds=seconds),
+            stdout=out.getvalue()[:OUTPUT],
+            stderr=err.getvalue()[:OUTPUT],
+        )
     except BaseException as exc:  # noqa: BLE001 - what the fuzzer looks for
-        return classify(TRACEBACK, case.command, None, traceback.format_exc(),
-                        exc_type=type(exc).__name__, seconds=time.process_time() - start)
+        return classify(
+            TRACEBACK,
+            case.command,
+            None,
+            traceback.format_exc(),
+            exc_type=type(exc).__name__,
+            seconds=time.process_time() - start,
+        )
     finally:
         sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         shutil.rmtree(where, ignore_errors=True)
@@ -130,8 +143,13 @@ def output_problem(case: Case, status: int, stdout: str) -> str:
     formats = [b for a, b in zip(case.argv, case.argv[1:]) if a == "--format"]
     if "--expect" in case.argv:  # `check --expect` prints its own comparison, as text
         return ""
-    if not formats or formats[-1] not in ("json", "sarif") or not stdout.strip() or status == 2 \
-            and not stdout.lstrip().startswith(("{", "[")):
+    if (
+        not formats
+        or formats[-1] not in ("json", "sarif")
+        or not stdout.strip()
+        or status == 2
+        and not stdout.lstrip().startswith(("{", "["))
+    ):
         return ""
 
     def refuse(name: str) -> None:
@@ -140,8 +158,10 @@ def output_problem(case: Case, status: int, stdout: str) -> str:
     try:
         json.loads(stdout, parse_constant=refuse)
     except ValueError as exc:
-        return f"--format {formats[-1]} printed something that is not JSON: {exc}\n" \
-               f"--- stdout\n{stdout[:3000]}"
+        return (
+            f"--format {formats[-1]} printed something that is not JSON: {exc}\n"
+            f"--- stdout\n{stdout[:3000]}"
+        )
     return ""
 
 
@@ -159,9 +179,12 @@ def fmt_refusal(case: Case) -> str:
     except UnicodeDecodeError:
         return ""
     parsed = run_deep(parse, source.removeprefix("\ufeff"))
-    if parsed.spec is None or any(d.is_error for d in parsed.diagnostics) or \
-            not parsed.spec.decls or any(ord(c) < 32 and c not in "\t\n\r\f" or c == "\x7f"
-                                         for c in source):
+    if (
+        parsed.spec is None
+        or any(d.is_error for d in parsed.diagnostics)
+        or not parsed.spec.decls
+        or any(ord(c) < 32 and c not in "\t\n\r\f" or c == "\x7f" for c in source)
+    ):
         return ""
     return "fito fmt refused (exit 2) a file that parses"
 
@@ -193,8 +216,10 @@ def fmt_round_trip(case: Case, output: str) -> str:
             return f"the output parses to another tree\n--- output\n{output}"
         again = format_text(output).text
         if again != output:
-            return f"fmt of the output differs from the output\n--- output\n{output}\n" \
-                   f"--- again\n{again}"
+            return (
+                f"fmt of the output differs from the output\n--- output\n{output}\n"
+                f"--- again\n{again}"
+            )
         return ""
 
     return run_deep(judge)

@@ -8,6 +8,7 @@ children can still be completed in the levels left: every string is a program of
 original grammar, of bounded depth. Tokens are drawn with a trailing space; names are
 never keywords.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,11 +49,17 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     lines = [f"start: {rule_id['start']}_0"]
     for level in range(depth + 1):
         for name, alts in sorted(alternatives.items()):
-            kept = [" ".join(term_id[s.name] if s.is_term else f"{rule_id[s.name]}_{level + 1}"  # type: ignore[attr-defined]
-                             for s in alt)
-                    for alt in alts
-                    if all(s.is_term or height.get(s.name, math.inf) <= depth - level  # type: ignore[attr-defined]
-                           for s in alt)]
+            kept = [
+                " ".join(
+                    term_id[s.name] if s.is_term else f"{rule_id[s.name]}_{level + 1}"  # type: ignore[attr-defined]
+                    for s in alt
+                )
+                for alt in alts
+                if all(
+                    s.is_term or height.get(s.name, math.inf) <= depth - level  # type: ignore[attr-defined]
+                    for s in alt
+                )
+            ]
             if kept:
                 lines.append(f"{rule_id[name]}_{level}: " + "\n    | ".join(kept))
     lines.extend(f'{tid}: "{tid.lower()}"' for tid in term_id.values())
@@ -60,11 +67,13 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     return grammar, _terminal_strategies(parser, term_id)
 
 
-def _terminal_strategies(parser: Lark,
-                         term_id: dict[str, str]) -> dict[str, st.SearchStrategy[str]]:
+def _terminal_strategies(
+    parser: Lark, term_id: dict[str, str]
+) -> dict[str, st.SearchStrategy[str]]:
     keywords = {t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_']{0,6}", fullmatch=True).filter(
-        lambda n: n not in keywords and n not in RESERVED_UNUSED)
+        lambda n: n not in keywords and n not in RESERVED_UNUSED
+    )
     out: dict[str, st.SearchStrategy[str]] = {}
     for t in parser.terminals:
         if t.pattern.type == "str":

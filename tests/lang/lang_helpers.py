@@ -1,4 +1,5 @@
 """Shared helpers of the front-end tests: corpora, round trips, parsing on a deep stack."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,9 +8,9 @@ from fito.deep import run_deep
 from fito.diagnostics import Diagnostic
 from fito.driver import CheckOptions, FileReport, check_path
 from fito.lang import nodes as A
-from fito.lang.syntax.parser import parse
 from fito.lang.printer.canonical import print_spec
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -46,6 +47,7 @@ def round_trip(spec: A.Spec) -> A.Spec:
 
 def front_end(text: str) -> tuple[A.Spec | None, list[Diagnostic]]:
     """Parse and resolve on the deep-stack thread, as `fito check` does."""
+
     def run() -> tuple[A.Spec | None, list[Diagnostic]]:
         parsed = parse(text)
         diags = list(parsed.diagnostics)

@@ -1,5 +1,6 @@
 """The cached LALR analysis (fito/lang/grammar_tables.json) is derived, fresh, and never
 trusted when stale."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,7 +29,9 @@ def fresh() -> an.Analysis:
 
 def test_the_shipped_cache_equals_a_fresh_computation(fresh: an.Analysis) -> None:
     stored = an.load(an.CACHE)
-    assert stored is not None, "grammar_tables.json is missing: run python -m fito.lang.syntax.tables"
+    assert stored is not None, (
+        "grammar_tables.json is missing: run python -m fito.lang.syntax.tables"
+    )
     assert stored.key == fresh.key, "the grammar changed: run python -m fito.lang.syntax.tables"
     assert stored == fresh
     assert Path(an.CACHE).read_text(encoding="utf-8") == an.dump(fresh)
@@ -39,15 +42,23 @@ def test_the_analysis_in_use_is_the_fresh_one(fresh: an.Analysis) -> None:
 
 
 def test_the_canonical_order_does_not_depend_on_string_hashing(fresh: an.Analysis) -> None:
-    code = ("from lark import Lark\n"
-            "from fito.lang.syntax import tables as an\n"
-            "from fito.lang.syntax.larkgrammar import TokenFeed, from_lark\n"
-            "t = an.grammar_text()\n"
-            "print(an.dump(from_lark(Lark(t, lexer=TokenFeed, **an.LARK_OPTIONS), "
-            "an.grammar_key(t))), end='')\n")
+    code = (
+        "from lark import Lark\n"
+        "from fito.lang.syntax import tables as an\n"
+        "from fito.lang.syntax.larkgrammar import TokenFeed, from_lark\n"
+        "t = an.grammar_text()\n"
+        "print(an.dump(from_lark(Lark(t, lexer=TokenFeed, **an.LARK_OPTIONS), "
+        "an.grammar_key(t))), end='')\n"
+    )
     for seed in ("1",):  # the fixture ran under another (random) seed
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
         assert out.stdout == an.dump(fresh)
 
 
@@ -61,8 +72,9 @@ def _with_cache(monkeypatch: pytest.MonkeyPatch, path: Path) -> an.Analysis:
 
 
 @pytest.mark.parametrize("damage", ["old key", "old format", "garbled", "missing"])
-def test_a_stale_or_broken_cache_is_recomputed(damage: str, fresh: an.Analysis, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stale_or_broken_cache_is_recomputed(
+    damage: str, fresh: an.Analysis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a stale file whose tables are wrong: used, it would break every parse
     wrong = dataclasses.replace(fresh, actions=tuple({} for _ in fresh.actions))
     path = tmp_path / "grammar_tables.json"
@@ -77,8 +89,9 @@ def test_a_stale_or_broken_cache_is_recomputed(damage: str, fresh: an.Analysis, 
     assert _with_cache(monkeypatch, path) == fresh
 
 
-def test_a_matching_cache_is_used_as_stored(fresh: an.Analysis, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_matching_cache_is_used_as_stored(
+    fresh: an.Analysis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the key decides: a file with the current key is loaded, not recomputed
     marked = dataclasses.replace(fresh, literals={**fresh.literals, "MARK": "mark"})
     path = tmp_path / "grammar_tables.json"
@@ -87,11 +100,14 @@ def test_a_matching_cache_is_used_as_stored(fresh: an.Analysis, tmp_path: Path,
 
 
 def test_parsing_with_the_cache_does_not_import_lark() -> None:
-    code = ("import sys\nfrom fito.lang.syntax.parser import parse\n"
-            "r = parse('channel a\\nprocess P = a -> P\\n')\n"
-            "print(r.spec is not None, 'lark' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True)
+    code = (
+        "import sys\nfrom fito.lang.syntax.parser import parse\n"
+        "r = parse('channel a\\nprocess P = a -> P\\n')\n"
+        "print(r.spec is not None, 'lark' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     assert out.stdout.split() == ["True", "False"]
 
 

@@ -1,5 +1,6 @@
 """The corpora: every valid file is clean (and its verdicts hold); every invalid file reports
 exactly the diagnostics its `-- expect:` comments name, at the line and column they name."""
+
 from __future__ import annotations
 
 import re
@@ -53,9 +54,12 @@ def test_every_front_end_code_has_an_invalid_case() -> None:
 def test_expectation_mismatches_are_reported(tmp_path: Path) -> None:
     """The comparison itself can fail: a wrong column, a missing code, a stray error."""
     spec = tmp_path / "wrong.fito"
-    spec.write_text("const N: 0..3 = 9          -- expect: T008 at column 12\n"
-                    "const M = nope             -- expect: R002\n"
-                    "const K = 1 / 0\n", encoding="utf-8")
+    spec.write_text(
+        "const N: 0..3 = 9          -- expect: T008 at column 12\n"
+        "const M = nope             -- expect: R002\n"
+        "const K = 1 / 0\n",
+        encoding="utf-8",
+    )
     problems = [p.message for p in compare(_report(spec, model_check=False))]
     assert any("expected 12" in p for p in problems)
     assert any("expected ['R002']" in p for p in problems)

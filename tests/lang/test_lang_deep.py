@@ -1,5 +1,6 @@
 """Long and deep inputs: parse -> resolve -> print -> parse on the deep-stack thread, as
 `fito check` runs them; nothing overflows, and the tree survives the round trip."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,9 +8,9 @@ from lang_helpers import front_end
 
 from fito.deep import run_deep
 from fito.lang import nodes as A
-from fito.lang.syntax.parser import parse
 from fito.lang.printer.canonical import print_spec
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
 
 N = 100_000
 
@@ -41,8 +42,7 @@ def test_long_prefix_chain() -> None:
 
 @pytest.mark.slow
 def test_long_sum() -> None:
-    spec, codes, _ = pipeline("const N = " + " + ".join(["1"] * N) + "\n"
-                              "const M: 0..100000 = N\n")
+    spec, codes, _ = pipeline("const N = " + " + ".join(["1"] * N) + "\nconst M: 0..100000 = N\n")
     assert codes == []
     model = run_deep(lambda: resolve(spec)[0])
     assert model.consts["N"][1] == N
@@ -54,9 +54,10 @@ SHAPES = {
     "choice": "channel a\nprocess P = " + " [] ".join(["a -> P"] * 20_000),
     "interleave": "channel a\nprocess P = " + " ||| ".join(["STOP"] * 20_000),
     "guards": "channel a\ndomain x: Bool = true volatile\nprocess P = "
-              + "x & " * 20_000 + "a -> P",
+    + "x & " * 20_000
+    + "a -> P",
     "indices": "domain x[i: 0..1]: 0..1 = 0 volatile\nconst K = 0\nsystem STOP\n"
-               "assert always x[" + "x[" * 200 + "K" + "]" * 200 + "] == 0",
+    "assert always x[" + "x[" * 200 + "K" + "]" * 200 + "] == 0",
     "nots": "const C: Bool = " + "not " * 5_000 + "true",
     "minuses": "const C = " + "- " * 5_000 + "1",
     "parentheses": "const C = " + "(" * 250 + "1" + ")" * 250,
@@ -94,5 +95,12 @@ def test_the_benchmark_spec_is_clean_and_realistic() -> None:
     tree, diags = front_end(text)
     assert tree is not None and diags == []
     kinds = {type(d).__name__ for d in tree.decls}
-    assert kinds == {"ConstDecl", "TypeDecl", "ChannelDecl", "DomainDecl", "ProcessDecl",
-                     "AssertDecl", "SystemDecl"}
+    assert kinds == {
+        "ConstDecl",
+        "TypeDecl",
+        "ChannelDecl",
+        "DomainDecl",
+        "ProcessDecl",
+        "AssertDecl",
+        "SystemDecl",
+    }

@@ -1,5 +1,6 @@
 """docs/diagnostics.md documents every P, R, T and C code, and its examples are true: each
 example, run now, gives the first diagnostic line the page shows."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,10 @@ ABBREVIATED = re.compile(r"\(\(\(\(\.\.\.(\d+) parentheses\.\.\.1\)\)\)\)")
 def sections() -> dict[str, str]:
     text = DOC.read_text(encoding="utf-8")
     marks = list(SECTION.finditer(text))
-    return {m["code"]: text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))]
-            for i, m in enumerate(marks)}
+    return {
+        m["code"]: text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))]
+        for i, m in enumerate(marks)
+    }
 
 
 def test_every_code_of_the_phases_is_documented_under_its_name() -> None:
@@ -45,17 +48,23 @@ def test_front_end_example(code: str) -> None:
         return
     src = ABBREVIATED.sub(lambda a: "(" * int(a[1]) + "1" + ")" * int(a[1]), m["src"])
     report = check_source(Source("example.fito", src + "\n"), CheckOptions(model_check=False))
-    got = [render_text(d, "example.fito", None).splitlines()[0]
-           for d in report.diagnostics if d.code == code]
+    got = [
+        render_text(d, "example.fito", None).splitlines()[0]
+        for d in report.diagnostics
+        if d.code == code
+    ]
     assert got and got[0] == m["line"]
 
 
-@pytest.mark.skipif(shutil.which("fito") is None or shutil.which("bash") is None,
-                    reason="needs the installed `fito` script and bash")
+@pytest.mark.skipif(
+    shutil.which("fito") is None or shutil.which("bash") is None,
+    reason="needs the installed `fito` script and bash",
+)
 @pytest.mark.parametrize("code", sorted(c for c in sections() if c[0] == "C"))
 def test_command_line_example(code: str, tmp_path: Path) -> None:
     m = CONSOLE_BLOCK.search(sections()[code])
     assert m is not None
-    proc = subprocess.run(["bash", "-c", m["cmd"]], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        ["bash", "-c", m["cmd"]], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert (proc.stdout + proc.stderr).splitlines()[0] == m["line"]

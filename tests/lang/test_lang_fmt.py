@@ -1,4 +1,5 @@
 """`fito fmt`: canonical, idempotent, tree-preserving, and it keeps every comment."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,8 +25,9 @@ def test_format_keeps_the_tree_and_every_comment(path: Path) -> None:
 
 def test_expectations_stay_on_their_declaration() -> None:
     source = "channel a\nprocess P =\n  a -> P\nassert P :[deadlock free]      -- expect: holds\n"
-    assert format_text(source).text == ("channel a\nprocess P = a -> P\n"
-                                        "assert P :[deadlock free]  -- expect: holds\n")
+    assert format_text(source).text == (
+        "channel a\nprocess P = a -> P\nassert P :[deadlock free]  -- expect: holds\n"
+    )
 
 
 def test_declarations_with_comments_inside_are_left_alone() -> None:

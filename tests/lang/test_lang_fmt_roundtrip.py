@@ -2,6 +2,7 @@
 (with the same diagnostics), keeps every comment, and is its own canonical form. Inputs:
 random trees, with declarations that hold a build error among them, comments and line
 breaks put between their tokens, laid out in several widths."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,15 +10,23 @@ from ast_strategies import specs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fito.lang.printer.canonical import print_spec
 from fito.lang.printer.fmt import find_comments, format_text
 from fito.lang.syntax.parser import machinery, parse
-from fito.lang.printer.canonical import print_spec
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
-SEPARATORS = st.sampled_from([" ", "\n", "\n\n", "  ", " {- c -} ", " -- note\n", "\n-- own\n",
-                              " {- a {- nested -} b -}\n"])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+SEPARATORS = st.sampled_from(
+    [" ", "\n", "\n\n", "  ", " {- c -} ", " -- note\n", "\n-- own\n", " {- a {- nested -} b -}\n"]
+)
 
 
 def interleave(text: str, draw: st.DrawFn) -> str:
@@ -29,7 +38,7 @@ def interleave(text: str, draw: st.DrawFn) -> str:
     out = []
     pos = 0
     for tok in tokens:
-        out.append(text[pos:tok[2]] if pos else "")
+        out.append(text[pos : tok[2]] if pos else "")
         out.append(tok[1])
         pos = tok[2] + len(tok[1])
         out.append(draw(SEPARATORS) if draw(st.integers(0, 3)) == 0 else " ")
@@ -37,8 +46,14 @@ def interleave(text: str, draw: st.DrawFn) -> str:
 
 
 # declarations the builder reports an error in (fmt leaves them as written)
-MALFORMED = ["const Q = 1 < 2 < 3", "process R = {x := 1}", "process S = c.1",
-             "const T = a -> STOP", "process U = (a -> STOP) \\ x", "const V = {| a |}"]
+MALFORMED = [
+    "const Q = 1 < 2 < 3",
+    "process R = {x := 1}",
+    "process S = c.1",
+    "const T = a -> STOP",
+    "process U = (a -> STOP) \\ x",
+    "const V = {| a |}",
+]
 
 
 @st.composite
@@ -70,15 +85,18 @@ def test_fmt_round_trips_random_specs_with_comments(source: str, width: int) -> 
     check_round_trip(source, width)
 
 
-@pytest.mark.parametrize("source", [
-    "const N = (1 + {- c -} 2)\n",                                  # issue 14: a lost parenthesis
-    "const N = (1 + 2) {- c -}\nconst M = 1\n",
-    "process P = (a -> {- x -} STOP)\n",
-    "const M = 1 < 2 < 3\nconst   K=1\n",                            # a build error: left alone
-    "channel a\nprocess P =  -- the worker\n  a ->\n  P\n",
-    "assert reaches x == 1 and y == 2 and z == 3 and w == 4 and v == 5 and u == 6 and t == 7"
-    " and s == 8  -- expect: holds\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "const N = (1 + {- c -} 2)\n",  # issue 14: a lost parenthesis
+        "const N = (1 + 2) {- c -}\nconst M = 1\n",
+        "process P = (a -> {- x -} STOP)\n",
+        "const M = 1 < 2 < 3\nconst   K=1\n",  # a build error: left alone
+        "channel a\nprocess P =  -- the worker\n  a ->\n  P\n",
+        "assert reaches x == 1 and y == 2 and z == 3 and w == 4 and v == 5 and u == 6 and t == 7"
+        " and s == 8  -- expect: holds\n",
+    ],
+)
 def test_fmt_round_trips_known_cases(source: str) -> None:
     check_round_trip(source)
 
@@ -93,8 +111,10 @@ def test_the_lost_parenthesis_is_back() -> None:
 
 
 def test_long_assertions_keep_their_expectation_on_their_first_line() -> None:
-    source = ("assert reaches x == 1 and y == 2 and z == 3 and w == 4 and v == 5 and u == 6"
-              " and t == 7 and s == 8 and r == 9 and q == 10  -- expect: holds\n")
+    source = (
+        "assert reaches x == 1 and y == 2 and z == 3 and w == 4 and v == 5 and u == 6"
+        " and t == 7 and s == 8 and r == 9 and q == 10  -- expect: holds\n"
+    )
     out = format_text(source).text
     assert out is not None
     first, *rest = out.splitlines()

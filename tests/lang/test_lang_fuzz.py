@@ -1,5 +1,6 @@
 """Bad input gives diagnostics, never an exception: arbitrary text, random bytes through the
 CLI, and programs generated from the grammar itself (hypothesis.extra.lark)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -13,19 +14,83 @@ from hypothesis.extra.lark import from_lark
 from lang_helpers import front_end, round_trip
 
 from fito.errorcodes import CODES
+from fito.lang.printer.canonical import print_spec
 from fito.lang.syntax.lexer import RESERVED_UNUSED
 from fito.lang.syntax.parser import lark_parser, parse
-from fito.lang.printer.canonical import print_spec
 
-SETTINGS = settings(deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
-TOKENS = ["process", "P", "=", "a", "->", "STOP", "[]", "(", ")", "{", "}", "{-", "-}", "--",
-          "\n", " ", "1", "..", ":", "const", "|||", "[|", "|]", "{|", "|}", "!", "?", ".", "@",
-          "forall", "if", "then", "else", "&", "assert", ":[deadlock free]", "x", ":=", ",",
-          "var", "fun", "buffer", "atomic", "fi", "::", "||", "[[", "]]", "<-", "[>", "in",
-          "let", "Events", "assert(", "q!1", "len(q)", "channel q: (0..1) buffer 2", "[a || b]",
-          "proctype", "&&", "do", "within"]
+SETTINGS = settings(
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+TOKENS = [
+    "process",
+    "P",
+    "=",
+    "a",
+    "->",
+    "STOP",
+    "[]",
+    "(",
+    ")",
+    "{",
+    "}",
+    "{-",
+    "-}",
+    "--",
+    "\n",
+    " ",
+    "1",
+    "..",
+    ":",
+    "const",
+    "|||",
+    "[|",
+    "|]",
+    "{|",
+    "|}",
+    "!",
+    "?",
+    ".",
+    "@",
+    "forall",
+    "if",
+    "then",
+    "else",
+    "&",
+    "assert",
+    ":[deadlock free]",
+    "x",
+    ":=",
+    ",",
+    "var",
+    "fun",
+    "buffer",
+    "atomic",
+    "fi",
+    "::",
+    "||",
+    "[[",
+    "]]",
+    "<-",
+    "[>",
+    "in",
+    "let",
+    "Events",
+    "assert(",
+    "q!1",
+    "len(q)",
+    "channel q: (0..1) buffer 2",
+    "[a || b]",
+    "proctype",
+    "&&",
+    "do",
+    "within",
+]
 
 
 def assert_only_diagnostics(text: str) -> None:
@@ -54,9 +119,11 @@ def _raw_grammar_programs() -> st.SearchStrategy[str]:
     parser = lark_parser()
     keywords = {t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_']{0,6}", fullmatch=True).filter(
-        lambda n: n not in keywords and n not in RESERVED_UNUSED)
-    explicit = {t.name: st.just(t.pattern.value + " ") for t in parser.terminals
-                if t.pattern.type == "str"}
+        lambda n: n not in keywords and n not in RESERVED_UNUSED
+    )
+    explicit = {
+        t.name: st.just(t.pattern.value + " ") for t in parser.terminals if t.pattern.type == "str"
+    }
     explicit["NAME"] = names.map(lambda n: n + " ")
     explicit["INT"] = st.integers(0, 10**6).map(lambda i: f"{i} ")
     explicit["__IGNORE_0"] = st.sampled_from([" ", "\n", "\t"])
@@ -92,8 +159,12 @@ def test_programs_of_the_depth_bounded_grammar(text: str) -> None:
 def test_random_bytes_through_the_cli(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
     path = Path(tmp_path_factory.mktemp("bytes")) / "random.fito"
     path.write_bytes(data)
-    proc = subprocess.run([sys.executable, "-m", "fito", "check", "--no-progress", str(path)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fito", "check", "--no-progress", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr + proc.stdout
     assert proc.returncode in (0, 1, 2, 3)
     if proc.returncode == 2:

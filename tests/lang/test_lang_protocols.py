@@ -3,6 +3,7 @@ assertions expected to fail fail, a violated `assert(b)` being reported with the
 that assert (every expectation of specs/ is met: tests/check/test_specs_expect.py); and
 SPIN, run on the Promela twin beside it, gives the same verdicts, trace lengths and state
 counts."""
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,13 @@ def test_a_failing_protocol_fails_as_expected_naming_its_assert(path: Path) -> N
     expected = expectations(text)
     assert any(e.startswith("holds") for e in expected.values())
     lines = text.splitlines()
-    failing = "\n".join("" if expected.get(n, "").startswith("holds") else line
-                         for n, line in enumerate(lines, 1)) + "\n"
+    failing = (
+        "\n".join(
+            "" if expected.get(n, "").startswith("holds") else line
+            for n, line in enumerate(lines, 1)
+        )
+        + "\n"
+    )
     report = check_source(Source(str(path), failing), CheckOptions())
     assert report.verdicts and compare(report) == []
     for v in report.verdicts:
@@ -88,13 +94,15 @@ def spin_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple, 
         yield runs
 
 
-@pytest.mark.parametrize(("path", "flag", "proc"), CASES,
-                         ids=[f"{p.stem}-{f or 'ok'}" for p, f, _ in CASES])
+@pytest.mark.parametrize(
+    ("path", "flag", "proc"), CASES, ids=[f"{p.stem}-{f or 'ok'}" for p, f, _ in CASES]
+)
 @pytest.mark.slow  # gcc builds eight verifiers: ~15 s
 @pytest.mark.spin
 @pytest.mark.skipif(not harness.spin_available(), reason="needs spin and gcc")
-def test_protocol_agrees_with_spin(path: Path, flag: str, proc: str,
-                                   spin_runs: dict[tuple, Future]) -> None:
+def test_protocol_agrees_with_spin(
+    path: Path, flag: str, proc: str, spin_runs: dict[tuple, Future]
+) -> None:
     """SPIN on the Promela twin (breadth-first, every state) and fito on the process it is
     a twin of: the same verdict; a failure of the same kind (an assertion violated, an
     invalid end state for a deadlock) with a shortest trace of the same length; when the

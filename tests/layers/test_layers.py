@@ -1,5 +1,6 @@
 """Layers point one way: the command line sits on top and nothing imports it; no module of
 the package shadows a standard-library module."""
+
 from __future__ import annotations
 
 import ast
@@ -45,6 +46,7 @@ def test_nothing_below_the_command_line_imports_it() -> None:
 
 def test_no_module_shadows_the_standard_library() -> None:
     stdlib = set(sys.stdlib_module_names)
-    shadows = sorted(_module(p) for p in PACKAGE.rglob("*.py")
-                     if p.stem in stdlib and p.stem != "__main__")
+    shadows = sorted(
+        _module(p) for p in PACKAGE.rglob("*.py") if p.stem in stdlib and p.stem != "__main__"
+    )
     assert not shadows, shadows

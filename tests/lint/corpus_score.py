@@ -3,6 +3,7 @@ reported on its line, and every other warning is a false positive.
 
 `python tests/lint/corpus_score.py` prints precision and recall per code and overall.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,15 +75,16 @@ def score(paths: list[Path] | None = None) -> Score:
 
 def table(s: Score) -> str:
     codes = sorted({k[2] for k in s.expected | s.reported})
-    exp, rep, tp = (Counter(k[2] for k in ks)
-                    for ks in (s.expected, s.reported, s.true_positives))
+    exp, rep, tp = (Counter(k[2] for k in ks) for ks in (s.expected, s.reported, s.true_positives))
     lines = [f"{'code':9} {'expected':>8} {'reported':>8} {'TP':>4} {'precision':>9} {'recall':>7}"]
     for c in codes:
         p = tp[c] / rep[c] if rep[c] else 1.0
         r = tp[c] / exp[c] if exp[c] else 1.0
         lines.append(f"{c:9} {exp[c]:8} {rep[c]:8} {tp[c]:4} {p:9.3f} {r:7.3f}")
-    lines.append(f"{'all':9} {len(s.expected):8} {len(s.reported):8} {len(s.true_positives):4} "
-                 f"{s.precision:9.3f} {s.recall:7.3f}")
+    lines.append(
+        f"{'all':9} {len(s.expected):8} {len(s.reported):8} {len(s.true_positives):4} "
+        f"{s.precision:9.3f} {s.recall:7.3f}"
+    )
     for k in sorted(s.false_positives):
         lines.append(f"false positive: {k[0]}:{k[1]} {k[2]}")
     for k in sorted(s.false_negatives):

@@ -1,5 +1,6 @@
 """`fito lint` as users run it: the diagnostic form, JSON and SARIF, exit statuses, codes
 selected and silenced, directories, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,10 @@ import pytest
 
 from fito.cli.main import main
 
-DIAGNOSTIC = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): warning: (?P<message>.+) "
-                        r"\[(?P<code>FITOL\d{3}) (?P<name>[a-z0-9-]+)\]$")
+DIAGNOSTIC = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): warning: (?P<message>.+) "
+    r"\[(?P<code>FITOL\d{3}) (?P<name>[a-z0-9-]+)\]$"
+)
 SPLIT = """import torch
 
 
@@ -46,13 +49,16 @@ def test_text_form_with_source_line_caret_notes_and_hint(capsys, split: Path) ->
     lines = out.splitlines()
     heads = [m for m in map(DIAGNOSTIC.match, lines) if m]
     assert [(m["line"], m["code"], m["name"]) for m in heads] == [
-        ("5", "FITOL001", "split-checkpoint"), ("5", "FITOL003", "save-in-place"),
-        ("6", "FITOL003", "save-in-place")]
+        ("5", "FITOL001", "split-checkpoint"),
+        ("5", "FITOL003", "save-in-place"),
+        ("6", "FITOL003", "save-in-place"),
+    ]
     first = lines.index(heads[0].group(0))
     assert lines[first + 1] == '      torch.save(model.state_dict(), "model.pt")  # the first save'
     assert lines[first + 2] == "      ^" + "~" * 41
-    assert any(line.startswith("  note: line 6 saves optimizer to 'optimizer.pt'")
-               for line in lines)
+    assert any(
+        line.startswith("  note: line 6 saves optimizer to 'optimizer.pt'") for line in lines
+    )
     assert any(line.startswith("  hint: ") and "fito.runtime" in line for line in lines)
     assert lines[-1] == "Found 3 warnings in 1 file (checked 1 file)"
 
@@ -69,8 +75,10 @@ def test_json_and_sarif(capsys, split: Path) -> None:  # type: ignore[no-untyped
     sarif = json.loads(out)
     results = sarif["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["FITOL001", "FITOL003", "FITOL003"]
-    assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} == {"FITOL001",
-                                                                               "FITOL003"}
+    assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} == {
+        "FITOL001",
+        "FITOL003",
+    }
     assert results[0]["level"] == "warning"
     assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
 
@@ -81,8 +89,12 @@ def test_select_ignore_noqa_and_exit_zero(capsys, tmp_path: Path, split: Path) -
     code, out, _ = run(capsys, "--ignore", "fitol00", str(split))
     assert code == 0 and out.strip() == "Success: no issues found (checked 1 file)"
     quiet = tmp_path / "quiet.py"
-    quiet.write_text(SPLIT.replace("# the first save", "# noqa: FITOL003")
-                     .replace('"optimizer.pt")', '"optimizer.pt")  # noqa'), encoding="utf-8")
+    quiet.write_text(
+        SPLIT.replace("# the first save", "# noqa: FITOL003").replace(
+            '"optimizer.pt")', '"optimizer.pt")  # noqa'
+        ),
+        encoding="utf-8",
+    )
     code, out, _ = run(capsys, "--format", "json", str(quiet))
     assert [d["code"] for d in json.loads(out)["files"][0]["diagnostics"]] == ["FITOL001"]
     assert run(capsys, "--exit-zero", str(split))[0] == 0
@@ -125,8 +137,10 @@ def test_bad_input_is_a_diagnostic_with_status_2(capsys, tmp_path: Path) -> None
 
 def test_columns_count_characters_not_bytes(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     p = tmp_path / "unicode.py"
-    p.write_text('import torch\n\n\ndef save(model):\n    é = 1; torch.save(model, "m.pt")\n',
-                 encoding="utf-8")
+    p.write_text(
+        'import torch\n\n\ndef save(model):\n    é = 1; torch.save(model, "m.pt")\n',
+        encoding="utf-8",
+    )
     code, out, _ = run(capsys, "--format", "json", str(p))
     d = json.loads(out)["files"][0]["diagnostics"][0]
     assert (d["code"], d["line"], d["column"]) == ("FITOL003", 5, 12)

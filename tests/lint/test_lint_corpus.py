@@ -1,5 +1,6 @@
 """The corpus: every `# expect:` is reported on its line, nothing else is reported (a false
 positive on correct code is a bug), and the corpus covers every code in every style."""
+
 from __future__ import annotations
 
 from corpus_score import CORPUS, corpus_files, expected_of, score, table

@@ -1,5 +1,6 @@
 """docs/lint.md: every FITOL code has a section with an example that gives exactly that code
 and a corrected form that gives nothing."""
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,7 @@ def sections() -> dict[str, tuple[str, list[str]]]:
     heads = list(_SECTION.finditer(text))
     out = {}
     for h, nxt in zip(heads, heads[1:] + [None]):
-        body = text[h.end():nxt.start() if nxt else len(text)]
+        body = text[h.end() : nxt.start() if nxt else len(text)]
         out[h.group(1)] = (h.group(2), _BLOCK.findall(body))
     return out
 

@@ -1,6 +1,7 @@
 """`fito lint --model`: protocols become specs that fito's checker decides; the verdicts and
 shortest counterexamples agree with an independent enumeration of the same protocol, and the
 rules warn exactly where the checker finds a crash that mixes steps."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -26,8 +27,14 @@ def _ops(p: Protocol) -> list[tuple[str, int]]:
     return ops
 
 
-def _loaded(p: Protocol, files: tuple[int, ...], has: frozenset[tuple[int, int]],
-            committed: int, newest: int, d: int) -> int:
+def _loaded(
+    p: Protocol,
+    files: tuple[int, ...],
+    has: frozenset[tuple[int, int]],
+    committed: int,
+    newest: int,
+    d: int,
+) -> int:
     if not p.versioned:
         return files[d]
     epoch = committed if (p.marker or p.marker_after >= 0) else newest
@@ -53,7 +60,7 @@ def _sequential_successors(p: Protocol, s: tuple) -> list[tuple]:  # type: ignor
     elif p.versioned:
         out.append((live, nxt, files, has | {(d, live)}, committed, max(newest, live), got))
     else:
-        files = files[:d] + (live,) + files[d + 1:]
+        files = files[:d] + (live,) + files[d + 1 :]
         out.append((live, nxt, files, has, committed, newest, got))
     return out
 
@@ -66,21 +73,32 @@ def _rank_successors(p: Protocol, s: tuple) -> list[tuple]:  # type: ignore[type
     out = [((0,) * RANKS, "recover", files, has, committed, newest, got)]
 
     def put(t: tuple, i: int, v: object) -> tuple:  # type: ignore[type-arg]
-        return t[:i] + (v,) + t[i + 1:]
+        return t[:i] + (v,) + t[i + 1 :]
 
     for r in range(RANKS):
         live, pc = lives[r], pcs[r]
         if pc == 0 and live < E:
-            out.append((put(lives, r, live + 1), put(pcs, r, 1), files, has, committed, newest,
-                        got))
+            out.append(
+                (put(lives, r, live + 1), put(pcs, r, 1), files, has, committed, newest, got)
+            )
         elif pc == 1:
             after = 2 if p.marker and (p.barrier or r == 0) else 0
             if p.versioned:
-                out.append((lives, put(pcs, r, after), files, has | {(r, live)}, committed,
-                            newest if p.marker else max(newest, live), got))
+                out.append(
+                    (
+                        lives,
+                        put(pcs, r, after),
+                        files,
+                        has | {(r, live)},
+                        committed,
+                        newest if p.marker else max(newest, live),
+                        got,
+                    )
+                )
             else:
-                out.append((lives, put(pcs, r, after), put(files, r, live), has, committed,
-                            newest, got))
+                out.append(
+                    (lives, put(pcs, r, after), put(files, r, live), has, committed, newest, got)
+                )
         elif pc == 2 and not p.barrier and r == 0:
             out.append((lives, put(pcs, 0, 0), files, has, live, newest, got))
         elif pc == 3 and r == 0:
@@ -93,8 +111,15 @@ def _rank_successors(p: Protocol, s: tuple) -> list[tuple]:  # type: ignore[type
 def oracle(p: Protocol) -> int | None:
     """The length of the shortest run to a mixed or missing restore, or None."""
     n = RANKS if p.ranks else len(p.domains)
-    start = ((0,) * RANKS if p.ranks else 0, (0,) * RANKS if p.ranks else 0, (0,) * n,
-             frozenset((d, 0) for d in range(n)), 0, 0, (0,) * n)
+    start = (
+        (0,) * RANKS if p.ranks else 0,
+        (0,) * RANKS if p.ranks else 0,
+        (0,) * n,
+        frozenset((d, 0) for d in range(n)),
+        0,
+        0,
+        (0,) * n,
+    )
     successors = _rank_successors if p.ranks else _sequential_successors
     seen, queue = {start: 0}, deque([start])
     while queue:

@@ -1,5 +1,6 @@
 """Whatever the input, `fito lint` reports diagnostics and never raises: truncated and
 shuffled training scripts, arbitrary text, deep nesting."""
+
 from __future__ import annotations
 
 from corpus_score import corpus_files
@@ -34,5 +35,7 @@ def test_deep_nesting_and_recursive_helpers() -> None:
     nested = "import torch\nx = " + "(" * 150 + "1" + ")" * 150 + "\n"
     lint(nested)
     lint("import torch\nx = " + " + ".join(f"a{i}" for i in range(900)) + "\n")
-    lint("import torch\n\ndef f(p):\n    return f(p + '/x')\n\n\n"
-         "def g(m):\n    torch.save(m.state_dict(), f('ckpt'))\n    g(m)\n")
+    lint(
+        "import torch\n\ndef f(p):\n    return f(p + '/x')\n\n\n"
+        "def g(m):\n    torch.save(m.state_dict(), f('ckpt'))\n    g(m)\n"
+    )

@@ -1,6 +1,7 @@
 """The language server over stdio, driven by pygls's LSP client as an editor would: it
 publishes diagnostics as the text changes (and verdicts when it opens or is saved),
 answers hover with a name's type, goes to definitions and formats the document."""
+
 from __future__ import annotations
 
 import asyncio
@@ -57,40 +58,65 @@ async def session() -> dict:
         await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities()))
         client.initialized(T.InitializedParams())
         doc = T.TextDocumentIdentifier(uri=URI)
-        client.text_document_did_open(T.DidOpenTextDocumentParams(
-            text_document=T.TextDocumentItem(uri=URI, language_id="fito", version=1,
-                                             text=NAIVE)))
+        client.text_document_did_open(
+            T.DidOpenTextDocumentParams(
+                text_document=T.TextDocumentItem(uri=URI, language_id="fito", version=1, text=NAIVE)
+            )
+        )
         got["open"] = await next_diagnostics()
         broken = NAIVE.replace("flush.d!live", "flush.d!lve")
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=2),
-            content_changes=[T.TextDocumentContentChangeWholeDocument(text=broken)]))
+        client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=2),
+                content_changes=[T.TextDocumentContentChangeWholeDocument(text=broken)],
+            )
+        )
         got["typing"] = await next_diagnostics()
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=3),
-            content_changes=[T.TextDocumentContentChangeWholeDocument(text=NAIVE)]))
+        client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=3),
+                content_changes=[T.TextDocumentContentChangeWholeDocument(text=NAIVE)],
+            )
+        )
         await next_diagnostics()
-        for name, needle, nth in [("cell", "saved", 2), ("channel", "flush", 2),
-                                  ("member", "gpu", 2)]:
+        for name, needle, nth in [
+            ("cell", "saved", 2),
+            ("channel", "flush", 2),
+            ("member", "gpu", 2),
+        ]:
             got[name] = await client.text_document_hover_async(
-                T.HoverParams(text_document=doc, position=where(NAIVE, needle, nth)))
-        got["definition"] = await client.text_document_definition_async(T.DefinitionParams(
-            text_document=doc, position=where(NAIVE, "Flusher", 2)))
+                T.HoverParams(text_document=doc, position=where(NAIVE, needle, nth))
+            )
+        got["definition"] = await client.text_document_definition_async(
+            T.DefinitionParams(text_document=doc, position=where(NAIVE, "Flusher", 2))
+        )
         ugly = NAIVE.replace("process Trainer = ", "process   Trainer=")
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=4),
-            content_changes=[T.TextDocumentContentChangeWholeDocument(text=ugly)]))
+        client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=4),
+                content_changes=[T.TextDocumentContentChangeWholeDocument(text=ugly)],
+            )
+        )
         await next_diagnostics()
-        got["format"] = await client.text_document_formatting_async(T.DocumentFormattingParams(
-            text_document=doc, options=T.FormattingOptions(tab_size=2, insert_spaces=True)))
+        got["format"] = await client.text_document_formatting_async(
+            T.DocumentFormattingParams(
+                text_document=doc, options=T.FormattingOptions(tab_size=2, insert_spaces=True)
+            )
+        )
         got["ugly"] = ugly
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=5),
-            content_changes=[T.TextDocumentContentChangeWholeDocument(text=PIPES)]))
+        client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                text_document=T.VersionedTextDocumentIdentifier(uri=URI, version=5),
+                content_changes=[T.TextDocumentContentChangeWholeDocument(text=PIPES)],
+            )
+        )
         await next_diagnostics()
         spot = where(PIPES, "save(s")
-        got["snap"] = await client.text_document_hover_async(T.HoverParams(
-            text_document=doc, position=T.Position(line=spot.line, character=spot.character + 4)))
+        got["snap"] = await client.text_document_hover_async(
+            T.HoverParams(
+                text_document=doc, position=T.Position(line=spot.line, character=spot.character + 4)
+            )
+        )
         await client.shutdown_async(None)
         client.exit(None)
     finally:

@@ -1,4 +1,5 @@
 """P(atomic) under the three models of PAPERS.md, against the paper's formulas and Monte Carlo."""
+
 from __future__ import annotations
 
 import math
@@ -15,9 +16,9 @@ k, p, r, mu, lam, tau = S["k"], S["p"], S["r"], S["mu"], S["lam"], S["tau"]
 
 def test_independent_model_is_p_to_the_k() -> None:
     d = at.derive_independent()
-    assert sp.simplify(d.atomic - p ** k) == 0
+    assert sp.simplify(d.atomic - p**k) == 0
     assert sp.simplify(d.all_old - (1 - p) ** k) == 0
-    assert sp.simplify(d.mixed - (1 - p ** k - (1 - p) ** k)) == 0
+    assert sp.simplify(d.mixed - (1 - p**k - (1 - p) ** k)) == 0
     assert d.ratio == p
 
 
@@ -65,8 +66,11 @@ def test_exact_values(size: int, ratio: Fraction) -> None:
     assert rc["mixed"] == 1 - rc["atomic"] - rc["all_old"]
     q = Fraction(2, 7)
     ind = at.independent_values(size, q)
-    assert ind == {"atomic": q ** size, "all_old": (1 - q) ** size,
-                   "mixed": 1 - q ** size - (1 - q) ** size}
+    assert ind == {
+        "atomic": q**size,
+        "all_old": (1 - q) ** size,
+        "mixed": 1 - q**size - (1 - q) ** size,
+    }
 
 
 def test_float_values() -> None:
@@ -75,9 +79,11 @@ def test_float_values() -> None:
     assert fd["atomic"] == pytest.approx(math.prod(1 - math.exp(-float(x)) for x in rates))
     assert fd["all_old"] == pytest.approx(math.exp(-3.5))
     for size, ratio in [(5, 0.7), (100, 2.5)]:
-        paper = math.exp(math.lgamma(size + 1) + math.lgamma(1 + ratio) - math.lgamma(size + 1 + ratio))
+        paper = math.exp(
+            math.lgamma(size + 1) + math.lgamma(1 + ratio) - math.lgamma(size + 1 + ratio)
+        )
         assert at.random_crash_float(size, ratio) == pytest.approx(paper, rel=1e-12)
-    assert at.leading_term_value(50, Fraction(3, 2)) == pytest.approx(math.gamma(2.5) * 50 ** -1.5)
+    assert at.leading_term_value(50, Fraction(3, 2)) == pytest.approx(math.gamma(2.5) * 50**-1.5)
 
 
 def _within(estimate: at.Estimate, exact: float) -> None:
@@ -85,7 +91,7 @@ def _within(estimate: at.Estimate, exact: float) -> None:
 
 
 def test_monte_carlo_independent() -> None:
-    _within(at.monte_carlo("independent", 4, 200_000, seed=1, p=0.7), 0.7 ** 4)
+    _within(at.monte_carlo("independent", 4, 200_000, seed=1, p=0.7), 0.7**4)
 
 
 def test_monte_carlo_fixed_delay() -> None:
@@ -109,7 +115,7 @@ def test_polynomial_against_exponential_decay() -> None:
     # the random-crash ratio tends to 1; the independent model's stays at p
     ratios = [(size + 1) / (size + 1 + 2.0) for size in (10, 100, 1000)]
     assert ratios == sorted(ratios) and ratios[-1] > 0.99
-    assert at.random_crash_float(1000, 2.0) > 0.5 ** 20
+    assert at.random_crash_float(1000, 2.0) > 0.5**20
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
 """Claim 1 by model checking: the generated spec, and the verdicts of `fito check` on it."""
+
 from __future__ import annotations
 
 import itertools
@@ -20,11 +21,13 @@ def test_generated_text(k: int, n: int, e: int) -> None:
     lines = s.text.splitlines()
     width = len([x for x in range(e - 2, e + 2) if 0 <= x <= n])
     reaches = [line for line in lines if line.startswith("assert Node reaches")]
-    assert len(reaches) == len(s.candidates) == width ** k
+    assert len(reaches) == len(s.candidates) == width**k
     assert f"type Dom = {{{', '.join(f'd{i}' for i in range(1, k + 1))}}}" in lines
     assert f"const N = {n}" in lines and any(line.startswith(f"const E = {e} ") for line in lines)
     assert lines[s.paper_line - 1].endswith("(saved[d] == E - 1 or saved[d] == E)))")
-    assert lines[s.window_line - 1].startswith("assert Node |= always ((crashed and writing == E) =>")
+    assert lines[s.window_line - 1].startswith(
+        "assert Node |= always ((crashed and writing == E) =>"
+    )
     for line_no, vector in s.candidates:
         cells = re.findall(r"saved\[d(\d+)\] == (\d+)", lines[line_no - 1])
         assert tuple(int(v) for _, v in cells) == vector
@@ -39,9 +42,26 @@ def test_bad_sizes(args) -> None:
 
 
 def _report(s: claim1.Spec, verdicts: dict[int, str]) -> dict:
-    return {"files": [{"path": "x.fito", "diagnostics": [], "assertions": [
-        {"text": "", "line": line, "verdict": v, "states": 3, "transitions": 2, "seconds": 0.5,
-         "trace": []} for line, v in verdicts.items()]}]}
+    return {
+        "files": [
+            {
+                "path": "x.fito",
+                "diagnostics": [],
+                "assertions": [
+                    {
+                        "text": "",
+                        "line": line,
+                        "verdict": v,
+                        "states": 3,
+                        "transitions": 2,
+                        "seconds": 0.5,
+                        "trace": [],
+                    }
+                    for line, v in verdicts.items()
+                ],
+            }
+        ]
+    }
 
 
 def test_derive_from_synthetic_verdicts() -> None:
@@ -51,7 +71,9 @@ def test_derive_from_synthetic_verdicts() -> None:
     assert d.decided and set(d.reachable) == expected(2, 1) and d.mixed == 2
     partial = claim1.derive(s, _report(s, {s.window_line: "holds", s.paper_line: "holds"}))
     assert not partial.decided and partial.unknown
-    incomplete = claim1.derive(s, _report(s, {s.window_line: "fails", s.paper_line: "fails", **reach}))
+    incomplete = claim1.derive(
+        s, _report(s, {s.window_line: "fails", s.paper_line: "fails", **reach})
+    )
     assert not incomplete.decided
 
 
@@ -72,13 +94,13 @@ def test_model_checking_finds_the_crash_window(k: int) -> None:
     d = claim1.model_check(k)
     assert d.decided, d.unknown
     assert set(d.reachable) == expected(k, 1)
-    assert d.mixed == 2 ** k - 2
+    assert d.mixed == 2**k - 2
     assert d.paper_invariant == "holds"
 
 
 @needs_checker
 def test_model_checking_a_later_epoch() -> None:
-    d = claim1.model_check(2, epochs=3, epoch=2)   # W = {0..3}: candidates on both sides
+    d = claim1.model_check(2, epochs=3, epoch=2)  # W = {0..3}: candidates on both sides
     assert d.decided and set(d.reachable) == expected(2, 2) and d.mixed == 2
 
 
@@ -87,4 +109,4 @@ def test_model_checking_a_later_epoch() -> None:
 @pytest.mark.parametrize("k", [5, 6])
 def test_model_checking_larger_k(k: int) -> None:
     d = claim1.model_check(k)
-    assert d.decided and set(d.reachable) == expected(k, 1) and d.mixed == 2 ** k - 2
+    assert d.decided and set(d.reachable) == expected(k, 1) and d.mixed == 2**k - 2

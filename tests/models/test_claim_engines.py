@@ -13,11 +13,11 @@ import pytest
 import sympy as sp
 
 from fito.models.epochs import boundaries as c1
-from fito.models.fleet import numerics as fn
 from fito.models.epochs import optimizer as opt
+from fito.models.fleet import numerics as fn
 from fito.models.fleet.maps import gap_map
-from fito.models.fleet.symbolic import overlapping_symbolic
 from fito.models.fleet.returnmap import derive, overlapping, symbolic_setting
+from fito.models.fleet.symbolic import overlapping_symbolic
 from fito.proof import instance
 from fito.proof.kernel.enumeration import reachable
 

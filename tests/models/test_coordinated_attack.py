@@ -4,6 +4,7 @@ Against the closed forms of docs/coordination.md, against a plain enumeration th
 every input and every loss set for every rule (no deduplicated runs, no bit tricks), and
 through the kernel, which recounts the rule space from proofs/paper_a.py's own formulas.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -108,7 +109,7 @@ def test_certificate_is_accepted_and_a_found_rule_would_be_rejected(attack_claim
     assert check(cert).accepted and not result["trusted"]
     impossible = cert["obligations"][0]
     assert impossible["kind"] == "enumeration" and impossible["value"] == 0
-    impossible["value"] = 1          # an engine that claimed a rule meets all three
+    impossible["value"] = 1  # an engine that claimed a rule meets all three
     cert["sha256"] = certificate_hash(cert)
     verdict = check(cert)
     assert not verdict.accepted and "recomputed count is 0" in verdict.reason

@@ -1,4 +1,5 @@
 """The numerics scripts (models/*.py): their key figures against formulas computed here."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -62,8 +63,9 @@ def test_writer_tail_is_heavier_than_independent():
     tail, indep, p = mod.compute(jobs=16, cycles=100, seeds=2, volume="1")
     assert 0 < p < 1 and math.isclose(sum(tail[1:]), 16 * p)
     # the independent baseline, computed here: Binomial(16, p)
-    binom = [sum(math.comb(16, j) * p ** j * (1 - p) ** (16 - j) for j in range(k, 17))
-             for k in range(17)]
+    binom = [
+        sum(math.comb(16, j) * p**j * (1 - p) ** (16 - j) for j in range(k, 17)) for k in range(17)
+    ]
     assert all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15) for a, b in zip(indep, binom))
     assert all(tail[k] > 2 * binom[k] for k in (5, 6, 7))
 

@@ -5,6 +5,7 @@ no recurrence `step = prev, closed = initial`, no matrix equal to itself; a coef
 changed on one side (hash recomputed) is rejected; a wrong engine result or a wrong paper
 formula makes the kernel reject the certificate.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,13 +28,37 @@ from fito.proof.runner import certify, collect, discharge
 
 ROOT = Path(__file__).parents[2]
 FLEET = ROOT / "proofs" / "fleet.py"
-SIDES = {"lhs", "rhs", "matrix", "equals", "det", "eigenvalues", "target", "terms", "factor",
-         "linear", "value", "expr", "factored", "predicate"}
-FAST = ["fleet.theorem8.N2", "fleet.theorem8.N3", "fleet.theorem8.N6",
-        "fleet.theorem8.symbolic-N.step", "fleet.theorem8.symbolic-N.reciprocal",
-        "fleet.theorem8.symbolic-N.det-one", "fleet.theorem8.symbolic-N.expanding", "fleet.theorem4.storage", "fleet.theorem4.cap",
-        "fleet.prop16.N2.uncapped", "fleet.prop16.N3.cap-1", "fleet.prop16.N4.cap-N-1",
-        "fleet.section8.unequal-volumes"]
+SIDES = {
+    "lhs",
+    "rhs",
+    "matrix",
+    "equals",
+    "det",
+    "eigenvalues",
+    "target",
+    "terms",
+    "factor",
+    "linear",
+    "value",
+    "expr",
+    "factored",
+    "predicate",
+}
+FAST = [
+    "fleet.theorem8.N2",
+    "fleet.theorem8.N3",
+    "fleet.theorem8.N6",
+    "fleet.theorem8.symbolic-N.step",
+    "fleet.theorem8.symbolic-N.reciprocal",
+    "fleet.theorem8.symbolic-N.det-one",
+    "fleet.theorem8.symbolic-N.expanding",
+    "fleet.theorem4.storage",
+    "fleet.theorem4.cap",
+    "fleet.prop16.N2.uncapped",
+    "fleet.prop16.N3.cap-1",
+    "fleet.prop16.N4.cap-N-1",
+    "fleet.section8.unequal-volumes",
+]
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +132,9 @@ def test_a_wrong_engine_counter_is_caught(N):
     key, progress = parts[-1]
     parts[-1] = ({**key, CONST: key.get(CONST, K.zero) + K.one}, progress)
     broken = dataclasses.replace(der, next_state_parts=tuple(parts))
-    verdicts = [_kernel_accepts([identity(lhs, rhs, nonzero=nz)])
-                for lhs, rhs in gap_map_sides(broken, lam)]
+    verdicts = [
+        _kernel_accepts([identity(lhs, rhs, nonzero=nz)]) for lhs, rhs in gap_map_sides(broken, lam)
+    ]
     assert verdicts[-1] is False
     assert not all(verdicts)
 
@@ -153,9 +179,16 @@ def _number_sites(cert: dict) -> list:
     return out
 
 
-@pytest.mark.parametrize("cid", ["fleet.theorem8.N3", "fleet.theorem4.storage",
-                                 "fleet.prop16.N3.cap-1", "fleet.theorem8.symbolic-N.expanding",
-                                 "fleet.section8.unequal-volumes"])
+@pytest.mark.parametrize(
+    "cid",
+    [
+        "fleet.theorem8.N3",
+        "fleet.theorem4.storage",
+        "fleet.prop16.N3.cap-1",
+        "fleet.theorem8.symbolic-N.expanding",
+        "fleet.section8.unequal-volumes",
+    ],
+)
 def test_a_changed_coefficient_on_one_side_is_rejected(certificates, cid):
     cert = certificates[cid]
     chosen = _number_sites(cert)
@@ -164,8 +197,9 @@ def test_a_changed_coefficient_on_one_side_is_rejected(certificates, cid):
         m = mutant(cert, site, rehash=True)
         result = check(m.certificate)
         assert not result.accepted, m.description
-        assert (f"obligation {m.obligation} " in result.reason
-                or result.reason.startswith(f"statement {m.obligation} ")), (m.description, result.reason)
+        assert f"obligation {m.obligation} " in result.reason or result.reason.startswith(
+            f"statement {m.obligation} "
+        ), (m.description, result.reason)
 
 
 # ---------------------------------------------------------------- every fleet certificate
@@ -176,8 +210,17 @@ def all_fleet_certificates(tmp_path_factory) -> dict[str, dict]:
     given = os.environ.get("FITO_PROOF_CERTIFICATES")
     directory = Path(given) if given else tmp_path_factory.mktemp("fleet-certificates")
     if not given:
-        command = [sys.executable, "-m", "fito", "prove", str(FLEET), "--certificates",
-                   str(directory), "--format", "json"]
+        command = [
+            sys.executable,
+            "-m",
+            "fito",
+            "prove",
+            str(FLEET),
+            "--certificates",
+            str(directory),
+            "--format",
+            "json",
+        ]
         run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
         assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
         rows = json.loads(run.stdout)["claims"]
@@ -189,8 +232,12 @@ def all_fleet_certificates(tmp_path_factory) -> dict[str, dict]:
 def test_every_fleet_certificate_is_accepted(all_fleet_certificates, fleet_claims):
     assert set(fleet_claims) <= set(all_fleet_certificates)  # and proofs/numerics.py's
     total = sum(len(c["obligations"]) for c in all_fleet_certificates.values())
-    checked = sum(1 for c in all_fleet_certificates.values() for ob in c["obligations"]
-                  if ob["kind"] != "trusted")
+    checked = sum(
+        1
+        for c in all_fleet_certificates.values()
+        for ob in c["obligations"]
+        if ob["kind"] != "trusted"
+    )
     assert checked > total // 2
     for cid, cert in all_fleet_certificates.items():  # `fito recheck` (CI) re-checks each
         assert cert["sha256"] == certificate_hash(cert), cid

@@ -1,4 +1,5 @@
 """The event-driven simulator against a naive O(N)-per-event reference and the paper's formulas."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,10 @@ def naive(work, volume, f, cap, phases, cycles):
     while min(len(x) for x in fires) < cycles:
         nw = sum(writing)
         nc = n - nw
-        rate = [f(nw) / nw if wr else (min(Fraction(nc), cap) / nc if cap else Fraction(1))
-                for wr in writing]
+        rate = [
+            f(nw) / nw if wr else (min(Fraction(nc), cap) / nc if cap else Fraction(1))
+            for wr in writing
+        ]
         dt = min(q / r for q, r in zip(left, rate))
         t += dt
         left = [q - r * dt for q, r in zip(left, rate)]
@@ -60,11 +63,16 @@ def fleets(draw):
 
 
 def _model(n, work, volume, phases, kind, cap):
-    text = (f'throughput = "{kind}"\ncapacity = "{cap if cap else "inf"}"\n'
-            f'[params]\nB = 2\nb = 1\n')
-    return load_fleet(text, overrides={
-        "jobs": str(n), "work": [str(w) for w in work], "volume": [str(v) for v in volume],
-        "phases": [str(p) for p in phases]})
+    text = f'throughput = "{kind}"\ncapacity = "{cap if cap else "inf"}"\n[params]\nB = 2\nb = 1\n'
+    return load_fleet(
+        text,
+        overrides={
+            "jobs": str(n),
+            "work": [str(w) for w in work],
+            "volume": [str(v) for v in volume],
+            "phases": [str(p) for p in phases],
+        },
+    )
 
 
 @given(fleets())
@@ -74,8 +82,7 @@ def test_exact_simulator_matches_naive_reference(case):
     fleet = _model(*case)
     run = simulate(fleet, cycles=4, exact=True)
     assert run.complete
-    expected = naive(work, volume, fleet.f, cap if cap is not None and cap < n else None,
-                     phases, 4)
+    expected = naive(work, volume, fleet.f, cap if cap is not None and cap < n else None, phases, 4)
     assert [list(x) for x in run.firings] == [list(x) for x in expected]
     floats = simulate(fleet, cycles=4, exact=False)
     for a, b in zip(run.firings, floats.firings):
@@ -108,8 +115,9 @@ def test_unequal_volumes_drift_matches_formula():
 
 
 def test_synchronized_jobs_fire_together_and_stay_merged():
-    fleet = load_fleet('jobs = 3\nwork = 5\nvolume = 2\nthroughput = "1"\n'
-                       '[phases]\nkind = "together"\nstart = 1\n')
+    fleet = load_fleet(
+        'jobs = 3\nwork = 5\nvolume = 2\nthroughput = "1"\n[phases]\nkind = "together"\nstart = 1\n'
+    )
     run = simulate(fleet, cycles=5, exact=True, record_writers=True)
     assert run.firings[0] == run.firings[1] == run.firings[2]
     assert {n for _, n in run.writers} == {0, 3}  # only the state after each instant is recorded
@@ -128,8 +136,10 @@ def test_firing_order_is_invariant_from_random_starts():
     """Proposition 14 numerically: the cyclic order of firings never changes."""
     base = load_fleet((ROOT / "models" / "pair_both.toml").read_text())
     for seed in range(5):
-        fleet = load_fleet((ROOT / "models" / "pair_both.toml").read_text(),
-                           overrides={"jobs": "6", "phases": f"random:{seed}"})
+        fleet = load_fleet(
+            (ROOT / "models" / "pair_both.toml").read_text(),
+            overrides={"jobs": "6", "phases": f"random:{seed}"},
+        )
         run = simulate(fleet, cycles=12, exact=True)
         events = sorted((t, i) for i, times in enumerate(run.firings) for t in times)
         order = [i for _, i in events]
@@ -138,13 +148,15 @@ def test_firing_order_is_invariant_from_random_starts():
 
 
 def _fito(*args):
-    return subprocess.run([sys.executable, "-m", "fito", *args], capture_output=True, text=True,
-                          cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "fito", *args], capture_output=True, text=True, cwd=ROOT
+    )
 
 
 def test_cli_simulate_json_exact():
-    out = _fito("simulate", "models/pair_storage.toml", "--cycles", "3", "--exact",
-                "--format", "json")
+    out = _fito(
+        "simulate", "models/pair_storage.toml", "--cycles", "3", "--exact", "--format", "json"
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["exact"] and doc["complete"] and len(doc["firings"]) == 2
@@ -153,23 +165,36 @@ def test_cli_simulate_json_exact():
 
 
 def test_cli_simulate_overrides_and_text():
-    out = _fito("simulate", "models/overlap.toml", "--jobs", "3", "--phases", "ramp:1/3",
-                "--cycles", "2", "--exact", "--writers")
+    out = _fito(
+        "simulate",
+        "models/overlap.toml",
+        "--jobs",
+        "3",
+        "--phases",
+        "ramp:1/3",
+        "--cycles",
+        "2",
+        "--exact",
+        "--writers",
+    )
     assert out.returncode == 0, out.stderr
     assert "job 1: 1/3 " in out.stdout and out.stdout.count("job ") == 3
     assert "writers: 0:1 " in out.stdout
 
 
-@pytest.mark.parametrize("args, status, fragment", [
-    (["models/nope.toml"], 2, "C002"),
-    (["models"], 2, "C002"),
-    (["models/pair_storage.toml", "--throughput", "B+"], 2, "P101"),
-    (["models/pair_storage.toml", "--jobs", "3"], 1, "S101"),
-    (["models/pair_storage.toml", "--capacity", "-1"], 1, "S101"),
-    (["models/pair_storage.toml", "--max-events", "3"], 3, "M101"),
-    (["models/pair_storage.toml", "--throughput", "sqrt(n+1)", "--exact"], 2, "C001"),
-    (["models/pair_storage.toml", "--param", "oops"], 2, "C001"),
-])
+@pytest.mark.parametrize(
+    "args, status, fragment",
+    [
+        (["models/nope.toml"], 2, "C002"),
+        (["models"], 2, "C002"),
+        (["models/pair_storage.toml", "--throughput", "B+"], 2, "P101"),
+        (["models/pair_storage.toml", "--jobs", "3"], 1, "S101"),
+        (["models/pair_storage.toml", "--capacity", "-1"], 1, "S101"),
+        (["models/pair_storage.toml", "--max-events", "3"], 3, "M101"),
+        (["models/pair_storage.toml", "--throughput", "sqrt(n+1)", "--exact"], 2, "C001"),
+        (["models/pair_storage.toml", "--param", "oops"], 2, "C001"),
+    ],
+)
 def test_cli_simulate_bad_input(args, status, fragment):
     out = _fito("simulate", *args)
     assert out.returncode == status, out.stderr
@@ -178,8 +203,16 @@ def test_cli_simulate_bad_input(args, status, fragment):
 
 def test_cli_simulate_sections_staggered_returns():
     """Proposition 16 through the command line: a staggered fleet's phases come back."""
-    out = _fito("simulate", "models/staggered.toml", "--cycles", "4", "--exact", "--sections",
-                "--format", "json")
+    out = _fito(
+        "simulate",
+        "models/staggered.toml",
+        "--cycles",
+        "4",
+        "--exact",
+        "--sections",
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stderr
     sections = json.loads(out.stdout)["sections"]
     fleet = load_fleet((ROOT / "models" / "staggered.toml").read_text())

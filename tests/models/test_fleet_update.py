@@ -1,6 +1,7 @@
 """specs/fleet_update.fito on other sizes than the shipped one: the verdicts do not depend on
 the number of versions (two or more) or of faults allowed (the shipped expectations are checked by
 tests/check/test_specs_expect.py)."""
+
 from __future__ import annotations
 
 import re
@@ -23,15 +24,18 @@ def resized(versions: int, faults: int) -> str:
     return text
 
 
-@pytest.mark.parametrize(("versions", "faults"), [(3, 1), (2, 2)])   # V >= 2: two releases
+@pytest.mark.parametrize(("versions", "faults"), [(3, 1), (2, 2)])  # V >= 2: two releases
 def test_verdicts_hold_for_other_sizes(versions: int, faults: int) -> None:
-    report = check_source(Source(f"fleet_v{versions}_f{faults}.fito", resized(versions, faults)),
-                          CheckOptions())
+    report = check_source(
+        Source(f"fleet_v{versions}_f{faults}.fito", resized(versions, faults)), CheckOptions()
+    )
     assert not compare(report), compare(report)
 
 
 def test_staged_rollout_never_spreads_over_two_versions() -> None:
     report = check_source(Source("fleet.fito", resized(3, 1)), CheckOptions())
     within = [v for v in report.verdicts if "fw[n] <= fw[o] + 1" in v.text]
-    assert [(v.text.split(",")[0], v.verdict) for v in within] == \
-        [("Fleet(staged", "holds"), ("Fleet(broadcast", "fails")]
+    assert [(v.text.split(",")[0], v.verdict) for v in within] == [
+        ("Fleet(staged", "holds"),
+        ("Fleet(broadcast", "fails"),
+    ]

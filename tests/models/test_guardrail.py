@@ -1,4 +1,5 @@
 """The guardrail API: classification of restored epochs, rollback targets, invariant checks on arrays."""
+
 from __future__ import annotations
 
 import math
@@ -37,7 +38,9 @@ def test_common_epoch() -> None:
     assert gr.common_epoch({"a": [1], "b": [2]}) is None
 
 
-@pytest.mark.parametrize("bad", [{}, {"a": -1}, {"a": "3"}, {"a": [1, "x"]}, {"a": []}, {"a": True}])
+@pytest.mark.parametrize(
+    "bad", [{}, {"a": -1}, {"a": "3"}, {"a": [1, "x"]}, {"a": []}, {"a": True}]
+)
 def test_bad_metadata_is_refused(bad) -> None:
     with pytest.raises(ValueError):
         gr.classify(bad)
@@ -91,10 +94,10 @@ def test_adam_check_passes_real_runs() -> None:
 def test_adam_check_flags_mixed_epochs_and_counters() -> None:
     grads = [np.full(3, 1e-3)] * 5 + [np.full(3, 10.0)] * 5
     run = _adam_run(grads, 0.9, 0.999)
-    assert not gr.check_adam(run[10][0], run[3][1], 10).holds       # v from an early epoch
-    const = _adam_run([np.ones(2)] * 2, 0.9, 0.999)                   # constant gradients
+    assert not gr.check_adam(run[10][0], run[3][1], 10).holds  # v from an early epoch
+    const = _adam_run([np.ones(2)] * 2, 0.9, 0.999)  # constant gradients
     assert gr.check_adam(const[2][0], const[2][1], 2).holds
-    assert not gr.check_adam(const[2][0], const[2][1], 1).holds      # counter from epoch 1
+    assert not gr.check_adam(const[2][0], const[2][1], 1).holds  # counter from epoch 1
 
 
 def test_invariant_checks_refuse_bad_input() -> None:

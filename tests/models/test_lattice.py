@@ -1,4 +1,5 @@
 """The epoch lattice E^k: enumeration and closed forms against the paper's formulas (PAPERS.md, claim 2)."""
+
 from __future__ import annotations
 
 import itertools
@@ -32,7 +33,7 @@ def test_closed_forms_are_the_papers_formulas_symbolically(forms: lat.ClosedForm
     assert sp.simplify(forms.size - (n + 1) ** k) == 0
     assert sp.simplify(forms.consistent - (n + 1)) == 0
     assert sp.simplify(forms.mixed_fraction - (1 - (n + 1) ** (1 - k))) == 0
-    assert sp.simplify(forms.mixed_in_window - (2 ** k - 2)) == 0
+    assert sp.simplify(forms.mixed_in_window - (2**k - 2)) == 0
 
 
 @pytest.mark.parametrize("k", range(1, 7))
@@ -55,8 +56,11 @@ def test_meet_and_join_are_the_order_bounds(k: int, n: int) -> None:
         assert L.join(x, y) == L.lub(x, y) == tuple(map(max, x, y))
 
 
-vectors = st.integers(1, 5).flatmap(lambda k: st.tuples(
-    *(st.lists(st.integers(0, 6), min_size=k, max_size=k).map(tuple) for _ in range(3))))
+vectors = st.integers(1, 5).flatmap(
+    lambda k: st.tuples(
+        *(st.lists(st.integers(0, 6), min_size=k, max_size=k).map(tuple) for _ in range(3))
+    )
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,7 +97,7 @@ def test_diagonal_and_bounds() -> None:
 def test_crash_window(k: int) -> None:
     window = lat.crash_window(lat.EpochLattice(k, 3), 3)
     assert set(window) == set(itertools.product((2, 3), repeat=k))
-    assert sum(1 for v in window if len(set(v)) > 1) == 2 ** k - 2
+    assert sum(1 for v in window if len(set(v)) > 1) == 2**k - 2
 
 
 @pytest.mark.parametrize("args", [(0, 2), (2, -1), (True, 2), (2, 1.5), ("3", 1)])

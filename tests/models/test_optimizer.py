@@ -1,4 +1,5 @@
 """Optimizer algebra against the paper's formulas, replayed independently with exact Fractions."""
+
 from __future__ import annotations
 
 import random
@@ -16,7 +17,7 @@ S = opt.symbols()
 
 def paper_K(t: int, b1: Fraction, b2: Fraction) -> Fraction:
     """K_t = (1-b1)^2/(1-b2) * sum_{i=0}^{t-1} (b1^2/b2)^i (PAPERS.md, claim 3)."""
-    return (1 - b1) ** 2 / (1 - b2) * sum((b1 ** 2 / b2) ** i for i in range(t))
+    return (1 - b1) ** 2 / (1 - b2) * sum((b1**2 / b2) ** i for i in range(t))
 
 
 def adam_moments(gradients, b1, b2):
@@ -33,8 +34,12 @@ def test_gradient_descent_step_and_trajectory() -> None:
     theta, eta, a, b = S["theta"], S["eta"], S["a"], S["b"]
     assert sp.expand(opt.gradient_descent().update[0] - (theta - eta * (a * theta - b))) == 0
     closed = opt.gd_trajectory()
-    values = {a: sp.Rational(3, 2), b: sp.Rational(1, 3), eta: sp.Rational(1, 5),
-              sp.Symbol("theta0", real=True): sp.Rational(7, 4)}
+    values = {
+        a: sp.Rational(3, 2),
+        b: sp.Rational(1, 3),
+        eta: sp.Rational(1, 5),
+        sp.Symbol("theta0", real=True): sp.Rational(7, 4),
+    }
     x = Fraction(7, 4)
     for t in range(8):
         assert closed.subs(values).subs(S["t"], t) == sp.Rational(x.numerator, x.denominator)
@@ -54,12 +59,22 @@ def test_momentum_two_state_identity() -> None:
         theta, m = theta_new, m_new
 
 
-@pytest.mark.parametrize("b1,b2", [(Fraction(9, 10), Fraction(999, 1000)),
-                                   (Fraction(1, 2), Fraction(1, 4)), (Fraction(3, 4), Fraction(9, 16))])
+@pytest.mark.parametrize(
+    "b1,b2",
+    [
+        (Fraction(9, 10), Fraction(999, 1000)),
+        (Fraction(1, 2), Fraction(1, 4)),
+        (Fraction(3, 4), Fraction(9, 16)),
+    ],
+)
 def test_adam_K_matches_the_paper(b1: Fraction, b2: Fraction) -> None:
     for t in range(1, 7):
-        derived = opt.adam_K(t).subs({S["beta1"]: sp.Rational(b1.numerator, b1.denominator),
-                                      S["beta2"]: sp.Rational(b2.numerator, b2.denominator)})
+        derived = opt.adam_K(t).subs(
+            {
+                S["beta1"]: sp.Rational(b1.numerator, b1.denominator),
+                S["beta2"]: sp.Rational(b2.numerator, b2.denominator),
+            }
+        )
         want = paper_K(t, b1, b2)
         assert derived == sp.Rational(want.numerator, want.denominator)
 
@@ -68,7 +83,7 @@ def test_adam_bound_recurrence_and_induction_step() -> None:
     bound = opt.adam_bound()
     b1, b2 = S["beta1"], S["beta2"]
     assert sp.simplify(bound.c - (1 - b1) ** 2 / (1 - b2)) == 0
-    assert sp.simplify(bound.q - b1 ** 2 / b2) == 0
+    assert sp.simplify(bound.q - b1**2 / b2) == 0
     assert opt.adam_induction_step().residual == 0
 
 
@@ -100,9 +115,11 @@ def test_adam_bound_on_random_float_runs() -> None:
 def test_adam_counter_rescale() -> None:
     b1, b2, t = S["beta1"], S["beta2"], S["t"]
     t2 = sp.Symbol("t2", integer=True, positive=True)
-    paper = (1 - b1 ** t) / (1 - b1 ** t2) * sp.sqrt((1 - b2 ** t2) / (1 - b2 ** t))
+    paper = (1 - b1**t) / (1 - b1**t2) * sp.sqrt((1 - b2**t2) / (1 - b2**t))
     values = {b1: sp.Rational(9, 10), b2: sp.Rational(999, 1000), t: 7, t2: 3}
-    assert sp.N(opt.adam_counter_rescale().subs(values) - paper.subs(values)) == pytest.approx(0, abs=1e-12)
+    assert sp.N(opt.adam_counter_rescale().subs(values) - paper.subs(values)) == pytest.approx(
+        0, abs=1e-12
+    )
 
 
 def test_reachability_of_sgd_and_momentum() -> None:
@@ -110,10 +127,14 @@ def test_reachability_of_sgd_and_momentum() -> None:
     one, two = opt.reach(opt.momentum(), 1), opt.reach(opt.momentum(), 2)
     assert not one.everything and two.everything and opt.reach(opt.momentum(), 3).everything
     # the two gradients really reach an arbitrary target from an arbitrary start
-    values = {sp.Symbol("theta_0", real=True): sp.Rational(3), sp.Symbol("m_0", real=True): sp.Rational(-2),
-              sp.Symbol("theta_target", real=True): sp.Rational(-5, 3),
-              sp.Symbol("m_target", real=True): sp.Rational(7, 2), S["beta"]: sp.Rational(9, 10),
-              S["eta"]: sp.Rational(1, 10)}
+    values = {
+        sp.Symbol("theta_0", real=True): sp.Rational(3),
+        sp.Symbol("m_0", real=True): sp.Rational(-2),
+        sp.Symbol("theta_target", real=True): sp.Rational(-5, 3),
+        sp.Symbol("m_target", real=True): sp.Rational(7, 2),
+        S["beta"]: sp.Rational(9, 10),
+        S["eta"]: sp.Rational(1, 10),
+    }
     g1, g2 = (g.subs(values) for g in two.gradients)
     beta, eta = Fraction(9, 10), Fraction(1, 10)
     theta, m = Fraction(3), Fraction(-2)
@@ -180,4 +201,7 @@ def test_gd_mixed_state_is_off_the_trajectory() -> None:
         traj.append(path)
     restored = dict(found.restored)
     assert restored["theta_1"] == traj[1][epochs["theta_1"]]
-    assert (restored["theta_0"], restored["theta_1"]) != (traj[0][epochs["t"]], traj[1][epochs["t"]])
+    assert (restored["theta_0"], restored["theta_1"]) != (
+        traj[0][epochs["t"]],
+        traj[1][epochs["t"]],
+    )

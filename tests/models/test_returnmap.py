@@ -1,4 +1,5 @@
 """The symbolic return-map engine against the paper's formulas (computed here) and the simulator."""
+
 from __future__ import annotations
 
 import json
@@ -12,12 +13,11 @@ from pathlib import Path
 import pytest
 import sympy
 
-from fito.models.fleet.oscillators import load_fleet
 from fito.models.fleet.branches import enumerate_branches, firing_orders, gap_differences
 from fito.models.fleet.crosscheck import agrees
 from fito.models.fleet.linear import check_farkas, evaluate, f_row, to_fraction
 from fito.models.fleet.maps import determinant, eigenvalues, expanding_directions, gap_map
-from fito.models.fleet.solve import RegionSolver
+from fito.models.fleet.oscillators import load_fleet
 from fito.models.fleet.returnmap import (
     derive,
     overlapping,
@@ -26,6 +26,7 @@ from fito.models.fleet.returnmap import (
     staggered,
     symbolic_setting,
 )
+from fito.models.fleet.solve import RegionSolver
 
 ROOT = Path(__file__).parents[2]
 
@@ -61,22 +62,26 @@ def test_theorem8_constant_f_expanding_directions(N):
     assert max(values) == N - 1
 
 
-@pytest.mark.parametrize("name, N", [("staggered", 4), ("staggered_capped", 4),
-                                     ("staggered", 6), ("staggered_capped", 3)])
+@pytest.mark.parametrize(
+    "name, N",
+    [("staggered", 4), ("staggered_capped", 4), ("staggered", 6), ("staggered_capped", 3)],
+)
 def test_staggered_map_is_identity(name, N):
     fleet = model(name, jobs=str(N))
     gm = gap_map(derive(setting_from_fleet(fleet), staggered(N)))
     K = gm.K
     assert gm.is_linear
-    assert all(gm.M[i][j] == (K.one if i == j else K.zero)
-               for i in range(N - 1) for j in range(N - 1))
+    assert all(
+        gm.M[i][j] == (K.one if i == j else K.zero) for i in range(N - 1) for j in range(N - 1)
+    )
 
 
 @pytest.mark.parametrize("cap", [None, 1, 0])
 def test_staggered_identity_symbolic(cap):
     gm = gap_map(derive(symbolic_setting(3, "general", cap_floor=cap), staggered(3)))
-    assert gm.is_linear and all(gm.M[i][j] == (gm.K.one if i == j else 0)
-                                for i in range(2) for j in range(2))
+    assert gm.is_linear and all(
+        gm.M[i][j] == (gm.K.one if i == j else 0) for i in range(2) for j in range(2)
+    )
 
 
 def test_unequal_volumes_drift_derived():
@@ -95,18 +100,26 @@ def _interior_points(der, fleet, count, seed):
     points = [base]
     scale = max(max(fleet.work), max(fleet.volume))
     while len(points) < count:
-        x = tuple(max(Fraction(1, 64), b + Fraction(rng.randint(-64, 64), 256) * scale / 8)
-                  for b in base)
+        x = tuple(
+            max(Fraction(1, 64), b + Fraction(rng.randint(-64, 64), 256) * scale / 8) for b in base
+        )
         if all(evaluate(c.form, x, der.K) > 0 for c in der.constraints):
             points.append(x)
     return points
 
 
-@pytest.mark.parametrize("name, branch, N", [
-    ("overlap", overlapping, 3), ("overlap", overlapping, 5), ("pair_both", overlapping, 2),
-    ("pair_cap", overlapping, 2), ("staggered", staggered, 4), ("staggered_capped", staggered, 4),
-    ("unequal_volumes", overlapping, 2),
-])
+@pytest.mark.parametrize(
+    "name, branch, N",
+    [
+        ("overlap", overlapping, 3),
+        ("overlap", overlapping, 5),
+        ("pair_both", overlapping, 2),
+        ("pair_cap", overlapping, 2),
+        ("staggered", staggered, 4),
+        ("staggered_capped", staggered, 4),
+        ("unequal_volumes", overlapping, 2),
+    ],
+)
 def test_derived_map_agrees_with_simulator(name, branch, N):
     fleet = model(name, **({} if name.startswith(("pair", "unequal")) else {"jobs": str(N)}))
     der = derive(setting_from_fleet(fleet), branch(N))
@@ -138,8 +151,9 @@ def test_template_region_equals_enumerated_region():
             assert inside_full == inside_sparse
 
 
-@pytest.mark.parametrize("throughput, cap", [("general", None), ("linear", 1), ("general", 1),
-                                             ("general", 0)])
+@pytest.mark.parametrize(
+    "throughput, cap", [("general", None), ("linear", 1), ("general", 1), ("general", 0)]
+)
 def test_theorem4_every_two_cycle_branch_keeps_the_gap(throughput, cap):
     setting = symbolic_setting(2, throughput, cap_floor=cap)
     result = enumerate_branches(setting, cycles=2, certify=False)
@@ -183,13 +197,22 @@ def test_parse_branch_and_errors():
 
 
 def _fito(*args):
-    return subprocess.run([sys.executable, "-m", "fito", *args], capture_output=True, text=True,
-                          cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "fito", *args], capture_output=True, text=True, cwd=ROOT
+    )
 
 
 def test_cli_returnmap_overlapping_json():
-    out = _fito("returnmap", "models/overlap.toml", "--branch", "overlapping", "--jobs", "6",
-                "--format", "json")
+    out = _fito(
+        "returnmap",
+        "models/overlap.toml",
+        "--branch",
+        "overlapping",
+        "--jobs",
+        "6",
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stderr
     b = json.loads(out.stdout)["branches"][0]
     assert [Fraction(v) for v in b["eigenvalues"]] == [Fraction(6 - j, j) for j in range(1, 6)]
@@ -203,13 +226,27 @@ def test_cli_returnmap_pairwise_text():
     assert "pairwise identity (Theorem 4) holds" in out.stdout
 
 
-@pytest.mark.parametrize("args, status, fragment", [
-    (["models/overlap.toml", "--branch", "pairwise"], 2, "needs 2 jobs"),
-    (["models/overlap.toml", "--branch", "c: fire0"], 2, "section modes"),
-    (["models/pair_storage.toml", "--branch", "overlapping", "--volume", "1/100",
-      "--work", "1/100"], 0, ""),
-    (["models/staggered.toml", "--branch", "staggered", "--volume", "100"], 1, "S102"),
-])
+@pytest.mark.parametrize(
+    "args, status, fragment",
+    [
+        (["models/overlap.toml", "--branch", "pairwise"], 2, "needs 2 jobs"),
+        (["models/overlap.toml", "--branch", "c: fire0"], 2, "section modes"),
+        (
+            [
+                "models/pair_storage.toml",
+                "--branch",
+                "overlapping",
+                "--volume",
+                "1/100",
+                "--work",
+                "1/100",
+            ],
+            0,
+            "",
+        ),
+        (["models/staggered.toml", "--branch", "staggered", "--volume", "100"], 1, "S102"),
+    ],
+)
 def test_cli_returnmap_errors(args, status, fragment):
     out = _fito("returnmap", *args)
     assert out.returncode == status, out.stdout + out.stderr

@@ -4,6 +4,7 @@
 the reference model's: the control term is the running network or STOP after the crash,
 which stands for the reference's `crashed` flag (so the state count is the same number).
 """
+
 from __future__ import annotations
 
 
@@ -48,5 +49,5 @@ def spec(k: int, e: int, variant: str) -> str:
 def closed_form(k: int, e: int, variant: str) -> int:
     """The reference's closed form for the number of reachable states."""
     if variant == "2pc":
-        return 2 * sum(sum(m ** k for m in range(1, g + 2)) for g in range(e + 1))
+        return 2 * sum(sum(m**k for m in range(1, g + 2)) for g in range(e + 1))
     return 2 * sum((g + 1) ** k for g in range(e + 1))

@@ -1,6 +1,7 @@
 """The pytest plugin (entry point `pytest11`): specs under configured folders become test
 items, one per assertion plus the file's diagnostics; `-- expect:` is honoured; a failure
 shows the counterexample; nothing is collected outside the configured folders."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,7 +20,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     protocols = pytester.mkdir("protocols")
     (protocols / "naive.fito").write_text(NAIVE, encoding="utf-8")
     (protocols / "unexpected.fito").write_text(
-        NAIVE.replace("-- expect: fails in 2", ""), encoding="utf-8")
+        NAIVE.replace("-- expect: fails in 2", ""), encoding="utf-8"
+    )
     (protocols / "typo.fito").write_text("channel a\nprocess P = b -> P\n", encoding="utf-8")
     (pytester.mkdir("elsewhere") / "ignored.fito").write_text("garbage", encoding="utf-8")
     return pytester
@@ -37,8 +39,12 @@ def test_specs_become_items_and_expectations_are_honoured(project: pytest.Pytest
     result = project.runpytest(*plugin_args(), "-v")
     result.assert_outcomes(passed=7, failed=2)
     text = result.stdout.str()
-    for item in ("naive.fito::line 24 PASSED", "naive.fito::diagnostics PASSED",
-                 "unexpected.fito::line 24 FAILED", "typo.fito::diagnostics FAILED"):
+    for item in (
+        "naive.fito::line 24 PASSED",
+        "naive.fito::diagnostics PASSED",
+        "unexpected.fito::line 24 FAILED",
+        "typo.fito::diagnostics FAILED",
+    ):
         assert item in text
     assert "elsewhere" not in text
     # a failure shows the counterexample, or the diagnostic

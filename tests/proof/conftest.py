@@ -1,4 +1,5 @@
 """Shared helpers of the proof-kit tests."""
+
 from __future__ import annotations
 
 import json
@@ -44,9 +45,18 @@ def certificate(*obligations, verdict: str = "proved") -> dict:
         statement = statement_of(verdict, obs)
     except (KernelError, AttributeError, TypeError):
         statement = []
-    c = {"format": FORMAT, "id": "t.case", "title": "t", "description": "s", "model": "m",
-         "method": "test", "verdict": verdict, "statement": statement, "obligations": obs,
-         "producer": {"fito": "test"}}
+    c = {
+        "format": FORMAT,
+        "id": "t.case",
+        "title": "t",
+        "description": "s",
+        "model": "m",
+        "method": "test",
+        "verdict": verdict,
+        "statement": statement,
+        "obligations": obs,
+        "producer": {"fito": "test"},
+    }
     c["sha256"] = certificate_hash(c)
     return c
 

@@ -4,6 +4,7 @@ It shares no code with the kernel. `holds(cert)` answers: is what the certificat
 true? (Not: is it a well-formed proof.) The mutation tests require the kernel to accept a
 mutant only if `holds` says its assertions are true.
 """
+
 from __future__ import annotations
 
 import random
@@ -17,8 +18,19 @@ from oracle_kinds import NEW_KINDS
 
 _NUM = re.compile(r"-?\d+(/\d+)?\Z")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-TOP = {"format", "id", "title", "description", "model", "method", "verdict", "statement",
-       "obligations", "producer", "sha256"}
+TOP = {
+    "format",
+    "id",
+    "title",
+    "description",
+    "model",
+    "method",
+    "verdict",
+    "statement",
+    "obligations",
+    "producer",
+    "sha256",
+}
 
 
 class Bad(Exception):
@@ -44,19 +56,41 @@ def py_source(e: Any) -> str:
         return f"FN({e[1]!r}, {', '.join(py_source(a) for a in e[2:])})"
     if e[0] in ("sum", "prod"):
         body = py_source(e[4])
-        return (f"BIG({e[0]!r}, {e[1]!r}, {py_source(e[2])}, {py_source(e[3])}, "
-                f"(lambda V: {body}), V)")
+        return (
+            f"BIG({e[0]!r}, {e[1]!r}, {py_source(e[2])}, {py_source(e[3])}, (lambda V: {body}), V)"
+        )
     op, args = e[0], [py_source(a) for a in e[1:]]
-    infix = {"+": "+", "*": "*", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-             "=": "==", "!=": "!=", "and": " and ", "or": " or "}
+    infix = {
+        "+": "+",
+        "*": "*",
+        "<": "<",
+        "<=": "<=",
+        ">": ">",
+        ">=": ">=",
+        "=": "==",
+        "!=": "!=",
+        "and": " and ",
+        "or": " or ",
+    }
     if op in infix and len(args) >= (1 if op in "+*andor" else 2):
         if op in ("<", "<=", ">", ">=", "=", "!=") and len(args) != 2:
             raise Bad("arity")
         return "(" + infix[op].join(f"({a})" for a in args) + ")"
-    calls = {"-": "NEG" if len(args) == 1 else "SUB", "^": "POW", "/": "DIVF", "min": "MIN", "max": "MAX",
-             "exp": "EXP",
-             "abs": "abs", "floor": "FLOOR", "mod": "MOD", "div": "DIV", "not": "NOT",
-             "implies": "IMP", "ite": "ITE"}
+    calls = {
+        "-": "NEG" if len(args) == 1 else "SUB",
+        "^": "POW",
+        "/": "DIVF",
+        "min": "MIN",
+        "max": "MAX",
+        "exp": "EXP",
+        "abs": "abs",
+        "floor": "FLOOR",
+        "mod": "MOD",
+        "div": "DIV",
+        "not": "NOT",
+        "implies": "IMP",
+        "ite": "ITE",
+    }
     if op not in calls:
         raise Bad(f"operator {op}")
     return f"{calls[op]}({', '.join(args)})"
@@ -75,7 +109,9 @@ def _fn(name: str, *args):
     """An uninterpreted function: a fixed random positive value per argument tuple."""
     key = (name, *args)
     if key not in _FUNCTIONS:
-        _FUNCTIONS[key] = Fraction(random.Random(repr(key)).randint(1, 97), random.Random(repr(key) + "d").randint(1, 13))
+        _FUNCTIONS[key] = Fraction(
+            random.Random(repr(key)).randint(1, 97), random.Random(repr(key) + "d").randint(1, 13)
+        )
     return _FUNCTIONS[key]
 
 
@@ -98,11 +134,24 @@ def _big(op, var, lo, hi, body, env):
     return acc
 
 
-_ENV = {"FN": _fn, "EXP": _exp, "BIG": _big, "MIN": lambda *a: min(a), "MAX": lambda *a: max(a),
-        "F": Fraction, "DIVF": lambda a, b: Fraction(a) / b, "NEG": lambda a: -a, "SUB": lambda a, b: a - b, "POW": _pow,
-        "FLOOR": lambda a: Fraction(a.__floor__()), "MOD": lambda a, b: a - b * (Fraction(a) / b).__floor__(),
-        "DIV": lambda a, b: (Fraction(a) / b).__floor__(), "NOT": lambda a: not a,
-        "IMP": lambda a, b: (not a) or b, "ITE": lambda c, a, b: a if c else b}
+_ENV = {
+    "FN": _fn,
+    "EXP": _exp,
+    "BIG": _big,
+    "MIN": lambda *a: min(a),
+    "MAX": lambda *a: max(a),
+    "F": Fraction,
+    "DIVF": lambda a, b: Fraction(a) / b,
+    "NEG": lambda a: -a,
+    "SUB": lambda a, b: a - b,
+    "POW": _pow,
+    "FLOOR": lambda a: Fraction(a.__floor__()),
+    "MOD": lambda a, b: a - b * (Fraction(a) / b).__floor__(),
+    "DIV": lambda a, b: (Fraction(a) / b).__floor__(),
+    "NOT": lambda a: not a,
+    "IMP": lambda a, b: (not a) or b,
+    "ITE": lambda c, a, b: a if c else b,
+}
 
 
 def evaluator(e: Any):
@@ -135,17 +184,32 @@ def _exponent_symbols(e: Any) -> set[str]:
 
 
 # ------------------------------------------------------------ random-point identity testing
-def _points(names: set[str], naturals: set[str], rng: random.Random, n: int = 12,
-            positive: set[str] = frozenset(), integers: bool = False):
+def _points(
+    names: set[str],
+    naturals: set[str],
+    rng: random.Random,
+    n: int = 12,
+    positive: set[str] = frozenset(),
+    integers: bool = False,
+):
     for _ in range(n):
-        yield {v: Fraction(rng.randint(0, 6)) if v in naturals else
-               Fraction(rng.randint(1, 9)) if integers and v in positive else
-               Fraction(rng.randint(-6, 6)) if integers else
-               Fraction(rng.randint(1, 97), rng.randint(1, 13)) if v in positive else
-               Fraction(rng.randint(-97, 97), rng.randint(1, 13)) for v in sorted(names)}
+        yield {
+            v: Fraction(rng.randint(0, 6))
+            if v in naturals
+            else Fraction(rng.randint(1, 9))
+            if integers and v in positive
+            else Fraction(rng.randint(-6, 6))
+            if integers
+            else Fraction(rng.randint(1, 97), rng.randint(1, 13))
+            if v in positive
+            else Fraction(rng.randint(-97, 97), rng.randint(1, 13))
+            for v in sorted(names)
+        }
 
 
-def _equal_everywhere(lhs: Any, rhs: Any, nonzero: list, rng: random.Random, fixed: dict | None = None) -> bool:
+def _equal_everywhere(
+    lhs: Any, rhs: Any, nonzero: list, rng: random.Random, fixed: dict | None = None
+) -> bool:
     names = symbols_of(lhs) | symbols_of(rhs) | set().union(*(symbols_of(c) for c in nonzero))
     nat = _exponent_symbols(lhs) | _exponent_symbols(rhs)
     fl, fr, fc = evaluator(lhs), evaluator(rhs), [evaluator(c) for c in nonzero]
@@ -178,8 +242,12 @@ def _recurrence(ob: dict, rng) -> bool:
         raise Bad("start")
     closed, step, init = evaluator(ob["closed"]), evaluator(ob["step"]), evaluator(ob["initial"])
     conds = [evaluator(c) for c in ob.get("nonzero", [])]
-    names = (symbols_of(ob["closed"]) | symbols_of(ob["step"]) | symbols_of(ob["initial"])
-             | set().union(*(symbols_of(c) for c in ob.get("nonzero", [])))) - {k, prev}
+    names = (
+        symbols_of(ob["closed"])
+        | symbols_of(ob["step"])
+        | symbols_of(ob["initial"])
+        | set().union(*(symbols_of(c) for c in ob.get("nonzero", [])))
+    ) - {k, prev}
     exps = has_exp(ob["closed"]) or has_exp(ob["step"])
     for env in _points(names, set(), rng, n=6, integers=exps):
         try:
@@ -221,12 +289,23 @@ def to_z3(e: Any, env: dict) -> Any:
             return z3.RealVal(e)
         return env.setdefault(e, z3.Real(e))
     op, a = e[0], [to_z3(x, env) for x in e[1:]]
-    table = {"+": lambda: z3.Sum(*a), "*": lambda: z3.Product(*a),
-             "-": lambda: -a[0] if len(a) == 1 else a[0] - a[1], "/": lambda: a[0] / a[1],
-             "<": lambda: a[0] < a[1], "<=": lambda: a[0] <= a[1], ">": lambda: a[0] > a[1],
-             ">=": lambda: a[0] >= a[1], "=": lambda: a[0] == a[1], "!=": lambda: a[0] != a[1],
-             "and": lambda: z3.And(*a), "or": lambda: z3.Or(*a), "not": lambda: z3.Not(a[0]),
-             "implies": lambda: z3.Implies(a[0], a[1]), "ite": lambda: z3.If(*a)}
+    table = {
+        "+": lambda: z3.Sum(*a),
+        "*": lambda: z3.Product(*a),
+        "-": lambda: -a[0] if len(a) == 1 else a[0] - a[1],
+        "/": lambda: a[0] / a[1],
+        "<": lambda: a[0] < a[1],
+        "<=": lambda: a[0] <= a[1],
+        ">": lambda: a[0] > a[1],
+        ">=": lambda: a[0] >= a[1],
+        "=": lambda: a[0] == a[1],
+        "!=": lambda: a[0] != a[1],
+        "and": lambda: z3.And(*a),
+        "or": lambda: z3.Or(*a),
+        "not": lambda: z3.Not(a[0]),
+        "implies": lambda: z3.Implies(a[0], a[1]),
+        "ite": lambda: z3.If(*a),
+    }
     if op == "^" and isinstance(e[2], int):
         power = z3.Product(*([a[0]] * abs(e[2]))) if e[2] else z3.RealVal(1)
         return power if e[2] >= 0 else 1 / power
@@ -287,6 +366,7 @@ def _enumeration(ob: dict, rng) -> bool:
         a, b = evaluator(lo)(env), evaluator(hi)(env)
         for v in range(int(a), int(b) + 1):
             walk(i + 1, {**env, name: v})
+
     walk(0, {})
     return _enumeration_values(ob, envs)
 
@@ -348,7 +428,9 @@ def _matrix(ob: dict, rng) -> bool:
         checks.append(sp.Matrix([[m.det() - to_sympy(ob["det"])]]))
     if "charpoly" in ob:
         v = sp.Symbol(ob["charpoly"]["var"])
-        checks.append(sp.Matrix([[(v * sp.eye(m.rows) - m).det() - to_sympy(ob["charpoly"]["poly"])]]))
+        checks.append(
+            sp.Matrix([[(v * sp.eye(m.rows) - m).det() - to_sympy(ob["charpoly"]["poly"])]])
+        )
     if "eigenvalues" in ob:
         eig = [to_sympy(x) for x in ob["eigenvalues"]]
         if len(eig) != m.rows:
@@ -366,12 +448,19 @@ def _matrix(ob: dict, rng) -> bool:
     return True
 
 
-KINDS = {"identity": _identity, "recurrence": _recurrence, "sum_of_squares": _sum_of_squares,
-         "farkas": _farkas, "linear_valid": _linear_valid,
-         "witness": lambda ob, rng: _truth(ob) is True,
-         "counterexample": lambda ob, rng: _truth(ob) is False,
-         "enumeration": _enumeration, "matrix": _matrix, "trusted": lambda ob, rng: True,
-         **NEW_KINDS}
+KINDS = {
+    "identity": _identity,
+    "recurrence": _recurrence,
+    "sum_of_squares": _sum_of_squares,
+    "farkas": _farkas,
+    "linear_valid": _linear_valid,
+    "witness": lambda ob, rng: _truth(ob) is True,
+    "counterexample": lambda ob, rng: _truth(ob) is False,
+    "enumeration": _enumeration,
+    "matrix": _matrix,
+    "trusted": lambda ob, rng: True,
+    **NEW_KINDS,
+}
 
 
 def holds(cert: dict, limit: int | None = None) -> bool:
@@ -380,18 +469,23 @@ def holds(cert: dict, limit: int | None = None) -> bool:
     try:
         if set(cert) != TOP or cert["format"] != "fito-certificate/2":
             return False
-        if not isinstance(cert["statement"], list) or len(cert["statement"]) != len(cert["obligations"]):
+        if not isinstance(cert["statement"], list) or len(cert["statement"]) != len(
+            cert["obligations"]
+        ):
             return False
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", cert["id"]) or \
-                not re.fullmatch(r"[a-z0-9][a-z0-9_+-]*", cert["method"]):
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", cert["id"]) or not re.fullmatch(
+            r"[a-z0-9][a-z0-9_+-]*", cert["method"]
+        ):
             return False
         kinds = [ob["kind"] for ob in cert["obligations"]]
         if cert["verdict"] not in ("proved", "refuted") or not kinds:
             return False
         if cert["verdict"] == "proved" and "counterexample" in kinds:
             return False
-        if cert["verdict"] == "refuted" and (set(kinds) - {"counterexample", "witness", "farkas"}
-                                             or not {"counterexample", "witness"} & set(kinds)):
+        if cert["verdict"] == "refuted" and (
+            set(kinds) - {"counterexample", "witness", "farkas"}
+            or not {"counterexample", "witness"} & set(kinds)
+        ):
             return False
         rng = random.Random(1)
         judged = cert["obligations"]
@@ -400,5 +494,3 @@ def holds(cert: dict, limit: int | None = None) -> bool:
         return all(KINDS[ob["kind"]](ob, rng) for ob in judged)
     except (Bad, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError):
         return False
-
-

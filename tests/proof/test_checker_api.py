@@ -1,6 +1,7 @@
 """Claims reach the model checker through its public API only (fito.check.verdicts): the claims
 files and the models' engines import nothing else of fito.check or fito.semantics (the
 whole state graph, which the bilateral counts walk, is fito.check.verdicts.state_graph)."""
+
 from __future__ import annotations
 
 import ast
@@ -14,8 +15,13 @@ def checker_imports(path: Path) -> set[str]:
     """Modules of fito.check and fito.semantics the file imports (at any depth)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         found |= {n for n in names if n.startswith(("fito.check", "fito.semantics"))}
     return found
 

@@ -1,4 +1,5 @@
 """`fito prove` and `fito recheck` on the command line: tables, JSON, exit statuses, diagnostics."""
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,32 @@ def test_prove_kit_all_proved_and_rechecked(capsys, tmp_path):
     assert out.count(": accepted (") == len(ids)
     code, out, _ = run_cli(capsys, "recheck", "--strict", str(certs))
     assert code == 1
-    assert "kit.compound-interest-limit.json: rejected: obligation 1 (trusted): trusted: sympy" in out
+    assert (
+        "kit.compound-interest-limit.json: rejected: obligation 1 (trusted): trusted: sympy" in out
+    )
 
 
 def test_prove_json_shape(capsys, tmp_path):
-    code, out, _ = run_cli(capsys, "prove", str(KIT), "--format", "json", "--only", "kit.square*",
-                           "--only", "kit.triangle-region-*", "--certificates", str(tmp_path))
+    code, out, _ = run_cli(
+        capsys,
+        "prove",
+        str(KIT),
+        "--format",
+        "json",
+        "--only",
+        "kit.square*",
+        "--only",
+        "kit.triangle-region-*",
+        "--certificates",
+        str(tmp_path),
+    )
     assert code == 0
     data = json.loads(out)
     assert [c["id"] for c in data["claims"]] == [
-        "kit.square-of-sum", "kit.triangle-region-empty", "kit.triangle-region-nonempty"]
+        "kit.square-of-sum",
+        "kit.triangle-region-empty",
+        "kit.triangle-region-nonempty",
+    ]
     for c in data["claims"]:
         assert {"id", "title", "verdict", "method", "seconds", "certificate"} <= set(c)
         assert c["verdict"] == "proved" and c["certificate"].endswith(f"{c['id']}.json")
@@ -41,7 +58,9 @@ def test_prove_json_shape(capsys, tmp_path):
 
 
 def test_refuted_claims_exit_1_with_replayable_counterexamples(capsys, tmp_path):
-    code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_refuted.py"), "--certificates", str(tmp_path))
+    code, out, _ = run_cli(
+        capsys, "prove", str(DATA / "demo_refuted.py"), "--certificates", str(tmp_path)
+    )
     assert code == 1, out
     assert "3 claims: 0 proved, 3 refuted, 0 unknown" in out
     code, out, _ = run_cli(capsys, "recheck", str(tmp_path))
@@ -52,8 +71,15 @@ def test_refuted_claims_exit_1_with_replayable_counterexamples(capsys, tmp_path)
 
 def test_unknown_claims_exit_3_never_proved(capsys, tmp_path):
     (tmp_path / "demo.raises.json").write_text("stale")
-    code, out, err = run_cli(capsys, "prove", str(DATA / "demo_unknown.py"), "--certificates", str(tmp_path),
-                             "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        "prove",
+        str(DATA / "demo_unknown.py"),
+        "--certificates",
+        str(tmp_path),
+        "--format",
+        "json",
+    )
     assert code == 3
     claims = {c["id"]: c for c in json.loads(out)["claims"]}
     assert all(c["verdict"] == "unknown" and c["certificate"] is None for c in claims.values())
@@ -67,15 +93,29 @@ def test_unknown_claims_exit_3_never_proved(capsys, tmp_path):
 
 
 def test_refuted_wins_over_unknown(capsys, tmp_path):
-    code, _, _ = run_cli(capsys, "prove", str(DATA / "demo_unknown.py"), str(DATA / "demo_refuted.py"),
-                         "--no-certificates", "--only", "demo.raises", "--only", "demo.freshman-square")
+    code, _, _ = run_cli(
+        capsys,
+        "prove",
+        str(DATA / "demo_unknown.py"),
+        str(DATA / "demo_refuted.py"),
+        "--no-certificates",
+        "--only",
+        "demo.raises",
+        "--only",
+        "demo.freshman-square",
+    )
     assert code == 1
 
 
 def test_bad_claims_files_exit_2_with_diagnostic(capsys, tmp_path):
-    code, out, err = run_cli(capsys, "prove", str(DATA / "bad_import.py"), "--certificates", str(tmp_path))
+    code, out, err = run_cli(
+        capsys, "prove", str(DATA / "bad_import.py"), "--certificates", str(tmp_path)
+    )
     assert code == 2 and out == ""
-    assert "bad_import.py:3:1: error: import failed: RuntimeError: broken claims file [K003 claims-file-error]" in err
+    assert (
+        "bad_import.py:3:1: error: import failed: RuntimeError: broken claims file [K003 claims-file-error]"
+        in err
+    )
     code, _, err = run_cli(capsys, "prove", str(DATA / "duplicate_ids.py"), "--no-certificates")
     assert code == 2 and "duplicate claim id 'dup.same'" in err
     code, _, err = run_cli(capsys, "prove", str(tmp_path / "missing.py"))
@@ -97,8 +137,14 @@ def test_recheck_reports_rejected_and_unreadable(capsys, tmp_path, kit_certifica
     (tmp_path / "garbage.json").write_text("{not json")
     code, out, _ = run_cli(capsys, "recheck", str(tmp_path), "--format", "json")
     assert code == 2
-    status = {row["path"].rsplit("/", 1)[-1]: row["status"] for row in json.loads(out)["certificates"]}
-    assert status == {"edited.json": "rejected", "garbage.json": "unreadable", "good.json": "accepted"}
+    status = {
+        row["path"].rsplit("/", 1)[-1]: row["status"] for row in json.loads(out)["certificates"]
+    }
+    assert status == {
+        "edited.json": "rejected",
+        "garbage.json": "unreadable",
+        "good.json": "accepted",
+    }
     code, out, _ = run_cli(capsys, "recheck", str(tmp_path / "nope.json"))
     assert code == 2 and "unreadable: no such file" in out
     empty = tmp_path / "empty"
@@ -112,8 +158,12 @@ def test_certificates_are_deterministic(capsys, tmp_path):
     in another order with 2 jobs than with 1)."""
     a, b = tmp_path / "a", tmp_path / "b"
     for d, jobs in ((a, "1"), (b, "2")):
-        assert run_cli(capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", jobs,
-                       "--no-progress")[0] == 0
+        assert (
+            run_cli(
+                capsys, "prove", str(KIT), "--certificates", str(d), "--jobs", jobs, "--no-progress"
+            )[0]
+            == 0
+        )
     written = sorted(a.glob("*.json"))
     assert len(written) == 10
     for p in written:
@@ -123,7 +173,9 @@ def test_certificates_are_deterministic(capsys, tmp_path):
 def test_unwritable_certificate_directory_is_a_diagnostic(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, _, err = run_cli(capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker))
+    code, _, err = run_cli(
+        capsys, "prove", str(KIT), "--only", "kit.square-of-sum", "--certificates", str(blocker)
+    )
     assert code == 2 and "cannot write certificates" in err and "Traceback" not in err
 
 
@@ -133,9 +185,12 @@ def test_trivial_certificates_are_refused(capsys):
     code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates")
     assert code == 3
     assert "trivial: lhs and rhs are the same expression" in out
-    code, out, _ = run_cli(capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates", "--format", "json")
+    code, out, _ = run_cli(
+        capsys, "prove", str(DATA / "demo_trivial.py"), "--no-certificates", "--format", "json"
+    )
     claim = json.loads(out)["claims"][0]
     assert claim["verdict"] == "unknown" and "trivial" in claim["reason"]
+
 
 def test_progress_on_a_terminal(capsys, monkeypatch):
     """On a terminal, standard error shows claim n of m, the claim, its verdict and time."""

@@ -171,6 +171,7 @@ def test_function_applications_are_atoms_of_their_normalised_arguments():
             ["*", ["-", "N", j], ["fn", "f", j]],
             ["*", j, ["fn", "f", ["-", "N", j]]],
         ]
+
     ob = {
         "kind": "identity",
         "lhs": ["*", lam("j"), lam(["-", "N", "j"])],

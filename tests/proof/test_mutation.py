@@ -5,6 +5,7 @@ mutant may be accepted only if an independent judge (tests/proof/oracle.py: SymP
 Python source; no kernel code) says that what it asserts is still true, and every rejection
 of a mutated obligation must name that obligation.
 """
+
 from __future__ import annotations
 
 import copy
@@ -36,19 +37,48 @@ STAND_IN = {
     "witness": {"formula": [">", "x", 0], "assignment": {"x": 1}},
     "counterexample": {"formula": [">", "x", 0], "assignment": {"x": 0}},
     "enumeration": {"domain": [["i", 0, 1]], "aggregate": "count", "value": 2},
-    "reachability": {"system": {"vars": [["s", 0, 1]], "init": [0], "rules": [[["=", "s", 0], {"s": 1}]]},
-                     "aggregate": "set", "expr": "s", "value": [0, 1]},
+    "reachability": {
+        "system": {"vars": [["s", 0, 1]], "init": [0], "rules": [[["=", "s", 0], {"s": 1}]]},
+        "aggregate": "set",
+        "expr": "s",
+        "value": [0, 1],
+    },
     "matrix": {"matrix": [["x"]], "det": ["+", "x", 0]},
-    "range_sign": {"var": "j", "lo": 1, "hi": 2, "expr": ["*", "j", "j"], "factored": ["^", "j", 2],
-                   "sign": ">"},
-    "product_one": {"var": "j", "lo": 1, "hi": ["-", "N", 1], "integers": ["N"],
-                    "factor": ["/", ["-", "N", "j"], "j"]},
-    "interval_count": {"var": "m", "lo": 1, "hi": ["-", "N", 1], "param": "N", "from": 2,
-                       "predicate": [">", ["-", "N", "m"], "m"], "linear": ["-", "N", ["*", 2, "m"]],
-                       "factor": 1, "value": ["div", ["-", "N", 1], 2]},
+    "range_sign": {
+        "var": "j",
+        "lo": 1,
+        "hi": 2,
+        "expr": ["*", "j", "j"],
+        "factored": ["^", "j", 2],
+        "sign": ">",
+    },
+    "product_one": {
+        "var": "j",
+        "lo": 1,
+        "hi": ["-", "N", 1],
+        "integers": ["N"],
+        "factor": ["/", ["-", "N", "j"], "j"],
+    },
+    "interval_count": {
+        "var": "m",
+        "lo": 1,
+        "hi": ["-", "N", 1],
+        "param": "N",
+        "from": 2,
+        "predicate": [">", ["-", "N", "m"], "m"],
+        "linear": ["-", "N", ["*", 2, "m"]],
+        "factor": 1,
+        "value": ["div", ["-", "N", 1], 2],
+    },
     "samples": {"level": "99%", "samples": {"a": [1, 2]}, "facts": [["all_above", "a", 0]]},
-    "integral": {"var": "x", "lo": 0, "hi": 1, "integrand": ["*", 2, "x"],
-                 "antiderivative": ["^", "x", 2], "value": 1},
+    "integral": {
+        "var": "x",
+        "lo": 0,
+        "hi": 1,
+        "integrand": ["*", 2, "x"],
+        "antiderivative": ["^", "x", 2],
+        "value": 1,
+    },
     "trusted": {"tool": "t", "version": "0", "statement": "s"},
 }
 
@@ -61,7 +91,9 @@ def focus(cert: dict, index: int | None, entry: int | None = None) -> dict:
     kinds = sorted({ob["kind"] for i, ob in enumerate(cert["obligations"], 1) if i != keep})
     obligations = [cert["obligations"][keep - 1]] if keep is not None else []
     stand_ins = [{"kind": k, **STAND_IN[k]} for k in kinds]
-    statement = [cert["statement"][keep - 1]] if keep is not None and keep <= len(cert["statement"]) else []
+    statement = (
+        [cert["statement"][keep - 1]] if keep is not None and keep <= len(cert["statement"]) else []
+    )
     try:  # a flipped verdict has no statement the stand-ins establish: the kernel refuses it
         statement += statement_of(cert["verdict"], stand_ins) if stand_ins else []
     except KernelError:
@@ -71,7 +103,9 @@ def focus(cert: dict, index: int | None, entry: int | None = None) -> dict:
     return out
 
 
-def judge(name: str, cert: dict, sample: int | None = None, focused: bool = False) -> dict[str, int]:
+def judge(
+    name: str, cert: dict, sample: int | None = None, focused: bool = False
+) -> dict[str, int]:
     """Apply both mutation regimes to one certificate (all sites, or a seeded sample); assert.
 
     focused: judge a re-hashed mutant on its mutated obligation alone (the others, unchanged
@@ -104,8 +138,12 @@ def judge(name: str, cert: dict, sample: int | None = None, focused: bool = Fals
         rejected += 1
         if index is not None and m.path[-1] != "kind":
             # a mutated obligation fails its check, or establishes another statement
-            assert r.reason.startswith((f"obligation {index} (", f"statement {index} is not what "
-                                        f"obligation {index} establishes")), (name, m.description, r.reason)
+            assert r.reason.startswith(
+                (
+                    f"obligation {index} (",
+                    f"statement {index} is not what obligation {index} establishes",
+                )
+            ), (name, m.description, r.reason)
     return {"plain": len(plain), "rehashed": len(rehashed), "rejected": rejected}
 
 
@@ -117,8 +155,10 @@ def test_kit_certificates_every_mutant(kit_certificates):
         assert counts["rejected"] > 0, name  # each certificate has checkable content
         for k in totals:
             totals[k] += counts[k]
-    print(f"\nkit: {len(certs)} certificates, {totals['plain']} mutants rejected by hash, "
-          f"{totals['rejected']} of {totals['rehashed']} rehashed mutants rejected by the checks")
+    print(
+        f"\nkit: {len(certs)} certificates, {totals['plain']} mutants rejected by hash, "
+        f"{totals['rejected']} of {totals['rehashed']} rehashed mutants rejected by the checks"
+    )
     assert totals["plain"] >= 300 and totals["rejected"] >= 200
 
 
@@ -140,7 +180,10 @@ def test_targeted_false_mutations_are_rejected(kit_certificates):
     i = next(j for j, t in enumerate(rhs) if isinstance(t, list) and t[0] == "*" and 2 in t)
     bumped = [3 if v == 2 else v for v in rhs[i]]
     r = check(_mutated(sq, ("obligations", 0, "rhs", i), bumped))
-    assert r.reason == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left, 3 on the right"
+    assert (
+        r.reason
+        == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left, 3 on the right"
+    )
 
     wit = certs["kit.triangle-region-nonempty.json"]
     r = check(_mutated(wit, ("obligations", 0, "assignment", "y"), 0))  # y > 0 now false
@@ -161,7 +204,10 @@ def test_targeted_false_mutations_are_rejected(kit_certificates):
     enum = certs["kit.pairs-below-diagonal.json"]
     value = enum["obligations"][0]["value"]
     r = check(_mutated(enum, ("obligations", 0, "value"), value + 1))
-    assert r.reason == f"obligation 1 (enumeration): recomputed count is {value}, the certificate says {value + 1}"
+    assert (
+        r.reason
+        == f"obligation 1 (enumeration): recomputed count is {value}, the certificate says {value + 1}"
+    )
 
     spec = certs["kit.triangular-spectrum.json"]
     eig = spec["obligations"][0]["eigenvalues"]
@@ -187,8 +233,10 @@ def test_every_proofs_certificate_resists_mutation(proofs_certificates):
     for name, cert in certs.items():
         for k, v in judge(name, cert, sample=SAMPLE or None, focused=True).items():
             totals[k] += v
-    print(f"\nproofs/: {len(certs)} certificates, {totals['plain']} sampled mutants rejected by hash, "
-          f"{totals['rejected']} of {totals['rehashed']} sampled rehashed mutants rejected")
+    print(
+        f"\nproofs/: {len(certs)} certificates, {totals['plain']} sampled mutants rejected by hash, "
+        f"{totals['rejected']} of {totals['rehashed']} sampled rehashed mutants rejected"
+    )
 
 
 def test_mutation_counts_cli(kit_certificates, capsys):
@@ -198,4 +246,6 @@ def test_mutation_counts_cli(kit_certificates, capsys):
     last = capsys.readouterr().out.splitlines()[-1]
     counts = dict(part.rsplit(" ", 1) for part in last.split(": ", 1)[1].split(", "))
     assert counts["mutants"] == counts["hash_rejected"]
-    assert int(counts["rehashed_rejected"]) + int(counts["rehashed_accepted"]) == int(counts["rehashed"])
+    assert int(counts["rehashed_rejected"]) + int(counts["rehashed_accepted"]) == int(
+        counts["rehashed"]
+    )

@@ -1,4 +1,5 @@
 """Property tests: the kernel agrees with SymPy and Z3 on random identities, points and systems."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -21,16 +22,24 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 def _leaf():
-    return st.one_of(st.sampled_from(NAMES), st.integers(-4, 4),
-                     st.builds(lambda p, q: f"{p}/{q}", st.integers(-5, 5), st.integers(2, 5)))
+    return st.one_of(
+        st.sampled_from(NAMES),
+        st.integers(-4, 4),
+        st.builds(lambda p, q: f"{p}/{q}", st.integers(-5, 5), st.integers(2, 5)),
+    )
 
 
 def _poly():
-    return st.recursive(_leaf(), lambda kids: st.one_of(
-        st.builds(lambda a, b: ["+", a, b], kids, kids),
-        st.builds(lambda a, b: ["*", a, b], kids, kids),
-        st.builds(lambda a, b: ["-", a, b], kids, kids),
-        st.builds(lambda a, n: ["^", a, n], kids, st.integers(0, 3))), max_leaves=8)
+    return st.recursive(
+        _leaf(),
+        lambda kids: st.one_of(
+            st.builds(lambda a, b: ["+", a, b], kids, kids),
+            st.builds(lambda a, b: ["*", a, b], kids, kids),
+            st.builds(lambda a, b: ["-", a, b], kids, kids),
+            st.builds(lambda a, n: ["^", a, n], kids, st.integers(0, 3)),
+        ),
+        max_leaves=8,
+    )
 
 
 def _symbolic(*exprs) -> bool:
@@ -60,15 +69,26 @@ def test_rational_function_identity_against_sympy_cancel(a, b):
 
 
 @SETTINGS
-@given(st.recursive(_leaf(), lambda kids: st.one_of(
-    st.builds(lambda a, b: ["+", a, b], kids, kids), st.builds(lambda a, b: ["*", a, b], kids, kids),
-    st.builds(lambda a, b: ["/", a, b], kids, kids), st.builds(lambda a: ["-", a], kids),
-    st.builds(lambda a, n: ["^", a, n], kids, st.integers(-2, 3))), max_leaves=10),
-    st.tuples(*[st.fractions(min_value=-5, max_value=5, max_denominator=6)] * 3))
+@given(
+    st.recursive(
+        _leaf(),
+        lambda kids: st.one_of(
+            st.builds(lambda a, b: ["+", a, b], kids, kids),
+            st.builds(lambda a, b: ["*", a, b], kids, kids),
+            st.builds(lambda a, b: ["/", a, b], kids, kids),
+            st.builds(lambda a: ["-", a], kids),
+            st.builds(lambda a, n: ["^", a, n], kids, st.integers(-2, 3)),
+        ),
+        max_leaves=10,
+    ),
+    st.tuples(*[st.fractions(min_value=-5, max_value=5, max_denominator=6)] * 3),
+)
 def test_evaluation_agrees_with_sympy(e, point):
     env = dict(zip(NAMES, point))
     try:
-        expected = to_sympy(e).subs({sp.Symbol(k): sp.Rational(v.numerator, v.denominator) for k, v in env.items()})
+        expected = to_sympy(e).subs(
+            {sp.Symbol(k): sp.Rational(v.numerator, v.denominator) for k, v in env.items()}
+        )
     except ZeroDivisionError:
         return
     if expected.has(sp.zoo, sp.nan, sp.oo) or not expected.is_Rational:
@@ -85,9 +105,12 @@ def _linear(coeffs, const):
     return ["+", *[["*", c, v] for c, v in zip(coeffs, NAMES)], const]
 
 
-_CONSTRAINT = st.builds(lambda op, cs, k: [op, _linear(cs, k), 0], st.sampled_from(["<", "<=", "=", ">=", ">"]),
-                        st.lists(st.integers(-3, 3), min_size=3, max_size=3).filter(any),
-                        st.integers(-4, 4))
+_CONSTRAINT = st.builds(
+    lambda op, cs, k: [op, _linear(cs, k), 0],
+    st.sampled_from(["<", "<=", "=", ">=", ">"]),
+    st.lists(st.integers(-3, 3), min_size=3, max_size=3).filter(any),
+    st.integers(-4, 4),
+)
 
 
 def _z3_sat(constraints) -> bool:
@@ -107,9 +130,16 @@ def test_farkas_multipliers_exist_exactly_when_z3_says_unsat(constraints):
     assert check(_cert(*outcome.obligations, verdict=outcome.verdict)).accepted
 
 
-_FORMULA = st.recursive(_CONSTRAINT, lambda kids: st.one_of(
-    st.builds(lambda a, b: ["and", a, b], kids, kids), st.builds(lambda a, b: ["or", a, b], kids, kids),
-    st.builds(lambda a: ["not", a], kids), st.builds(lambda a, b: ["implies", a, b], kids, kids)), max_leaves=5)
+_FORMULA = st.recursive(
+    _CONSTRAINT,
+    lambda kids: st.one_of(
+        st.builds(lambda a, b: ["and", a, b], kids, kids),
+        st.builds(lambda a, b: ["or", a, b], kids, kids),
+        st.builds(lambda a: ["not", a], kids),
+        st.builds(lambda a, b: ["implies", a, b], kids, kids),
+    ),
+    max_leaves=5,
+)
 
 
 @SETTINGS
@@ -125,17 +155,30 @@ def test_linear_validity_agrees_with_z3(f):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(1, 6).flatmap(lambda n: st.lists(st.lists(st.fractions(-3, 3, max_denominator=3),
-                                                           min_size=n, max_size=n), min_size=n, max_size=n)),
-       st.booleans())
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.lists(
+            st.lists(st.fractions(-3, 3, max_denominator=3), min_size=n, max_size=n),
+            min_size=n,
+            max_size=n,
+        )
+    ),
+    st.booleans(),
+)
 def test_matrix_det_and_charpoly_agree_with_sympy(rows, symbolic):
     m = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in r] for r in rows])
-    if symbolic and m.rows <= 4:  # a symbol on the diagonal exercises the Laplace path (SymPy is slow beyond)
+    if (
+        symbolic and m.rows <= 4
+    ):  # a symbol on the diagonal exercises the Laplace path (SymPy is slow beyond)
         m[0, 0] = m[0, 0] + sp.Symbol("a")
     t = sp.Symbol("t")
     entries = [[to_expr(v) for v in m.row(i)] for i in range(m.rows)]
-    ob = {"kind": "matrix", "matrix": entries, "det": to_expr(sp.expand(m.det())),
-          "charpoly": {"var": "t", "poly": to_expr(m.charpoly(t).as_expr())}}
+    ob = {
+        "kind": "matrix",
+        "matrix": entries,
+        "det": to_expr(sp.expand(m.det())),
+        "charpoly": {"var": "t", "poly": to_expr(m.charpoly(t).as_expr())},
+    }
     assert check(_cert(ob)).accepted
     assert not check(_cert(dict(ob, det=to_expr(sp.expand(m.det()) + 1)))).accepted
     bad = dict(ob, charpoly={"var": "t", "poly": to_expr(m.charpoly(t).as_expr() + t)})

@@ -1,4 +1,5 @@
 """The kernel stands alone: `fito recheck` works with SymPy, Z3 and NumPy unimportable."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,14 @@ BLOCKER = textwrap.dedent("""
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], cwd=ROOT, check=False,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER + textwrap.dedent(code)],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_fito_recheck_cli_runs_with_solvers_blocked(kit_certificates):
@@ -52,8 +59,13 @@ def test_recheck_loads_only_the_kernel(kit_certificates):
     allowed_prefixes = ("fito.proof.kernel",)
     allowed = {"fito", "fito.cli", "fito.cli.commands", "fito.cli.commands.recheck", "fito.proof"}
     # fito.proof's public API modules load (stdlib-only at import); the check itself uses the kernel
-    api = {"fito.proof.claims", "fito.proof.convert", "fito.proof.decide", "fito.proof.lp",
-           "fito.proof.obligations"}
+    api = {
+        "fito.proof.claims",
+        "fito.proof.convert",
+        "fito.proof.decide",
+        "fito.proof.lp",
+        "fito.proof.obligations",
+    }
     stray = [m for m in modules if m not in allowed | api and not m.startswith(allowed_prefixes)]
     assert stray == []
 
@@ -87,5 +99,8 @@ def test_kernel_sources_import_nothing_outside_the_kernel():
                 names = [node.module or ""]
             for name in names:
                 top = name.split(".")[0]
-                assert top == "__future__" or top in sys.stdlib_module_names or \
-                    name.startswith("fito.proof.kernel"), f"{path.name} imports {name}"
+                assert (
+                    top == "__future__"
+                    or top in sys.stdlib_module_names
+                    or name.startswith("fito.proof.kernel")
+                ), f"{path.name} imports {name}"

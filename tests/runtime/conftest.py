@@ -1,4 +1,5 @@
 """Fixtures of the runtime tests."""
+
 from __future__ import annotations
 
 import os

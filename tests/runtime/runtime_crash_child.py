@@ -5,6 +5,7 @@ FITO_RUNTIME_KILL_AT), or as a fork server (`--serve`): for each request line
 `DIR LOG T KEEP KILL_AT FRACTION TRACE MODE` (tab-separated; MODE sync or async) on stdin
 it forks a child that runs `run_child`, waits for it and answers with its raw wait status
 on stdout."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,11 @@ VALUES = 600
 def expected_state(domain: str, epoch: int) -> dict:
     """The state of a domain at an epoch: different for every (domain, epoch)."""
     salt = DOMAINS.index(domain) * 1009 + 17
-    return {"domain": domain, "epoch": epoch,
-            "values": [(epoch * 7919 + i * 31 + salt) % 65521 for i in range(VALUES)]}
+    return {
+        "domain": domain,
+        "epoch": epoch,
+        "values": [(epoch * 7919 + i * 31 + salt) % 65521 for i in range(VALUES)],
+    }
 
 
 def log_commit(log: Path, epoch: int) -> None:
@@ -60,8 +64,16 @@ def write_epochs(root: Path, log: Path, target: int, keep: int, mode: str = "syn
     return 0
 
 
-def run_child(root: Path, log: Path, target: int, keep: int, kill_at: int, fraction: float,
-              trace: Path, mode: str) -> NoReturn:
+def run_child(
+    root: Path,
+    log: Path,
+    target: int,
+    keep: int,
+    kill_at: int,
+    fraction: float,
+    trace: Path,
+    mode: str,
+) -> NoReturn:
     """Body of a forked child: arm the kill point, record every point, write; never returns."""
     code = 0
     try:
@@ -85,8 +97,16 @@ def serve() -> int:
         root, log, target, keep, kill_at, fraction, trace, mode = line.rstrip("\n").split("\t")
         pid = os.fork()
         if pid == 0:
-            run_child(Path(root), Path(log), int(target), int(keep), int(kill_at),
-                      float(fraction), Path(trace), mode)
+            run_child(
+                Path(root),
+                Path(log),
+                int(target),
+                int(keep),
+                int(kill_at),
+                float(fraction),
+                Path(trace),
+                mode,
+            )
         print(os.waitpid(pid, 0)[1], flush=True)
     return 0
 

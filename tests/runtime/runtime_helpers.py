@@ -1,4 +1,5 @@
 """Helpers shared by the runtime tests that fork writers and trainers."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,13 @@ def child_env() -> dict[str, str]:
 def fork_server_of(child: Path, timeout: float) -> Iterator[subprocess.Popen[str]]:
     """A separate interpreter running `child --serve`: it imports once and forks one run per
     request line (see runtime_crash_child, runtime_train_child and runtime_ranks_child)."""
-    proc = subprocess.Popen([sys.executable, str(child), "--serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=child_env())
+    proc = subprocess.Popen(
+        [sys.executable, str(child), "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
     try:
         yield proc
     finally:

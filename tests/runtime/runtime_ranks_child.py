@@ -26,6 +26,7 @@ ENOSPC instead); as soon as one rank dies by a signal, SIGKILL the others (what 
 agent does), and answer with the ranks' raw wait statuses, space-separated. A rank that
 fails logs `error <message>` and exits with 98.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -70,14 +71,15 @@ def digest(params: torch.Tensor, mom: torch.Tensor) -> str:
     return hashlib.sha256(params.numpy().tobytes() + mom.numpy().tobytes()).hexdigest()
 
 
-def load_full(model: nn.Module, moms: list[torch.Tensor], params: torch.Tensor,
-              mom: torch.Tensor) -> None:
+def load_full(
+    model: nn.Module, moms: list[torch.Tensor], params: torch.Tensor, mom: torch.Tensor
+) -> None:
     offset = 0
     with torch.no_grad():
         for p, m in zip(model.parameters(), moms):
             n = p.numel()
-            p.copy_(params[offset:offset + n].reshape(p.shape))
-            m.copy_(mom[offset:offset + n].reshape(p.shape))
+            p.copy_(params[offset : offset + n].reshape(p.shape))
+            m.copy_(mom[offset : offset + n].reshape(p.shape))
             offset += n
 
 
@@ -118,12 +120,15 @@ class FitoBackend:
         self.writer = DistributedCheckpointWriter(self.root, keep=2, resume_from=start)
 
     def save(self, step: int, params: torch.Tensor, mom: torch.Tensor, committed) -> None:
-        shards = {"model": {"params": params[self.rank::self.world].clone()},
-                  "optimizer": {"momentum": mom[self.rank::self.world].clone()},
-                  "data": {"step": step, "rank": self.rank}}
+        shards = {
+            "model": {"params": params[self.rank :: self.world].clone()},
+            "optimizer": {"momentum": mom[self.rank :: self.world].clone()},
+            "data": {"step": step, "rank": self.rank},
+        }
         if self.asynchronous:
             self.writer.async_save(step, shards).add_done_callback(
-                lambda f: f.exception() is None and committed(step))
+                lambda f: f.exception() is None and committed(step)
+            )
         else:
             self.writer.save(step, shards)
             committed(step)
@@ -168,8 +173,12 @@ class DcpBackend(FitoBackend):
             committed(step)
             return
         self.close(committed)  # one async save in flight, as DCP asks
-        self.pending = (step, dcp.async_save(sd, storage_writer=self.writer, checkpoint_id=step,
-                                             process_group=self.group))
+        self.pending = (
+            step,
+            dcp.async_save(
+                sd, storage_writer=self.writer, checkpoint_id=step, process_group=self.group
+            ),
+        )
         self.pending[1].add_done_callback(lambda f: f.exception() is None and committed(step))
 
     def close(self, committed) -> None:
@@ -181,8 +190,11 @@ class DcpBackend(FitoBackend):
 
 
 def dcp_state(params: torch.Tensor, mom: torch.Tensor, step: int, rank: int) -> dict:
-    return {"model": {"params": params}, "optimizer": {"momentum": mom},
-            f"data{rank}": {"step": step, "rank": rank}}
+    return {
+        "model": {"params": params},
+        "optimizer": {"momentum": mom},
+        f"data{rank}": {"step": step, "rank": rank},
+    }
 
 
 def train_rank(root: str, log: str, steps: int, world: int, mode: str) -> int:
@@ -221,15 +233,22 @@ def run_rank(rank: int, fields: list[str]) -> NoReturn:
         torch.set_num_threads(1)
         logging.getLogger("torch.distributed.checkpoint").setLevel(logging.CRITICAL)
         if int(victim) == rank:
+
             def observe(index: int, op: str, path: str) -> None:
                 if index == int(kill_at):
                     log_line(f"{log}.{rank}", f"dying {index} {op} {path}")
+
             fail = errno.ENOSPC if mode.endswith("-enospc") else None
             faults.arm(int(kill_at), float(fraction), observe, fail=fail)
         else:
             faults.arm(0)
-        dist.init_process_group("gloo", store=dist.FileStore(store, int(world)), rank=rank,
-                                world_size=int(world), timeout=datetime.timedelta(seconds=60))
+        dist.init_process_group(
+            "gloo",
+            store=dist.FileStore(store, int(world)),
+            rank=rank,
+            world_size=int(world),
+            timeout=datetime.timedelta(seconds=60),
+        )
         code = train_rank(root, f"{log}.{rank}", int(steps), int(world), mode)
         dist.destroy_process_group()
     except BaseException as exc:  # noqa: BLE001 - report and leave at once

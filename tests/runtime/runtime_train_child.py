@@ -8,6 +8,7 @@ scheduler, RNG and data-loader position every EVERY steps (epoch = step), and ap
 and optimizer state>` to LOG. DIE_AFTER_STEP: SIGKILL itself right after that step.
 FITO_RUNTIME_KILL_AT kills it inside the writer instead. `--serve`: a fork server (below).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -67,7 +68,8 @@ def log_line(log: str, text: str, sync: bool = False) -> None:
 def digest(model, opt) -> str:
     h = hashlib.sha256()
     for t in list(model.state_dict().values()) + [
-            v for s in opt.state_dict()["state"].values() for v in s.values()]:
+        v for s in opt.state_dict()["state"].values() for v in s.values()
+    ]:
         h.update(t.detach().contiguous().numpy().tobytes())
     return h.hexdigest()
 
@@ -99,10 +101,16 @@ def train(root: str, log: str, steps: int, every: int, die_after: int | None = N
             sched.step()
             log_line(log, f"step {step} {loss.item().hex()}")
             if step % every == 0:
-                writer.save(step, {"model": model.state_dict(), "optimizer": opt.state_dict(),
-                                   "scheduler": sched.state_dict(), "rng": capture_rng(),
-                                   "data": {"pass": p, "next_batch": b + 1,
-                                            "generator": pass_state}})
+                writer.save(
+                    step,
+                    {
+                        "model": model.state_dict(),
+                        "optimizer": opt.state_dict(),
+                        "scheduler": sched.state_dict(),
+                        "rng": capture_rng(),
+                        "data": {"pass": p, "next_batch": b + 1, "generator": pass_state},
+                    },
+                )
                 log_line(log, f"commit {step}", sync=True)
             if step == die_after:
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -124,8 +132,9 @@ def serve() -> int:
                 if kill_at != "-":
                     at, _, frac = kill_at.partition(":")
                     faults.arm(int(at), float(frac or 0))
-                code = train(root, log, int(steps), int(every),
-                             None if die_after == "-" else int(die_after))
+                code = train(
+                    root, log, int(steps), int(every), None if die_after == "-" else int(die_after)
+                )
             finally:
                 os._exit(code)
         print(os.waitpid(pid, 0)[1], flush=True)

@@ -3,6 +3,7 @@ state is copied before the call returns, so training may change it in place at o
 commit happens on a background thread with the same protocol; one save is in flight at a
 time; a failure is raised by the next call and leaves nothing behind. (Kills of an
 asynchronous writer: test_sigkill.py and test_ranks.py.)"""
+
 from __future__ import annotations
 
 import errno

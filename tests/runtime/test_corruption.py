@@ -2,6 +2,7 @@
 appended bytes, deletion, stale copies from another epoch or domain. The expected outcome is
 derived from the damage alone: a restore takes the newest epoch none of whose files was
 touched, with that epoch's exact content, and reports each newer epoch's damage."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,11 @@ def state(domain: str, epoch: int) -> object:
     """Deterministic content that differs for every (domain, epoch)."""
     g = np.random.default_rng(DOMAINS.index(domain) * 100 + epoch)
     if domain in ("model", "optimizer"):
-        return {"w": g.standard_normal(400).astype(np.float32), "step": np.int64(epoch),
-                "shape": (20, 20)}
+        return {
+            "w": g.standard_normal(400).astype(np.float32),
+            "step": np.int64(epoch),
+            "shape": (20, 20),
+        }
     return {"epoch": epoch, "domain": domain, "seq": [int(x) for x in g.integers(0, 10**6, 50)]}
 
 
@@ -56,12 +60,15 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def damage(root: Path, pristine: Path, rng: random.Random,
-           done: set[tuple[int, str | None]]) -> tuple[int, str | None, str, set[str]]:
+def damage(
+    root: Path, pristine: Path, rng: random.Random, done: set[tuple[int, str | None]]
+) -> tuple[int, str | None, str, set[str]]:
     """Damage one file not damaged before; returns (epoch, domain or None for the manifest,
     kind, the reasons that may report it). Stale copies come from the pristine tree."""
+
     def pick() -> tuple[int, str | None]:
         return rng.choices(EPOCHS, RECENT_FIRST)[0], rng.choice((None,) + DOMAINS)
+
     epoch, domain = pick()
     while (epoch, domain) in done:
         epoch, domain = pick()
@@ -72,15 +79,19 @@ def damage(root: Path, pristine: Path, rng: random.Random,
         return epoch, None, kind, {"uncommitted"} if kind == "delete" else {"torn-manifest"}
     kind = rng.choice(SHARD_DAMAGE)
     in_header = _apply(root / shard_relpath(domain, epoch), pristine, kind, rng, epoch, domain)
-    reasons = {"delete": {"missing-shard"}, "stale": {"epoch-mismatch"},
-               "other-domain": {"domain-mismatch"}}.get(kind, {"hash-mismatch"})
+    reasons = {
+        "delete": {"missing-shard"},
+        "stale": {"epoch-mismatch"},
+        "other-domain": {"domain-mismatch"},
+    }.get(kind, {"hash-mismatch"})
     if in_header:
         reasons = {"hash-mismatch", "epoch-mismatch", "domain-mismatch"}
     return epoch, domain, kind, reasons
 
 
-def _apply(path: Path, pristine: Path, kind: str, rng: random.Random, epoch: int,
-           domain: str | None) -> bool:
+def _apply(
+    path: Path, pristine: Path, kind: str, rng: random.Random, epoch: int, domain: str | None
+) -> bool:
     """Damage path in place; True when the change falls inside a shard's header."""
     data = bytearray(path.read_bytes())
     if kind == "delete":
@@ -111,8 +122,9 @@ def _apply(path: Path, pristine: Path, kind: str, rng: random.Random, epoch: int
 
 
 @pytest.mark.slow
-def test_random_damage_rolls_back_to_the_newest_untouched_epoch(pristine: Path,
-                                                                tmp_path: Path) -> None:
+def test_random_damage_rolls_back_to_the_newest_untouched_epoch(
+    pristine: Path, tmp_path: Path
+) -> None:
     rng = random.Random(SEED)
     kinds: collections.Counter[str] = collections.Counter()
     outcomes: collections.Counter[str] = collections.Counter()
@@ -131,12 +143,15 @@ def test_random_damage_rolls_back_to_the_newest_untouched_epoch(pristine: Path,
         for e, d in done:  # repair from the pristine copy for the next trial
             rel = manifest_relpath(e) if d is None else shard_relpath(d, e)
             shutil.copyfile(pristine / rel, root / rel)
-    print(f"\ncorruption: {TRIALS} trials, damage {dict(sorted(kinds.items()))}; "
-          f"{dict(sorted(outcomes.items()))}")
+    print(
+        f"\ncorruption: {TRIALS} trials, damage {dict(sorted(kinds.items()))}; "
+        f"{dict(sorted(outcomes.items()))}"
+    )
 
 
-def _check(root: Path, expected: int | None,
-           damaged: dict[int, list[tuple[str | None, str, set[str]]]]) -> None:
+def _check(
+    root: Path, expected: int | None, damaged: dict[int, list[tuple[str | None, str, set[str]]]]
+) -> None:
     try:
         r = restore(root)
         got, skipped = r.epoch, r.skipped
@@ -151,9 +166,9 @@ def _check(root: Path, expected: int | None,
         _check_reasons(e, hits, [s for s in skipped if s.epoch == e])
     s = scan(root)
     assert s.restore_epoch == expected
-    assert {v.epoch: v.status for v in s.epochs if v.epoch in damaged} == \
-        {e: _expected_status(hits) for e, hits in damaged.items()} | \
-        {v.epoch: v.status for v in s.epochs if v.epoch in damaged and _ambiguous(damaged[v.epoch])}
+    assert {v.epoch: v.status for v in s.epochs if v.epoch in damaged} == {
+        e: _expected_status(hits) for e, hits in damaged.items()
+    } | {v.epoch: v.status for v in s.epochs if v.epoch in damaged and _ambiguous(damaged[v.epoch])}
     out = io.StringIO()
     with redirect_stdout(out):
         status = inspect.run(argparse.Namespace(dir=str(root), format="json"))

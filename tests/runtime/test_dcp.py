@@ -2,6 +2,7 @@
 Adam optimizer through fito's storage writer and reader. Epochs are committed manifests;
 a damaged or interrupted epoch is refused and the newest intact one loaded, never a mix;
 a value that would need pickle is refused. (Many ranks: see test_ranks.py, mode dcp.)"""
+
 from __future__ import annotations
 
 import errno
@@ -25,8 +26,7 @@ from fito.runtime.durable import DiskFull  # noqa: E402
 from fito.runtime.layout import manifest_relpath, shard_relpath  # noqa: E402
 from fito.runtime.manifest import canonical  # noqa: E402
 
-pytestmark = [pytest.mark.torch,
-              pytest.mark.filterwarnings("ignore:torch.distributed is disabled")]
+pytestmark = [pytest.mark.torch, pytest.mark.filterwarnings("ignore:torch.distributed is disabled")]
 
 
 def build() -> tuple:
@@ -108,10 +108,18 @@ def test_save_and_load_a_model_and_its_optimizer(saved, tmp_path: Path) -> None:
     assert set(body["domains"]) == {"dcp-metadata", "dcp@0"}
 
 
-@pytest.mark.parametrize("how", ["flip a tensor byte", "delete the rank's shard",
-                                 "truncate the metadata", "delete the manifest"])
-def test_a_damaged_epoch_is_refused_and_the_previous_loaded(saved, tmp_path: Path,
-                                                           how: str) -> None:
+@pytest.mark.parametrize(
+    "how",
+    [
+        "flip a tensor byte",
+        "delete the rank's shard",
+        "truncate the metadata",
+        "delete the manifest",
+    ],
+)
+def test_a_damaged_epoch_is_refused_and_the_previous_loaded(
+    saved, tmp_path: Path, how: str
+) -> None:
     src, snaps = saved
     root = tmp_path / "c"
     shutil.copytree(src, root)
@@ -162,8 +170,9 @@ def test_disk_full_during_dcp_save_leaves_the_previous_epoch(saved, tmp_path: Pa
     train_step(model, opt, 4)
     faults.arm(6, 0.5, fail=errno.ENOSPC)
     try:
-        message = failure(dcp.save, state(model, opt), storage_writer=FitoStorageWriter(root),
-                          checkpoint_id=4)
+        message = failure(
+            dcp.save, state(model, opt), storage_writer=FitoStorageWriter(root), checkpoint_id=4
+        )
     finally:
         faults.arm(0)
     assert f"{DiskFull.__name__}: disk full" in message
@@ -177,12 +186,16 @@ def test_epochs_must_grow_unless_resumed(saved, tmp_path: Path) -> None:
     shutil.copytree(src, root)
     model, opt = build()
     train_step(model, opt, 5)
-    assert "not newer" in failure(dcp.save, state(model, opt),
-                                  storage_writer=FitoStorageWriter(root), checkpoint_id=2)
+    assert "not newer" in failure(
+        dcp.save, state(model, opt), storage_writer=FitoStorageWriter(root), checkpoint_id=2
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dcp.save(state(model, opt), storage_writer=FitoStorageWriter(root, resume_from=1),
-                 checkpoint_id=2)
+        dcp.save(
+            state(model, opt),
+            storage_writer=FitoStorageWriter(root, resume_from=1),
+            checkpoint_id=2,
+        )
     assert load(root)[1] == snapshot(model, opt) and scan(root).restore_epoch == 2
     assert "no such directory" in failure(load, tmp_path / "missing")
 

@@ -1,6 +1,7 @@
 """A full disk: at every durability point of a save, an injected ENOSPC (and, where a small
 tmpfs can be mounted, a real one) makes `save` raise DiskFull saying "disk full", leaves no
 temporary file and no shard of the failed epoch, and the previous commit restores."""
+
 from __future__ import annotations
 
 import errno
@@ -20,15 +21,21 @@ DOMAINS = ("data", "model", "optimizer")
 
 
 def states(epoch: int, size: int = 64) -> dict:
-    return {"data": {"epoch": epoch}, "model": {"w": np.full(size, epoch, dtype=np.float64)},
-            "optimizer": {"m": np.arange(size) * epoch, "step": epoch}}
+    return {
+        "data": {"epoch": epoch},
+        "model": {"w": np.full(size, epoch, dtype=np.float64)},
+        "optimizer": {"m": np.arange(size) * epoch, "step": epoch},
+    }
 
 
 def leftovers(root: Path, epoch: int) -> list[str]:
     """Temporary files anywhere, and any file of epoch."""
     tag = f"e{epoch:010d}."
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                  if p.name.endswith(".tmp") or p.name.startswith(tag))
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.name.endswith(".tmp") or p.name.startswith(tag)
+    )
 
 
 def points_of(root: Path, epoch: int, state: dict) -> list[tuple[str, str]]:
@@ -50,8 +57,9 @@ def test_disk_full_at_every_point_of_a_save(tmp_path: Path) -> None:
     with CheckpointWriter(base, keep=2) as w:
         w.save(1, states(1))
     ops = points_of(base, 2, states(2))
-    committed = max(i for i, (op, path) in enumerate(ops, 1)
-                    if op == "fsync-dir" and path.endswith("commits"))
+    committed = max(
+        i for i, (op, path) in enumerate(ops, 1) if op == "fsync-dir" and path.endswith("commits")
+    )
     rng = random.Random(5)
     for at, (op, _) in enumerate(ops, 1):
         root = tmp_path / f"at{at}"
@@ -73,8 +81,7 @@ def test_disk_full_at_every_point_of_a_save(tmp_path: Path) -> None:
                 assert leftovers(root, 2) == [], (at, op)
                 w.save(2, states(2))  # the failed epoch can be saved again
         assert restore(root).epoch == 2 and not list(root.rglob("*.tmp"))
-    assert {op for op, _ in ops[:committed]} == {"create", "write", "fsync", "rename",
-                                                 "fsync-dir"}
+    assert {op for op, _ in ops[:committed]} == {"create", "write", "fsync", "rename", "fsync-dir"}
 
 
 def test_disk_full_inside_torch_save_says_so(tmp_path: Path) -> None:
@@ -103,9 +110,15 @@ def tiny_fs(tmp_path: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs, when this process may mount one (root, outside a locked container)."""
     mount = tmp_path / "tiny"
     mount.mkdir()
-    if shutil.which("mount") is None or subprocess.run(
+    if (
+        shutil.which("mount") is None
+        or subprocess.run(
             ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-            capture_output=True, check=False).returncode != 0:
+            capture_output=True,
+            check=False,
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a small tmpfs here")
     try:
         yield mount

@@ -3,6 +3,7 @@ links out of the directory, FIFOs and devices, JSON nested or sized to break a p
 numbers out of range, re-signed payloads that do not decode, unpadded and conflicting
 manifests. For each: nothing outside DIR is opened, nothing hangs or raises, the epoch is
 skipped with its reason, and `restore`, `scan` and `fito inspect` name the same epoch."""
+
 from __future__ import annotations
 
 import contextlib
@@ -94,11 +95,12 @@ def _sparse(path: Path, size: int) -> None:
 
 def _header(r: Path, body: bytes) -> None:
     data = _shard(r).read_bytes()
-    _shard(r).write_bytes(MAGIC + body + b"\n" + data[parse_header(data)[1]:])
+    _shard(r).write_bytes(MAGIC + body + b"\n" + data[parse_header(data)[1] :])
 
 
-def _resign(r: Path, change: Callable[[dict], None], epoch: int = 3,
-            name: str | None = None) -> None:
+def _resign(
+    r: Path, change: Callable[[dict], None], epoch: int = 3, name: str | None = None
+) -> None:
     """Edit a manifest and give it a valid checksum again (anyone can: it is no signature)."""
     body = json.loads(_manifest(r, epoch).read_text())
     body.pop("checksum")
@@ -109,71 +111,120 @@ def _resign(r: Path, change: Callable[[dict], None], epoch: int = 3,
 
 def _undecodable_payload(r: Path) -> None:
     data = _shard(r, "data").read_bytes()
-    forged = data[:parse_header(data)[1]] + b'{"map": {"epoch": {"unknown-tag": 1}}}'
+    forged = data[: parse_header(data)[1]] + b'{"map": {"epoch": {"unknown-tag": 1}}}'
     _shard(r, "data").write_bytes(forged)
 
     def entry(body: dict) -> None:
-        body["domains"]["data"].update(sha256=hashlib.sha256(forged).hexdigest(),
-                                       bytes=len(forged))
+        body["domains"]["data"].update(sha256=hashlib.sha256(forged).hexdigest(), bytes=len(forged))
+
     _resign(r, entry)
 
 
 def _deep_payload(r: Path) -> None:
     data = _shard(r, "data").read_bytes()
-    forged = data[:parse_header(data)[1]] + b"[" * 100_000 + b"]" * 100_000
+    forged = data[: parse_header(data)[1]] + b"[" * 100_000 + b"]" * 100_000
     _shard(r, "data").write_bytes(forged)
-    _resign(r, lambda b: b["domains"]["data"].update(
-        sha256=hashlib.sha256(forged).hexdigest(), bytes=len(forged)))
+    _resign(
+        r,
+        lambda b: b["domains"]["data"].update(
+            sha256=hashlib.sha256(forged).hexdigest(), bytes=len(forged)
+        ),
+    )
 
 
 # (name, tampering, the reason epoch 3 is refused or None, the epoch a restore takes)
 CASES: list[tuple[str, Callable[[Path], None], str | None, int | None]] = [
     ("shard linked to an identical copy outside DIR", _link_outside_copy, "not-regular", 2),
-    ("shard linked to /etc/passwd",
-     lambda r: _replace(_shard(r), lambda p: p.symlink_to("/etc/passwd")), "not-regular", 2),
-    ("shard linked to /dev/zero",
-     lambda r: _replace(_shard(r), lambda p: p.symlink_to("/dev/zero")), "not-regular", 2),
+    (
+        "shard linked to /etc/passwd",
+        lambda r: _replace(_shard(r), lambda p: p.symlink_to("/etc/passwd")),
+        "not-regular",
+        2,
+    ),
+    (
+        "shard linked to /dev/zero",
+        lambda r: _replace(_shard(r), lambda p: p.symlink_to("/dev/zero")),
+        "not-regular",
+        2,
+    ),
     ("FIFO in place of a shard", lambda r: _replace(_shard(r), os.mkfifo), "not-regular", 2),
-    ("FIFO in place of the manifest", lambda r: _replace(_manifest(r), os.mkfifo),
-     "not-regular", 2),
-    ("device node in place of a shard", lambda r: _replace(_shard(r), _device),
-     "not-regular", 2),
-    ("directory in place of a shard", lambda r: _replace(_shard(r), Path.mkdir),
-     "not-regular", 2),
-    ("manifest linked to the manifest of epoch 2",
-     lambda r: _replace(_manifest(r), lambda p: p.symlink_to(_manifest(r, 2))), "not-regular",
-     2),
+    (
+        "FIFO in place of the manifest",
+        lambda r: _replace(_manifest(r), os.mkfifo),
+        "not-regular",
+        2,
+    ),
+    ("device node in place of a shard", lambda r: _replace(_shard(r), _device), "not-regular", 2),
+    ("directory in place of a shard", lambda r: _replace(_shard(r), Path.mkdir), "not-regular", 2),
+    (
+        "manifest linked to the manifest of epoch 2",
+        lambda r: _replace(_manifest(r), lambda p: p.symlink_to(_manifest(r, 2))),
+        "not-regular",
+        2,
+    ),
     ("domain directory linked outside DIR", _link_dir_outside, "not-regular", None),
     ("commits/ linked outside DIR", _link_commits_outside, "uncommitted", None),
-    ("manifest of 100,000 nested [", lambda r: _manifest(r).write_bytes(b"[" * 100_000),
-     "torn-manifest", 2),
-    ("manifest with an epoch of 1e999",
-     lambda r: _manifest(r).write_bytes(_manifest(r).read_bytes().replace(
-         b'"epoch":3,"format"', b'"epoch":1e999,"format"')), "torn-manifest", 2),
-    ("re-signed manifest whose epoch is true", lambda r: _resign(
-        r, lambda b: b["domains"]["model"].update(epoch=True)), "torn-manifest", 2),
-    ("re-signed manifest with a negative size", lambda r: _resign(
-        r, lambda b: b["domains"]["model"].update(bytes=-1)), "torn-manifest", 2),
-    ("manifest of 17 MiB (sparse)", lambda r: _sparse(_manifest(r), 17 << 20),
-     "torn-manifest", 2),
-    ("shard header of 2,000 nested [", lambda r: _header(r, b"[" * 2000 + b"]" * 2000),
-     "hash-mismatch", 2),
-    ("shard header with an epoch of 1e999",
-     lambda r: _header(r, b'{"codec":"npz","domain":"model","epoch":1e999}'), "hash-mismatch",
-     2),
-    ("shard header with an epoch of true",
-     lambda r: _header(r, b'{"codec":"npz","domain":"model","epoch":true}'), "hash-mismatch",
-     2),
+    (
+        "manifest of 100,000 nested [",
+        lambda r: _manifest(r).write_bytes(b"[" * 100_000),
+        "torn-manifest",
+        2,
+    ),
+    (
+        "manifest with an epoch of 1e999",
+        lambda r: _manifest(r).write_bytes(
+            _manifest(r).read_bytes().replace(b'"epoch":3,"format"', b'"epoch":1e999,"format"')
+        ),
+        "torn-manifest",
+        2,
+    ),
+    (
+        "re-signed manifest whose epoch is true",
+        lambda r: _resign(r, lambda b: b["domains"]["model"].update(epoch=True)),
+        "torn-manifest",
+        2,
+    ),
+    (
+        "re-signed manifest with a negative size",
+        lambda r: _resign(r, lambda b: b["domains"]["model"].update(bytes=-1)),
+        "torn-manifest",
+        2,
+    ),
+    ("manifest of 17 MiB (sparse)", lambda r: _sparse(_manifest(r), 17 << 20), "torn-manifest", 2),
+    (
+        "shard header of 2,000 nested [",
+        lambda r: _header(r, b"[" * 2000 + b"]" * 2000),
+        "hash-mismatch",
+        2,
+    ),
+    (
+        "shard header with an epoch of 1e999",
+        lambda r: _header(r, b'{"codec":"npz","domain":"model","epoch":1e999}'),
+        "hash-mismatch",
+        2,
+    ),
+    (
+        "shard header with an epoch of true",
+        lambda r: _header(r, b'{"codec":"npz","domain":"model","epoch":true}'),
+        "hash-mismatch",
+        2,
+    ),
     ("shard of 1 TiB (sparse)", lambda r: _sparse(_shard(r), 1 << 40), "hash-mismatch", 2),
     ("re-signed payload that does not decode", _undecodable_payload, "undecodable", 2),
     ("re-signed payload of 100,000 nested [", _deep_payload, "undecodable", 2),
-    ("unpadded commits/e3.json", lambda r: _manifest(r).rename(r / "commits" / "e3.json"),
-     None, 3),
-    ("a copy of the manifest as commits/e3.json",
-     lambda r: shutil.copyfile(_manifest(r), r / "commits" / "e3.json"), None, 3),
-    ("a second, different manifest commits/e3.json",
-     lambda r: _resign(r, lambda b: b["metadata"].update(forged=True), name="e3.json"),
-     "conflicting-manifests", 2),
+    ("unpadded commits/e3.json", lambda r: _manifest(r).rename(r / "commits" / "e3.json"), None, 3),
+    (
+        "a copy of the manifest as commits/e3.json",
+        lambda r: shutil.copyfile(_manifest(r), r / "commits" / "e3.json"),
+        None,
+        3,
+    ),
+    (
+        "a second, different manifest commits/e3.json",
+        lambda r: _resign(r, lambda b: b["metadata"].update(forged=True), name="e3.json"),
+        "conflicting-manifests",
+        2,
+    ),
 ]
 
 
@@ -184,8 +235,10 @@ class Hung(BaseException):
 @contextlib.contextmanager
 def deadline(seconds: int) -> Iterator[None]:
     """Fail instead of hanging (a FIFO opened for reading blocks until a writer comes)."""
+
     def expire(*_: object) -> None:
         raise Hung(f"still running after {seconds} s")
+
     previous = signal.signal(signal.SIGALRM, expire)
     signal.alarm(seconds)
     try:
@@ -203,9 +256,9 @@ def _inspect(root: Path) -> tuple[int, dict, str]:
 
 
 @pytest.mark.parametrize("name, tamper, reason, expected", CASES, ids=[c[0] for c in CASES])
-def test_tampering_skips_to_the_newest_intact_epoch(pristine: Path, tmp_path: Path, name: str,
-                                                    tamper, reason: str | None,
-                                                    expected: int | None) -> None:
+def test_tampering_skips_to_the_newest_intact_epoch(
+    pristine: Path, tmp_path: Path, name: str, tamper, reason: str | None, expected: int | None
+) -> None:
     root = tmp_path / "ckpt"
     shutil.copytree(pristine, root, symlinks=True)
     tamper(root)
@@ -268,16 +321,23 @@ def test_writer_collects_unpadded_names_too(pristine: Path, tmp_path: Path) -> N
     with CheckpointWriter(root, keep=2) as w:
         w.save(4, {d: state(d, 4) for d in DOMAINS})
     assert sorted(p.name for p in (root / "commits").iterdir()) == [
-        Path(manifest_relpath(e)).name for e in (3, 4)]
+        Path(manifest_relpath(e)).name for e in (3, 4)
+    ]
     assert not (root / "shards" / "model" / "e1.shard").exists()
 
 
 # ---------------------------------------------------------------------------- any bytes
-_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63)
-                     | st.floats(allow_nan=False, allow_infinity=False)
-                     | st.text(max_size=8),
-                     lambda inner: st.lists(inner, max_size=4)
-                     | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def _agree(root: Path, expected: int) -> None:
@@ -286,11 +346,15 @@ def _agree(root: Path, expected: int) -> None:
     assert _inspect(root)[1]["restore"]["epoch"] == expected
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.binary(max_size=400), where=st.sampled_from(["manifest", "header", "shard"]))
-def test_any_bytes_skip_to_the_intact_epoch(pristine: Path, tmp_path_factory, data: bytes,
-                                            where: str) -> None:
+def test_any_bytes_skip_to_the_intact_epoch(
+    pristine: Path, tmp_path_factory, data: bytes, where: str
+) -> None:
     root = tmp_path_factory.mktemp("bytes") / "ckpt"
     shutil.copytree(pristine, root)
     if where == "manifest":
@@ -302,13 +366,32 @@ def test_any_bytes_skip_to_the_intact_epoch(pristine: Path, tmp_path_factory, da
     _agree(root, 2)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(field=st.sampled_from(["epoch", "format", "version", "domains", "metadata", "model",
-                              "model.epoch", "model.bytes", "model.file", "model.sha256",
-                              "model.codec"]), value=_JSON)
-def test_any_resigned_field_is_refused_or_harmless(pristine: Path, tmp_path_factory,
-                                                    field: str, value: object) -> None:
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    field=st.sampled_from(
+        [
+            "epoch",
+            "format",
+            "version",
+            "domains",
+            "metadata",
+            "model",
+            "model.epoch",
+            "model.bytes",
+            "model.file",
+            "model.sha256",
+            "model.codec",
+        ]
+    ),
+    value=_JSON,
+)
+def test_any_resigned_field_is_refused_or_harmless(
+    pristine: Path, tmp_path_factory, field: str, value: object
+) -> None:
     """A manifest re-signed with any JSON in any field: refused, or (metadata) still the
     same commit; never an exception, never another epoch's shard."""
     root = tmp_path_factory.mktemp("fields") / "ckpt"
@@ -323,6 +406,7 @@ def test_any_resigned_field_is_refused_or_harmless(pristine: Path, tmp_path_fact
                 holder, key = body["domains"]["model"], field.partition(".")[2]
         original.append(holder[key])
         holder[key] = value
+
     _resign(root, change)
     harmless = (field == "metadata" and isinstance(value, dict)) or value == original[0]
     _agree(root, 3 if harmless else 2)

@@ -1,5 +1,6 @@
 """`fito inspect DIR` (text, json, prometheus) and its exit statuses; the metrics parse as
 the Prometheus text exposition format and their values follow from the files on disk."""
+
 from __future__ import annotations
 
 import json
@@ -46,15 +47,22 @@ def test_consistent_directory(tmp_path: Path, capsys) -> None:
     assert [e["status"] for e in report["epochs"]] == ["consistent"] * 3
 
 
-@pytest.mark.parametrize("status_word, restored, how", [
-    ("torn", 2, lambda r: (r / shard_relpath("model", 3)).write_bytes(b"FITO")),
-    ("mixed", 2, lambda r: (r / shard_relpath("data", 3)).unlink()),
-    ("uncommitted", 2, lambda r: (r / manifest_relpath(3)).unlink()),
-    ("mixed", 3, lambda r: shutil.copyfile(r / shard_relpath("model", 3),
-                                           r / shard_relpath("model", 4))),
-])
-def test_newest_not_consistent_exits_1(tmp_path: Path, capsys, status_word: str,
-                                       restored: int, how) -> None:
+@pytest.mark.parametrize(
+    "status_word, restored, how",
+    [
+        ("torn", 2, lambda r: (r / shard_relpath("model", 3)).write_bytes(b"FITO")),
+        ("mixed", 2, lambda r: (r / shard_relpath("data", 3)).unlink()),
+        ("uncommitted", 2, lambda r: (r / manifest_relpath(3)).unlink()),
+        (
+            "mixed",
+            3,
+            lambda r: shutil.copyfile(r / shard_relpath("model", 3), r / shard_relpath("model", 4)),
+        ),
+    ],
+)
+def test_newest_not_consistent_exits_1(
+    tmp_path: Path, capsys, status_word: str, restored: int, how
+) -> None:
     root = make(tmp_path / "c")
     how(root)
     status, out, _ = run(capsys, str(root))
@@ -77,8 +85,11 @@ def test_older_damage_does_not_fail_the_directory(tmp_path: Path, capsys) -> Non
 def test_unreadable_or_foreign_directories_exit_2(tmp_path: Path, capsys) -> None:
     (tmp_path / "file").write_text("x")
     (tmp_path / "empty").mkdir()
-    for path, code in ((tmp_path / "nope", "C002"), (tmp_path / "file", "C002"),
-                       (tmp_path / "empty", "C201")):
+    for path, code in (
+        (tmp_path / "nope", "C002"),
+        (tmp_path / "file", "C002"),
+        (tmp_path / "empty", "C201"),
+    ):
         status, out, err = run(capsys, str(path))
         assert status == 2 and out == "" and err.count("\n") == 1 and f"[{code} " in err
     status, out, err = run(capsys, str(tmp_path / "empty"), "--format", "json")
@@ -94,16 +105,22 @@ def test_fresh_directory_has_nothing_to_restore(tmp_path: Path, capsys) -> None:
 def test_console_script(tmp_path: Path) -> None:
     root = make(tmp_path / "c")
     (root / manifest_relpath(3)).write_text("{")
-    proc = subprocess.run([sys.executable, "-m", "fito", "inspect", str(root)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fito", "inspect", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 1 and "torn-manifest" in proc.stdout
 
 
 # ---------------------------------------------------------------------------- Prometheus
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 _LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"'
-_SAMPLE = re.compile(rf"(?P<name>{_NAME})(?:\{{(?P<labels>(?:{_LABEL},?)*)\}})?"
-                     rf" (?P<value>\S+)(?: -?\d+)?")
+_SAMPLE = re.compile(
+    rf"(?P<name>{_NAME})(?:\{{(?P<labels>(?:{_LABEL},?)*)\}})?"
+    rf" (?P<value>\S+)(?: -?\d+)?"
+)
 
 
 def parse_exposition(text: str) -> dict[str, dict]:
@@ -161,13 +178,19 @@ def test_prometheus_metrics_follow_the_files(tmp_path: Path, capsys) -> None:
     assert all("help" in f and f["type"] == "gauge" for f in fams.values())
     held = {d: max(int(n[1:11]) for n in os.listdir(root / "shards" / d)) for d in DOMAINS}
     low, restore_epoch = min(held.values()), 2
-    by_domain = {name: {s["domain"]: v for s, v in fams[name]["samples"]}
-                 for name in ("fito_checkpoint_domain_epoch", "fito_checkpoint_domain_epoch_skew",
-                              "fito_checkpoint_domain_epochs_ahead_of_restore")}
+    by_domain = {
+        name: {s["domain"]: v for s, v in fams[name]["samples"]}
+        for name in (
+            "fito_checkpoint_domain_epoch",
+            "fito_checkpoint_domain_epoch_skew",
+            "fito_checkpoint_domain_epochs_ahead_of_restore",
+        )
+    }
     assert by_domain["fito_checkpoint_domain_epoch"] == held
     assert by_domain["fito_checkpoint_domain_epoch_skew"] == {d: x - low for d, x in held.items()}
-    assert by_domain["fito_checkpoint_domain_epochs_ahead_of_restore"] == \
-        {d: x - restore_epoch for d, x in held.items()}
+    assert by_domain["fito_checkpoint_domain_epochs_ahead_of_restore"] == {
+        d: x - restore_epoch for d, x in held.items()
+    }
     assert fams["fito_checkpoint_restore_epoch"]["samples"][0][1] == restore_epoch
     assert all(s["dir"] == str(root) for f in fams.values() for s, _ in f["samples"])
     epochs = {s["status"]: v for s, v in fams["fito_checkpoint_epochs"]["samples"]}
@@ -177,9 +200,15 @@ def test_prometheus_metrics_follow_the_files(tmp_path: Path, capsys) -> None:
 def test_parser_rejects_malformed_exposition() -> None:
     good = '# HELP a x\n# TYPE a gauge\na{l="v"} 1\n'
     parse_exposition(good)
-    for bad in (good[:-1], good + '# TYPE a gauge\n', good + 'a{l="v"} 2\n',
-                '# TYPE a gauge\na{l="v\nw"} 1\n', '# TYPE a gauge\na{l=v} 1\n',
-                '# TYPE a gauge\nb 1\n', '# TYPE a gauge\na one\n'):
+    for bad in (
+        good[:-1],
+        good + "# TYPE a gauge\n",
+        good + 'a{l="v"} 2\n',
+        '# TYPE a gauge\na{l="v\nw"} 1\n',
+        "# TYPE a gauge\na{l=v} 1\n",
+        "# TYPE a gauge\nb 1\n",
+        "# TYPE a gauge\na one\n",
+    ):
         with pytest.raises((AssertionError, ValueError)):
             parse_exposition(bad)
 

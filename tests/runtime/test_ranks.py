@@ -10,6 +10,7 @@ resume every rank at the same epoch and finish bit-identically to the reference.
 The suite runs KILLS kills; the full run is 200, in two commands of a few minutes each:
 `FITO_RANK_TRIALS=100 FITO_RANK_SEED=1 python -m pytest -q -s tests/runtime/test_ranks.py -k kill`
 and the same with FITO_RANK_SEED=2."""
+
 from __future__ import annotations
 
 import collections
@@ -61,8 +62,15 @@ class Launch:
         return [int(row[1]) for log in self.logs for row in log if row[0] == key]
 
 
-def launch(server: subprocess.Popen[str], root: Path, world: int, mode: str, victim: int = -1,
-           kill_at: int = 0, fraction: float = 0.0) -> Launch:
+def launch(
+    server: subprocess.Popen[str],
+    root: Path,
+    world: int,
+    mode: str,
+    victim: int = -1,
+    kill_at: int = 0,
+    fraction: float = 0.0,
+) -> Launch:
     """Run the job once (each rank's log starts empty); the victim dies at kill_at."""
     assert server.stdin is not None and server.stdout is not None
     log = Path(f"{root}.log")
@@ -75,8 +83,12 @@ def launch(server: subprocess.Popen[str], root: Path, world: int, mode: str, vic
     server.stdin.flush()
     answer = server.stdout.readline()
     assert answer, "the ranks server died"
-    logs = tuple([tuple(line.split(" ")) for line in Path(f"{log}.{r}").read_text().splitlines()]
-                 if Path(f"{log}.{r}").exists() else [] for r in range(world))
+    logs = tuple(
+        [tuple(line.split(" ")) for line in Path(f"{log}.{r}").read_text().splitlines()]
+        if Path(f"{log}.{r}").exists()
+        else []
+        for r in range(world)
+    )
     return Launch(tuple(int(s) for s in answer.split()), logs)
 
 
@@ -96,8 +108,14 @@ def full_digest(states: dict, epoch: int, world: int) -> str:
     return hashlib.sha256(b"".join(vectors)).hexdigest()
 
 
-def check_restore(root: Path, reference: dict[int, str], world: int, completed: int,
-                  started: int, dcp: bool = False) -> int:
+def check_restore(
+    root: Path,
+    reference: dict[int, str],
+    world: int,
+    completed: int,
+    started: int,
+    dcp: bool = False,
+) -> int:
     """One committed epoch, every rank's shards of it, completed <= epoch <= started."""
     try:
         epoch, digest = load_dcp(root, world) if dcp else load_fito(root, world)
@@ -127,8 +145,11 @@ def load_dcp(root: Path, world: int) -> tuple[int, str]:
     from fito.runtime.dcp import FitoStorageReader
 
     size = 6 * 5 + 5 + 5 * 2 + 2
-    sd = {"model": {"params": torch.zeros(size)}, "optimizer": {"momentum": torch.zeros(size)},
-          **{f"data{r}": {"step": -1, "rank": -1} for r in range(world)}}
+    sd = {
+        "model": {"params": torch.zeros(size)},
+        "optimizer": {"momentum": torch.zeros(size)},
+        **{f"data{r}": {"step": -1, "rank": -1} for r in range(world)},
+    }
     reader = FitoStorageReader(root)
     try:
         with warnings.catch_warnings():
@@ -144,20 +165,26 @@ def load_dcp(root: Path, world: int) -> tuple[int, str]:
     return reader.epoch, hashlib.sha256(raw).hexdigest()
 
 
-def reference_run(server: subprocess.Popen[str], tmp: Path, world: int, cache: dict,
-                  mode: str = "sync") -> tuple[dict[int, str], list[int]]:
+def reference_run(
+    server: subprocess.Popen[str], tmp: Path, world: int, cache: dict, mode: str = "sync"
+) -> tuple[dict[int, str], list[int]]:
     """The uninterrupted run: the state digest after each step, each rank's point count."""
     kind = "dcp" if mode.startswith("dcp") else "sync"
     if (world, kind) not in cache:
         run = launch(server, tmp / f"ref{world}{kind}", world, kind)
         assert run.finished, run.statuses
         digests = {int(row[1]): row[2] for row in run.logs[0] if row[0] == "state"}
-        assert all({int(row[1]): row[2] for row in log if row[0] == "state"} == digests
-                   for log in run.logs)
+        assert all(
+            {int(row[1]): row[2] for row in log if row[0] == "state"} == digests for log in run.logs
+        )
         points = [max(int(row[1]) for row in log if row[0] == "points") for log in run.logs]
         cache[world, kind] = (digests, points)
-        assert check_restore(tmp / f"ref{world}{kind}", digests, world, STEPS, STEPS,
-                             dcp=kind == "dcp") == STEPS
+        assert (
+            check_restore(
+                tmp / f"ref{world}{kind}", digests, world, STEPS, STEPS, dcp=kind == "dcp"
+            )
+            == STEPS
+        )
     return cache[world, kind]
 
 
@@ -176,16 +203,28 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
         completed = started = restored = 0
         while True:
             victim = rng.randrange(world)
-            run = launch(ranks_server, root, world, mode, victim, rng.randint(1, points[victim]),
-                         rng.random())
+            run = launch(
+                ranks_server,
+                root,
+                world,
+                mode,
+                victim,
+                rng.randint(1, points[victim]),
+                rng.random(),
+            )
             resumed = set(run.values("resumed"))
             assert resumed == {restored}, (resumed, restored)  # every rank, the same epoch
             completed = max([completed, *run.values("commit")])
             started = max([started, *run.values("saving")])
-            assert all(reference[int(row[1])] == row[2] for log in run.logs for row in log
-                       if row[0] == "state")  # the resumed training is bit-identical
-            restored = check_restore(root, reference, world, completed, started,
-                                     dcp=mode.startswith("dcp"))
+            assert all(
+                reference[int(row[1])] == row[2]
+                for log in run.logs
+                for row in log
+                if row[0] == "state"
+            )  # the resumed training is bit-identical
+            restored = check_restore(
+                root, reference, world, completed, started, dcp=mode.startswith("dcp")
+            )
             if run.finished:
                 assert restored == STEPS
                 break
@@ -194,11 +233,16 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
             assert os.WTERMSIG(run.statuses[victim]) == signal.SIGKILL
             kills += 1
             seen[f"{mode} {dying[0][2]}{' coordinator' if victim == 0 else ''}"] += 1
-            seen["restored newer than completed" if restored > completed else
-                 "restored the completed commit"] += 1
+            seen[
+                "restored newer than completed"
+                if restored > completed
+                else "restored the completed commit"
+            ] += 1
         trial += 1
-    print(f"\nranks: {kills} kills of one rank in {trial} jobs of 2 to 4 ranks: "
-          f"{dict(sorted(seen.items()))}")
+    print(
+        f"\nranks: {kills} kills of one rank in {trial} jobs of 2 to 4 ranks: "
+        f"{dict(sorted(seen.items()))}"
+    )
     ops = {k.split()[1] for k in seen if k.startswith(MODES)}
     if KILLS >= 100:  # the full run: every kind of durability point was hit
         assert ops >= {"write", "fsync", "rename", "fsync-dir"}, ops
@@ -206,14 +250,18 @@ def test_kill_one_rank_at_random_points(ram_path: Path, ranks_server) -> None:
 
 def _files_of(root: Path, epoch: int) -> list[str]:
     tag = f"e{epoch:010d}."
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                  if p.name.startswith(tag) or p.name.endswith(".tmp"))
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.name.startswith(tag) or p.name.endswith(".tmp")
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["sync-enospc", "async-enospc"])
-def test_a_full_disk_on_one_rank_fails_the_epoch_on_every_rank(tmp_path: Path, ranks_server,
-                                                               mode: str) -> None:
+def test_a_full_disk_on_one_rank_fails_the_epoch_on_every_rank(
+    tmp_path: Path, ranks_server, mode: str
+) -> None:
     world = 3
     _, points = reference_run(ranks_server, tmp_path, world, {})
     run = launch(ranks_server, tmp_path / "c", world, mode, 1, points[1] // 2, 0.5)
@@ -239,6 +287,8 @@ def test_ranks_agree_when_one_rank_holds_a_damaged_shard(tmp_path: Path, ranks_s
     assert run.finished and set(run.values("resumed")) == {STEPS - 1}  # ranks 0, 1 too
     assert all(reference[int(r[1])] == r[2] for log in run.logs for r in log if r[0] == "state")
     refused = launch(ranks_server, root, 2, "sync")  # a job of another size
-    assert all(any(r[0] == "error" and "saved by ranks [0, 1, 2]" in " ".join(r) for r in log)
-               for log in refused.logs)
+    assert all(
+        any(r[0] == "error" and "saved by ranks [0, 1, 2]" in " ".join(r) for r in log)
+        for log in refused.logs
+    )
     assert check_restore(root, reference, world, STEPS, STEPS) == STEPS

@@ -1,5 +1,6 @@
 """The writer and reader on numpy and plain Python state: layout, garbage collection,
 resume, locking, refusals, and restores that roll back past each kind of damage."""
+
 from __future__ import annotations
 
 import json
@@ -24,11 +25,18 @@ from fito.runtime.manifest import canonical
 
 
 def states(epoch: int) -> dict:
-    return {"model": {"w": np.full((3, 4), float(epoch), dtype=np.float64),
-                      "b": np.arange(epoch, dtype=np.int32)},
-            "optimizer": {"state": {0: {"m": np.ones(2) * epoch}}, "lr": 0.1 / epoch,
-                          "betas": (0.9, 0.999)},
-            "data": {"epoch": epoch, "batch": 7, "order": [3, 1, 2]}}
+    return {
+        "model": {
+            "w": np.full((3, 4), float(epoch), dtype=np.float64),
+            "b": np.arange(epoch, dtype=np.int32),
+        },
+        "optimizer": {
+            "state": {0: {"m": np.ones(2) * epoch}},
+            "lr": 0.1 / epoch,
+            "betas": (0.9, 0.999),
+        },
+        "data": {"epoch": epoch, "batch": 7, "order": [3, 1, 2]},
+    }
 
 
 def write(root: Path, epochs, keep: int = 10, make=states) -> None:
@@ -48,8 +56,14 @@ def assert_is_epoch(restored, epoch: int) -> None:
 
 
 def test_round_trip_keeps_types(tmp_path: Path) -> None:
-    value = {"t": (1, (2.5, None)), "ints": {1: "a", 2: b"\x00\xff"}, "s": np.float32(1.5),
-             "big": 2**100, "nan": float("inf"), "nested": [[np.int8(-3)], {"k": True}]}
+    value = {
+        "t": (1, (2.5, None)),
+        "ints": {1: "a", 2: b"\x00\xff"},
+        "s": np.float32(1.5),
+        "big": 2**100,
+        "nan": float("inf"),
+        "nested": [[np.int8(-3)], {"k": True}],
+    }
     write(tmp_path / "c", [1], make=lambda e: {"x": value})
     got = restore(tmp_path / "c").states["x"]
     assert got["t"] == (1, (2.5, None)) and got["ints"] == {1: "a", 2: b"\x00\xff"}
@@ -92,16 +106,19 @@ def test_one_writer_per_directory(tmp_path: Path) -> None:
     CheckpointWriter(root).close()
 
 
-@pytest.mark.parametrize("bad", [
-    lambda w: w.save(1, {"../x": 1}),
-    lambda w: w.save(1, {}),
-    lambda w: w.save(-1, {"a": 1}),
-    lambda w: w.save(1, {"a": np.array([object()])}),
-    lambda w: w.save(1, {"a": {1, 2}}),
-    lambda w: w.save(1, {"a": 1}, metadata={"x": object()}),
-    lambda w: w.save(1, {"a": 1}, codecs_by_domain={"a": "pickle"}),
-    lambda w: w.save(1, {"a": np.ones(2), "b": {1, 2}}),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda w: w.save(1, {"../x": 1}),
+        lambda w: w.save(1, {}),
+        lambda w: w.save(-1, {"a": 1}),
+        lambda w: w.save(1, {"a": np.array([object()])}),
+        lambda w: w.save(1, {"a": {1, 2}}),
+        lambda w: w.save(1, {"a": 1}, metadata={"x": object()}),
+        lambda w: w.save(1, {"a": 1}, codecs_by_domain={"a": "pickle"}),
+        lambda w: w.save(1, {"a": np.ones(2), "b": {1, 2}}),
+    ],
+)
 def test_bad_saves_are_refused_before_any_write(tmp_path: Path, bad) -> None:
     with CheckpointWriter(tmp_path / "c") as w, pytest.raises(CheckpointError):
         bad(w)
@@ -129,20 +146,29 @@ def damaged_copy(src: Path, dst: Path, how) -> Path:
     return dst
 
 
-@pytest.mark.parametrize("reason, how", [
-    ("missing-shard", lambda r: (r / shard_relpath("optimizer", 3)).unlink()),
-    ("hash-mismatch", lambda r: _truncate(r / shard_relpath("model", 3), 40)),
-    ("hash-mismatch", lambda r: _flip(r / shard_relpath("model", 3), -5)),
-    ("epoch-mismatch", lambda r: shutil.copyfile(r / shard_relpath("data", 2),
-                                                 r / shard_relpath("data", 3))),
-    ("domain-mismatch", lambda r: shutil.copyfile(r / shard_relpath("data", 3),
-                                                  r / shard_relpath("model", 3))),
-    ("torn-manifest", lambda r: _truncate(r / manifest_relpath(3), 100)),
-    ("torn-manifest", lambda r: _edit_manifest(r, 3, lambda m: m["domains"]["model"]
-                                               .update(bytes=1))),
-    ("torn-manifest", lambda r: _edit_manifest(r, 3, lambda m: m.update(version=2), True)),
-    ("uncommitted", lambda r: (r / manifest_relpath(3)).unlink()),
-])
+@pytest.mark.parametrize(
+    "reason, how",
+    [
+        ("missing-shard", lambda r: (r / shard_relpath("optimizer", 3)).unlink()),
+        ("hash-mismatch", lambda r: _truncate(r / shard_relpath("model", 3), 40)),
+        ("hash-mismatch", lambda r: _flip(r / shard_relpath("model", 3), -5)),
+        (
+            "epoch-mismatch",
+            lambda r: shutil.copyfile(r / shard_relpath("data", 2), r / shard_relpath("data", 3)),
+        ),
+        (
+            "domain-mismatch",
+            lambda r: shutil.copyfile(r / shard_relpath("data", 3), r / shard_relpath("model", 3)),
+        ),
+        ("torn-manifest", lambda r: _truncate(r / manifest_relpath(3), 100)),
+        (
+            "torn-manifest",
+            lambda r: _edit_manifest(r, 3, lambda m: m["domains"]["model"].update(bytes=1)),
+        ),
+        ("torn-manifest", lambda r: _edit_manifest(r, 3, lambda m: m.update(version=2), True)),
+        ("uncommitted", lambda r: (r / manifest_relpath(3)).unlink()),
+    ],
+)
 def test_each_damage_rolls_back_one_epoch(tmp_path: Path, reason: str, how) -> None:
     write(tmp_path / "src", [1, 2, 3])
     root = damaged_copy(tmp_path / "src", tmp_path / "c", how)

@@ -1,6 +1,7 @@
 """specs/runtime_commit.fito, model-checked: the sound protocol across ranks keeps every
 assertion, each broken one fails its own (the `-- expect:` comments), and no state space is
 trivial."""
+
 from __future__ import annotations
 
 import io
@@ -18,8 +19,11 @@ SPEC = Path(__file__).parents[2] / "specs" / "runtime_commit.fito"
 
 @pytest.mark.slow
 def test_runtime_commit_spec_meets_its_expectations() -> None:
-    expected = {n: m.group(1) for n, line in enumerate(SPEC.read_text().splitlines(), 1)
-                if (m := re.search(r"-- expect: (holds|fails)\s*$", line))}
+    expected = {
+        n: m.group(1)
+        for n, line in enumerate(SPEC.read_text().splitlines(), 1)
+        if (m := re.search(r"-- expect: (holds|fails)\s*$", line))
+    }
     out = io.StringIO()
     with redirect_stdout(out):
         status = main(["check", "--format", "json", str(SPEC)])

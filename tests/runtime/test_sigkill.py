@@ -2,6 +2,7 @@
 other directory). After every kill, a restore must give one committed epoch whose every
 domain holds exactly that epoch's content, no older than the last commit whose manifest
 rename and directory fsync had both happened."""
+
 from __future__ import annotations
 
 import collections
@@ -34,8 +35,15 @@ def fork_server() -> Iterator[subprocess.Popen[str]]:
         yield proc
 
 
-def _fork(server: subprocess.Popen[str], root: Path, log: Path, kill_at: int,
-          fraction: float, trace: Path, mode: str = "sync") -> int:
+def _fork(
+    server: subprocess.Popen[str],
+    root: Path,
+    log: Path,
+    kill_at: int,
+    fraction: float,
+    trace: Path,
+    mode: str = "sync",
+) -> int:
     """Run one writer in a child of the fork server; its raw wait status."""
     assert server.stdin is not None and server.stdout is not None
     fields = (root, log, TARGET, KEEP, kill_at, fraction, trace, mode)
@@ -114,8 +122,11 @@ def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
     at_op: collections.Counter[str] = collections.Counter()
     restored: collections.Counter[str] = collections.Counter()
     while kills < KILLS:
-        root, log, trace = (ram_path / f"t{trial}", ram_path / f"t{trial}.log",
-                            ram_path / f"t{trial}.trace")
+        root, log, trace = (
+            ram_path / f"t{trial}",
+            ram_path / f"t{trial}.log",
+            ram_path / f"t{trial}.trace",
+        )
         completed = renamed = 0
         mode = ("sync", "async")[trial % 2]
         while kills < KILLS:
@@ -139,9 +150,11 @@ def test_sigkill_at_200_random_points(ram_path: Path, fork_server) -> None:
                 check_clean_finish(root)
                 break
         trial += 1
-    print(f"\nsigkill: {kills} kills at random points of {total} in {trial} directories, "
-          f"{finishes} runs finished; killed before: {dict(sorted(at_op.items()))}; "
-          f"restored: {dict(restored)}")
+    print(
+        f"\nsigkill: {kills} kills at random points of {total} in {trial} directories, "
+        f"{finishes} runs finished; killed before: {dict(sorted(at_op.items()))}; "
+        f"restored: {dict(restored)}"
+    )
     assert kills == KILLS
     assert {k.split()[1] for k in at_op} >= {"write", "fsync", "rename", "fsync-dir", "unlink"}
     assert {k.split()[0] for k in at_op} == {"sync", "async"}
@@ -170,8 +183,12 @@ def test_external_sigkill_of_a_real_subprocess(ram_path: Path) -> None:
 def _run(root: Path, env: dict[str, str], delay: float | None) -> tuple[bool, float]:
     """Run the child; kill it `delay` seconds after its imports are done (None: never).
     Returns whether SIGKILL ended it and how long it ran after its imports."""
-    proc = subprocess.Popen([sys.executable, str(CHILD), str(root), f"{root}.log", str(TARGET),
-                             str(KEEP)], env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(CHILD), str(root), f"{root}.log", str(TARGET), str(KEEP)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
     start = time.perf_counter()
     if delay is not None:

@@ -1,6 +1,7 @@
 """PyTorch: state_dicts through the writer, and a CPU training run killed with SIGKILL that
 resumes bit-identically (same losses, same final parameters and optimizer state) as an
 uninterrupted run, RNG state and data-loader position included."""
+
 from __future__ import annotations
 
 import os
@@ -43,8 +44,10 @@ def test_state_dicts_round_trip_exactly(tmp_path: Path) -> None:
 
 
 def test_states_torch_cannot_load_safely_are_refused(tmp_path: Path) -> None:
-    with CheckpointWriter(tmp_path / "c") as w, \
-            pytest.raises(CheckpointError, match="weights_only"):
+    with (
+        CheckpointWriter(tmp_path / "c") as w,
+        pytest.raises(CheckpointError, match="weights_only"),
+    ):
         w.save(1, {"model": {"w": torch.zeros(2), "f": object()}})
 
 
@@ -66,8 +69,9 @@ def train_server() -> Iterator[subprocess.Popen[str]]:
         yield proc
 
 
-def _killed_run(server: subprocess.Popen[str], root: Path, log: Path, die_after: int | None,
-                kill_at: str | None) -> int:
+def _killed_run(
+    server: subprocess.Popen[str], root: Path, log: Path, die_after: int | None, kill_at: str | None
+) -> int:
     """Train in a child of the server that SIGKILLs itself right after step die_after, or
     that the writer's fault hook kills at point kill_at; the child's raw wait status."""
     assert server.stdin is not None and server.stdout is not None
@@ -88,8 +92,9 @@ def _steps(rows: list[tuple[str, str]]) -> dict[int, str]:
 
 
 @pytest.mark.slow
-def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, deterministic,
-                                                       train_server) -> None:
+def test_training_resumes_bit_identically_after_sigkill(
+    tmp_path: Path, deterministic, train_server
+) -> None:
     faults.arm(0)  # count the reference run's durability points from zero
     assert train(str(tmp_path / "ref"), str(tmp_path / "ref.log"), STEPS, EVERY) == 0
     ref = _parse(tmp_path / "ref.log")
@@ -97,8 +102,11 @@ def test_training_resumes_bit_identically_after_sigkill(tmp_path: Path, determin
     assert sorted(losses) == list(range(1, STEPS + 1))
     rng = random.Random(11)
     kill_at = f"{rng.randint(1, points)}:{rng.random()}"
-    cases = [("between checkpoints", 8, None), ("right after a commit", 9, None),
-             (f"inside the writer at {kill_at}", None, kill_at)]
+    cases = [
+        ("between checkpoints", 8, None),
+        ("right after a commit", 9, None),
+        (f"inside the writer at {kill_at}", None, kill_at),
+    ]
     for name, die_after, at in cases:
         root, log = tmp_path / name.replace(" ", "_"), tmp_path / f"{name}.log"
         status = _killed_run(train_server, root, log, die_after, at)
@@ -131,7 +139,7 @@ def test_torch_crc32_is_skipped_for_the_save_only(tmp_path: Path, keep_crc: bool
         w.save(1, {"model": {"w": torch.arange(1000.0)}})
     assert torch.serialization.get_crc32_options() is True
     data = (tmp_path / "c" / shard_relpath("model", 1)).read_bytes()
-    with zipfile.ZipFile(io.BytesIO(data[parse_header(data)[1]:])) as z:
+    with zipfile.ZipFile(io.BytesIO(data[parse_header(data)[1] :])) as z:
         crcs = [i.CRC for i in z.infolist() if i.file_size]
     assert crcs and all((c != 0) == keep_crc for c in crcs)
     assert torch.equal(restore(tmp_path / "c").states["model"]["w"], torch.arange(1000.0))

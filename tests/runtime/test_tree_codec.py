@@ -1,4 +1,5 @@
 """The pickle-free tree codec keeps values and types exactly, for any nesting (property)."""
+
 from __future__ import annotations
 
 import math
@@ -10,16 +11,32 @@ from hypothesis.extra import numpy as hnp
 
 from fito.runtime import tree
 
-arrays = hnp.arrays(dtype=st.sampled_from([np.float32, np.float64, np.int8, np.int64, np.uint16,
-                                           np.bool_, np.complex64]),
-                    shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))
-leaves = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
-          | st.text(max_size=8) | st.binary(max_size=8) | arrays
-          | st.sampled_from([np.float32(1.5), np.int16(-3), np.bool_(True)]))
+arrays = hnp.arrays(
+    dtype=st.sampled_from(
+        [np.float32, np.float64, np.int8, np.int64, np.uint16, np.bool_, np.complex64]
+    ),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4),
+)
+leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True)
+    | st.text(max_size=8)
+    | st.binary(max_size=8)
+    | arrays
+    | st.sampled_from([np.float32(1.5), np.int16(-3), np.bool_(True)])
+)
 keys = st.text(max_size=5) | st.integers(-5, 5)
-values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
-                      | st.tuples(inner, inner)
-                      | st.dictionaries(keys, inner, max_size=4), max_leaves=20)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(keys, inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def same(a: object, b: object) -> bool:

@@ -1,4 +1,5 @@
 """`fito types` and `fito check` on the command line: formats, spans and exit statuses."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,10 @@ def test_types_text_lists_each_diagnostic_with_caret_and_a_summary(capsys):
     assert f"{EXAMPLE}:15:11: error: " in out and "[FITO001 snap-as-conv]" in out
     assert f"{EXAMPLE}:60:11: warning: " in out and "[FITOW01 unchecked-assumption]" in out
     assert "  hint: " in out and "^" in out
-    assert out.rstrip().splitlines()[-1] == \
-        "Found 5 errors and 1 warning in 1 file (checked 8 pipelines in 1 file)"
+    assert (
+        out.rstrip().splitlines()[-1]
+        == "Found 5 errors and 1 warning in 1 file (checked 8 pipelines in 1 file)"
+    )
 
 
 def test_types_json_has_the_check_shape_and_no_assertions(capsys):
@@ -34,9 +37,14 @@ def test_types_json_has_the_check_shape_and_no_assertions(capsys):
     (entry,) = report["files"]
     assert entry["path"] == EXAMPLE and entry["assertions"] == []
     got = [(d["line"], d["column"], d["code"], d["severity"]) for d in entry["diagnostics"]]
-    assert got == [(15, 11, "FITO001", "error"), (23, 36, "FITO002", "error"),
-                   (41, 36, "FITO002", "error"), (48, 16, "FITO003", "error"),
-                   (54, 11, "FITO004", "error"), (60, 11, "FITOW01", "warning")]
+    assert got == [
+        (15, 11, "FITO001", "error"),
+        (23, 36, "FITO002", "error"),
+        (41, 36, "FITO002", "error"),
+        (48, 16, "FITO003", "error"),
+        (54, 11, "FITO004", "error"),
+        (60, 11, "FITOW01", "warning"),
+    ]
     for d in entry["diagnostics"]:
         assert {"message", "end_line", "end_column"} <= set(d)
 
@@ -47,8 +55,14 @@ def test_types_sarif_has_one_result_per_diagnostic_and_rules(capsys):
     sarif = json.loads(out)
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["FITO001", "FITO002", "FITO002", "FITO003",
-                                              "FITO004", "FITOW01"]
+    assert [r["ruleId"] for r in results] == [
+        "FITO001",
+        "FITO002",
+        "FITO002",
+        "FITO003",
+        "FITO004",
+        "FITOW01",
+    ]
     assert results[1]["locations"][0]["physicalLocation"]["region"]["startLine"] == 23
     rules = {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert rules == {"FITO001", "FITO002", "FITO003", "FITO004", "FITOW01"}
@@ -105,11 +119,13 @@ def test_check_expect_mode_agrees(capsys, path):
 def test_a_deep_pipeline_expression_is_no_crash(capsys, tmp_path):
     deep = "e" + " + 1" * 3000
     path = tmp_path / "deep.fito"
-    path.write_text(pipeline(f"""
+    path.write_text(
+        pipeline(f"""
         epoch e
         let s = snapshot(gpu) @ {deep}
         let c = converge(P, e + 3000, s)
         restore(c)
-    """))
+    """)
+    )
     code, out, _ = run(capsys, "types", str(path))
     assert code == 0, out

@@ -1,4 +1,5 @@
 """Every corpus file gives exactly the diagnostics written on its lines (`-- expect:`)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -36,15 +37,23 @@ def test_the_shared_example_gives_exactly_its_expected_codes():
     report = check_source(Source(str(path), text), CheckOptions(model_check=False))
     assert compare(report) == []
     fito_lines = sorted((d.span.line, d.code) for d in report.diagnostics)
-    wanted = sorted((line, code.strip()) for line, want in expectations(text).items()
-                    for code in want.split(","))
+    wanted = sorted(
+        (line, code.strip())
+        for line, want in expectations(text).items()
+        for code in want.split(",")
+    )
     assert fito_lines == wanted
 
 
 def _run_tool(files):
     tool = SHARED / "tools" / "expect.py"
-    return subprocess.run([sys.executable, str(tool), "--fito", f"{sys.executable} -m fito",
-                           *map(str, files)], capture_output=True, text=True, timeout=900, check=False)
+    return subprocess.run(
+        [sys.executable, str(tool), "--fito", f"{sys.executable} -m fito", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 def test_shared_expect_tool_accepts_the_example():

@@ -1,4 +1,5 @@
 """Canonical epoch facts and the cached Z3 oracle: one Z3 question per distinct question."""
+
 from __future__ import annotations
 
 import itertools
@@ -46,8 +47,12 @@ def test_division_and_remainder_round_toward_negative_infinity_in_z3(a, k):
 
 
 def _same_question_pipelines(n: int) -> str:
-    body = ["epoch e1, e2", "require e2 == e1 + 1", "let w = snapshot(gpu) @ e1",
-            "let o = snapshot(nvme) @ e2"]
+    body = [
+        "epoch e1, e2",
+        "require e2 == e1 + 1",
+        "let w = snapshot(gpu) @ e1",
+        "let o = snapshot(nvme) @ e2",
+    ]
     body += [f"let c{i} = converge(Trained, e1, w, o)" for i in range(n)]
     return pipeline("\n".join(body))
 
@@ -80,8 +85,9 @@ def test_unrelated_facts_do_not_change_the_question():
 def test_the_cache_can_be_disabled_and_answers_agree():
     text = _same_question_pipelines(5)
     cached, uncached = EpochOracle(), EpochOracle(cache=False)
-    assert [d.message for d in type_check(text, oracle=cached)] == \
-        [d.message for d in type_check(text, oracle=uncached)]
+    assert [d.message for d in type_check(text, oracle=cached)] == [
+        d.message for d in type_check(text, oracle=uncached)
+    ]
     assert uncached.stats.checks > cached.stats.checks
 
 
@@ -89,9 +95,13 @@ coef = st.integers(-3, 3)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(coef, coef, coef, st.sampled_from(["==", "<=", "<"])),
-                min_size=0, max_size=3),
-       coef, coef)
+@given(
+    st.lists(
+        st.tuples(coef, coef, coef, st.sampled_from(["==", "<=", "<"])), min_size=0, max_size=3
+    ),
+    coef,
+    coef,
+)
 def test_verdicts_agree_with_enumeration_of_small_epochs(facts, a_shift, b_scale):
     """proved / never / possible against brute force over a box of values (sound one way:
     a box model refutes `proved` or `never`; `proved` means no box model differs)."""
@@ -102,8 +112,11 @@ def test_verdicts_agree_with_enumeration_of_small_epochs(facts, a_shift, b_scale
     a, b = x.plus(Lin.lit(a_shift)), y.scale(b_scale)
     answer = EpochOracle().equality(formulas, a, b, ("x", "y"))
     holds = {"==": lambda v, r: v == r, "<=": lambda v, r: v <= r, "<": lambda v, r: v < r}
-    models = [(vx, vy) for vx, vy in itertools.product(range(-12, 13), repeat=2)
-              if all(holds[op](p * vx + q * vy, r) for p, q, r, op in facts)]
+    models = [
+        (vx, vy)
+        for vx, vy in itertools.product(range(-12, 13), repeat=2)
+        if all(holds[op](p * vx + q * vy, r) for p, q, r, op in facts)
+    ]
     differ = [m for m in models if m[0] + a_shift != b_scale * m[1]]
     meet = [m for m in models if m[0] + a_shift == b_scale * m[1]]
     if answer.status == PROVED:
@@ -117,8 +130,11 @@ def test_verdicts_agree_with_enumeration_of_small_epochs(facts, a_shift, b_scale
         wide = range(-200, 201)  # facts have coefficients and constants of at most 3
         vx = [w["x"]] if "x" in w else wide
         vy = [w["y"]] if "y" in w else wide
-        assert any(all(holds[op](p * i + q * j, r) for p, q, r, op in facts)
-                   and i + a_shift != b_scale * j for i in vx for j in vy)
+        assert any(
+            all(holds[op](p * i + q * j, r) for p, q, r, op in facts) and i + a_shift != b_scale * j
+            for i in vx
+            for j in vy
+        )
     if differ:
         assert answer.status != PROVED
     if meet:

@@ -1,4 +1,5 @@
 """Properties of the checker on generated pipelines (Hypothesis)."""
+
 from __future__ import annotations
 
 import functools
@@ -13,8 +14,11 @@ from types_helpers import type_check
 from fito.errorcodes import CODES
 from fito.types import EpochOracle
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 ORACLE = EpochOracle()  # shared: the cache makes repeated questions free
 
 
@@ -65,19 +69,37 @@ def _grammar_pipelines():
     from fito.lang.syntax.parser import grammar_text
 
     grammar = Lark(grammar_text(), parser="lalr", start="pipeline_decl")
-    words = [" e1 ", " e2 ", " gpu ", " nvme ", " s ", " c ", " P ", " snapshot ", " converge ",
-             " commit ", " assume ", " time ", " restore ", " save ", " log ", " min "]
-    return from_lark(grammar, start="pipeline_decl",
-                     explicit={"NAME": st.sampled_from(words),
-                               "INT": st.sampled_from([" 0 ", " 1 ", " 7 "])})
+    words = [
+        " e1 ",
+        " e2 ",
+        " gpu ",
+        " nvme ",
+        " s ",
+        " c ",
+        " P ",
+        " snapshot ",
+        " converge ",
+        " commit ",
+        " assume ",
+        " time ",
+        " restore ",
+        " save ",
+        " log ",
+        " min ",
+    ]
+    return from_lark(
+        grammar,
+        start="pipeline_decl",
+        explicit={"NAME": st.sampled_from(words), "INT": st.sampled_from([" 0 ", " 1 ", " 7 "])},
+    )
 
 
 @pytest.mark.slow  # generating from the grammar costs about 0.2 s per example
 @settings(SETTINGS, max_examples=30)
 @given(st.deferred(lambda: _grammar_pipelines()))
 def test_pipelines_from_the_grammar_never_crash_the_checker(generated):
-    from fito.lang.syntax.parser import parse
     from fito.lang.resolve.resolver import resolve
+    from fito.lang.syntax.parser import parse
     from fito.types import check_pipelines
 
     text = "type Dom = {gpu, host, nvme}\n" + generated

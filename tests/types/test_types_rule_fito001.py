@@ -1,4 +1,5 @@
 """FITO001: a snapshot (Snap) is used where a converged state (Conv) is required."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,10 @@ def test_snapshot_given_to_a_consumer_is_fito001_at_the_argument(consumer):
     """)
     d = only(type_check(text), "FITO001")
     assert d.severity == "error"
-    assert (d.span.line, d.span.column) == (line_of(text, f"{consumer}(s)"),
-                                            column_of(text, "s", f"{consumer}("))
+    assert (d.span.line, d.span.column) == (
+        line_of(text, f"{consumer}(s)"),
+        column_of(text, "s", f"{consumer}("),
+    )
     assert d.span.end_column == d.span.column + 1
     assert f"{consumer}(s)" in d.message and "'s'" in d.message and "Snap(gpu, t1)" in d.message
     assert "commit(P, e, gpu)" in (d.hint or "") and "converge(" in (d.hint or "")
@@ -53,8 +56,9 @@ def test_inline_snapshot_is_fito001_and_each_use_is_reported():
     """)
     diags = type_check(text)
     assert codes(diags) == ["FITO001"] * 3
-    assert sorted(d.span.line for d in diags) == [line_of(text, x) for x in
-                                                  ("deploy(", "restore(", "resume(")]
+    assert sorted(d.span.line for d in diags) == [
+        line_of(text, x) for x in ("deploy(", "restore(", "resume(")
+    ]
 
 
 def test_a_non_state_given_to_a_consumer_is_a_type_mismatch_not_fito001():

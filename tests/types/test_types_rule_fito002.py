@@ -3,6 +3,7 @@
 Witnesses come from Z3; the tests check them against the requires with an evaluator of
 their own, and cross-check "never" and "possible" by enumerating a box of small epochs.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -34,8 +35,11 @@ def _least(requires, names, a, b):
     """The counterexample the checker promises: least sum of magnitudes, then fewest negative
     values, then the smallest first-declared epoch (enumerated, not solved)."""
     found = [m for m in _box_models(requires, names) if m[a] != m[b]]
-    key = lambda m: (sum(abs(v) for v in m.values()), sum(v < 0 for v in m.values()),
-                     abs(m[names[0]]))
+    key = lambda m: (
+        sum(abs(v) for v in m.values()),
+        sum(v < 0 for v in m.values()),
+        abs(m[names[0]]),
+    )
     best = min(map(key, found))
     winners = [m for m in found if key(m) == best]
     return winners
@@ -91,15 +95,18 @@ def test_an_ordering_is_not_an_equality():
     assert any(m["lo"] == m["hi"] for m in _box_models(requires, ["lo", "hi"]))
 
 
-@pytest.mark.parametrize("facts", [
-    ["e1 <= e2", "e2 <= e1"],
-    ["e2 == e1 + 3 - 3"],
-    ["2 * e1 == 2 * e2"],
-    ["e1 - e2 >= 0 and e2 - e1 >= 0"],
-    ["not (e1 != e2)"],
-    ["e1 < e2 + 1", "e2 < e1 + 1"],
-    ["e1 == x", "x == e2"],
-])
+@pytest.mark.parametrize(
+    "facts",
+    [
+        ["e1 <= e2", "e2 <= e1"],
+        ["e2 == e1 + 3 - 3"],
+        ["2 * e1 == 2 * e2"],
+        ["e1 - e2 >= 0 and e2 - e1 >= 0"],
+        ["not (e1 != e2)"],
+        ["e1 < e2 + 1", "e2 < e1 + 1"],
+        ["e1 == x", "x == e2"],
+    ],
+)
 def test_a_proved_equality_lets_converge_through(facts):
     reqs = "\n".join(f"require {f}" for f in facts)
     text = pipeline(f"""
@@ -145,9 +152,10 @@ def test_the_shared_example_tells_never_from_not_provable():
     text = (SHARED / "examples" / "pipelines.fito").read_text()
     diags = [d for d in type_check(text) if d.code == "FITO002"]
     by_line = {d.span.line: d for d in diags}
-    assert sorted(by_line) == [line_of(text, "FITO002"),
-                               [n for n, ln in enumerate(text.splitlines(), 1)
-                                if "FITO002" in ln][1]]
+    assert sorted(by_line) == [
+        line_of(text, "FITO002"),
+        [n for n, ln in enumerate(text.splitlines(), 1) if "FITO002" in ln][1],
+    ]
     first, second = (by_line[k] for k in sorted(by_line))
     assert "can never equal e1" in first.message
     assert "not provably equal to e1" in second.message
@@ -186,7 +194,8 @@ def test_large_fact_groups_decide_like_small_ones():
     diags = type_check(text)
     assert [(d.span.line, d.code) for d in diags] == [
         (line_of(text, "converge(Trained, e0, near)"), "FITO002"),
-        (line_of(text, "converge(Trained, e0, loose)"), "FITO002")]
+        (line_of(text, "converge(Trained, e0, loose)"), "FITO002"),
+    ]
     never, possible = diags
     assert "can never equal e0" in never.message and "not provably equal" in possible.message
     requires = requires_of(text, "p")

@@ -1,4 +1,5 @@
 """FITO003: a time is asked of a converged state, which has none."""
+
 from __future__ import annotations
 
 from types_helpers import codes, column_of, line_of, only, pipeline, type_check

@@ -1,11 +1,12 @@
 """FITO004: a product of snapshots of several domains treated as one atomic snapshot."""
+
 from __future__ import annotations
 
 import pytest
 from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
-from fito.lang.syntax.parser import parse
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
 from fito.types import reveal_types
 
 
@@ -28,8 +29,10 @@ def test_restoring_a_product_is_fito004_not_fito001(consumer):
     """)
     d = only(type_check(text), "FITO004")
     assert codes(type_check(text)) == ["FITO004"]
-    assert (d.span.line, d.span.column) == (line_of(text, f"{consumer}(m)"),
-                                            column_of(text, "m", f"{consumer}("))
+    assert (d.span.line, d.span.column) == (
+        line_of(text, f"{consumer}(m)"),
+        column_of(text, "m", f"{consumer}("),
+    )
     assert "Snap(gpu, t1) x Snap(nvme, t2)" in d.message and "t1 < t2" in d.message
     assert "commit(P, e, gpu, nvme)" in (d.hint or "")
 
@@ -64,8 +67,11 @@ def test_save_and_log_accept_products():
 
 
 def test_products_of_cells_and_members_mix():
-    text = pipeline("""
+    text = pipeline(
+        """
         let m = snapshot(weights, gpu)
         restore(m)
-    """, header=DOMAINS + "domain weights: 0..3 = 0 durable\n")
+    """,
+        header=DOMAINS + "domain weights: 0..3 = 0 durable\n",
+    )
     assert codes(type_check(text)) == ["FITO004"]

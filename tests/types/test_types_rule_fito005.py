@@ -1,4 +1,5 @@
 """FITO005: contradictory requires (no epochs satisfy them together)."""
+
 from __future__ import annotations
 
 from types_helpers import codes, line_of, only, pipeline, type_check

@@ -1,4 +1,5 @@
 """FITO006: a snapshot without epoch metadata cannot be converged."""
+
 from __future__ import annotations
 
 from types_helpers import SHARED, codes, column_of, line_of, only, pipeline, type_check

@@ -1,4 +1,5 @@
 """FITO007: Z3 answers unknown (a timeout, a resource limit): reported, never accepted."""
+
 from __future__ import annotations
 
 from types_helpers import codes, only, pipeline, type_check

@@ -1,4 +1,5 @@
 """FITOW01: an unchecked convergence assumption (a warning; the cast is allowed)."""
+
 from __future__ import annotations
 
 from types_helpers import codes, line_of, only, pipeline, type_check
@@ -18,7 +19,7 @@ def test_assume_is_a_warning_spanning_the_call_and_gives_a_conv():
     assert d.severity == "warning"
     line = text.splitlines()[d.span.line - 1]
     assert d.span.line == line_of(text, "assume(")
-    assert line[d.span.column - 1:d.span.end_column - 1] == "assume(Trained, e, s)"
+    assert line[d.span.column - 1 : d.span.end_column - 1] == "assume(Trained, e, s)"
     assert "Conv(Trained, e)" in d.message and "Snap(gpu, t1)" in d.notes[0]
     assert "converge(Trained, e" in (d.hint or "") and "commit(Trained, e, gpu)" in (d.hint or "")
 

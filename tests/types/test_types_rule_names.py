@@ -1,4 +1,5 @@
 """Names in pipelines: R001 undefined, R002 duplicate, R003 arity, R004 wrong kind."""
+
 from __future__ import annotations
 
 import pytest
@@ -41,36 +42,52 @@ def test_unknown_operations_are_r001_with_a_suggestion():
     assert "restore" in (d.hint or "")
 
 
-@pytest.mark.parametrize("body,clash", [
-    ("epoch e\nepoch e", "an epoch"),
-    ("let s = snapshot(gpu)\nlet s = snapshot(host)", "a let-bound variable"),
-    ("epoch gpu", "an enumeration member"),
-    ("let Dom = 1", "a type"),
-    ("epoch p", "a pipeline"),
-])
+@pytest.mark.parametrize(
+    "body,clash",
+    [
+        ("epoch e\nepoch e", "an epoch"),
+        ("let s = snapshot(gpu)\nlet s = snapshot(host)", "a let-bound variable"),
+        ("epoch gpu", "an enumeration member"),
+        ("let Dom = 1", "a type"),
+        ("epoch p", "a pipeline"),
+    ],
+)
 def test_one_environment_no_redeclaration(body, clash):
     d = only(type_check(pipeline(body)), "R002")
     assert clash in d.message
 
 
 def test_locals_are_per_pipeline():
-    text = pipeline("let s = snapshot(gpu)", name="one") + \
-        pipeline("let s = snapshot(host)", header="", name="two")
+    text = pipeline("let s = snapshot(gpu)", name="one") + pipeline(
+        "let s = snapshot(host)", header="", name="two"
+    )
     assert type_check(text) == []
 
 
-@pytest.mark.parametrize("stmt", [
-    "let c = converge(Trained, 0)", "let c = commit(Trained, 0)", "let c = assume(Trained, 0)",
-    "let s = snapshot()", "let t = time()", "restore()", "save(snapshot(gpu))", "log()",
-    "let x = min(1)",
-])
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "let c = converge(Trained, 0)",
+        "let c = commit(Trained, 0)",
+        "let c = assume(Trained, 0)",
+        "let s = snapshot()",
+        "let t = time()",
+        "restore()",
+        "save(snapshot(gpu))",
+        "log()",
+        "let x = min(1)",
+    ],
+)
 def test_wrong_arity_is_r003(stmt):
     assert codes(type_check(pipeline(stmt))) == ["R003"]
 
 
 @pytest.mark.parametrize("expr", ["gpu", "weights", "Worker", "weights[1]"])
 def test_domains_and_processes_are_not_values_r004(expr):
-    header = DOMAINS + "domain weights: 0..3 = 0 durable\nchannel step\nprocess Worker = step -> Worker\n"
+    header = (
+        DOMAINS
+        + "domain weights: 0..3 = 0 durable\nchannel step\nprocess Worker = step -> Worker\n"
+    )
     assert codes(type_check(pipeline(f"log({expr})", header=header))) == ["R004"]
 
 
@@ -85,11 +102,14 @@ def test_a_protocol_is_a_free_name_but_not_a_local_value():
 
 def test_constants_are_integers_in_pipelines():
     header = DOMAINS + "const K = 3\n"
-    text = pipeline("""
+    text = pipeline(
+        """
         epoch e
         require e == K
         let a = snapshot(gpu) @ 3
         let b = snapshot(host) @ e
         restore(converge(Trained, K, a, b))
-    """, header=header)
+    """,
+        header=header,
+    )
     assert type_check(text) == []

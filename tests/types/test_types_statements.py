@@ -1,10 +1,11 @@
 """The typing rule of every pipeline statement (docs/types.md), observed through reveal_types."""
+
 from __future__ import annotations
 
 from types_helpers import codes, pipeline, type_check
 
-from fito.lang.syntax.parser import parse
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
 from fito.types import reveal_types
 
 
@@ -60,8 +61,11 @@ def test_converge_commit_and_assume_give_conv():
         let b = commit(TwoPhase, e + 1, gpu, nvme)
         let c = assume(Other, e, s)
     """)
-    assert (got["a"], got["b"], got["c"]) == ("Conv(TwoPhase, e)", "Conv(TwoPhase, e + 1)",
-                                              "Conv(Other, e)")
+    assert (got["a"], got["b"], got["c"]) == (
+        "Conv(TwoPhase, e)",
+        "Conv(TwoPhase, e + 1)",
+        "Conv(Other, e)",
+    )
 
 
 def test_time_gives_a_time():

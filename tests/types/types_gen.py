@@ -1,4 +1,5 @@
 """Hypothesis strategies for pipelines: statements with the names they define and use."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -79,13 +80,15 @@ def statements(draw, lets=LETS, fresh: str | None = None) -> Stmt:
         return Stmt(f"require {f}", frozenset(), uf)
     if kind == 2:
         at = f" @ {t}" if draw(st.booleans()) else ""
-        return Stmt(f"let {v} = snapshot({', '.join(doms)}){at}", frozenset({v}),
-                    ut if at else frozenset())
+        return Stmt(
+            f"let {v} = snapshot({', '.join(doms)}){at}", frozenset({v}), ut if at else frozenset()
+        )
     if kind == 3:
         return Stmt(f"let {v} = commit({p}, {t}, {', '.join(doms)})", frozenset({v}), ut)
     if kind in (4, 5):
-        return Stmt(f"let {v} = converge({p}, {t}, {', '.join(src)})", frozenset({v}),
-                    ut | frozenset(src))
+        return Stmt(
+            f"let {v} = converge({p}, {t}, {', '.join(src)})", frozenset({v}), ut | frozenset(src)
+        )
     if kind == 6:
         return Stmt(f"let {v} = assume({p}, {t}, {src[0]})", frozenset({v}), ut | {src[0]})
     if kind == 7:
@@ -103,8 +106,9 @@ def pipelines(draw, max_size: int = 14) -> list[Stmt]:
     """Mostly meaningful pipelines: epochs first (usually), inputs mostly defined earlier."""
     out: list[Stmt] = []
     if draw(st.integers(0, 4)):
-        out.append(Stmt("epoch " + ", ".join(_ep(e) for e in EPOCHS), frozenset(EPOCHS),
-                        frozenset()))
+        out.append(
+            Stmt("epoch " + ", ".join(_ep(e) for e in EPOCHS), frozenset(EPOCHS), frozenset())
+        )
     defined: list[str] = []
     for i in range(draw(st.integers(1, max_size))):
         s = draw(statements(tuple(defined), fresh=f"w{i}"))
@@ -131,8 +135,9 @@ def independent(a: Stmt, b: Stmt) -> bool:
 @st.composite
 def committed_pipelines(draw) -> list[Stmt]:
     """Well-typed pipelines in which every converge combines commits of its own epoch."""
-    out: list[Stmt] = [Stmt("epoch " + ", ".join(_ep(e) for e in EPOCHS), frozenset(EPOCHS),
-                            frozenset())]
+    out: list[Stmt] = [
+        Stmt("epoch " + ", ".join(_ep(e) for e in EPOCHS), frozenset(EPOCHS), frozenset())
+    ]
     convs: dict[str, list[str]] = {}  # epoch -> Conv names of that epoch
     snaps: list[str] = []
     for i in range(draw(st.integers(1, 14))):
@@ -142,13 +147,23 @@ def committed_pipelines(draw) -> list[Stmt]:
         kind = draw(st.integers(0, 5))
         if kind == 0 or not convs.get(e):
             doms = draw(st.lists(st.sampled_from(DOMAINS), min_size=1, max_size=3))
-            out.append(Stmt(f"let {v} = commit({p}, {_ep(e)}, {', '.join(doms)})",
-                            frozenset({v}), frozenset({e})))
+            out.append(
+                Stmt(
+                    f"let {v} = commit({p}, {_ep(e)}, {', '.join(doms)})",
+                    frozenset({v}),
+                    frozenset({e}),
+                )
+            )
             convs.setdefault(e, []).append(v)
         elif kind == 1:
             src = draw(st.lists(st.sampled_from(convs[e]), min_size=1, max_size=3))
-            out.append(Stmt(f"let {v} = converge({p}, {_ep(e)}, {', '.join(src)})",
-                            frozenset({v}), frozenset({e, *src})))
+            out.append(
+                Stmt(
+                    f"let {v} = converge({p}, {_ep(e)}, {', '.join(src)})",
+                    frozenset({v}),
+                    frozenset({e, *src}),
+                )
+            )
             convs[e].append(v)
         elif kind == 2:
             c = draw(st.sampled_from(convs[e]))
@@ -156,8 +171,7 @@ def committed_pipelines(draw) -> list[Stmt]:
             out.append(Stmt(f"{op}({c})", frozenset(), frozenset({c})))
         elif kind == 3:
             doms = draw(st.lists(st.sampled_from(DOMAINS), min_size=1, max_size=2))
-            out.append(Stmt(f"let {v} = snapshot({', '.join(doms)})", frozenset({v}),
-                            frozenset()))
+            out.append(Stmt(f"let {v} = snapshot({', '.join(doms)})", frozenset({v}), frozenset()))
             snaps.append(v)
         elif kind == 4 and snaps:
             s = draw(st.sampled_from(snaps))

@@ -1,4 +1,5 @@
 """Helpers for the FITO type checker's tests: check a spec text, pick diagnostics by code."""
+
 from __future__ import annotations
 
 import pathlib
@@ -6,8 +7,8 @@ import sys
 from collections.abc import Sequence
 
 from fito.diagnostics import Diagnostic
-from fito.lang.syntax.parser import parse
 from fito.lang.resolve.resolver import resolve
+from fito.lang.syntax.parser import parse
 from fito.types import EpochOracle, check_pipelines
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -15,8 +16,9 @@ SHARED = pathlib.Path("/work/shared")
 DOMAINS = "type Dom = {gpu, host, nvme}\n"
 
 
-def type_check(text: str, oracle: EpochOracle | None = None,
-               with_resolver: bool = False) -> list[Diagnostic]:
+def type_check(
+    text: str, oracle: EpochOracle | None = None, with_resolver: bool = False
+) -> list[Diagnostic]:
     """The pipeline diagnostics of a spec text (plus the resolver's when asked)."""
     parsed = parse(text)
     assert parsed.spec is not None, parsed.diagnostics
@@ -81,10 +83,22 @@ def evaluate(e: object, env: dict[str, int]) -> int | bool:
         return min(a, b) if e.func == "min" else max(a, b)
     assert isinstance(e, A.Binary), e
     a, b = evaluate(e.left, env), evaluate(e.right, env)
-    ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a // b,
-           "%": lambda: a % b, "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
-           "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
-           "and": lambda: a and b, "or": lambda: a or b, "=>": lambda: (not a) or b}
+    ops = {
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "/": lambda: a // b,
+        "%": lambda: a % b,
+        "==": lambda: a == b,
+        "!=": lambda: a != b,
+        "<": lambda: a < b,
+        "<=": lambda: a <= b,
+        ">": lambda: a > b,
+        ">=": lambda: a >= b,
+        "and": lambda: a and b,
+        "or": lambda: a or b,
+        "=>": lambda: (not a) or b,
+    }
     return ops[e.op]()
 
 

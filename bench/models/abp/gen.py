@@ -17,6 +17,7 @@ terms); `bad` records a delivery out of order in both. Channels would read more
 naturally as fito buffered channels (issue 13).
 Variant `nobit`: the receiver ignores the bit and delivers duplicates; delivery fails.
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,8 +26,10 @@ from pathlib import Path
 NAME = "abp"
 SMALL = {"C": 4, "D": 3}
 BENCH = {"C": 16, "D": 5}
-VARIANTS = {"": "data are delivered once and in order; no deadlock",
-            "nobit": "the receiver ignores the bit: delivery fails"}
+VARIANTS = {
+    "": "data are delivered once and in order; no deadlock",
+    "nobit": "the receiver ignores the bit: delivery fails",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 
@@ -44,9 +47,13 @@ def fito(variant: str, C: int, D: int) -> str:
     pop_d = _pop(["dd", "db"], C, "dlen")
     pop_a = _pop(["ab"], C, "alen")
     accept = "dlen > 0" if variant == "nobit" else "dlen > 0 and db[0] == rbit"
-    duplicate = "" if variant == "nobit" else f"""
+    duplicate = (
+        ""
+        if variant == "nobit"
+        else f"""
   [] (dlen > 0 and db[0] != rbit) & duplicate {{{pop_d}}} ->
      alen < C & ack {{ab[alen] := 1 - rbit, alen := alen + 1}} -> Receiver"""
+    )
     return f"""const C = {C}
 const D = {D}
 type Slot = 0..C-1

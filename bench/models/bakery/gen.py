@@ -17,6 +17,7 @@ processes in the order i+1, i+2, ... (mod N) in both.
 Variant `nochoosing`: without the choosing flags; two processes can read the same maximum
 and both enter: mutual exclusion fails (Lamport's reason for the flags).
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,8 +26,10 @@ from pathlib import Path
 NAME = "bakery"
 SMALL = {"N": 3, "T": 2}
 BENCH = {"N": 4, "T": 3}
-VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
-            "nochoosing": "mutual exclusion fails without the choosing flags"}
+VARIANTS = {
+    "": "mutual exclusion and deadlock freedom hold",
+    "nochoosing": "mutual exclusion fails without the choosing flags",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 
@@ -77,16 +80,23 @@ def promela(variant: str, N: int, T: int) -> str:
     if chose:
         lines.append("choosing[_pid] = 1;")
     back = "d_step { SEEN >= T; choosing[_pid] = 0 }" if chose else "(SEEN >= T)"
-    lines += ["if", f":: {back}; goto start", ":: d_step { SEEN < T; tmp[_pid] = SEEN }", "fi;",
-              "number[_pid] = tmp[_pid] + 1;"]
+    lines += [
+        "if",
+        f":: {back}; goto start",
+        ":: d_step { SEEN < T; tmp[_pid] = SEEN }",
+        "fi;",
+        "number[_pid] = tmp[_pid] + 1;",
+    ]
     if chose:
         lines.append("choosing[_pid] = 0;")
     for k in range(1, N):
         j = f"(_pid + {k}) % N"
         if chose:
             lines.append(f"(!choosing[{j}]);")
-        ahead = (f"(number[{j}] == 0 || number[_pid] < number[{j}]"
-                 f" || (number[_pid] == number[{j}] && _pid < {j}))")
+        ahead = (
+            f"(number[{j}] == 0 || number[_pid] < number[{j}]"
+            f" || (number[_pid] == number[{j}] && _pid < {j}))"
+        )
         enter = f"d_step {{ {ahead}; ncs++; assert(ncs <= 1) }};"
         lines.append(f"{ahead};" if k < N - 1 else enter)
     lines += ["d_step { ncs--; number[_pid] = 0 };", "goto start"]

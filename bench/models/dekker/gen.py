@@ -17,6 +17,7 @@ critical-section count ncs are the same variables (ncs counts a process from its
 until it drops want[i], after handing the turn over). Two processes by design: the small and
 bench instances are the same.
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,9 +26,11 @@ from pathlib import Path
 NAME = "dekker"
 SMALL: dict[str, int] = {}
 BENCH: dict[str, int] = {}
-VARIANTS = {"": "Dekker (algorithm 3.10): mutual exclusion and deadlock freedom hold",
-            "attempt2": "second attempt (algorithm 3.6): mutual exclusion fails",
-            "attempt3": "third attempt (algorithm 3.7): deadlock"}
+VARIANTS = {
+    "": "Dekker (algorithm 3.10): mutual exclusion and deadlock freedom hold",
+    "attempt2": "second attempt (algorithm 3.6): mutual exclusion fails",
+    "attempt3": "third attempt (algorithm 3.7): deadlock",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 
@@ -90,14 +93,22 @@ _PML = {
 
 
 def fito(variant: str) -> str:
-    expect = {"": ("holds", "holds"), "attempt2": ("fails", "holds"),
-              "attempt3": ("holds", "fails")}[variant]
-    return _FITO_HEAD + "\n" + _FITO[variant] + f"""process Dekker = ||| i: Pid @ Want(i)
+    expect = {
+        "": ("holds", "holds"),
+        "attempt2": ("fails", "holds"),
+        "attempt3": ("holds", "fails"),
+    }[variant]
+    return (
+        _FITO_HEAD
+        + "\n"
+        + _FITO[variant]
+        + f"""process Dekker = ||| i: Pid @ Want(i)
 
 system Dekker
 assert always ncs <= 1  -- expect: {expect[0]}
 assert :[deadlock free]  -- expect: {expect[1]}
 """
+    )
 
 
 def promela(variant: str) -> str:

@@ -11,6 +11,7 @@ Correspondence with SPIN and with TLC: one to one. One process (one Promela proc
 six actions are fito events and Promela d_steps over the two variables. The reachable states
 are at most (S + 1) * (B + 1), so there is no bench-sized instance.
 """
+
 from __future__ import annotations
 
 import sys

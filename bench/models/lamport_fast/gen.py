@@ -13,6 +13,7 @@ are visible fito events; b[], x, y and the critical-section count ncs are the sa
 variables. Process i is Promela's _pid + 1.
 Variant `nocheck`: without the second test (x != i after y := i); mutual exclusion fails.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,10 @@ from pathlib import Path
 NAME = "lamport_fast"
 SMALL = {"N": 2}
 BENCH = {"N": 4}
-VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
-            "nocheck": "mutual exclusion fails without the second test"}
+VARIANTS = {
+    "": "mutual exclusion and deadlock freedom hold",
+    "nocheck": "mutual exclusion fails without the second test",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 

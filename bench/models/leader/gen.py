@@ -20,6 +20,7 @@ it ends with SKIP, whose termination adds one state when every node has stopped 
 one state more than SPIN). Channels and the node's variables would read more naturally as
 fito buffered channels and process-local variables (issue 13).
 """
+
 from __future__ import annotations
 
 import sys
@@ -46,8 +47,10 @@ def fito(variant: str, N: int, L: int) -> str:
 
     def send(kind: str, value: str) -> str:
         o = "(i + 1) % N"
-        return (f"qlen[{o}] < L & {kind}.i {{qk[{o}][qlen[{o}]] := {kind}k, "
-                f"qv[{o}][qlen[{o}]] := {value}, qlen[{o}] := qlen[{o}] + 1}}")
+        return (
+            f"qlen[{o}] < L & {kind}.i {{qk[{o}][qlen[{o}]] := {kind}k, "
+            f"qv[{o}][qlen[{o}]] := {value}, qlen[{o}] := qlen[{o}] + 1}}"
+        )
 
     return f"""const N = {N}
 const L = {L}

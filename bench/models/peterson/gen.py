@@ -15,6 +15,7 @@ level[] and victim[] in both; ncs counts processes in the critical section (the 
 Variant `bug`: announce after giving way (victim[l] := i before level[i] := l), the
 classic mis-ordering; mutual exclusion fails.
 """
+
 from __future__ import annotations
 
 import sys
@@ -23,9 +24,11 @@ from pathlib import Path
 NAME = "peterson"
 SMALL = {"N": 3}
 BENCH = {"N": 5}
-VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
-            "bug": "mutual exclusion fails (steps swapped)"}
-EXTRA_FITO_STATES = 0   # fito states - SPIN states; None when the two do not correspond
+VARIANTS = {
+    "": "mutual exclusion and deadlock freedom hold",
+    "bug": "mutual exclusion fails (steps swapped)",
+}
+EXTRA_FITO_STATES = 0  # fito states - SPIN states; None when the two do not correspond
 PUBLISHED: dict = {}
 
 

@@ -17,6 +17,7 @@ eating[] (set at eats.i, cleared with the right fork) is a function of the contr
 so the invariant adds no state.
 Variant `nobutler`: the college without the butler: deadlock.
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,8 +26,10 @@ from pathlib import Path
 NAME = "philosophers"
 SMALL = {"N": 3}
 BENCH = {"N": 6}
-VARIANTS = {"": "with the butler: no neighbours eat together, no deadlock",
-            "nobutler": "without the butler: deadlock"}
+VARIANTS = {
+    "": "with the butler: no neighbours eat together, no deadlock",
+    "nobutler": "without the butler: deadlock",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 

@@ -13,6 +13,7 @@ tests are visible fito events; mutex, w, readcount and the counts of active read
 and writers (nw) are the same variables.
 Variant `nolock`: readers never take w; a writer and a reader can be active together.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,10 @@ from pathlib import Path
 NAME = "readers_writers"
 SMALL = {"R": 2, "W": 2}
 BENCH = {"R": 7, "W": 3}
-VARIANTS = {"": "writers exclude everyone; no deadlock",
-            "nolock": "exclusion fails when readers do not take w"}
+VARIANTS = {
+    "": "writers exclude everyone; no deadlock",
+    "nolock": "exclusion fails when readers do not take w",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 

@@ -16,6 +16,7 @@ with the last await of the entry and left with the first await of the exit.
 Variant `noexit`: without the exit's wait for the higher-numbered processes; mutual
 exclusion fails.
 """
+
 from __future__ import annotations
 
 import sys
@@ -24,8 +25,10 @@ from pathlib import Path
 NAME = "szymanski"
 SMALL = {"N": 3}
 BENCH = {"N": 7}
-VARIANTS = {"": "mutual exclusion and deadlock freedom hold",
-            "noexit": "mutual exclusion fails without the exit's wait"}
+VARIANTS = {
+    "": "mutual exclusion and deadlock freedom hold",
+    "noexit": "mutual exclusion fails without the exit's wait",
+}
 EXTRA_FITO_STATES = 0
 PUBLISHED: dict = {}
 

@@ -5,6 +5,7 @@ the candidate's positions; each group's compiled numpy function (fito/semantics/
 produces the successors of all its rows at once. Rows that may meet a model error are redone
 state by state by the scalar code, which decides the error exactly (docs/semantics.md).
 """
+
 from __future__ import annotations
 
 import threading
@@ -15,16 +16,16 @@ import numpy as np
 
 from fito.check.explore import Limits
 from fito.check.frontier.visited import StateStore
+from fito.semantics.codegen.numpy_exprs import NotVector
+from fito.semantics.codegen.vector import VectorCode
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
 from fito.semantics.state.packing import Codebook, Packer, Packing, extract, layout_fields, repack  # noqa: F401
-from fito.semantics.codegen.vector import VectorCode
-from fito.semantics.codegen.numpy_exprs import NotVector
 
-GROUP_BITS = 16      # candidate number and transition number in a dense rank (each < 2**16)
-SCALAR = object()    # a group whose rows are always run state by state
-VECTOR_AFTER = 64    # rows a group must have met before its numpy code is compiled
-ESTIMATE_CAP = 64    # locations counted per position when estimating field widths
-LIVE_BITS = 16       # a candidate keeps a table of its live locations if its key is this narrow
+GROUP_BITS = 16  # candidate number and transition number in a dense rank (each < 2**16)
+SCALAR = object()  # a group whose rows are always run state by state
+VECTOR_AFTER = 64  # rows a group must have met before its numpy code is compiled
+ESTIMATE_CAP = 64  # locations counted per position when estimating field widths
+LIVE_BITS = 16  # a candidate keeps a table of its live locations if its key is this narrow
 
 
 @dataclass(slots=True)
@@ -41,15 +42,16 @@ class Chunk:
     scalar: list = field(default_factory=list)
     counts: np.ndarray = field(init=False)
     suspect: np.ndarray = field(init=False)
-    state_errors: list = field(default_factory=list)     # (state, fault)
-    step_errors: list = field(default_factory=list)      # (state, rank, fault)
+    state_errors: list = field(default_factory=list)  # (state, fault)
+    step_errors: list = field(default_factory=list)  # (state, rank, fault)
 
     def __post_init__(self) -> None:
         self.counts = np.zeros(self.size, dtype=np.int64)
         self.suspect = np.zeros(self.size, dtype=bool)
 
-    def add(self, block: np.ndarray, rows: np.ndarray, rank: int | np.ndarray,
-            scalar: bool = False) -> None:
+    def add(
+        self, block: np.ndarray, rows: np.ndarray, rank: int | np.ndarray, scalar: bool = False
+    ) -> None:
         self.blocks.append(block)
         self.parents.append(rows)
         self.ranks.append(rank)  # one rank for every row, or one per row
@@ -60,12 +62,18 @@ class Chunk:
         out what the vector code produced for suspect rows (the scalar code redid those)."""
         if not self.blocks:
             return np.zeros((0, words), dtype=np.uint64), np.zeros(0, np.int64)
-        keep = [np.ones(p.size, dtype=bool) if sc else ~self.suspect[p]
-                for p, sc in zip(self.parents, self.scalar)]
+        keep = [
+            np.ones(p.size, dtype=bool) if sc else ~self.suspect[p]
+            for p, sc in zip(self.parents, self.scalar)
+        ]
         mask = np.concatenate(keep)
         block = np.concatenate(self.blocks)[mask]
-        ranks = np.concatenate([np.full(p.size, r, dtype=np.int64) if isinstance(r, int) else r
-                                for p, r in zip(self.parents, self.ranks)])
+        ranks = np.concatenate(
+            [
+                np.full(p.size, r, dtype=np.int64) if isinstance(r, int) else r
+                for p, r in zip(self.parents, self.ranks)
+            ]
+        )
         keys = ((np.concatenate(self.parents)[mask] + self.start) << 32) | ranks[mask]
         return block, keys
 
@@ -83,8 +91,9 @@ class Expander:
         self.codebook = Codebook()
         self.packing = _estimate(c, root)
         self.packer = Packer(self.packing, self.codebook, c.network.modes)
-        self.vector = VectorCode(c.layout, self.packing, self.codebook, c.network, c.code.resets,
-                                 self.lock)
+        self.vector = VectorCode(
+            c.layout, self.packing, self.codebook, c.network, c.code.resets, self.lock
+        )
         self.groups: dict[tuple, object] = {}
         self.met: dict[tuple, int] = {}  # rows met by groups still run state by state
         self.tables: dict[tuple, np.ndarray] = {}
@@ -101,11 +110,16 @@ class Expander:
         c, old = self.c, self.packing
         positions = max([old.positions] + [m.size for m in c.network.modes])
         self.codebook.ensure(positions)
-        bits = [max(old.position_field(p).width if p < old.positions else 0,
-                    (len(self.codebook.terms[p]) * 2).bit_length()) for p in range(positions)]
+        bits = [
+            max(
+                old.position_field(p).width if p < old.positions else 0,
+                (len(self.codebook.terms[p]) * 2).bit_length(),
+            )
+            for p in range(positions)
+        ]
         mode_bits = max(old.mode_field.width, (len(c.network.modes) * 2).bit_length())
         new = layout_fields(c.layout.types, mode_bits, bits, c.layout.region)
-        keys = repack(self.store.keys[:self.store.n], old, new)
+        keys = repack(self.store.keys[: self.store.n], old, new)
         self.store = StateStore.of(keys, self.store.keys.shape[0])
         self.packing = new
         self.packer = Packer(new, self.codebook, c.network.modes)
@@ -120,8 +134,9 @@ class Expander:
         F = self.store.keys[start:stop]
         f = self.packing.mode_field
         if len(self.c.network.modes) == 1 or not f.width:
-            self._expand_mode(0 if not f.width else int(extract(F[:1], f)[0]), F,
-                              np.arange(chunk.size), chunk)
+            self._expand_mode(
+                0 if not f.width else int(extract(F[:1], f)[0]), F, np.arange(chunk.size), chunk
+            )
         else:
             modes = extract(F, f)
             for m in np.unique(modes).tolist():
@@ -151,12 +166,22 @@ class Expander:
                 if not which.size:
                     continue
                 member, key = tuple(c[which] for c in member), key[which]
-            self._expand_candidate(m, h, movers, member, key, live, Fm,
-                                   rows_m if which is None else rows_m[which],
-                                   which, chunk)
+            self._expand_candidate(
+                m,
+                h,
+                movers,
+                member,
+                key,
+                live,
+                Fm,
+                rows_m if which is None else rows_m[which],
+                which,
+                chunk,
+            )
 
-    def _live(self, m: int, h: int, movers: tuple[int, ...], member: tuple
-              ) -> tuple[np.ndarray, np.ndarray | None]:
+    def _live(
+        self, m: int, h: int, movers: tuple[int, ...], member: tuple
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Each row's locations of the movers as one key, and the candidate's table over
         keys: False where the group is known to have no transitions (None: too many keys)."""
         widths = tuple(self.packing.position_field(p).width for p in movers)
@@ -191,14 +216,26 @@ class Expander:
         got = self.tables.get((key, p))
         if got is None or got.size < len(terms):
             with self.lock:
-                got = np.array([tid >= 0 and self.c.network.takes_part(reason, key, tid)
-                                for tid in terms], dtype=bool)
+                got = np.array(
+                    [tid >= 0 and self.c.network.takes_part(reason, key, tid) for tid in terms],
+                    dtype=bool,
+                )
                 self.tables[(key, p)] = got
         return got
 
-    def _expand_candidate(self, m: int, h: int, movers: tuple[int, ...], member: tuple,
-                          key: np.ndarray, live: np.ndarray | None, Fm: np.ndarray,
-                          rows: np.ndarray, which: np.ndarray | None, chunk: Chunk) -> None:
+    def _expand_candidate(
+        self,
+        m: int,
+        h: int,
+        movers: tuple[int, ...],
+        member: tuple,
+        key: np.ndarray,
+        live: np.ndarray | None,
+        Fm: np.ndarray,
+        rows: np.ndarray,
+        which: np.ndarray | None,
+        chunk: Chunk,
+    ) -> None:
         """Apply the groups of one candidate to some rows of its mode (`rows`, numbered in the
         chunk; `which`, numbered in Fm; None: all of Fm), grouped by location."""
         for combo, k, at in _groups_by(member, key):
@@ -225,8 +262,9 @@ class Expander:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TimeLimit()
 
-    def _group(self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...],
-               rows: int) -> object:
+    def _group(
+        self, m: int, h: int, movers: tuple[int, ...], terms: tuple[int, ...], rows: int
+    ) -> object:
         """The numpy code of a group; None if it has no transitions; SCALAR while its rows
         are run state by state: always when numpy cannot run it, and until it has met
         VECTOR_AFTER rows (a spec whose terms keep changing makes many groups of a row or
@@ -290,12 +328,17 @@ class Expander:
                 parents.append(row)
                 ranks.append(((r >> RANK_BITS) << GROUP_BITS) | (r & mask))
         if posts:
-            chunk.add(self.packer.pack_many(posts), np.array(parents, dtype=np.int64),
-                      np.array(ranks, dtype=np.int64), scalar=True)
+            chunk.add(
+                self.packer.pack_many(posts),
+                np.array(parents, dtype=np.int64),
+                np.array(ranks, dtype=np.int64),
+                scalar=True,
+            )
 
 
-def _groups_by(codes: tuple[np.ndarray, ...], key: np.ndarray
-               ) -> list[tuple[tuple[int, ...], int, np.ndarray | None]]:
+def _groups_by(
+    codes: tuple[np.ndarray, ...], key: np.ndarray
+) -> list[tuple[tuple[int, ...], int, np.ndarray | None]]:
     """The distinct combinations of codes (rows with equal keys have equal codes), in
     increasing order of key, each with its key and the rows that have it, in increasing
     order (None: all rows)."""
@@ -324,9 +367,14 @@ def _estimate(c: Compiled, root: tuple) -> Packing:
         while todo and len(seen) < ESTIMATE_CAP:
             c.check_time()
             for s in c.semantics.steps(todo.pop()):
-                if isinstance(s.target, int) and s.target not in seen and not terms.has_par(s.target):
+                if (
+                    isinstance(s.target, int)
+                    and s.target not in seen
+                    and not terms.has_par(s.target)
+                ):
                     seen.add(s.target)
                     todo.append(s.target)
         bits.append((len(seen) * 2 + 1).bit_length())
-    return layout_fields(c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits,
-                         c.layout.region)
+    return layout_fields(
+        c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits, c.layout.region
+    )

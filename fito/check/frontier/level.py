@@ -7,6 +7,7 @@ rank), go to `Fresh`, which inserts them into the visited store and keeps, for e
 new in this level, the least key it was found by (the search renumbers the level by that
 key afterwards). fito/check/frontier/workers.py expands chunks the same way on several processes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,15 +27,16 @@ class Outcome:
     """What the chunks of one level found, in the order a state-by-state search finds it."""
 
     transitions: int = 0
-    state_error: tuple | None = None        # (state, fault), the first
-    dead: int | None = None                 # the first state without a transition
+    state_error: tuple | None = None  # (state, fault), the first
+    dead: int | None = None  # the first state without a transition
     step_errors: list = field(default_factory=list)
 
     def merge(self, other: Outcome) -> None:
         """Add what another range of the same level found."""
         self.transitions += other.transitions
-        if other.state_error is not None and (self.state_error is None
-                                              or other.state_error[0] < self.state_error[0]):
+        if other.state_error is not None and (
+            self.state_error is None or other.state_error[0] < self.state_error[0]
+        ):
             self.state_error = other.state_error
         if other.dead is not None and (self.dead is None or other.dead < self.dead):
             self.dead = other.dead
@@ -59,8 +61,7 @@ class Fresh:
         np.minimum.at(self.best, sid[fresh] - self.first, keys[fresh])
 
 
-def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome,
-                 sink: Fresh) -> None:
+def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome, sink: Fresh) -> None:
     """Expand the states lo .. hi - 1 chunk by chunk into `out` and `sink`."""
     for start in range(lo, hi, CHUNK):
         block, keys = expand_chunk(ex, start, min(hi, start + CHUNK), deadlock, out)
@@ -68,8 +69,9 @@ def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome,
             sink.add(block, keys)
 
 
-def expand_chunk(ex: Expander, start: int, stop: int, deadlock: bool, out: Outcome
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def expand_chunk(
+    ex: Expander, start: int, stop: int, deadlock: bool, out: Outcome
+) -> tuple[np.ndarray, np.ndarray]:
     """The candidates of the states start .. stop - 1 and their keys; the rest into `out`."""
     budget.current().poll()
     chunk = ex.expand(start, stop)
@@ -92,4 +94,3 @@ def note(ex: Expander, chunk: Chunk, out: Outcome, deadlock: bool) -> None:
             if sid not in failed and not ex.c.is_terminated(ex.state(sid)):
                 out.dead = sid if out.dead is None else min(out.dead, sid)
                 break
-

@@ -7,6 +7,7 @@ chunk's candidates. The new states of a level are then renumbered in the order a
 state-by-state search would have found them (by parent, then by the rank of the
 transition), so verdicts, state counts and traces are those of fito/check/explore.py.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,8 +17,6 @@ import numpy as np
 
 from fito import budget
 from fito.budget import BudgetExceeded
-from fito.check.frontier import workers
-from fito.check.frontier.expand import Expander
 from fito.check.explore import (
     DEADLOCK,
     ERROR,
@@ -32,6 +31,8 @@ from fito.check.explore import (
     Progress,
     Task,
 )
+from fito.check.frontier import workers
+from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import CHUNK, Fresh, Outcome, expand_range
 from fito.check.frontier.visited import StateStore
 from fito.semantics.compiled import Compiled, TimeLimit
@@ -72,9 +73,14 @@ class FrontierGraph:
         return out
 
 
-def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
-                    start: Graph | None = None, answers: Answers | None = None
-                    ) -> tuple[list[Decided], object]:
+def frontier_search(
+    c: Compiled,
+    root: tuple,
+    tasks: list[Task],
+    limits: Limits,
+    start: Graph | None = None,
+    answers: Answers | None = None,
+) -> tuple[list[Decided], object]:
     """BFS from root until every task is answered; or, from `start`, go on where a
     state-by-state search handed over (its next level pending, its answers so far)."""
     if answers is None:
@@ -86,8 +92,12 @@ def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
             start = Graph()
             start.add(root, -1, -1)
             answers.graph = start
-        answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), len(start),
-                      start.transitions, start.depth)
+        answers.close(
+            Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"),
+            len(start),
+            start.transitions,
+            start.depth,
+        )
         return answers.got, start  # type: ignore[return-value]
     graph = FrontierGraph(c, ex, np.full(1024, -1, dtype=np.int32))
     answers.graph = graph
@@ -106,10 +116,10 @@ def frontier_search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits,
             _levels(ex, graph, level, answers, progress)
     except (TimeLimit, StructureGrows, BudgetExceeded) as stop:
         figures = graph if start is None or len(graph) >= len(start) else start
-        reason = f"timeout after {limits.timeout:g} s" if isinstance(stop, TimeLimit) else \
-            stop.message
-        answers.close(Found(LIMIT, reason=reason), len(figures), figures.transitions,
-                      figures.depth)
+        reason = (
+            f"timeout after {limits.timeout:g} s" if isinstance(stop, TimeLimit) else stop.message
+        )
+        answers.close(Found(LIMIT, reason=reason), len(figures), figures.transitions, figures.depth)
     finally:
         ex.close()
         progress.done()
@@ -146,15 +156,16 @@ def _adopt(ex: Expander, graph: FrontierGraph, start: Graph) -> tuple[int, int]:
             ex.widen()
     ex.store = StateStore.of(keys, 1 << max(12, (2 * keys.shape[0]).bit_length()))
     graph.parents = _grown(graph.parents, keys.shape[0])
-    graph.parents[:keys.shape[0]] = np.frombuffer(start.parent, dtype=np.int64)
+    graph.parents[: keys.shape[0]] = np.frombuffer(start.parent, dtype=np.int64)
     graph.transitions, graph.depth = start.transitions, start.depth
     lo, hi = start.frontier[0], start.frontier[-1] + 1
     assert hi - lo == len(start.frontier), "a level is a contiguous range of state numbers"
     return lo, hi
 
 
-def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers: Answers,
-            progress: Progress) -> None:
+def _levels(
+    ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers: Answers, progress: Progress
+) -> None:
     limits, tasks = ex.limits, answers.tasks
     predicates: dict[int, object] = {}
     lo, hi = level
@@ -179,22 +190,27 @@ def _levels(ex: Expander, graph: FrontierGraph, level: tuple[int, int], answers:
         ex.store.reorder(first, perm)
         best = best[perm]
         graph.parents = _grown(graph.parents, ex.store.n)
-        graph.parents[first:ex.store.n] = best >> 32
+        graph.parents[first : ex.store.n] = best >> 32
         depth = graph.depth
         graph.depth += 1
         progress.tick(ex.store.n, depth)
         for i in todo:
             found = _this_level_verdict(outcome, tasks[i].deadlock)
             if found is None:
-                found = _next_level_verdict(ex, outcome, first, best, predicates.get(i),
-                                            tasks[i].goal)
+                found = _next_level_verdict(
+                    ex, outcome, first, best, predicates.get(i), tasks[i].goal
+                )
             if found is not None:
                 answers.decide(i, found, ex.store.n, graph.transitions, graph.depth)
         if not answers.open():
             return
         if limits.max_states is not None and ex.store.n > limits.max_states:
-            answers.close(Found(LIMIT, reason=f"more than {limits.max_states:,} states"),
-                          ex.store.n, graph.transitions, graph.depth)
+            answers.close(
+                Found(LIMIT, reason=f"more than {limits.max_states:,} states"),
+                ex.store.n,
+                graph.transitions,
+                graph.depth,
+            )
             return
         if ex.deadline is not None and time.monotonic() > ex.deadline:
             raise TimeLimit()
@@ -226,11 +242,13 @@ def _this_level_verdict(out: Outcome, deadlock: bool) -> Found | None:
     return None
 
 
-def _next_level_verdict(ex: Expander, out: Outcome, first: int, best: np.ndarray,
-                        predicate: object, scalar_goal: object) -> Found | None:
+def _next_level_verdict(
+    ex: Expander, out: Outcome, first: int, best: np.ndarray, predicate: object, scalar_goal: object
+) -> Found | None:
     """Errors of transitions and goal states among the new states, first found first."""
-    errors: list[tuple[int, Found]] = [((sid << 32) - 1, Found(ERROR, sid, rank, fault))
-                                      for sid, rank, fault in out.step_errors]
+    errors: list[tuple[int, Found]] = [
+        ((sid << 32) - 1, Found(ERROR, sid, rank, fault)) for sid, rank, fault in out.step_errors
+    ]
     hit = None
     if predicate is not None:
         for start in range(first, ex.store.n, CHUNK):

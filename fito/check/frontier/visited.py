@@ -6,6 +6,7 @@ candidates with numpy; a candidate meeting an empty slot claims it (one claimant
 wins, the others compare against the winner in the next round), one meeting a different
 key moves to the next slot. No Python object exists per state.
 """
+
 from __future__ import annotations
 
 import mmap
@@ -51,19 +52,20 @@ class Provisional:
         k = rows.shape[0]
         if self.n + k > self.best.size:
             size = max(self.n + k, 2 * self.best.size)
-            self.rows = np.concatenate((self.rows, np.zeros((size - self.best.size,
-                                                             self.rows.shape[1]), np.uint64)))
+            self.rows = np.concatenate(
+                (self.rows, np.zeros((size - self.best.size, self.rows.shape[1]), np.uint64))
+            )
             self.best = np.concatenate((self.best, np.zeros(size - self.best.size, np.int64)))
             self.slots = np.concatenate((self.slots, np.zeros(size - self.slots.size, np.int64)))
-        self.rows[self.n:self.n + k] = rows
-        self.best[self.n:self.n + k] = disc
-        self.slots[self.n:self.n + k] = slots
+        self.rows[self.n : self.n + k] = rows
+        self.best[self.n : self.n + k] = disc
+        self.slots[self.n : self.n + k] = slots
         handles = np.arange(self.first + self.n, self.first + self.n + k, dtype=np.int64)
         self.n += k
         return handles
 
     def taken(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.rows[:self.n], self.best[:self.n], self.slots[:self.n]
+        return self.rows[: self.n], self.best[: self.n], self.slots[: self.n]
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -106,7 +108,7 @@ class StateStore:
     def of(cls, keys: np.ndarray, capacity: int) -> StateStore:
         """A store holding these keys, numbered in order."""
         store = cls(keys.shape[1], max(capacity, keys.shape[0], 16))
-        store.keys[:keys.shape[0]] = keys
+        store.keys[: keys.shape[0]] = keys
         store.n = keys.shape[0]
         store._reserve(store.n)
         store._rebuild(store.table.size)
@@ -136,11 +138,11 @@ class StateStore:
             occ = occupant[at_held].astype(np.int64)
             same = rows_equal(keys[occ], rows[at_held])
             sid[pending[at_held[same]]] = occ[same]
-            moved = at_held[~same]                # a different key: on to the next slot
+            moved = at_held[~same]  # a different key: on to the next slot
             at_empty = np.flatnonzero(~held)
             claimants, at = pending[at_empty], slots[at_empty]
             marks = -2 - claimants
-            table[at] = marks                     # markers: one claimant per slot survives
+            table[at] = marks  # markers: one claimant per slot survives
             won = table[at] == marks
             winners, wslots = claimants[won], at[won]
             ids = np.arange(self.n, self.n + winners.size, dtype=np.int64)
@@ -149,7 +151,7 @@ class StateStore:
             sid[winners] = ids
             self._placed(ids, wslots)
             self.n += winners.size
-            lost = at_empty[~won]                 # another claimant won: compare with it
+            lost = at_empty[~won]  # another claimant won: compare with it
             again = np.concatenate((moved, lost))
             pending, rows = pending[again], rows[again]
             slots[moved] = self._step(slots[moved])
@@ -181,8 +183,9 @@ class StateStore:
         """A table big enough for this many states at most half full (before forking)."""
         self._reserve_table(states)
 
-    def insert_owned(self, block: np.ndarray, disc: np.ndarray, slots: np.ndarray,
-                     new: Provisional) -> None:
+    def insert_owned(
+        self, block: np.ndarray, disc: np.ndarray, slots: np.ndarray, new: Provisional
+    ) -> None:
         """Insert candidates whose home slots lie in regions only this process writes, during
         a level whose states from `new.first` on are provisional: a new row gets the handle
         new.first + its index in `new` (rows, least discovery key, slot); the parent numbers
@@ -227,7 +230,7 @@ class StateStore:
         """Number the provisional states of a level first, first + 1, ... in the order
         given (their table slots `slots`); `reorder` then renumbers them."""
         self._reserve_keys(first + rows.shape[0])
-        self.keys[first:first + rows.shape[0]] = rows
+        self.keys[first : first + rows.shape[0]] = rows
         self.table[slots] = np.arange(first, first + rows.shape[0], dtype=np.int32)
         self.n = first + rows.shape[0]
         self._since, self._slot_of = first, slots
@@ -238,7 +241,7 @@ class StateStore:
         (for `reorder`; forgotten when the table is rebuilt)."""
         self._since = first
         self._slot_of = np.empty(max(16, self.n - first), dtype=np.int64)
-        self._slot_of[:self.n - first] = self._slots(first)
+        self._slot_of[: self.n - first] = self._slots(first)
 
     def _placed(self, ids: np.ndarray, slots: np.ndarray) -> None:
         if self._slot_of is None or not ids.size:
@@ -246,7 +249,7 @@ class StateStore:
         need = int(ids[-1]) + 1 - self._since
         if need > self._slot_of.size:
             grown = np.empty(max(need, 2 * self._slot_of.size), dtype=np.int64)
-            grown[:self._slot_of.size] = self._slot_of
+            grown[: self._slot_of.size] = self._slot_of
             self._slot_of = grown
         self._slot_of[ids - self._since] = slots
 
@@ -270,18 +273,18 @@ class StateStore:
         """Renumber the states numbered from `first` on: state first + i becomes the one
         that was first + perm[i]."""
         if self._slot_of is not None and self._since == first:
-            slots = self._slot_of[:self.n - first]
+            slots = self._slot_of[: self.n - first]
         else:
             slots = self._slots(first)
         self._slot_of = None
-        self.keys[first:self.n] = self.keys[first:self.n][perm]
+        self.keys[first : self.n] = self.keys[first : self.n][perm]
         self.table[slots[perm]] = np.arange(first, self.n, dtype=np.int32)
 
     def _slots(self, first: int) -> np.ndarray:
         """The table slot of every state numbered from `first` on."""
         ids = np.arange(first, self.n, dtype=np.int64)
         out = np.empty(ids.size, dtype=np.int64)
-        slots = (hash_rows(self.keys[first:self.n]) & self.mask).astype(np.int64)
+        slots = (hash_rows(self.keys[first : self.n]) & self.mask).astype(np.int64)
         pending = np.arange(ids.size, dtype=np.int64)
         while pending.size:
             hit = self.table[slots] == ids[pending]
@@ -309,7 +312,7 @@ class StateStore:
                 cap *= 2
             budget.current().reserve(cap * self.words * 8, "the visited states' keys")
             grown = np.zeros((cap, self.words), dtype=np.uint64)
-            grown[:self.n] = self.keys[:self.n]
+            grown[: self.n] = self.keys[: self.n]
             self.keys = grown
 
     def _reserve_table(self, need: int) -> None:
@@ -322,11 +325,14 @@ class StateStore:
 
     def _rebuild(self, size: int) -> None:
         self._slot_of = None
-        self.table = np.full(size, EMPTY, dtype=np.int32) if self.regions == 1 else \
-            shared((size,), np.int32, EMPTY)
+        self.table = (
+            np.full(size, EMPTY, dtype=np.int32)
+            if self.regions == 1
+            else shared((size,), np.int32, EMPTY)
+        )
         self.mask = np.uint64(size - 1)
         pending = np.arange(self.n, dtype=np.int64)
-        slots = (hash_rows(self.keys[:self.n]) & self.mask).astype(np.int64)
+        slots = (hash_rows(self.keys[: self.n]) & self.mask).astype(np.int64)
         while pending.size:
             free = self.table[slots] == EMPTY
             claimants, at = pending[free], slots[free]

@@ -24,6 +24,7 @@ which forgets the level's inserts and expands it alone. Workers are forked per l
 interpreter lock of one process never serialises another. Without `os.fork` (Windows),
 every level runs in one process.
 """
+
 from __future__ import annotations
 
 import gc
@@ -42,11 +43,11 @@ from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import Fresh, Outcome, expand_chunk, expand_range
 from fito.check.frontier.visited import Provisional, RegionFull, StateStore
 
-PARALLEL_MIN = 1 << 16   # rows of a level below which one process expands it
+PARALLEL_MIN = 1 << 16  # rows of a level below which one process expands it
 PARALLEL_CHUNK = 1 << 15  # rows taken at once by a process (smaller chunks share better)
-PARENT = 0                # the parent's region of the table
-GROWTH = 4                # room made before a level: its rows times this, new states
-QUEUED = 2               # chunks a worker may have in flight beyond the one being inserted
+PARENT = 0  # the parent's region of the table
+GROWTH = 4  # room made before a level: its rows times this, new states
+QUEUED = 2  # chunks a worker may have in flight beyond the one being inserted
 
 
 def available() -> bool:
@@ -136,8 +137,9 @@ def regions_for(jobs: int) -> int:
     return 1 << (max(2, jobs).bit_length() - 1)
 
 
-def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
-                 ) -> tuple[Outcome, np.ndarray]:
+def expand_level(
+    ex: Expander, lo: int, hi: int, deadlock: bool, first: int
+) -> tuple[Outcome, np.ndarray]:
     """As one process would: the level's outcome and the least discovery key of each new
     state (numbered from `first`, in any order: the search renumbers them)."""
     store = ex.store
@@ -154,8 +156,9 @@ def expand_level(ex: Expander, lo: int, hi: int, deadlock: bool, first: int
     return out, sink.best
 
 
-def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
-              first: int) -> tuple[Outcome, np.ndarray] | None:
+def _together(
+    ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool, first: int
+) -> tuple[Outcome, np.ndarray] | None:
     """The level expanded by the parent (region 0) and a worker per other region (None if
     a worker gave up). Workers send the candidates of other regions to the parent, which
     inserts those of its region and forwards the rest to their owners."""
@@ -170,8 +173,10 @@ def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
         for region in range(1, store.regions):
             workers.append(_fork(ex, chunks, deadlock, first, region))
             w = workers[-1]
-            threads += [threading.Thread(target=w.messages, args=(inbox,), daemon=True),
-                        threading.Thread(target=w.send, args=(outboxes[region],), daemon=True)]
+            threads += [
+                threading.Thread(target=w.messages, args=(inbox,), daemon=True),
+                threading.Thread(target=w.send, args=(outboxes[region],), daemon=True),
+            ]
             threads[-2].start()
             threads[-1].start()
         taking, busy, closed = True, len(workers), False  # busy: workers taking chunks
@@ -214,13 +219,18 @@ def _together(ex: Expander, store: StateStore, lo: int, hi: int, deadlock: bool,
         for w in workers:
             w.close()
     parts = [mine.taken()] + [tuple(t) for t in theirs]
-    store.adopt(first, np.concatenate([p[0] for p in parts]),
-                np.concatenate([p[2] for p in parts]))
+    store.adopt(first, np.concatenate([p[0] for p in parts]), np.concatenate([p[2] for p in parts]))
     return out, np.concatenate([p[1] for p in parts])
 
 
-def _deal(store: StateStore, block: np.ndarray, disc: np.ndarray, slots: np.ndarray,
-          mine: Provisional, outboxes: list) -> None:
+def _deal(
+    store: StateStore,
+    block: np.ndarray,
+    disc: np.ndarray,
+    slots: np.ndarray,
+    mine: Provisional,
+    outboxes: list,
+) -> None:
     """The parent's share of candidates: insert those of region 0, forward each other
     region's to its worker."""
     if not block.shape[0]:
@@ -236,8 +246,9 @@ def _deal(store: StateStore, block: np.ndarray, disc: np.ndarray, slots: np.ndar
             outboxes[r].put((block[here], disc[here], slots[here]))
 
 
-def _route(store: StateStore, block: np.ndarray, disc: np.ndarray, mine: Provisional,
-           me: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _route(
+    store: StateStore, block: np.ndarray, disc: np.ndarray, mine: Provisional, me: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A worker's candidates: insert those of its own region, return the others."""
     slots = store.home(block)
     ours = store.region(slots) == me
@@ -268,8 +279,9 @@ def _fork(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int)
         os._exit(0)
 
 
-def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int, fd: int,
-          forwarded: int) -> None:
+def _work(
+    ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int, fd: int, forwarded: int
+) -> None:
     """Take chunks while the network has learnt nothing new: insert the candidates of the
     worker's region, send the others to the parent; then insert what the parent forwards;
     then send the level's new states of the region."""
@@ -302,8 +314,9 @@ def _work(ex: Expander, chunks: Chunks, deadlock: bool, first: int, region: int,
 
 def _send(fd: int, header: object, arrays: tuple[np.ndarray, ...]) -> None:
     arrays = tuple(np.ascontiguousarray(a) for a in arrays)
-    blob = pickle.dumps((header, [(a.dtype.str, a.shape) for a in arrays]),
-                        protocol=pickle.HIGHEST_PROTOCOL)
+    blob = pickle.dumps(
+        (header, [(a.dtype.str, a.shape) for a in arrays]), protocol=pickle.HIGHEST_PROTOCOL
+    )
     _write(fd, struct.pack("<Q", len(blob)) + blob)
     for a in arrays:
         if a.nbytes:
@@ -313,7 +326,7 @@ def _send(fd: int, header: object, arrays: tuple[np.ndarray, ...]) -> None:
 def _write(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view.nbytes:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _receive(fd: int) -> tuple[tuple, list[np.ndarray]] | None:

@@ -7,6 +7,7 @@ paths through the parallel structure of the term, mapped to the process declarat
 prefix made the step), and, in a deadlock, what each process waits for. A new engine
 re-implements this module with the same signature and leaves the reports alone.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,16 +32,21 @@ from fito.check.traces.records import (
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_proc
 from fito.lang.resolve.values import EnumT, ValueType
-from fito.semantics.rules import steps as S
 from fito.semantics.compiled import Compiled, StepFault
 from fito.semantics.ir import Fault, evaluate
+from fito.semantics.rules import steps as S
 from fito.semantics.state.layout import Layout
 
 Transition = tuple[tuple, int]  # the state a step leaves (cells, then control), its rank
 
 
-def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: Failure,
-                expr: A.Expr | None = None) -> Trace:
+def build_trace(
+    c: Compiled,
+    proc: A.Proc,
+    path: Sequence[Transition],
+    failure: Failure,
+    expr: A.Expr | None = None,
+) -> Trace:
     """The trace of `path` (the transitions from the initial state of `proc`, in order).
 
     `failure` says what the run shows; its state-dependent parts are filled in here: the
@@ -71,9 +77,10 @@ def build_trace(c: Compiled, proc: A.Proc, path: Sequence[Transition], failure: 
     named = _named(whos)
     steps = [replace(s, movers=m) for s, m in zip(steps, named)]
     if waiting:
-        named_waiting = named[len(steps):]
-        failure = replace(failure, waiting=tuple(replace(w, process=n[0])
-                                                 for w, n in zip(waiting, named_waiting)))
+        named_waiting = named[len(steps) :]
+        failure = replace(
+            failure, waiting=tuple(replace(w, process=n[0]) for w, n in zip(waiting, named_waiting))
+        )
     if expr is not None:
         failure = replace(failure, cells=_cells_read(c, expr, end[1]))
     return Trace(names.root, cell_infos(layout), _shown(layout, initial[1]), tuple(steps), failure)
@@ -89,8 +96,9 @@ def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
         cell = slots.cell
         combos = itertools.product(*(t.values() for t in cell.indices))
         for k, combo in enumerate(combos):
-            domain = next((t.show(v) for t, v in zip(cell.indices, combo)
-                           if isinstance(t, EnumT)), OTHER)
+            domain = next(
+                (t.show(v) for t, v in zip(cell.indices, combo) if isinstance(t, EnumT)), OTHER
+            )
             out.append(CellInfo(layout.names[slots.base + k], domain, cell.durable))
     for b in (layout.buffers or {}).values():
         durable = layout.cells[b.length].cell.durable
@@ -104,7 +112,7 @@ def _shown(layout: Layout, cells: Sequence[int]) -> Cells:
 
 def _split(c: Compiled, state: tuple) -> tuple[int, tuple]:
     """(term id, cells) of a flat state: the term rebuilt from the network's control."""
-    return c.network.term(state[c.cells:]), state[:c.cells]
+    return c.network.term(state[c.cells :]), state[: c.cells]
 
 
 def _after(c: Compiled, state: tuple, k: int) -> tuple[int, tuple] | None:
@@ -120,8 +128,15 @@ def _after(c: Compiled, state: tuple, k: int) -> tuple[int, tuple] | None:
     return None
 
 
-def _step(c: Compiled, names: _Names, index: int, source: tuple, k: int,
-          after: tuple[int, tuple] | None, before: Cells) -> TraceStep:
+def _step(
+    c: Compiled,
+    names: _Names,
+    index: int,
+    source: tuple,
+    k: int,
+    after: tuple[int, tuple] | None,
+    before: Cells,
+) -> TraceStep:
     tid, cells = _split(c, source)
     step = c.step(source, k)
     state = before if after is None else _shown(c.layout, after[1])
@@ -130,15 +145,30 @@ def _step(c: Compiled, names: _Names, index: int, source: tuple, k: int,
     if step.crash:
         volatile = {info.name for info in cell_infos(c.layout) if not info.durable}
         initial = _shown(c.layout, c.layout.init)
-        reset = tuple(n for (n, v), (_, v0) in zip(_shown(c.layout, cells), initial)
-                      if n in volatile and v != v0)
+        reset = tuple(
+            n
+            for (n, v), (_, v0) in zip(_shown(c.layout, cells), initial)
+            if n in volatile and v != v0
+        )
     channel = step.channel if step.kind == S.EVENT or step.hidden else None
     values: tuple[str, ...] = ()
     if channel is not None:
         types = c.model.channels[channel].fields
         values = tuple(t.show(v) for v, t in zip(c.event_key(step, source)[1:], types))
-    return TraceStep(index, _kind(step), c.label(source, k), channel, values, (),
-                     writes, state, step.crash, reset, names.line(tid, step), after is None)
+    return TraceStep(
+        index,
+        _kind(step),
+        c.label(source, k),
+        channel,
+        values,
+        (),
+        writes,
+        state,
+        step.crash,
+        reset,
+        names.line(tid, step),
+        after is None,
+    )
 
 
 def _kind(step: S.Step) -> str:
@@ -157,8 +187,9 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     todo: list[object] = [e]
     while todo:
         node = todo.pop()
-        if isinstance(node, A.Name) and (node.id in c.layout.cells or
-                                         node.id in (c.layout.buffers or {})):
+        if isinstance(node, A.Name) and (
+            node.id in c.layout.cells or node.id in (c.layout.buffers or {})
+        ):
             used[node.id] = None
         elif isinstance(node, tuple):
             todo.extend(node)
@@ -168,7 +199,7 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     out: list[tuple[str, str]] = []
     for name, slots in c.layout.cells.items():
         if name in used and name not in (c.layout.buffers or {}):
-            out.extend(shown[slots.base:slots.base + slots.size])
+            out.extend(shown[slots.base : slots.base + slots.size])
     for name, b in (c.layout.buffers or {}).items():
         if name in used:
             labels = set(c.layout.buffer_labels(b))
@@ -177,8 +208,17 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
 
 
 # ---------------------------------------------------------------------- naming processes
-_WRAPPERS = {"hide": (2,), "rename": (2,), "intr": (1, 2), "seq": (1,), "slide": (1,),
-             "ext": (1, 2), "guard": (3,), "if": (3, 4), "ichoice": ()}
+_WRAPPERS = {
+    "hide": (2,),
+    "rename": (2,),
+    "intr": (1, 2),
+    "seq": (1,),
+    "slide": (1,),
+    "ext": (1, 2),
+    "guard": (3,),
+    "if": (3, 4),
+    "ichoice": (),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +227,8 @@ class _Who:
 
     decl: str
     arity: int
-    params: tuple[tuple[str, str], ...]    # parameters known from the term, in order
-    threads: tuple[tuple[str, str], ...]   # binders of replicated parallels (`||| d: Dom @`)
+    params: tuple[tuple[str, str], ...]  # parameters known from the term, in order
+    threads: tuple[tuple[str, str], ...]  # binders of replicated parallels (`||| d: Dom @`)
 
 
 class _Names:
@@ -203,12 +243,21 @@ class _Names:
         types = c.model.types
         for decl in c.model.processes.values():
             threads: dict[str, ValueType | None] = {
-                n.var: types.get(n.domain.name) for n in _procs(decl.body)
-                       if isinstance(n, A.Replicated) and n.op in ("|||", "[||]")
-                       and isinstance(n.domain, A.TypeName)}
-            threads.update({n.var: None for n in _procs(decl.body)
-                            if isinstance(n, A.Replicated) and n.var not in threads
-                            and n.op in ("|||", "[||]")})
+                n.var: types.get(n.domain.name)
+                for n in _procs(decl.body)
+                if isinstance(n, A.Replicated)
+                and n.op in ("|||", "[||]")
+                and isinstance(n.domain, A.TypeName)
+            }
+            threads.update(
+                {
+                    n.var: None
+                    for n in _procs(decl.body)
+                    if isinstance(n, A.Replicated)
+                    and n.var not in threads
+                    and n.op in ("|||", "[||]")
+                }
+            )
             for node in _procs(decl.body):
                 self.owner[id(node)] = (decl, threads)
 
@@ -245,8 +294,9 @@ class _Names:
             todo.extend(self.table[t[i]] for i in _WRAPPERS.get(t[0], ()))
         return None
 
-    def _lead(self, t: tuple
-              ) -> tuple[A.ProcessDecl, dict[str, ValueType | None], dict[str, int]] | None:
+    def _lead(
+        self, t: tuple
+    ) -> tuple[A.ProcessDecl, dict[str, ValueType | None], dict[str, int]] | None:
         """The declaration owning the first program node of t (leftmost first), its replicated
         parallel binders, and the bound values known there."""
         todo = [t]
@@ -282,8 +332,9 @@ class _Names:
         if lead is None:
             return None
         decl, threads, env = lead
-        types: dict[str, ValueType] = dict(zip((p.name for p in decl.params),
-                                               self.c.model.param_types.get(decl.name, ())))
+        types: dict[str, ValueType] = dict(
+            zip((p.name for p in decl.params), self.c.model.param_types.get(decl.name, ()))
+        )
         types.update((n, t) for n, t in threads.items() if t is not None)
 
         def show(n: str) -> str:
@@ -344,18 +395,37 @@ def _procs(p: A.Proc) -> Iterator[A.Proc]:
         node = todo.pop()
         yield node
         children = list(getattr(node, "branches", ()))
-        children += [getattr(node, f, None) for f in ("body", "left", "right", "proc", "then",
-                                                      "orelse")]
+        children += [
+            getattr(node, f, None) for f in ("body", "left", "right", "proc", "then", "orelse")
+        ]
         for child in children:
-            if isinstance(child, (A.Prefix, A.Guard, A.ProcBinary, A.Parallel, A.Hide, A.ProcIf,
-                                  A.Replicated, A.ProcRef, A.Stop, A.Skip, A.AssertStep,
-                                  A.Atomic, A.Select, A.AlphaParallel, A.Rename)):
+            if isinstance(
+                child,
+                (
+                    A.Prefix,
+                    A.Guard,
+                    A.ProcBinary,
+                    A.Parallel,
+                    A.Hide,
+                    A.ProcIf,
+                    A.Replicated,
+                    A.ProcRef,
+                    A.Stop,
+                    A.Skip,
+                    A.AssertStep,
+                    A.Atomic,
+                    A.Select,
+                    A.AlphaParallel,
+                    A.Rename,
+                ),
+            ):
                 todo.append(child)
 
 
 # ---------------------------------------------------------------------- deadlocks
-def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple
-             ) -> Iterator[tuple[_Who | str, Waiting]]:
+def _waiting(
+    c: Compiled, names: _Names, tid: int, cells: tuple
+) -> Iterator[tuple[_Who | str, Waiting]]:
     """Each thread of the deadlocked term and the events it offers or waits to offer (the
     process names are filled in by the caller)."""
     for thread, path in _threads(names, tid, ()):
@@ -366,8 +436,11 @@ def _waiting(c: Compiled, names: _Names, tid: int, cells: tuple
         offers: list[str] = []
         guarded: list[str] = []
         for step in c.semantics.steps(_tid(c, thread)):
-            shown = "tick" if step.kind == S.TICK else (
-                c.event_text(step, cells) if step.channel is not None else "tau")
+            shown = (
+                "tick"
+                if step.kind == S.TICK
+                else (c.event_text(step, cells) if step.channel is not None else "tau")
+            )
             (offers if _enabled(c, step, cells) else guarded).append(shown)
         yield who, Waiting("", tuple(dict.fromkeys(offers)), tuple(dict.fromkeys(guarded)))
 

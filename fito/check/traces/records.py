@@ -8,6 +8,7 @@ the model error, the loop). The values hold names and shown values only, nothing
 engine: `fito.check.traces.from_states.build_trace` is the one place that builds them from an
 engine's states, so the reports do not change when the engine does.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,16 +17,16 @@ EVENT, TAU, HIDDEN, TICK, ASSIGN = "event", "tau", "hidden", "tick", "assign"
 STEP_KINDS = (EVENT, TAU, HIDDEN, TICK, ASSIGN)
 
 # what `final` says the run shows
-VIOLATION = "violation"      # `always`: the last state violates the expression
-WITNESS = "witness"          # `reaches`: the last state satisfies it
-DEADLOCK = "deadlock"        # no transition is possible in the last state
-REFUSAL = "refusal"          # `[T=`: the specification cannot perform the last event
+VIOLATION = "violation"  # `always`: the last state violates the expression
+WITNESS = "witness"  # `reaches`: the last state satisfies it
+DEADLOCK = "deadlock"  # no transition is possible in the last state
+REFUSAL = "refusal"  # `[T=`: the specification cannot perform the last event
 MODEL_ERROR = "model-error"  # the last step (or the last state's guards) raised a model error
-END = "end"                  # `eventually`: the run deadlocks or terminates first
-LOOP = "loop"                # `eventually`: steps loop_start.. repeat forever, fairly
+END = "end"  # `eventually`: the run deadlocks or terminates first
+LOOP = "loop"  # `eventually`: steps loop_start.. repeat forever, fairly
 FAILURE_KINDS = (VIOLATION, WITNESS, DEADLOCK, REFUSAL, MODEL_ERROR, END, LOOP)
 
-OTHER = ""                   # the domain of cells not indexed by a domain (enumeration member)
+OTHER = ""  # the domain of cells not indexed by a domain (enumeration member)
 
 Cells = tuple[tuple[str, str], ...]  # (cell name, shown value), in layout order
 
@@ -34,8 +35,8 @@ Cells = tuple[tuple[str, str], ...]  # (cell name, shown value), in layout order
 class CellInfo:
     """One cell (one element of a cell array): its name, persistence domain and durability."""
 
-    name: str          # `saved[gpu]`
-    domain: str        # the member of its first enumeration index (`gpu`), or OTHER
+    name: str  # `saved[gpu]`
+    domain: str  # the member of its first enumeration index (`gpu`), or OTHER
     durable: bool
 
 
@@ -43,18 +44,18 @@ class CellInfo:
 class TraceStep:
     """One transition of the run."""
 
-    index: int                          # 1-based position in the run
-    kind: str                           # event | tau | hidden | tick | assign
-    label: str                          # as the one-line trace shows it: `flush.gpu.1`, `tau`
-    channel: str | None                 # events and hidden events
-    values: tuple[str, ...]             # the event's field values, shown
-    movers: tuple[str, ...]             # the processes that moved, by name
-    writes: Cells                       # the cells whose value changed, with the new value
-    state: Cells                        # every cell after the step
-    crash: bool = False                 # an event of channel crash: volatile cells reset
-    crash_reset: tuple[str, ...] = ()   # ... those of them whose value it changed
-    line: int | None = None             # the source line of the prefix that made the step
-    failed: bool = False                # its effect raised the model error (state as before)
+    index: int  # 1-based position in the run
+    kind: str  # event | tau | hidden | tick | assign
+    label: str  # as the one-line trace shows it: `flush.gpu.1`, `tau`
+    channel: str | None  # events and hidden events
+    values: tuple[str, ...]  # the event's field values, shown
+    movers: tuple[str, ...]  # the processes that moved, by name
+    writes: Cells  # the cells whose value changed, with the new value
+    state: Cells  # every cell after the step
+    crash: bool = False  # an event of channel crash: volatile cells reset
+    crash_reset: tuple[str, ...] = ()  # ... those of them whose value it changed
+    line: int | None = None  # the source line of the prefix that made the step
+    failed: bool = False  # its effect raised the model error (state as before)
 
     @property
     def is_internal(self) -> bool:
@@ -67,8 +68,8 @@ class Waiting:
     """In a deadlock: one process and the events it waits for."""
 
     process: str
-    offers: tuple[str, ...] = ()        # events enabled on its side, waiting for a partner
-    guarded: tuple[str, ...] = ()       # events whose guard is false in this state
+    offers: tuple[str, ...] = ()  # events enabled on its side, waiting for a partner
+    guarded: tuple[str, ...] = ()  # events whose guard is false in this state
     terminated: bool = False
 
 
@@ -76,23 +77,23 @@ class Waiting:
 class Failure:
     """What the run shows at its end."""
 
-    kind: str                           # one of FAILURE_KINDS
-    message: str                        # one line, as the text report shows it
-    expression: str | None = None       # the assertion's expression (violation, witness, end, loop)
-    cells: Cells = ()                   # the cells the expression reads, in the last state
-    waiting: tuple[Waiting, ...] = ()   # deadlock: each process and what it waits for
-    event: str | None = None            # refusal: the event the specification cannot perform
-    code: str | None = None             # model error: its code, and the source position
+    kind: str  # one of FAILURE_KINDS
+    message: str  # one line, as the text report shows it
+    expression: str | None = None  # the assertion's expression (violation, witness, end, loop)
+    cells: Cells = ()  # the cells the expression reads, in the last state
+    waiting: tuple[Waiting, ...] = ()  # deadlock: each process and what it waits for
+    event: str | None = None  # refusal: the event the specification cannot perform
+    code: str | None = None  # model error: its code, and the source position
     line: int | None = None
     column: int | None = None
-    loop_start: int | None = None       # loop: the index of the first step that repeats
+    loop_start: int | None = None  # loop: the index of the first step that repeats
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
     """A run from the initial state and what it shows."""
 
-    process: str                        # the process checked, as written
+    process: str  # the process checked, as written
     cells: tuple[CellInfo, ...]
     initial_state: Cells
     steps: tuple[TraceStep, ...]
@@ -133,8 +134,10 @@ class Trace:
         """The trace as JSON data (docs/report-schema.json, `run`)."""
         return {
             "process": self.process,
-            "cells": [{"name": c.name, "domain": c.domain or None, "durable": c.durable}
-                      for c in self.cells],
+            "cells": [
+                {"name": c.name, "domain": c.domain or None, "durable": c.durable}
+                for c in self.cells
+            ],
             "initial_state": dict(self.initial_state),
             "steps": [_step_json(s) for s in self.steps],
             "final": _failure_json(self.final),
@@ -143,11 +146,18 @@ class Trace:
     @classmethod
     def from_json(cls, data: dict) -> Trace:
         """The inverse of to_json (raises KeyError, TypeError or ValueError on bad data)."""
-        cells = tuple(CellInfo(str(c["name"]), str(c["domain"] or OTHER), bool(c["durable"]))
-                      for c in data["cells"])
+        cells = tuple(
+            CellInfo(str(c["name"]), str(c["domain"] or OTHER), bool(c["durable"]))
+            for c in data["cells"]
+        )
         steps = tuple(_step_of(s) for s in data["steps"])
-        return cls(str(data["process"]), cells, _cells_of(data["initial_state"]), steps,
-                   _failure_of(data["final"]))
+        return cls(
+            str(data["process"]),
+            cells,
+            _cells_of(data["initial_state"]),
+            steps,
+            _failure_of(data["final"]),
+        )
 
 
 def _cells_of(d: object) -> Cells:
@@ -158,8 +168,13 @@ def _cells_of(d: object) -> Cells:
 
 def _step_json(s: TraceStep) -> dict[str, object]:
     out: dict[str, object] = {
-        "index": s.index, "kind": s.kind, "label": s.label, "channel": s.channel,
-        "values": list(s.values), "processes": list(s.movers), "writes": dict(s.writes),
+        "index": s.index,
+        "kind": s.kind,
+        "label": s.label,
+        "channel": s.channel,
+        "values": list(s.values),
+        "processes": list(s.movers),
+        "writes": dict(s.writes),
         "state": dict(s.state),
     }
     if s.crash:
@@ -176,13 +191,20 @@ def _step_of(d: dict) -> TraceStep:
     kind = str(d["kind"])
     if kind not in STEP_KINDS:
         raise ValueError(f"unknown step kind {kind!r}")
-    return TraceStep(int(d["index"]), kind, str(d["label"]),
-                     None if d.get("channel") is None else str(d["channel"]),
-                     tuple(str(v) for v in d.get("values", ())),
-                     tuple(str(p) for p in d.get("processes", ())),
-                     _cells_of(d.get("writes", {})), _cells_of(d["state"]),
-                     bool(d.get("crash", False)), tuple(str(c) for c in d.get("crash_reset", ())),
-                     d.get("line"), bool(d.get("failed", False)))
+    return TraceStep(
+        int(d["index"]),
+        kind,
+        str(d["label"]),
+        None if d.get("channel") is None else str(d["channel"]),
+        tuple(str(v) for v in d.get("values", ())),
+        tuple(str(p) for p in d.get("processes", ())),
+        _cells_of(d.get("writes", {})),
+        _cells_of(d["state"]),
+        bool(d.get("crash", False)),
+        tuple(str(c) for c in d.get("crash_reset", ())),
+        d.get("line"),
+        bool(d.get("failed", False)),
+    )
 
 
 def _failure_json(f: Failure) -> dict[str, object]:
@@ -192,9 +214,15 @@ def _failure_json(f: Failure) -> dict[str, object]:
     if f.cells:
         out["cells"] = dict(f.cells)
     if f.waiting:
-        out["waiting"] = [{"process": w.process, "offers": list(w.offers),
-                           "guarded": list(w.guarded), "terminated": w.terminated}
-                          for w in f.waiting]
+        out["waiting"] = [
+            {
+                "process": w.process,
+                "offers": list(w.offers),
+                "guarded": list(w.guarded),
+                "terminated": w.terminated,
+            }
+            for w in f.waiting
+        ]
     for key in ("event", "code", "line", "column", "loop_start"):
         value = getattr(f, key)
         if value is not None:
@@ -206,9 +234,24 @@ def _failure_of(d: dict) -> Failure:
     kind = str(d["kind"])
     if kind not in FAILURE_KINDS:
         raise ValueError(f"unknown failure kind {kind!r}")
-    waiting = tuple(Waiting(str(w["process"]), tuple(w.get("offers", ())),
-                            tuple(w.get("guarded", ())), bool(w.get("terminated", False)))
-                    for w in d.get("waiting", ()))
-    return Failure(kind, str(d["message"]), d.get("expression"), _cells_of(d.get("cells", {})),
-                   waiting, d.get("event"), d.get("code"), d.get("line"), d.get("column"),
-                   d.get("loop_start"))
+    waiting = tuple(
+        Waiting(
+            str(w["process"]),
+            tuple(w.get("offers", ())),
+            tuple(w.get("guarded", ())),
+            bool(w.get("terminated", False)),
+        )
+        for w in d.get("waiting", ())
+    )
+    return Failure(
+        kind,
+        str(d["message"]),
+        d.get("expression"),
+        _cells_of(d.get("cells", {})),
+        waiting,
+        d.get("event"),
+        d.get("code"),
+        d.get("line"),
+        d.get("column"),
+        d.get("loop_start"),
+    )

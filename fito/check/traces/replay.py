@@ -6,6 +6,7 @@ spec and the trace part ways.
 This module is the only user of the engine besides the adapter (`trace_adapter`): a new
 engine ports `_Engine` (initial state, moves with labels, faults, the predicate).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -38,7 +39,7 @@ class Replayed:
 
     reproduced: bool
     message: str
-    run: Trace | None          # the spec's run, up to where it parts from the saved one
+    run: Trace | None  # the spec's run, up to where it parts from the saved one
     parted_at: int | None = None
 
 
@@ -73,8 +74,9 @@ def replay(model: Model, a: A.AssertDecl, saved: Trace) -> Replayed:
     start = c.initial(proc)
     if eng.shown(start) != saved.initial_state:
         diff = _differences(saved.initial_state, eng.shown(start))
-        return Replayed(False, f"the spec and the trace part ways at the initial state: {diff}",
-                        None, 0)
+        return Replayed(
+            False, f"the spec and the trace part ways at the initial state: {diff}", None, 0
+        )
     current: dict[State, list[Transition]] = {start: []}
     for step in saved.steps:
         outcome = _advance(eng, current, step)
@@ -83,14 +85,16 @@ def replay(model: Model, a: A.AssertDecl, saved: Trace) -> Replayed:
             return Replayed(False, outcome, _run(c, proc, path, saved.final, a), step.index)
         if isinstance(outcome, list):  # the saved step's model error, reached
             run = _run(c, proc, outcome, saved.final, a)
-            return Replayed(True, f"the model error is reached at step {step.index}: "
-                            f"{saved.final.message}", run)
+            return Replayed(
+                True, f"the model error is reached at step {step.index}: {saved.final.message}", run
+            )
         current = outcome
     return _judge(eng, a, proc, saved, current)
 
 
-def _advance(eng: _Engine, current: dict[State, list[Transition]], step: TraceStep
-             ) -> dict[State, list[Transition]] | list[Transition] | str:
+def _advance(
+    eng: _Engine, current: dict[State, list[Transition]], step: TraceStep
+) -> dict[State, list[Transition]] | list[Transition] | str:
     """The states after step (or, for a failing step, the path to the fault), or why none."""
     nxt: dict[State, list[Transition]] = {}
     offered: list[str] = []
@@ -112,8 +116,9 @@ def _advance(eng: _Engine, current: dict[State, list[Transition]], step: TraceSt
     return _parting(eng, current, step, offered)
 
 
-def _parting(eng: _Engine, current: dict[State, list[Transition]], step: TraceStep,
-             offered: list[str]) -> str:
+def _parting(
+    eng: _Engine, current: dict[State, list[Transition]], step: TraceStep, offered: list[str]
+) -> str:
     where = f"the spec and the trace part ways at step {step.index} ({step.label}): "
     if step.failed:
         return where + "the spec raises no model error there"
@@ -121,8 +126,11 @@ def _parting(eng: _Engine, current: dict[State, list[Transition]], step: TraceSt
         for s in current:
             for _, label, t in eng.moves(s):
                 if label == step.label:
-                    return where + "the spec makes this step, but then " + \
-                        _differences(step.state, eng.shown(t))
+                    return (
+                        where
+                        + "the spec makes this step, but then "
+                        + _differences(step.state, eng.shown(t))
+                    )
     shown = ", ".join(dict.fromkeys(offered)) or "nothing (a deadlock)"
     return where + f"the spec cannot make it; it offers {shown}"
 
@@ -130,39 +138,59 @@ def _parting(eng: _Engine, current: dict[State, list[Transition]], step: TraceSt
 def _differences(saved: Sequence[tuple[str, str]], spec: Sequence[tuple[str, str]]) -> str:
     mine = dict(spec)
     theirs = dict(saved)
-    diffs = [f"{n} is {mine.get(n, 'absent')} in the spec, {v} in the trace"
-             for n, v in theirs.items() if mine.get(n) != v]
+    diffs = [
+        f"{n} is {mine.get(n, 'absent')} in the spec, {v} in the trace"
+        for n, v in theirs.items()
+        if mine.get(n) != v
+    ]
     diffs += [f"{n} is a cell of the spec only" for n in mine if n not in theirs]
     return "; ".join(diffs[:4]) + (f" (+{len(diffs) - 4} more)" if len(diffs) > 4 else "")
 
 
-def _run(c: Compiled, proc: A.Proc, path: list[Transition], final: Failure,
-         a: A.AssertDecl) -> Trace:
+def _run(
+    c: Compiled, proc: A.Proc, path: list[Transition], final: Failure, a: A.AssertDecl
+) -> Trace:
     expr = a.expr if final.kind in (VIOLATION, WITNESS) else None
     return build_trace(c, proc, path, replace(final, cells=(), waiting=()), expr)
 
 
-def _judge(eng: _Engine, a: A.AssertDecl, proc: A.Proc, saved: Trace,
-           current: dict[State, list[Transition]]) -> Replayed:
+def _judge(
+    eng: _Engine,
+    a: A.AssertDecl,
+    proc: A.Proc,
+    saved: Trace,
+    current: dict[State, list[Transition]],
+) -> Replayed:
     """Does some state reached end the run as the saved trace says it does?"""
     kind = saved.final.kind
     n = len(saved.steps)
     for s, path in current.items():
         ok = _ends_as(eng, a, kind, s, path, saved)
         if ok:
-            what = {VIOLATION: "the expression is violated", WITNESS: "the expression holds",
-                    DEADLOCK: "the run deadlocks", REFUSAL: "the specification refuses the "
-                    "last event", END: "the run ends", LOOP: "the loop closes",
-                    MODEL_ERROR: "the model error is reached"}.get(kind, kind)
+            what = {
+                VIOLATION: "the expression is violated",
+                WITNESS: "the expression holds",
+                DEADLOCK: "the run deadlocks",
+                REFUSAL: "the specification refuses the last event",
+                END: "the run ends",
+                LOOP: "the loop closes",
+                MODEL_ERROR: "the model error is reached",
+            }.get(kind, kind)
             run = _run(eng.c, proc, path, saved.final, a)
             return Replayed(True, f"replayed {n} steps: {what} after step {n}, as saved", run)
     path = next(iter(current.values()))
-    return Replayed(False, f"the spec follows all {n} steps, but the run does not end as saved "
-                    f"({saved.final.message})", _run(eng.c, proc, path, saved.final, a), n)
+    return Replayed(
+        False,
+        f"the spec follows all {n} steps, but the run does not end as saved "
+        f"({saved.final.message})",
+        _run(eng.c, proc, path, saved.final, a),
+        n,
+    )
 
 
-def _ends_as(eng: _Engine, a: A.AssertDecl, kind: str, s: State, path: list[Transition],
-             saved: Trace) -> bool:
+def _ends_as(
+    eng: _Engine, a: A.AssertDecl, kind: str, s: State, path: list[Transition], saved: Trace
+) -> bool:
     c = eng.c
     try:
         if kind in (VIOLATION, WITNESS):

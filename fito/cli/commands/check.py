@@ -1,4 +1,5 @@
 """`fito check`: parse, type-check and model-check specs."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,32 +12,71 @@ HELP = "parse, type-check and model-check .fito specs"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
-    p.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text",
-                   help="text (default), json, sarif, or html (a standalone page with the "
-                        "counterexamples as message-sequence charts)")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the report to FILE instead of standard output")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="show every internal step of a counterexample (they are collapsed)")
-    p.add_argument("--explain", action="store_true",
-                   help="show each counterexample as a timeline: one row per step, one column "
-                        "per persistence domain")
-    p.add_argument("--max-states", type=positive_int, default=None, metavar="N",
-                   help="give up (verdict unknown, exit 3) after N states per assertion")
-    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="give up (verdict unknown, exit 3) after this many seconds per assertion")
-    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
-                   help="refuse files larger than N bytes (default 8 MiB)")
-    p.add_argument("--expect", action="store_true",
-                   help="compare the results with the `-- expect:` comments of each file; "
-                        "exit 0 when all match")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "html"),
+        default="text",
+        help="text (default), json, sarif, or html (a standalone page with the "
+        "counterexamples as message-sequence charts)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show every internal step of a counterexample (they are collapsed)",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show each counterexample as a timeline: one row per step, one column "
+        "per persistence domain",
+    )
+    p.add_argument(
+        "--max-states",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="give up (verdict unknown, exit 3) after N states per assertion",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="give up (verdict unknown, exit 3) after this many seconds per assertion",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="refuse files larger than N bytes (default 8 MiB)",
+    )
+    p.add_argument(
+        "--expect",
+        action="store_true",
+        help="compare the results with the `-- expect:` comments of each file; "
+        "exit 0 when all match",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
-    p.add_argument("--engine", choices=("auto", "frontier", "scalar"), default="auto",
-                   help="search engine: state by state (scalar), whole levels of packed states "
-                        "(frontier), or scalar first and frontier once the search grows (auto)")
-    p.add_argument("--jobs", type=job_count, default=1, metavar="N",
-                   help="processes of the frontier engine, or `auto` for every core (same "
-                        "verdicts, counts and traces for every N)")
+    p.add_argument(
+        "--engine",
+        choices=("auto", "frontier", "scalar"),
+        default="auto",
+        help="search engine: state by state (scalar), whole levels of packed states "
+        "(frontier), or scalar first and frontier once the search grows (auto)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=job_count,
+        default=1,
+        metavar="N",
+        help="processes of the frontier engine, or `auto` for every core (same "
+        "verdicts, counts and traces for every N)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,10 +85,14 @@ def run(args: argparse.Namespace) -> int:
     from fito.render.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
 
-    options = CheckOptions(max_states=args.max_states, timeout=args.timeout,
-                           max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-                           progress=not args.no_progress and sys.stderr.isatty(),
-                           engine=args.engine, jobs=args.jobs)
+    options = CheckOptions(
+        max_states=args.max_states,
+        timeout=args.timeout,
+        max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        engine=args.engine,
+        jobs=args.jobs,
+    )
     reports = [run_deep(check_path, path, options) for path in args.files]
     if args.expect:
         from fito.expect import compare
@@ -88,7 +132,9 @@ def _expect_text(reports: list, problems: list) -> str:
         if found:
             failed += 1
         else:
-            lines.append(f"{r.path}: ok ({len(r.verdicts)} assertion(s), "
-                         f"{len(r.diagnostics)} diagnostic(s) as expected)")
+            lines.append(
+                f"{r.path}: ok ({len(r.verdicts)} assertion(s), "
+                f"{len(r.diagnostics)} diagnostic(s) as expected)"
+            )
     lines.append(f"{len(reports) - failed} passed, {failed} failed")
     return "\n".join(lines)

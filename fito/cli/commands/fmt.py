@@ -1,20 +1,30 @@
 """`fito fmt`: print .fito specs in canonical form, keeping their comments."""
+
 from __future__ import annotations
 
 import argparse
 import sys
 
-HELP = ("print .fito specs in canonical form (--write: rewrite them in place; --check: exit 1 "
-        "if a file is not canonical)")
+HELP = (
+    "print .fito specs in canonical form (--write: rewrite them in place; --check: exit 1 "
+    "if a file is not canonical)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true",
-                      help="print nothing but the files that are not canonical; exit 1 if any")
-    mode.add_argument("-w", "--write", action="store_true",
-                      help="rewrite each file that is not canonical in place, and name it")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="print nothing but the files that are not canonical; exit 1 if any",
+    )
+    mode.add_argument(
+        "-w",
+        "--write",
+        action="store_true",
+        help="rewrite each file that is not canonical in place, and name it",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,8 +75,11 @@ def _write(path: str, text: str) -> int:
     except OSError as exc:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        print(f"{path}:1:1: error: cannot rewrite the file: {exc.strerror or exc} "
-              "[C002 unreadable-input]", file=sys.stderr)
+        print(
+            f"{path}:1:1: error: cannot rewrite the file: {exc.strerror or exc} "
+            "[C002 unreadable-input]",
+            file=sys.stderr,
+        )
         return 2
     print(f"reformatted {path}")
     return 0

@@ -1,4 +1,5 @@
 """`fito inspect DIR`: the epochs of an epoch-aware checkpoint directory, what a restore takes."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,8 +11,12 @@ HELP = "show the epochs a fito.runtime checkpoint directory holds and which one 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", metavar="DIR", help="a checkpoint directory written by fito.runtime")
-    parser.add_argument("--format", choices=("text", "json", "prometheus"), default="text",
-                        help="text (default), json, or Prometheus text exposition metrics")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "prometheus"),
+        default="text",
+        help="text (default), json, or Prometheus text exposition metrics",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +46,8 @@ def _fail(args: argparse.Namespace, message: str, code: str) -> int:
 
     name = lookup(code).name
     if args.format == "json":
-        print(json.dumps({"dir": args.dir, "error": {"code": code, "name": name,
-                                                      "message": message}}))
+        print(
+            json.dumps({"dir": args.dir, "error": {"code": code, "name": name, "message": message}})
+        )
     print(f"fito: error: {message} [{code} {name}]", file=sys.stderr)
     return 2

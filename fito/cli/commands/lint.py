@@ -1,4 +1,5 @@
 """`fito lint`: checkpoint mistakes (paper A's FITO error) in PyTorch training scripts."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,22 +15,49 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
-                   help="Python files, or directories searched for *.py")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="FILE_OR_DIR",
+        help="Python files, or directories searched for *.py",
+    )
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--select", type=_codes, default=(), metavar="CODES",
-                   help="report only these codes or code prefixes (comma-separated)")
-    p.add_argument("--ignore", type=_codes, default=(), metavar="CODES",
-                   help="never report these codes or code prefixes (comma-separated)")
-    p.add_argument("--exit-zero", action="store_true",
-                   help="exit 0 even when warnings are reported")
-    p.add_argument("--model", action="store_true",
-                   help="write a .fito spec of each simple checkpoint protocol and model-check "
-                        "it: warnings come with the shortest crash that breaks them")
-    p.add_argument("--model-dir", default=".fito-lint", metavar="DIR",
-                   help="where --model writes its specs (default .fito-lint)")
-    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
-                   help="refuse files larger than N bytes (default 8 MiB)")
+    p.add_argument(
+        "--select",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="report only these codes or code prefixes (comma-separated)",
+    )
+    p.add_argument(
+        "--ignore",
+        type=_codes,
+        default=(),
+        metavar="CODES",
+        help="never report these codes or code prefixes (comma-separated)",
+    )
+    p.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when warnings are reported"
+    )
+    p.add_argument(
+        "--model",
+        action="store_true",
+        help="write a .fito spec of each simple checkpoint protocol and model-check "
+        "it: warnings come with the shortest crash that breaks them",
+    )
+    p.add_argument(
+        "--model-dir",
+        default=".fito-lint",
+        metavar="DIR",
+        help="where --model writes its specs (default .fito-lint)",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="refuse files larger than N bytes (default 8 MiB)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,9 +68,12 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in args.select + args.ignore if not c.startswith("FITOL")]
     if unknown:
         raise UsageError(f"unknown lint code {unknown[0]!r} (codes are FITOL000-FITOL008)")
-    options = LintOptions(select=args.select, ignore=args.ignore,
-                          max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-                          model_dir=args.model_dir if args.model else None)
+    options = LintOptions(
+        select=args.select,
+        ignore=args.ignore,
+        max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
+        model_dir=args.model_dir if args.model else None,
+    )
     from fito.deep import run_deep
 
     try:

@@ -1,4 +1,5 @@
 """`fito lsp`: the language server, over standard input and output."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         from fito.editors.lsp.server import main
     except ImportError as exc:
-        raise UsageError(f"the language server needs pygls ({exc}); "
-                         "install it with pip install 'fito[lsp]'") from None
+        raise UsageError(
+            f"the language server needs pygls ({exc}); install it with pip install 'fito[lsp]'"
+        ) from None
     main()
     return 0

@@ -1,4 +1,5 @@
 """`fito lts`: export the state graph of a small model (Graphviz DOT or JSON)."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,8 +14,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--process", metavar="NAME", help="the process to export (default: the system)")
     p.add_argument("--format", choices=("dot", "json"), default="dot")
-    p.add_argument("--max-states", type=int, default=DEFAULT_LIMIT, metavar="N",
-                   help=f"refuse graphs with more than N states (default {DEFAULT_LIMIT})")
+    p.add_argument(
+        "--max-states",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"refuse graphs with more than N states (default {DEFAULT_LIMIT})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,8 +36,8 @@ def _run(args: argparse.Namespace) -> int:
     from fito.check.lts import TooLarge, build_lts, to_dot, to_json
     from fito.diagnostics import error, render_text
     from fito.lang import nodes as A
-    from fito.lang.syntax.parser import parse
     from fito.lang.resolve.resolver import resolve
+    from fito.lang.syntax.parser import parse
     from fito.semantics.compiled import compile_model
     from fito.semantics.ir import Fault
     from fito.semantics.network import StructureGrows
@@ -47,23 +53,31 @@ def _run(args: argparse.Namespace) -> int:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
         return 2
     model, diags = resolve(parsed.spec)
-    errors = [d for d in list(parsed.diagnostics) + list(diags) if d.is_error and not d.code.startswith("FITO")]
+    errors = [
+        d
+        for d in list(parsed.diagnostics) + list(diags)
+        if d.is_error and not d.code.startswith("FITO")
+    ]
     if errors:
         for d in errors:
             print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
         return 1
     if args.process:
         if args.process not in model.processes or model.processes[args.process].params:
-            print(f"fito: error: no process '{args.process}' without parameters [C001 bad-usage]",
-                  file=sys.stderr)
+            print(
+                f"fito: error: no process '{args.process}' without parameters [C001 bad-usage]",
+                file=sys.stderr,
+            )
             return 2
         proc: A.Proc = A.ProcRef(args.process, ())
         name = args.process
     elif model.system is not None:
         proc, name = model.system, "system"
     else:
-        print("fito: error: the spec has no `system`; name one with --process [C001 bad-usage]",
-              file=sys.stderr)
+        print(
+            "fito: error: the spec has no `system`; name one with --process [C001 bad-usage]",
+            file=sys.stderr,
+        )
         return 2
     from fito.semantics.rules.refusal import NotSupported
 
@@ -74,21 +88,42 @@ def _run(args: argparse.Namespace) -> int:
         print(render_text(refusal.diagnostic, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
         return 1
     except TooLarge:
-        d = error("M004", f"the state graph has more than {args.max_states:,} states; refusing to export it",
-                  hint="raise --max-states, or export a smaller process")
+        d = error(
+            "M004",
+            f"the state graph has more than {args.max_states:,} states; refusing to export it",
+            hint="raise --max-states, or export a smaller process",
+        )
         print(render_text(d, args.file, None), file=sys.stderr)
         return 3
     except (BudgetExceeded, StructureGrows, RecursionError) as exc:
-        reason = exc.message if isinstance(exc, (BudgetExceeded, StructureGrows)) else \
-            "the process term grew too deep (recursion through an operator)"
-        print(render_text(error("M003", f"{reason}; no graph exported",
-                                hint="raise --timeout or --max-memory, or export a smaller "
-                                     "process"), args.file, None), file=sys.stderr)
+        reason = (
+            exc.message
+            if isinstance(exc, (BudgetExceeded, StructureGrows))
+            else "the process term grew too deep (recursion through an operator)"
+        )
+        print(
+            render_text(
+                error(
+                    "M003",
+                    f"{reason}; no graph exported",
+                    hint="raise --timeout or --max-memory, or export a smaller process",
+                ),
+                args.file,
+                None,
+            ),
+            file=sys.stderr,
+        )
         return 3
     except Fault as fault:  # in the initial state: a call's argument
         code, message, span = c.error_site(fault)
-        print(render_text(error(code, f"model error in the initial state: {message}", span=span),
-                          args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
+        print(
+            render_text(
+                error(code, f"model error in the initial state: {message}", span=span),
+                args.file,
+                src.text,
+            ),
+            file=sys.stderr,
+        )  # type: ignore[union-attr]
         return 1
     print(to_dot(c, lts, name) if args.format == "dot" else json.dumps(to_json(c, lts), indent=2))
     return 0

@@ -1,4 +1,5 @@
 """Argument types shared by the subcommands (one home for their messages)."""
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,8 @@ def memory_size(text: str) -> int:
         return parse_size(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a memory size such as 512M or 4G, got {text!r}") from None
+            f"expected a memory size such as 512M or 4G, got {text!r}"
+        ) from None
 
 
 def add_budget_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,13 +59,23 @@ def add_budget_arguments(p: argparse.ArgumentParser) -> None:
     does not define a `--timeout` of its own (`fito check`: per assertion)."""
     from fito.budget import default_max_bytes, show_bytes
 
-    p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
-                   help="give up (unknown, exit 3) when the process uses more than SIZE of memory "
-                        f"(e.g. 512M, 4G; default {show_bytes(default_max_bytes())}: the smaller "
-                        "of 75%% of physical memory and 8 GiB)")
+    p.add_argument(
+        "--max-memory",
+        type=memory_size,
+        default=None,
+        metavar="SIZE",
+        help="give up (unknown, exit 3) when the process uses more than SIZE of memory "
+        f"(e.g. 512M, 4G; default {show_bytes(default_max_bytes())}: the smaller "
+        "of 75%% of physical memory and 8 GiB)",
+    )
     try:
-        p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                       help="give up (unknown, exit 3) after this many seconds")
+        p.add_argument(
+            "--timeout",
+            type=positive_seconds,
+            default=None,
+            metavar="SECONDS",
+            help="give up (unknown, exit 3) after this many seconds",
+        )
     except argparse.ArgumentError:  # the command's own --timeout
         return
     p.set_defaults(_whole_command_timeout=True)
@@ -74,6 +86,7 @@ def budget_of(args: argparse.Namespace) -> Budget:
     from fito.budget import Budget, default_max_bytes
 
     max_bytes = getattr(args, "max_memory", None) or default_max_bytes()
-    timeout = getattr(args, "timeout", None) if getattr(args, "_whole_command_timeout", False) \
-        else None
+    timeout = (
+        getattr(args, "timeout", None) if getattr(args, "_whole_command_timeout", False) else None
+    )
     return Budget.of(timeout, max_bytes)

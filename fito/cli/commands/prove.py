@@ -1,4 +1,5 @@
 """`fito prove PATH...`: run the claims of proofs/*.py, re-check and write their certificates."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,21 +15,48 @@ DEFAULT_DIR = "certificates"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", default=["proofs"],
-                        help="claims files or directories of them (default: proofs)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=["proofs"],
+        help="claims files or directories of them (default: proofs)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--only", action="append", default=[], metavar="GLOB",
-                        help="run only claims whose id matches the glob (repeatable)")
-    parser.add_argument("--certificates", default=DEFAULT_DIR, metavar="DIR",
-                        help=f"where certificates are written (default: {DEFAULT_DIR})")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="run only claims whose id matches the glob (repeatable)",
+    )
+    parser.add_argument(
+        "--certificates",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help=f"where certificates are written (default: {DEFAULT_DIR})",
+    )
     parser.add_argument("--no-certificates", action="store_true", help="write no certificate files")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="per-claim time limit (default: the claim's own, else 60)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="claims run in parallel (default: every CPU); the certificates "
-                             "are the same byte for byte whatever N is")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress line on standard error (shown only on a terminal)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="per-claim time limit (default: the claim's own, else 60)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="claims run in parallel (default: every CPU); the certificates "
+        "are the same byte for byte whatever N is",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress line on standard error (shown only on a terminal)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,11 +71,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         claims = runner.collect(args.paths, args.only)
     except runner.CollectError as exc:
-        print(render_text(error("K003", exc.message, _span(exc.line)), exc.path, None), file=sys.stderr)
+        print(
+            render_text(error("K003", exc.message, _span(exc.line)), exc.path, None),
+            file=sys.stderr,
+        )
         return 2
     if not claims:
         what = f"matching {' '.join(args.only)} " if args.only else ""
-        print(f"fito: error: no claims {what}in {' '.join(args.paths)} [K003 claims-file-error]", file=sys.stderr)
+        print(
+            f"fito: error: no claims {what}in {' '.join(args.paths)} [K003 claims-file-error]",
+            file=sys.stderr,
+        )
         return 2
     show_progress = not args.no_progress and sys.stderr.isatty()
     progress = Progress(start) if show_progress else None
@@ -57,8 +91,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         paths = [None if args.no_certificates else _write(args.certificates, r) for r in results]
     except OSError as exc:
-        print(f"fito: error: cannot write certificates to {args.certificates}: {exc.strerror or exc} "
-              f"[C002 unreadable-input]", file=sys.stderr)
+        print(
+            f"fito: error: cannot write certificates to {args.certificates}: {exc.strerror or exc} "
+            f"[C002 unreadable-input]",
+            file=sys.stderr,
+        )
         return 2
     show = _json if args.format == "json" else _text
     show(results, paths, args, time.perf_counter() - start)
@@ -75,8 +112,10 @@ class Progress:
 
     def __call__(self, done: int, total: int, r) -> None:
         elapsed = time.perf_counter() - self.start
-        text = (f"claim {done} of {total}: {r.claim.id} {r.verdict} in {r.seconds:.2f} s "
-                f"({elapsed:.0f} s so far)")
+        text = (
+            f"claim {done} of {total}: {r.claim.id} {r.verdict} in {r.seconds:.2f} s "
+            f"({elapsed:.0f} s so far)"
+        )
         self._write(text)
 
     def _write(self, text: str) -> None:
@@ -92,17 +131,27 @@ class Progress:
 
 def _span(line: int):
     from fito.diagnostics import Span
+
     return Span.point(line, 1)
 
 
 def _write(directory: str, r) -> str | None:
     from fito.proof import runner
+
     return runner.write_certificate(directory, r)
 
 
 def _text(results, paths, args, seconds: float) -> None:
-    rows = [(r.claim.id, r.claim.method, r.verdict, f"{r.seconds:.2f}",
-             ", ".join(r.trusted) if r.trusted else ("kernel" if r.certificate else "-")) for r in results]
+    rows = [
+        (
+            r.claim.id,
+            r.claim.method,
+            r.verdict,
+            f"{r.seconds:.2f}",
+            ", ".join(r.trusted) if r.trusted else ("kernel" if r.certificate else "-"),
+        )
+        for r in results
+    ]
     head = ("claim", "method", "verdict", "seconds", "checked by")
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     fmt = "  ".join(f"{{:{'>' if i == 3 else '<'}{w}}}" for i, w in enumerate(widths))
@@ -114,14 +163,25 @@ def _text(results, paths, args, seconds: float) -> None:
     counts = {v: sum(r.verdict == v for r in results) for v in ("proved", "refuted", "unknown")}
     where = "not written" if args.no_certificates else f"in {args.certificates}/"
     trusted = sum(1 for r in results if r.trusted)
-    print(f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
-          f"{counts['unknown']} unknown, {trusted} with a trust tag; certificates {where} "
-          f"({seconds:.2f} s)")
+    print(
+        f"{len(results)} claims: {counts['proved']} proved, {counts['refuted']} refuted, "
+        f"{counts['unknown']} unknown, {trusted} with a trust tag; certificates {where} "
+        f"({seconds:.2f} s)"
+    )
 
 
 def _json(results, paths, args, seconds: float) -> None:
-    claims = [{"id": r.claim.id, "title": r.claim.title, "verdict": r.verdict, "method": r.claim.method,
-               "seconds": round(r.seconds, 4), "certificate": p, "reason": r.reason or None,
-               "trusted": list(r.trusted)}
-              for r, p in zip(results, paths)]
+    claims = [
+        {
+            "id": r.claim.id,
+            "title": r.claim.title,
+            "verdict": r.verdict,
+            "method": r.claim.method,
+            "seconds": round(r.seconds, 4),
+            "certificate": p,
+            "reason": r.reason or None,
+            "trusted": list(r.trusted),
+        }
+        for r, p in zip(results, paths)
+    ]
     print(json.dumps({"claims": claims}, indent=2))

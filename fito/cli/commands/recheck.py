@@ -1,4 +1,5 @@
 """`fito recheck PATH...`: re-check certificates in the standard-library kernel (no solver)."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,14 +11,24 @@ HELP = "re-check proof certificates in the small kernel (no SymPy, no Z3)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", default=["certificates"],
-                        help="certificate files or directories of *.json (default: certificates)")
-    parser.add_argument("--strict", action="store_true",
-                        help="reject certificates with trusted obligations (tool's word only)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        default=["certificates"],
+        help="certificate files or directories of *.json (default: certificates)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="reject certificates with trusted obligations (tool's word only)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--show", action="store_true",
-                        help="print the statement of each accepted certificate, as the kernel "
-                             "reads it")
+    parser.add_argument(
+        "--show",
+        action="store_true",
+        help="print the statement of each accepted certificate, as the kernel reads it",
+    )
 
 
 def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -40,11 +51,26 @@ def run(args: argparse.Namespace) -> int:
     from fito.proof import kernel
 
     files, missing = certificate_files(args.paths)
-    rows: list[dict[str, Any]] = [{"path": p, "status": "unreadable", "claim": None, "reason": "no such file or directory",
-             "trusted": []} for p in missing]
+    rows: list[dict[str, Any]] = [
+        {
+            "path": p,
+            "status": "unreadable",
+            "claim": None,
+            "reason": "no such file or directory",
+            "trusted": [],
+        }
+        for p in missing
+    ]
     if not files and not missing:
-        rows.append({"path": " ".join(args.paths), "status": "unreadable", "claim": None,
-                     "reason": "no certificate files (*.json) found", "trusted": []})
+        rows.append(
+            {
+                "path": " ".join(args.paths),
+                "status": "unreadable",
+                "claim": None,
+                "reason": "no certificate files (*.json) found",
+                "trusted": [],
+            }
+        )
     for path in files:
         rows.append(_check(kernel, path, args.strict))
     if args.format == "json":
@@ -57,17 +83,34 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(kernel, path: str, strict: bool) -> dict:
     if not os.path.isfile(path):  # a FIFO or a device would block the kernel's read
-        return {"path": path, "status": "unreadable", "claim": None,
-                "reason": "not a regular file", "trusted": []}
+        return {
+            "path": path,
+            "status": "unreadable",
+            "claim": None,
+            "reason": "not a regular file",
+            "trusted": [],
+        }
     try:
         cert = kernel.load(path)
     except kernel.Unreadable as exc:
-        return {"path": path, "status": "unreadable", "claim": None, "reason": str(exc), "trusted": []}
+        return {
+            "path": path,
+            "status": "unreadable",
+            "claim": None,
+            "reason": str(exc),
+            "trusted": [],
+        }
     r = kernel.check(cert, strict=strict)
-    return {"path": path, "status": "accepted" if r.accepted else "rejected", "claim": r.claim,
-            "reason": r.reason or None, "trusted": list(r.trusted), "obligations": r.obligations,
-            "verdict": cert.get("verdict") if r.accepted else None,
-            "statement": list(r.statement)}
+    return {
+        "path": path,
+        "status": "accepted" if r.accepted else "rejected",
+        "claim": r.claim,
+        "reason": r.reason or None,
+        "trusted": list(r.trusted),
+        "obligations": r.obligations,
+        "verdict": cert.get("verdict") if r.accepted else None,
+        "statement": list(r.statement),
+    }
 
 
 def _text(rows: list[dict], show: bool = False) -> None:
@@ -85,9 +128,13 @@ def _text(rows: list[dict], show: bool = False) -> None:
             print(f"{r['path']}: rejected: {r['reason']} [K001 certificate-rejected]")
         else:
             print(f"{r['path']}: unreadable: {r['reason']} [K002 certificate-unreadable]")
-    counts = {s: sum(r["status"] == s for r in rows) for s in ("accepted", "rejected", "unreadable")}
-    print(f"{len(rows)} certificates: {counts['accepted']} accepted, {counts['rejected']} rejected, "
-          f"{counts['unreadable']} unreadable")
+    counts = {
+        s: sum(r["status"] == s for r in rows) for s in ("accepted", "rejected", "unreadable")
+    }
+    print(
+        f"{len(rows)} certificates: {counts['accepted']} accepted, {counts['rejected']} rejected, "
+        f"{counts['unreadable']} unreadable"
+    )
 
 
 def _json(rows: list[dict]) -> None:

@@ -1,4 +1,5 @@
 """`fito replay TRACE.json SPEC`: re-run a saved counterexample (or witness) on a spec."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,16 +9,25 @@ from typing import Any
 from fito.cli.commands.options import positive_int
 from fito.diagnostics import UsageError
 
-HELP = ("re-run a trace saved by `fito check --format json` on a spec: exit 1 if it still "
-        "ends in the failure, 0 if the spec and the trace part ways (and where)")
+HELP = (
+    "re-run a trace saved by `fito check --format json` on a spec: exit 1 if it still "
+    "ends in the failure, 0 if the spec and the trace part ways (and where)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("trace", metavar="TRACE.json",
-                   help="a `fito check --format json` report, one of its assertions, or a run")
+    p.add_argument(
+        "trace",
+        metavar="TRACE.json",
+        help="a `fito check --format json` report, one of its assertions, or a run",
+    )
     p.add_argument("spec", metavar="SPEC", help="the .fito spec to replay it on")
-    p.add_argument("--line", type=positive_int, metavar="N",
-                   help="the assertion on line N (default: the first failing one in TRACE.json)")
+    p.add_argument(
+        "--line",
+        type=positive_int,
+        metavar="N",
+        help="the assertion on line N (default: the first failing one in TRACE.json)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="show every internal step")
 
 
@@ -67,8 +77,9 @@ def _load(path: str, line: int | None) -> tuple:
     candidates = _assertions(data)
     if line is not None:
         candidates = [a for a in candidates if a.get("line") == line]
-    chosen = next((a for a in candidates if a.get("verdict") == "fails"), None) or \
-        next(iter(candidates), None)
+    chosen = next((a for a in candidates if a.get("verdict") == "fails"), None) or next(
+        iter(candidates), None
+    )
     if chosen is None:
         raise UsageError(f"{path!r} holds no trace" + (f" for line {line}" if line else ""))
     try:
@@ -80,8 +91,13 @@ def _load(path: str, line: int | None) -> tuple:
 def _assertions(data: object) -> list[dict]:
     """Every assertion with a run: from a report, an assertion, or a bare run."""
     if isinstance(data, dict) and isinstance(data.get("files"), list):
-        return [a for f in data["files"] if isinstance(f, dict)
-                for a in f.get("assertions", []) if isinstance(a, dict) and a.get("run")]
+        return [
+            a
+            for f in data["files"]
+            if isinstance(f, dict)
+            for a in f.get("assertions", [])
+            if isinstance(a, dict) and a.get("run")
+        ]
     if isinstance(data, dict) and isinstance(data.get("run"), dict):
         return [data]
     if isinstance(data, dict) and "steps" in data:
@@ -97,6 +113,7 @@ def _find(model: Any, line: int | None, text: str) -> Any:
     for a in assertions:
         if line is not None and a.span.line == line:
             return a
+
     def bare(t: str) -> str:  # the text as written or printed: spaces and parentheses aside
         return "".join(ch for ch in t if ch not in " \t\n()")
 

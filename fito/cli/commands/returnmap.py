@@ -1,4 +1,5 @@
 """`fito returnmap MODEL --branch B`: derive a fleet branch's return map symbolically (paper B)."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,13 +16,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from fito.cli.fleet_args import add_model_arguments
 
     add_model_arguments(parser)
-    parser.add_argument("--branch", required=True, metavar="BRANCH",
-                        help="pairwise | overlapping | staggered | all | "
-                             "'MODES: EVENTS' (e.g. 'c: fire1 end0 end1 fire0')")
-    parser.add_argument("--symbolic", action="store_true",
-                        help="keep W, V, f(1..N) and C as symbols (same cap regime)")
-    parser.add_argument("--no-check", action="store_true",
-                        help="skip the cross-check against the exact simulator")
+    parser.add_argument(
+        "--branch",
+        required=True,
+        metavar="BRANCH",
+        help="pairwise | overlapping | staggered | all | "
+        "'MODES: EVENTS' (e.g. 'c: fire1 end0 end1 fire0')",
+    )
+    parser.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="keep W, V, f(1..N) and C as symbols (same cap regime)",
+    )
+    parser.add_argument(
+        "--no-check", action="store_true", help="skip the cross-check against the exact simulator"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_usage(args: argparse.Namespace, fleet: Any, UsageError: type) -> None:
     if args.branch == "pairwise" and fleet.jobs != 2:
-        raise UsageError(f"--branch pairwise needs 2 jobs, the model has {fleet.jobs} "
-                         "(use --jobs 2)")
+        raise UsageError(
+            f"--branch pairwise needs 2 jobs, the model has {fleet.jobs} (use --jobs 2)"
+        )
     if args.branch == "all" and fleet.jobs > 4:
         raise UsageError("--branch all enumerates every event order: at most 4 jobs")
     if fleet.jobs > 64 or fleet.jobs < 2:
@@ -63,7 +73,12 @@ def _check_usage(args: argparse.Namespace, fleet: Any, UsageError: type) -> None
 
 
 def _reports(args: argparse.Namespace, fleet: Any) -> list[dict[str, Any]]:
-    from fito.models.fleet.branch_report import branches_for, describe, enumerate_report, setting_for
+    from fito.models.fleet.branch_report import (
+        branches_for,
+        describe,
+        enumerate_report,
+        setting_for,
+    )
     from fito.models.fleet.returnmap import derive
 
     branches = branches_for(args.branch, fleet)
@@ -75,29 +90,44 @@ def _reports(args: argparse.Namespace, fleet: Any) -> list[dict[str, Any]]:
 
 def _pairwise_summary(fleet: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Theorem 4 on this model: over every two-cycle branch, the gap is unchanged."""
-    from fito.models.fleet.branches import enumerate_branches, gap_differences
     from fito.models.fleet.branch_report import setting_for
+    from fito.models.fleet.branches import enumerate_branches, gap_differences
 
     setting = setting_for(fleet, args.symbolic)
     result = enumerate_branches(setting, cycles=2)
     K = setting.domain()
-    moved = [" ".join(str(e) for e in leaf.events) for leaf in result.leaves
-             if any(d for d in gap_differences(leaf, K))]
-    return {"two_cycle_branches": len(result.leaves), "pruned": len(result.pruned),
-            "complete": result.complete, "gap_changes_on": moved,
-            "holds": result.complete and not moved}
+    moved = [
+        " ".join(str(e) for e in leaf.events)
+        for leaf in result.leaves
+        if any(d for d in gap_differences(leaf, K))
+    ]
+    return {
+        "two_cycle_branches": len(result.leaves),
+        "pruned": len(result.pruned),
+        "complete": result.complete,
+        "gap_changes_on": moved,
+        "holds": result.complete and not moved,
+    }
 
 
-def _document(fleet: Any, path: str, args: argparse.Namespace, reports: list,
-              summary: dict | None) -> dict[str, Any]:
+def _document(
+    fleet: Any, path: str, args: argparse.Namespace, reports: list, summary: dict | None
+) -> dict[str, Any]:
     cap = "inf" if fleet.capacity is None else str(fleet.capacity)
-    doc = {"model": fleet.name, "path": path, "jobs": fleet.jobs,
-           "setting": "symbolic" if args.symbolic else "numeric",
-           "parameters": {"work": [str(w) for w in fleet.work],
-                          "volume": [str(v) for v in fleet.volume],
-                          "throughput": fleet.throughput.text, "capacity": cap,
-                          "params": {k: str(v) for k, v in fleet.params}},
-           "branches": reports}
+    doc = {
+        "model": fleet.name,
+        "path": path,
+        "jobs": fleet.jobs,
+        "setting": "symbolic" if args.symbolic else "numeric",
+        "parameters": {
+            "work": [str(w) for w in fleet.work],
+            "volume": [str(v) for v in fleet.volume],
+            "throughput": fleet.throughput.text,
+            "capacity": cap,
+            "params": {k: str(v) for k, v in fleet.params},
+        },
+        "branches": reports,
+    }
     if summary is not None:
         doc["pairwise_identity"] = summary
     return doc
@@ -105,15 +135,19 @@ def _document(fleet: Any, path: str, args: argparse.Namespace, reports: list,
 
 def _text(doc: dict[str, Any]) -> str:
     p = doc["parameters"]
-    lines = [f"{doc['path']}: {doc['model']}: {doc['jobs']} jobs, f(n) = {p['throughput']}, "
-             f"C = {p['capacity']} ({doc['setting']})"]
+    lines = [
+        f"{doc['path']}: {doc['model']}: {doc['jobs']} jobs, f(n) = {p['throughput']}, "
+        f"C = {p['capacity']} ({doc['setting']})"
+    ]
     for r in doc["branches"]:
         lines += _branch_text(r)
     s = doc.get("pairwise_identity")
     if s is not None:
         verdict = "holds" if s["holds"] else "FAILS"
-        lines.append(f"pairwise identity (Theorem 4) {verdict}: {s['two_cycle_branches']} "
-                     f"two-cycle branches, {s['pruned']} empty prefixes pruned")
+        lines.append(
+            f"pairwise identity (Theorem 4) {verdict}: {s['two_cycle_branches']} "
+            f"two-cycle branches, {s['pruned']} empty prefixes pruned"
+        )
     return "\n".join(lines)
 
 
@@ -128,11 +162,20 @@ def _branch_text(r: dict[str, Any]) -> list[str]:
             lines.append("  d = [" + ", ".join(g["offset"]) + "]")
         lines.append("  eigenvalues: " + ", ".join(r["eigenvalues"]))
         expanding = r["expanding_directions"]
-        lines.append(f"  determinant: {r['determinant']}; expanding directions: "
-                     f"{'depends on the parameters' if expanding is None else expanding}")
+        lines.append(
+            f"  determinant: {r['determinant']}; expanding directions: "
+            f"{'depends on the parameters' if expanding is None else expanding}"
+        )
     else:
-        lines.append("  (no gap chart: " + ("the section modes change" if not r["return_map"]
-                                            else "the gaps do not determine the state") + ")")
+        lines.append(
+            "  (no gap chart: "
+            + (
+                "the section modes change"
+                if not r["return_map"]
+                else "the gaps do not determine the state"
+            )
+            + ")"
+        )
     reg = r["region"]
     state = {True: "non-empty", False: "EMPTY", None: "unknown"}[reg.get("nonempty")]
     lines.append(f"  region ({state}):")
@@ -140,8 +183,10 @@ def _branch_text(r: dict[str, Any]) -> list[str]:
     if "witness" in reg:
         lines.append("  witness: " + ", ".join(f"{k} = {v}" for k, v in reg["witness"].items()))
     if "witness_parameters" in reg:
-        lines.append("  at parameters: " + ", ".join(
-            f"{k} = {v}" for k, v in reg["witness_parameters"].items()))
+        lines.append(
+            "  at parameters: "
+            + ", ".join(f"{k} = {v}" for k, v in reg["witness_parameters"].items())
+        )
     if "simulator_check" in r:
         lines.append(f"  check: {r['simulator_check']['detail']}")
     return lines
@@ -150,7 +195,10 @@ def _branch_text(r: dict[str, Any]) -> list[str]:
 def _empty_note(path: str, names: list[str], fleet: Any) -> None:
     from fito.diagnostics import error, render_text
 
-    diag = error("S102", f"the region of branch {', '.join(names)} is empty for this model",
-                 hint="the branch never occurs with these parameters; change --work/--volume "
-                      "or the throughput")
+    diag = error(
+        "S102",
+        f"the region of branch {', '.join(names)} is empty for this model",
+        hint="the branch never occurs with these parameters; change --work/--volume "
+        "or the throughput",
+    )
     print(render_text(diag, path, None), file=sys.stderr)

@@ -1,4 +1,5 @@
 """`fito simulate MODEL`: the exact event-driven fleet simulator (paper B)."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,18 +15,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_model_arguments(parser)
     parser.add_argument("--cycles", help="firings per job to simulate (default: the model's)")
-    parser.add_argument("--exact", action="store_true",
-                        help="rational arithmetic (Fraction); times printed as '27/2'")
-    parser.add_argument("--writers", action="store_true",
-                        help="also print the number of concurrent writers over time")
-    parser.add_argument("--sections", action="store_true",
-                        help="also print every job's phase (position) at each firing of job 0")
-    parser.add_argument("--max-events", type=int, default=None, metavar="K",
-                        help="stop after K events (exit 3 if the cycles are not reached)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the whole result to FILE and print a summary")
-    parser.add_argument("--full", action="store_true",
-                        help=f"print every firing even past {SUMMARY_LIMIT:,} of them")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="rational arithmetic (Fraction); times printed as '27/2'",
+    )
+    parser.add_argument(
+        "--writers",
+        action="store_true",
+        help="also print the number of concurrent writers over time",
+    )
+    parser.add_argument(
+        "--sections",
+        action="store_true",
+        help="also print every job's phase (position) at each firing of job 0",
+    )
+    parser.add_argument(
+        "--max-events",
+        type=int,
+        default=None,
+        metavar="K",
+        help="stop after K events (exit 3 if the cycles are not reached)",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the whole result to FILE and print a summary"
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help=f"print every firing even past {SUMMARY_LIMIT:,} of them",
+    )
 
 
 # Past this many firing times (a 10,000-job fleet has ten million) the terminal gets a
@@ -44,8 +63,13 @@ def run(args: argparse.Namespace) -> int:
     except InputFailure as failure:
         return failure.status
     try:
-        result = simulate(fleet, exact=args.exact, record_writers=args.writers,
-                          record_sections=args.sections, max_events=args.max_events)
+        result = simulate(
+            fleet,
+            exact=args.exact,
+            record_writers=args.writers,
+            record_sections=args.sections,
+            max_events=args.max_events,
+        )
     except ValueError as exc:
         raise UsageError(f"{exc} (drop --exact)") from None
     full = _render(args, fleet, path, result)
@@ -54,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
         _write(args.output, full)
         print(_summary(args, fleet, path, result, f"written to {args.output}"))
     elif firings > SUMMARY_LIMIT and not args.full:
-        print(_summary(args, fleet, path, result, "--output FILE writes them all, --full "
-                       "prints them"))
+        print(
+            _summary(args, fleet, path, result, "--output FILE writes them all, --full prints them")
+        )
     else:
         print(full)
     if not result.complete:
@@ -91,11 +116,12 @@ def _summary(args: argparse.Namespace, fleet, path: str, result, where: str) -> 
         doc["summary"] = f"{total:,} firing times of {jobs:,} jobs, a sample shown; {where}"
         return json.dumps(doc, indent=1)
     lines = _text(fleet, path, result, False, False).split("\n", 1)[:1]
-    lines.append(f"{total:,} firing times of {jobs:,} jobs; jobs {', '.join(map(str, shown))} "
-                 f"shown, their first and last firings ({where})")
+    lines.append(
+        f"{total:,} firing times of {jobs:,} jobs; jobs {', '.join(map(str, shown))} "
+        f"shown, their first and last firings ({where})"
+    )
     width = len(str(jobs - 1))
-    lines.extend(f"job {i:>{width}}: " + " ".join(_sample(result.firings[i], fmt))
-                 for i in shown)
+    lines.extend(f"job {i:>{width}}: " + " ".join(_sample(result.firings[i], fmt)) for i in shown)
     return "\n".join(lines)
 
 
@@ -109,8 +135,13 @@ def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
     from fito.models.fleet.sim import format_number as fmt
 
     out = {
-        "model": fleet.name, "path": path, "jobs": fleet.jobs, "cycles": result.cycles,
-        "exact": result.exact, "complete": result.complete, "events": result.events,
+        "model": fleet.name,
+        "path": path,
+        "jobs": fleet.jobs,
+        "cycles": result.cycles,
+        "exact": result.exact,
+        "complete": result.complete,
+        "events": result.events,
         "end_time": fmt(result.end_time),
         "parameters": _parameters(fleet),
         "tie_rule": "write completions before firings; then ascending key, then job index",
@@ -119,14 +150,16 @@ def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
     if writers:
         out["writers"] = [[fmt(t), n] for t, n in result.writers]
     if sections:
-        out["sections"] = [{"time": fmt(t), "phases": [fmt(p) for p in ps]}
-                           for t, ps in result.sections]
+        out["sections"] = [
+            {"time": fmt(t), "phases": [fmt(p) for p in ps]} for t, ps in result.sections
+        ]
     return out
 
 
 def _parameters(fleet) -> dict:
     return {
-        "work": [str(w) for w in fleet.work], "volume": [str(v) for v in fleet.volume],
+        "work": [str(w) for w in fleet.work],
+        "volume": [str(v) for v in fleet.volume],
         "throughput": fleet.throughput.text,
         "capacity": "inf" if fleet.capacity is None else str(fleet.capacity),
         "params": {k: str(v) for k, v in fleet.params},
@@ -138,9 +171,11 @@ def _text(fleet, path: str, result, writers: bool, sections: bool) -> str:
     from fito.models.fleet.sim import format_number as fmt
 
     cap = "inf" if fleet.capacity is None else str(fleet.capacity)
-    lines = [f"{path}: {fleet.name}: {fleet.jobs} jobs, f(n) = {fleet.throughput.text}, C = {cap}, "
-             f"{'exact' if result.exact else 'float'}, {result.events} events, "
-             f"end time {fmt(result.end_time)}"]
+    lines = [
+        f"{path}: {fleet.name}: {fleet.jobs} jobs, f(n) = {fleet.throughput.text}, C = {cap}, "
+        f"{'exact' if result.exact else 'float'}, {result.events} events, "
+        f"end time {fmt(result.end_time)}"
+    ]
     width = len(str(fleet.jobs - 1))
     for i, times in enumerate(result.firings):
         lines.append(f"job {i:>{width}}: " + " ".join(str(fmt(t)) for t in times))
@@ -157,10 +192,16 @@ def _limit_note(path: str, result, fmt: str) -> None:
     from fito.diagnostics import error, render_text
 
     if result.stopped:  # a bound of fito.budget: --timeout or --max-memory
-        diag = error("M003", f"{result.stopped}: stopped after {result.events:,} events before "
-                     f"every job fired {result.cycles} times",
-                     hint="raise --timeout or --max-memory, or lower --cycles")
+        diag = error(
+            "M003",
+            f"{result.stopped}: stopped after {result.events:,} events before "
+            f"every job fired {result.cycles} times",
+            hint="raise --timeout or --max-memory, or lower --cycles",
+        )
     else:
-        diag = error("M101", f"stopped after {result.events} events before every job fired "
-                     f"{result.cycles} times", hint="raise --max-events")
+        diag = error(
+            "M101",
+            f"stopped after {result.events} events before every job fired {result.cycles} times",
+            hint="raise --max-events",
+        )
     print(render_text(diag, path, None), file=sys.stderr)

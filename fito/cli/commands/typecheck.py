@@ -1,4 +1,5 @@
 """`fito types`: FITO type checking of pipelines only (no model checking)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,16 +18,32 @@ HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".fito spec files")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="time limit of each file (M003, exit 3, when reached) and of each Z3 "
-                        "epoch question in it (default: none per file, 10 per question); an "
-                        "undecided question is reported as FITO007, never accepted")
-    p.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
-                   help="refuse files larger than N bytes (default 8 MiB)")
-    p.add_argument("--reveal", action="store_true",
-                   help="also show the type of every epoch and let name (text format)")
-    p.add_argument("--stats", action="store_true",
-                   help="print the Z3 question, check and cache counts on stderr")
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="time limit of each file (M003, exit 3, when reached) and of each Z3 "
+        "epoch question in it (default: none per file, 10 per question); an "
+        "undecided question is reported as FITO007, never accepted",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="refuse files larger than N bytes (default 8 MiB)",
+    )
+    p.add_argument(
+        "--reveal",
+        action="store_true",
+        help="also show the type of every epoch and let name (text format)",
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="print the Z3 question, check and cache counts on stderr",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,9 +66,12 @@ def run(args: argparse.Namespace) -> int:
         print(summary(results))
     if args.stats:
         s = oracle.stats
-        print(f"fito types: {s.questions} epoch questions, {s.checks} Z3 checks, "
-              f"{s.witness_searches} witness searches, {s.cache_hits} cache hits, "
-              f"{s.trivial} decided without Z3", file=sys.stderr)
+        print(
+            f"fito types: {s.questions} epoch questions, {s.checks} Z3 checks, "
+            f"{s.witness_searches} witness searches, {s.cache_hits} cache hits, "
+            f"{s.trivial} decided without Z3",
+            file=sys.stderr,
+        )
     return exit_status(results)
 
 
@@ -64,5 +84,6 @@ def _one(path: str, oracle: EpochOracle, max_bytes: int, args: argparse.Namespac
 
     machinery()  # built (or loaded) once per process: not part of any file's time
     import z3  # noqa: F401 - the same: imported once, before any file's clock starts
+
     with budget.active(budget.current().within(args.timeout)):
         return run_deep(type_check_path, path, oracle, max_bytes, args.reveal)

@@ -3,6 +3,7 @@ diagnostics `fito check` prints, the type of the name under the cursor (cells wi
 ranges, channels, epochs, Snap and Conv in pipelines), where a name is declared, and the
 canonical form. Positions are 1-based (line, column in characters), as in fito's spans.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -30,8 +31,10 @@ def analyse(text: str, type_check: bool = True) -> Analysis:
     from fito.driver import CheckOptions, check_source, front_end
     from fito.source import Source
 
-    report = check_source(Source("<editor>", text),
-                          CheckOptions(model_check=False, type_check=type_check, timeout=2.0))
+    report = check_source(
+        Source("<editor>", text),
+        CheckOptions(model_check=False, type_check=type_check, timeout=2.0),
+    )
     parsed, model, _ = front_end(text) if report.text is not None else (None, None, ())
     if parsed is None or parsed.spec is None:
         model = None
@@ -43,8 +46,10 @@ def check_assertions(text: str, timeout: float = 10.0) -> tuple[Verdict, ...]:
     from fito.driver import CheckOptions, check_source
     from fito.source import Source
 
-    report = check_source(Source("<editor>", text),
-                          CheckOptions(timeout=timeout, max_states=2_000_000, type_check=False))
+    report = check_source(
+        Source("<editor>", text),
+        CheckOptions(timeout=timeout, max_states=2_000_000, type_check=False),
+    )
     return report.verdicts
 
 
@@ -67,8 +72,9 @@ def word_at(text: str, line: int, column: int) -> tuple[str, Span] | None:
     return value, Span(tline, tcol, tline, tcol + len(value), offset, offset + len(value))
 
 
-def _lookup(a: Analysis, line: int, column: int
-            ) -> tuple[Model, str, Span, tuple[str, str, Span] | None] | None:
+def _lookup(
+    a: Analysis, line: int, column: int
+) -> tuple[Model, str, Span, tuple[str, str, Span] | None] | None:
     """The model, the name under the cursor, its span, and what it is if a pipeline's local
     name."""
     found = word_at(a.text, line, column)
@@ -141,8 +147,9 @@ def _global(model: Model, name: str) -> str | None:
         return f"{head}\n-- {cells}{'; '.join(ranges)}; {kind}"
     if name in m.channels:
         ranges = [type_text(t) for t in m.channels[name].fields]
-        chan = next((d for d in m.spec.decls
-                     if isinstance(d, A.ChannelDecl) and name in d.names), None)
+        chan = next(
+            (d for d in m.spec.decls if isinstance(d, A.ChannelDecl) and name in d.names), None
+        )
         written = ".".join(print_type(f, "chan") for f in chan.fields) if chan else ""
         head = f"channel {name}" + (f": {written}" if written else "")
         return head + (f"\n-- fields: {'; '.join(ranges)}" if ranges else "")
@@ -157,8 +164,11 @@ def _global(model: Model, name: str) -> str | None:
         vt, value = m.consts[name]
         return f"const {name}: {type_text(vt)} = {vt.show(value)}"
     if name in m.types:
-        return f"type {type_text(m.types[name])}" if isinstance(m.types[name], EnumT) \
+        return (
+            f"type {type_text(m.types[name])}"
+            if isinstance(m.types[name], EnumT)
             else f"type {name} = {type_text(m.types[name])}"
+        )
     return None
 
 
@@ -166,9 +176,14 @@ def _pipeline_local(model: Model, name: str, span: Span) -> tuple[str, str, Span
     """(type, pipeline, definition) of a pipeline's epoch or let name at span."""
     from fito.types import reveal_types
 
-    pipe = next((d for d in model.spec.decls
-                 if isinstance(d, A.PipelineDecl) and d.span.start <= span.start <= d.span.end),
-                None)
+    pipe = next(
+        (
+            d
+            for d in model.spec.decls
+            if isinstance(d, A.PipelineDecl) and d.span.start <= span.start <= d.span.end
+        ),
+        None,
+    )
     if pipe is None:
         return None
     for r in reveal_types(model):
@@ -188,8 +203,9 @@ def _bound_name(model: Model, name: str, span: Span) -> str | None:
                 if getattr(node, "var", None) == name and hasattr(node, "domain"):
                     return print_type(node.domain)
                 if isinstance(node, A.InField) and node.var == name:
-                    return "input" + ("" if node.restriction is None
-                                      else f" from {print_type(node.restriction)}")
+                    return "input" + (
+                        "" if node.restriction is None else f" from {print_type(node.restriction)}"
+                    )
     return None
 
 
@@ -221,5 +237,13 @@ def _declares(decl: A.Decl, name: str) -> Span | None:
     return None
 
 
-__all__ = ["Analysis", "analyse", "check_assertions", "definition", "formatted", "hover",
-           "type_text", "word_at"]
+__all__ = [
+    "Analysis",
+    "analyse",
+    "check_assertions",
+    "definition",
+    "formatted",
+    "hover",
+    "type_text",
+    "word_at",
+]

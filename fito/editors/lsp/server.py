@@ -2,6 +2,7 @@
 you type (parse, names, types, FITO codes), verdicts of the assertions when a file is saved
 (a failing one shows its counterexample), hover with a name's type, go to definition, and
 formatting. Run it with `fito lsp` (stdio)."""
+
 from __future__ import annotations
 
 from lsprotocol import types as T
@@ -12,15 +13,18 @@ from fito.diagnostics import Diagnostic, Span
 from fito.editors.lsp import features
 
 server = LanguageServer("fito", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Full)
-_SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
-             "note": T.DiagnosticSeverity.Information}
+_SEVERITY = {
+    "error": T.DiagnosticSeverity.Error,
+    "warning": T.DiagnosticSeverity.Warning,
+    "note": T.DiagnosticSeverity.Information,
+}
 
 
 def _position(text: str, line: int, column: int) -> T.Position:
     """fito's 1-based line and character column as LSP's 0-based line and UTF-16 offset."""
     lines = text.split("\n")
     here = lines[line - 1] if 0 < line <= len(lines) else ""
-    units = len(here[:max(column - 1, 0)].encode("utf-16-le")) // 2
+    units = len(here[: max(column - 1, 0)].encode("utf-16-le")) // 2
     return T.Position(line=max(line - 1, 0), character=units)
 
 
@@ -28,7 +32,7 @@ def _column(text: str, pos: T.Position) -> tuple[int, int]:
     """LSP's position as fito's (line, column)."""
     lines = text.split("\n")
     here = lines[pos.line] if pos.line < len(lines) else ""
-    prefix = here.encode("utf-16-le")[:pos.character * 2].decode("utf-16-le", "ignore")
+    prefix = here.encode("utf-16-le")[: pos.character * 2].decode("utf-16-le", "ignore")
     return pos.line + 1, len(prefix) + 1
 
 
@@ -44,9 +48,14 @@ def lsp_diagnostic(text: str, d: Diagnostic) -> T.Diagnostic:
     message = d.message + "".join(f"\nnote: {n}" for n in d.notes)
     if d.hint:
         message += f"\nhint: {d.hint}"
-    return T.Diagnostic(range=_range(text, d.span), message=message, code=d.code,
-                        severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Information),
-                        source="fito", code_description=None)
+    return T.Diagnostic(
+        range=_range(text, d.span),
+        message=message,
+        code=d.code,
+        severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Information),
+        source="fito",
+        code_description=None,
+    )
 
 
 def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
@@ -60,12 +69,20 @@ def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
         if v.run is not None and v.run.steps:
             lines += render_run(v.run, "counterexample")
         line = text.split("\n")[v.line - 1] if v.line - 1 < len(text.split("\n")) else ""
-        out.append(T.Diagnostic(
-            range=T.Range(start=T.Position(line=v.line - 1, character=0),
-                          end=T.Position(line=v.line - 1, character=len(line))),
-            message="\n".join(lines), code="M005" if v.verdict == "fails" else "M006",
-            severity=T.DiagnosticSeverity.Error if v.verdict == "fails"
-            else T.DiagnosticSeverity.Warning, source="fito"))
+        out.append(
+            T.Diagnostic(
+                range=T.Range(
+                    start=T.Position(line=v.line - 1, character=0),
+                    end=T.Position(line=v.line - 1, character=len(line)),
+                ),
+                message="\n".join(lines),
+                code="M005" if v.verdict == "fails" else "M006",
+                severity=T.DiagnosticSeverity.Error
+                if v.verdict == "fails"
+                else T.DiagnosticSeverity.Warning,
+                source="fito",
+            )
+        )
     return out
 
 
@@ -73,8 +90,11 @@ def _publish(ls: LanguageServer, uri: str, verdicts: bool) -> None:
     text = ls.workspace.get_text_document(uri).source
     analysis = features.analyse(text)
     diags = [lsp_diagnostic(text, d) for d in analysis.diagnostics]
-    if verdicts and analysis.model is not None and not any(d.is_error for d in
-                                                          analysis.diagnostics):
+    if (
+        verdicts
+        and analysis.model is not None
+        and not any(d.is_error for d in analysis.diagnostics)
+    ):
         diags += _verdict_diagnostics(text)
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
 
@@ -121,8 +141,7 @@ def formatting(ls: LanguageServer, params: T.DocumentFormattingParams) -> list[T
         return None if new is None else []
     lines = text.split("\n")
     end = T.Position(line=len(lines) - 1, character=len(lines[-1].encode("utf-16-le")) // 2)
-    return [T.TextEdit(range=T.Range(start=T.Position(line=0, character=0), end=end),
-                       new_text=new)]
+    return [T.TextEdit(range=T.Range(start=T.Position(line=0, character=0), end=end), new_text=new)]
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ around a cell's initial value that is not an atom (`= (e == 0) durable`), around
 operator chain that is an operand of another process operator (`(P ; Q) ||| R`), around
 the prefixes of an interrupt (`P /\ (crash -> Q)`) and around `and` inside `or`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -20,7 +21,6 @@ from typing import Any
 
 from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
-from fito.lang.printer.doc import LINE, Align, Doc, Group, Hang, Nest, Text, concat, layout
 from fito.lang.printer.canonical import (
     layout_of,
     print_assertion,
@@ -32,6 +32,7 @@ from fito.lang.printer.canonical import (
     print_type,
     process_head,
 )
+from fito.lang.printer.doc import LINE, Align, Doc, Group, Hang, Nest, Text, concat, layout
 
 _ATOM = 100
 INDENT = 2
@@ -105,19 +106,20 @@ def _never(_: object) -> bool:
     return False
 
 
-def _chain(operands: list[tuple[object, int]], ops: list[str],
-           clarify: Callable[[object], bool] = _never) -> Doc:
+def _chain(
+    operands: list[tuple[object, int]], ops: list[str], clarify: Callable[[object], bool] = _never
+) -> Doc:
     """`x0 op1 x1 op2 x2`, broken before each operator, operators under x0."""
     first, need = operands[0]
     parts: list[Doc | str] = [node_doc(first, need, clarify(first))]  # type: ignore[arg-type]
     for op, (operand, need) in zip(ops, operands[1:]):
-        parts.extend((LINE, f"{op} ",
-                      node_doc(operand, need, clarify(operand))))  # type: ignore[arg-type]
+        parts.extend((LINE, f"{op} ", node_doc(operand, need, clarify(operand))))  # type: ignore[arg-type]
     return Group(Align(concat(*parts)))
 
 
-def _left_chain(node: Any, same: Callable[[object], bool],
-                clarify: Callable[[object], bool] = _never) -> Doc:
+def _left_chain(
+    node: Any, same: Callable[[object], bool], clarify: Callable[[object], bool] = _never
+) -> Doc:
     """A left-nested chain of one binary operator, flattened into one group (the pieces of
     a binary node are `[(left, need), " op ", (right, need)]`)."""
     rights: list[tuple[object, int]] = []
@@ -144,8 +146,9 @@ def _proc_binary(p: A.ProcBinary, pieces: list) -> Doc:
 
 
 def _parallel(p: A.Parallel, pieces: list) -> Doc:
-    return _left_chain(p, lambda q: isinstance(q, A.Parallel) and q.sync == p.sync,
-                       _is_process_chain)
+    return _left_chain(
+        p, lambda q: isinstance(q, A.Parallel) and q.sync == p.sync, _is_process_chain
+    )
 
 
 def _is_and(q: object) -> bool:
@@ -162,8 +165,7 @@ def _binary(e: A.Binary, pieces: list) -> Doc:
 
 def _hide(p: A.Hide, pieces: list) -> Doc:
     (proc, need), rest = pieces
-    return Group(Align(concat(node_doc(proc, need, _is_process_chain(proc)), LINE,
-                              rest.strip())))
+    return Group(Align(concat(node_doc(proc, need, _is_process_chain(proc)), LINE, rest.strip())))
 
 
 def _prefix(p: A.Prefix, pieces: list) -> Doc:
@@ -185,8 +187,11 @@ def _prefix_head(p: A.Prefix) -> Doc:
     if p.assigns:
         assigns: list[Doc | str] = []
         for i, a in enumerate(p.assigns):
-            item = (concat(print_expr(a.target, _ATOM) + " := ", node_doc(a.value, 0))
-                    if isinstance(a, A.Assign) else print_statement(a))
+            item = (
+                concat(print_expr(a.target, _ATOM) + " := ", node_doc(a.value, 0))
+                if isinstance(a, A.Assign)
+                else print_statement(a)
+            )
             assigns.append(concat(",", Group(concat(LINE, item))) if i else item)
         head.extend(([" "] if head else []) + ["{", Align(concat(*assigns)), "}"])
     elif p.event is None:
@@ -204,9 +209,15 @@ def _if(p: A.ProcIf | A.IfExpr, pieces: list) -> Doc:
     parts: list[Doc | str] = []
     node: A.ProcIf | A.IfExpr = p
     while True:
-        parts.extend(("if ", node_doc(node.cond, 0),
-                      Group(Hang(INDENT, concat(LINE, "then ", node_doc(node.then, 0)))),
-                      LINE, "else "))
+        parts.extend(
+            (
+                "if ",
+                node_doc(node.cond, 0),
+                Group(Hang(INDENT, concat(LINE, "then ", node_doc(node.then, 0)))),
+                LINE,
+                "else ",
+            )
+        )
         if type(node.orelse) is not type(p):
             parts.append(node_doc(node.orelse, 0))
             return Group(Align(concat(*parts)))
@@ -245,7 +256,17 @@ def _call(node: A.Call | A.ProcRef, pieces: list) -> Doc:
 
 
 _BUILD: dict[type, Callable[..., Doc]] = {
-    A.ProcBinary: _proc_binary, A.Parallel: _parallel, A.Binary: _binary, A.Hide: _hide,
-    A.Prefix: _prefix, A.Guard: _guard, A.ProcIf: _if, A.IfExpr: _if, A.Replicated: _binder,
-    A.Quant: _binder, A.Call: _call, A.ProcRef: _call, A.Select: _select,
+    A.ProcBinary: _proc_binary,
+    A.Parallel: _parallel,
+    A.Binary: _binary,
+    A.Hide: _hide,
+    A.Prefix: _prefix,
+    A.Guard: _guard,
+    A.ProcIf: _if,
+    A.IfExpr: _if,
+    A.Replicated: _binder,
+    A.Quant: _binder,
+    A.Call: _call,
+    A.ProcRef: _call,
+    A.Select: _select,
 }

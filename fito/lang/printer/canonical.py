@@ -8,9 +8,11 @@ Each node is laid out as a list of pieces (text, or a child with the binding lev
 have); an explicit stack turns pieces into text, so chains of any length and depth print
 without recursion. `{` is never followed directly by `-` (that would open a comment).
 """
+
 from __future__ import annotations
 
-from typing import Callable, Union
+from collections.abc import Callable
+from typing import Union
 
 from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
@@ -70,8 +72,11 @@ def print_decl(d: A.Decl) -> str:
         return f"type {d.name} = {print_type(d.rhs)}"
     if isinstance(d, A.ChannelDecl):
         fields = ": " + ".".join(print_type(f, "chan") for f in d.fields) if d.fields else ""
-        buffer = "" if d.buffer is None else \
-            f" buffer {print_expr(d.buffer, 1)}{' durable' if d.durable else ''}"
+        buffer = (
+            ""
+            if d.buffer is None
+            else f" buffer {print_expr(d.buffer, 1)}{' durable' if d.durable else ''}"
+        )
         dims = "".join(f"[{print_type(t)}]" for t in d.indices)
         return f"channel {', '.join(d.names)}{dims}{fields}{buffer}"
     if isinstance(d, A.DomainDecl):
@@ -82,8 +87,10 @@ def print_decl(d: A.Decl) -> str:
         equals = f"\n{_INDENT}= " if d.locals else " = "
         return f"{process_head(d)}{equals}{print_proc(d.body)}"
     if isinstance(d, A.FunDecl):
-        return (f"fun {d.name}({', '.join(_param(p) for p in d.params)}): "
-                f"{print_type(d.result)} = {print_expr(d.body)}")
+        return (
+            f"fun {d.name}({', '.join(_param(p) for p in d.params)}): "
+            f"{print_type(d.result)} = {print_expr(d.body)}"
+        )
     if isinstance(d, A.SystemDecl):
         return f"system {print_proc(d.proc)}"
     if isinstance(d, A.AssertDecl):
@@ -348,8 +355,12 @@ def _call(e: A.Call) -> Layout:
 def _unary(e: A.Unary) -> Layout:
     if e.op == "not":
         return ["not ", (e.operand, _UNARY)], _UNARY
-    starts_negative = isinstance(e.operand, A.Unary) and e.operand.op == "-" or \
-        isinstance(e.operand, A.IntLit) and e.operand.value < 0
+    starts_negative = (
+        isinstance(e.operand, A.Unary)
+        and e.operand.op == "-"
+        or isinstance(e.operand, A.IntLit)
+        and e.operand.value < 0
+    )
     return ["- " if starts_negative else "-", (e.operand, _UNARY)], _UNARY
 
 
@@ -373,10 +384,29 @@ def _let(e: A.Let) -> Layout:
 
 
 _LAYOUT: dict[type, Callable[..., Layout]] = {
-    A.Stop: _stop, A.Skip: _skip, A.ProcRef: _proc_ref, A.Prefix: _prefix, A.Guard: _guard,
-    A.ProcBinary: _proc_binary, A.Parallel: _parallel, A.Hide: _hide, A.ProcIf: _if,
-    A.Replicated: _replicated, A.IntLit: _int, A.BoolLit: _bool, A.Name: _name, A.Index: _index,
-    A.Call: _call, A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant,
-    A.Let: _let, A.AlphaParallel: _alpha_parallel, A.Rename: _rename, A.AssertStep: _assert_step,
-    A.Atomic: _atomic, A.Select: _select,
+    A.Stop: _stop,
+    A.Skip: _skip,
+    A.ProcRef: _proc_ref,
+    A.Prefix: _prefix,
+    A.Guard: _guard,
+    A.ProcBinary: _proc_binary,
+    A.Parallel: _parallel,
+    A.Hide: _hide,
+    A.ProcIf: _if,
+    A.Replicated: _replicated,
+    A.IntLit: _int,
+    A.BoolLit: _bool,
+    A.Name: _name,
+    A.Index: _index,
+    A.Call: _call,
+    A.Unary: _unary,
+    A.Binary: _binary,
+    A.IfExpr: _if,
+    A.Quant: _quant,
+    A.Let: _let,
+    A.AlphaParallel: _alpha_parallel,
+    A.Rename: _rename,
+    A.AssertStep: _assert_step,
+    A.Atomic: _atomic,
+    A.Select: _select,
 }

@@ -7,6 +7,7 @@ line. `Nest` adds to the indentation, `Align` sets it to the current column. Lay
 iterative (an explicit stack), so deep documents need no deep recursion, and each decision
 looks at most `width` characters ahead.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

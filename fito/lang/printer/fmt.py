@@ -16,6 +16,7 @@ does not see:
 Formatting is idempotent (the output is its own canonical form) and keeps the tree: both
 are tested on every shipped spec and on generated programs with comments.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -55,8 +56,8 @@ class _Piece:
 
     lines: tuple[str, ...]
     comment: Comment | None
-    verbatim: bool    # the source's own text: a trailing comment stays after its last line
-    first_line: int   # source lines, for blank lines and leading comments
+    verbatim: bool  # the source's own text: a trailing comment stays after its last line
+    first_line: int  # source lines, for blank lines and leading comments
     last_line: int
 
 
@@ -83,12 +84,25 @@ def format_text(source: str, width: int = WIDTH) -> Formatted:
             inside.append(comments[ci])
             ci += 1
         trailing = None
-        if (ci < len(comments) and comments[ci].start < following
-                and comments[ci].line == line_of(end)):
+        if (
+            ci < len(comments)
+            and comments[ci].start < following
+            and comments[ci].line == line_of(end)
+        ):
             trailing = comments[ci]
             ci += 1
-        out.piece(_piece(source, decl, (start, end), (line_of(start), line_of(end)), inside,
-                         trailing, _has_error(errors, start, end), width))
+        out.piece(
+            _piece(
+                source,
+                decl,
+                (start, end),
+                (line_of(start), line_of(end)),
+                inside,
+                trailing,
+                _has_error(errors, start, end),
+                width,
+            )
+        )
     for c in comments[ci:]:
         out.comment(c)
     return Formatted(out.text(), parsed.diagnostics)
@@ -100,8 +114,8 @@ class _Output:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.aligned: dict[int, str] = {}   # line index -> its trailing comment, to align
-        self.last_line = 0                  # the last source line written
+        self.aligned: dict[int, str] = {}  # line index -> its trailing comment, to align
+        self.last_line = 0  # the last source line written
 
     def _gap(self, next_line: int) -> None:
         if self.lines and next_line > self.last_line + 1:
@@ -151,20 +165,38 @@ def _lines(source: str) -> Callable[[int], int]:
     return lambda pos: bisect.bisect_left(newlines, pos) + 1
 
 
-def _piece(source: str, decl: A.Decl, extent: tuple[int, int], rows: tuple[int, int],
-           inside: list[Comment], trailing: Comment | None, has_error: bool,
-           width: int) -> _Piece:
+def _piece(
+    source: str,
+    decl: A.Decl,
+    extent: tuple[int, int],
+    rows: tuple[int, int],
+    inside: list[Comment],
+    trailing: Comment | None,
+    has_error: bool,
+    width: int,
+) -> _Piece:
     (start, end), (first, last) = extent, rows
     first_line_end = source.find("\n", start)
-    if (trailing is None and not has_error and len(inside) == 1 and last > first
-            and inside[0].line == first and inside[0].end == first_line_end):
+    if (
+        trailing is None
+        and not has_error
+        and len(inside) == 1
+        and last > first
+        and inside[0].line == first
+        and inside[0].end == first_line_end
+    ):
         trailing, inside = inside[0], []  # a comment after the first line of the declaration
     if inside or has_error:
         lines = tuple(source[start:end].split("\n"))
     else:
         lines = tuple(decl_text(decl, width).split("\n"))
-    return _Piece(lines, trailing, bool(inside or has_error), first,
-                  trailing.end_line if trailing and trailing.line == last else last)
+    return _Piece(
+        lines,
+        trailing,
+        bool(inside or has_error),
+        first,
+        trailing.end_line if trailing and trailing.line == last else last,
+    )
 
 
 def decl_extents(source: str, decls: tuple[A.Decl, ...]) -> list[tuple[int, int]]:

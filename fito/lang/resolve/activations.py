@@ -5,9 +5,11 @@ A process definition's `var` parameters and `var` declarations make up its *acti
 `Variable`s, so that expressions may read them and assignments write them. A function's
 body sees its parameters, constants and cells, never a process's variables.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
@@ -25,23 +27,31 @@ class FormDefs:
 
     names: dict[str, tuple[str, object, Span]]
     diagnostics: list[Diagnostic]
-    variables: dict[str, tuple["Variable", ...]]
-    functions: dict[str, "Function"]
-    frame: dict[str, "Variable"]
+    variables: dict[str, tuple[Variable, ...]]
+    functions: dict[str, Function]
+    frame: dict[str, Variable]
     failed: set[str]
     processes: dict[str, A.ProcessDecl]
-    channels: dict[str, "Channel"]
+    channels: dict[str, Channel]
 
     if TYPE_CHECKING:  # provided by Resolver and TypeRules
-        def err(self, code: str, message: str, span: Span, hint: str | None = None,
-                notes: tuple[str, ...] = ()) -> None: ...
+
+        def err(
+            self,
+            code: str,
+            message: str,
+            span: Span,
+            hint: str | None = None,
+            notes: tuple[str, ...] = (),
+        ) -> None: ...
 
         def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None: ...
 
         def finite_type(self, t: A.TypeExpr, what: str) -> ValueType | None: ...
 
-        def const_eval(self, e: A.Expr, bound: Mapping[str, int] | None = None,
-                       what: str = "a constant") -> int | None: ...
+        def const_eval(
+            self, e: A.Expr, bound: Mapping[str, int] | None = None, what: str = "a constant"
+        ) -> int | None: ...
 
     # ------------------------------------------------------------------ buffered channels
     def buffer_capacity(self, name: str, decl: A.ChannelDecl) -> int:
@@ -59,14 +69,19 @@ class FormDefs:
         if n is None:
             return 0
         if not 0 <= n <= MAX_BUFFER:
-            self.err("T007", f"a buffer holds 0 to {MAX_BUFFER:,} messages, not {n}",
-                     decl.buffer.span, hint="`buffer 0` is a synchronous channel")
+            self.err(
+                "T007",
+                f"a buffer holds 0 to {MAX_BUFFER:,} messages, not {n}",
+                decl.buffer.span,
+                hint="`buffer 0` is a synchronous channel",
+            )
             return 0
         return n
 
     # ------------------------------------------------------------------ local variables
-    def define_variables(self, d: A.ProcessDecl,
-                         params: Mapping[str, ValueType]) -> dict[str, "Variable"]:
+    def define_variables(
+        self, d: A.ProcessDecl, params: Mapping[str, ValueType]
+    ) -> dict[str, Variable]:
         """The variables of d's activation (`var` parameters, then locals), as a frame."""
         from fito.lang.resolve.resolver import Variable
 
@@ -76,8 +91,9 @@ class FormDefs:
                 frame[p.name] = Variable(p.name, (), params[p.name], True, None)
         for v in d.locals:
             if v.name in params or v.name in frame:
-                self.err("R002", f"'{v.name}' is already a parameter or variable of "
-                         f"'{d.name}'", v.span)
+                self.err(
+                    "R002", f"'{v.name}' is already a parameter or variable of '{d.name}'", v.span
+                )
                 continue
             var = self._local_variable(v, params)
             if var is not None:
@@ -85,8 +101,7 @@ class FormDefs:
         self.variables[d.name] = tuple(frame.values())
         return frame
 
-    def _local_variable(self, v: A.LocalVar,
-                        params: Mapping[str, ValueType]) -> "Variable | None":
+    def _local_variable(self, v: A.LocalVar, params: Mapping[str, ValueType]) -> Variable | None:
         from fito.lang.resolve.resolver import Variable
 
         index_types = [self.finite_type(p.type, "an array index") for p in v.indices]
@@ -98,24 +113,35 @@ class FormDefs:
         for t in known:
             count *= size(t) or 1
         if count > MAX_ARRAY:
-            self.err("S002", f"the array '{v.name}' has {count:,} elements, more than "
-                     f"{MAX_ARRAY:,}", v.span)
+            self.err(
+                "S002",
+                f"the array '{v.name}' has {count:,} elements, more than {MAX_ARRAY:,}",
+                v.span,
+            )
             return None
         scope = dict(params)
         scope.update((p.name, t) for p, t in zip(v.indices, known))
         got = self.infer(v.init, scope)
         if got is not None and got.kind() != vtype.kind():
-            self.err("T001", f"initial value of '{v.name}' is {got.kind()}, the variable holds "
-                     f"{vtype.kind()}", v.init.span)
+            self.err(
+                "T001",
+                f"initial value of '{v.name}' is {got.kind()}, the variable holds {vtype.kind()}",
+                v.init.span,
+            )
         for name in _free_cells(self, v.init, scope):
-            self.err("T006", f"the initial value of '{v.name}' reads '{name}'", v.init.span,
-                     hint="an initial value may use constants, parameters and the index names")
+            self.err(
+                "T006",
+                f"the initial value of '{v.name}' reads '{name}'",
+                v.init.span,
+                hint="an initial value may use constants, parameters and the index names",
+            )
             break
-        return Variable(v.name, tuple(known), vtype, v.durable, v.init,
-                        tuple(p.name for p in v.indices))
+        return Variable(
+            v.name, tuple(known), vtype, v.durable, v.init, tuple(p.name for p in v.indices)
+        )
 
     # ------------------------------------------------------------------ functions
-    def function_sig(self, name: str) -> "Function | None":
+    def function_sig(self, name: str) -> Function | None:
         """The parameter and result types of a user function (None after an error)."""
         from fito.lang.resolve.resolver import Function
 
@@ -146,21 +172,30 @@ class FormDefs:
             scope[p.name] = t
         got = self.infer(d.body, scope)
         if got is not None and got.kind() != fn.result.kind():
-            self.err("T001", f"'{d.name}' returns {fn.result.kind()}, its body is {got.kind()}",
-                     d.body.span)
+            self.err(
+                "T001",
+                f"'{d.name}' returns {fn.result.kind()}, its body is {got.kind()}",
+                d.body.span,
+            )
 
     def check_function_recursion(self) -> None:
         """A function that calls itself, directly or through others, is R008."""
-        calls = {name: set(_called_functions(fn.decl.body, self.functions))
-                 for name, fn in self.functions.items()}
+        calls = {
+            name: set(_called_functions(fn.decl.body, self.functions))
+            for name, fn in self.functions.items()
+        }
         for start in sorted(calls):
             stack, seen = list(calls[start]), set()
             while stack:
                 n = stack.pop()
                 if n == start:
-                    self.err("R008", f"function '{start}' calls itself", self.functions[
-                        start].decl.name_span, hint="functions are not recursive: unfold the "
-                             "recursion by hand, or write a process")
+                    self.err(
+                        "R008",
+                        f"function '{start}' calls itself",
+                        self.functions[start].decl.name_span,
+                        hint="functions are not recursive: unfold the "
+                        "recursion by hand, or write a process",
+                    )
                     break
                 if n not in seen:
                     seen.add(n)

@@ -3,10 +3,11 @@
 Values are ints (Bool 0/1, enumeration members by index). Integer `/` and `%` round toward
 negative infinity, as in Python (LANGUAGE.md).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from fito import budget
 from fito.diagnostics import Span
@@ -56,8 +57,12 @@ def _bounded(v: int, span: Span) -> int:
 
 
 _COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
 }
 _ARITH = frozenset({"+", "-", "*", "/", "%"})
 
@@ -66,9 +71,12 @@ def compare(op: str, a: int, b: int) -> bool:
     return _COMPARE[op](a, b)
 
 
-def evaluate(e: A.Expr, lookup: Callable[[str, Span], int],
-             domain_values: Callable[[A.TypeExpr], tuple[int, ...]] | None = None,
-             bound: Mapping[str, int] | None = None) -> int:
+def evaluate(
+    e: A.Expr,
+    lookup: Callable[[str, Span], int],
+    domain_values: Callable[[A.TypeExpr], tuple[int, ...]] | None = None,
+    bound: Mapping[str, int] | None = None,
+) -> int:
     """Evaluate e; `lookup` gives the value of a free name or raises NotConstant.
 
     Chains of binary operators are folded in a loop (left-nested chains such as
@@ -79,9 +87,12 @@ def evaluate(e: A.Expr, lookup: Callable[[str, Span], int],
 
 
 class _Evaluator:
-    def __init__(self, lookup: Callable[[str, Span], int],
-                 domain_values: Callable[[A.TypeExpr], tuple[int, ...]] | None,
-                 env: dict[str, int]) -> None:
+    def __init__(
+        self,
+        lookup: Callable[[str, Span], int],
+        domain_values: Callable[[A.TypeExpr], tuple[int, ...]] | None,
+        env: dict[str, int],
+    ) -> None:
         self.lookup, self.domain_values, self.env = lookup, domain_values, env
 
     def ev(self, x: A.Expr) -> int:

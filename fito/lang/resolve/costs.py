@@ -12,6 +12,7 @@ The walk is iterative over every process-valued field of the AST's dataclasses (
 process form of PROC_TYPES is walked), and it reports quietly: a type it cannot size has already
 been reported by the static checks (fito.lang.resolve.processes).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
@@ -35,8 +36,9 @@ def check_costs(r: Resolver, p: A.Proc, scope: Mapping[str, object], initial: bo
         if isinstance(node, A.Replicated):
             dom = _quiet_type(r, node.domain)
             if dom is not None:
-                _refuse(r, [dom], node.domain.span, f"the replicated '{node.op}'",
-                        "use a smaller type")
+                _refuse(
+                    r, [dom], node.domain.span, f"the replicated '{node.op}'", "use a smaller type"
+                )
         elif isinstance(node, A.Prefix) and node.event is not None:
             _check_inputs(r, node.event)
         elif isinstance(node, A.ProcRef):
@@ -82,8 +84,13 @@ def _check_inputs(r: Resolver, ev: A.Event) -> None:
                 return
             types.append(t)
     if types:
-        _refuse(r, types, ev.span, f"the input of '{ev.channel}'",
-                "restrict the input to a smaller set: c?x:T")
+        _refuse(
+            r,
+            types,
+            ev.span,
+            f"the input of '{ev.channel}'",
+            "restrict the input to a smaller set: c?x:T",
+        )
 
 
 def _check_arguments(r: Resolver, call: A.ProcRef, bound: set[str], initial: bool) -> None:
@@ -95,8 +102,11 @@ def _check_arguments(r: Resolver, call: A.ProcRef, bound: set[str], initial: boo
         if initial:
             r.err("T009", message, arg.span)
         else:
-            r.diagnostics.append(warning("T009", message, arg.span,
-                                         hint="this call is a model error where it is reached"))
+            r.diagnostics.append(
+                warning(
+                    "T009", message, arg.span, hint="this call is a model error where it is reached"
+                )
+            )
 
 
 def _const_failure(r: Resolver, e: A.Expr, bound: set[str]) -> ConstError | None:
@@ -157,5 +167,9 @@ def _refuse(r: Resolver, types: list[ValueType], span: Span, what: str, hint: st
         product *= size(t) or 1
     if product > MAX_VALUES:
         over = " x ".join(show_type(t) for t in types)
-        r.err("S004", f"{what} ranges over {over}: {product:,} values, more than "
-              f"{MAX_VALUES:,}", span, hint=hint)
+        r.err(
+            "S004",
+            f"{what} ranges over {over}: {product:,} values, more than {MAX_VALUES:,}",
+            span,
+            hint=hint,
+        )

@@ -4,10 +4,12 @@ Each definition is computed on first use (declarations may come in any order), r
 once when wrong, and remembered as failed (`Resolver.failed`) so that uses of a bad name
 add no diagnostics of their own.
 """
+
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from fito import budget
 from fito.diagnostics import Diagnostic, Span
@@ -44,8 +46,8 @@ class TypeRules:
     consts: dict[str, tuple[ValueType, int]]
     types: dict[str, ValueType]
     members: dict[str, tuple[EnumT, int]]
-    channels: dict[str, "Channel"]
-    cells: dict[str, "Cell"]
+    channels: dict[str, Channel]
+    cells: dict[str, Cell]
     param_types: dict[str, tuple[ValueType, ...]]
     failed: set[str]
     enum_decls: set[int]
@@ -53,8 +55,14 @@ class TypeRules:
     _evaluating: list[str]
     _type_cache: dict[str, ValueType | None]
 
-    def err(self, code: str, message: str, span: Span, hint: str | None = None,
-            notes: tuple[str, ...] = ()) -> None:
+    def err(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        hint: str | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
         raise NotImplementedError
 
     def suggest(self, name: str, kind: str | None = None) -> str | None:
@@ -64,6 +72,7 @@ class TypeRules:
         raise NotImplementedError
 
     if TYPE_CHECKING:  # provided by FormDefs
+
         def buffer_capacity(self, name: str, decl: A.ChannelDecl) -> int: ...
 
         def function_sig(self, name: str) -> object: ...
@@ -81,8 +90,13 @@ class TypeRules:
             indices = tuple(self.finite_type(t, "a channel index") for t in decl.indices)
             fields = tuple(self.finite_type(f, "a channel field") for f in decl.fields)
             capacity = self.buffer_capacity(name, decl)
-            self.channels[name] = Channel(name, tuple(f or INT for f in indices + fields),
-                                          capacity, decl.durable, len(indices))
+            self.channels[name] = Channel(
+                name,
+                tuple(f or INT for f in indices + fields),
+                capacity,
+                decl.durable,
+                len(indices),
+            )
         elif kind == "cell":
             assert isinstance(decl, A.DomainDecl)
             self._define_cell(decl)
@@ -105,9 +119,13 @@ class TypeRules:
             return None
         assert isinstance(decl, A.ConstDecl)
         if name in self._evaluating:
-            cycle = self._evaluating[self._evaluating.index(name):]
-            self.err("R006", f"constant '{name}' depends on itself", span,
-                     notes=("through " + " -> ".join(cycle + [name]),) if len(cycle) > 1 else ())
+            cycle = self._evaluating[self._evaluating.index(name) :]
+            self.err(
+                "R006",
+                f"constant '{name}' depends on itself",
+                span,
+                notes=("through " + " -> ".join(cycle + [name]),) if len(cycle) > 1 else (),
+            )
             self.failed.update(cycle)
             return None
         self._evaluating.append(name)
@@ -124,23 +142,32 @@ class TypeRules:
         if decl.type is not None:
             declared = self.resolve_type(decl.type)
             if declared is not None and not declared.contains(value):
-                self.err("T008", f"constant '{name}' = {value} is outside its declared type "
-                         f"{show_type(declared)}", decl.value.span)
+                self.err(
+                    "T008",
+                    f"constant '{name}' = {value} is outside its declared type "
+                    f"{show_type(declared)}",
+                    decl.value.span,
+                )
             vtype = declared or vtype
         result = (vtype or INT, value)
         self.consts[name] = result
         return result
 
-    def const_eval(self, e: A.Expr, bound: Mapping[str, int] | None = None,
-                   what: str = "a constant") -> int | None:
+    def const_eval(
+        self, e: A.Expr, bound: Mapping[str, int] | None = None, what: str = "a constant"
+    ) -> int | None:
         """The value of a constant expression, or None with a diagnostic."""
         try:
             return evaluate(e, self._const_lookup, self._domain_values, bound)
         except Reported:
             return None
         except NotConstant as exc:
-            self.err("T006", f"{what} must be a constant expression", exc.span,
-                     hint="only constants, enumeration members and literals may appear here")
+            self.err(
+                "T006",
+                f"{what} must be a constant expression",
+                exc.span,
+                hint="only constants, enumeration members and literals may appear here",
+            )
         except ConstError as exc:
             self.err("T009", exc.message, exc.span)
         return None
@@ -180,8 +207,12 @@ class TypeRules:
             raise Reported(t.span)
         n = size(vt)
         if n is None or n > MAX_VALUES:
-            self.err("T006", "a quantifier in a constant needs a finite domain of at most "
-                     f"{MAX_VALUES:,} values", t.span)
+            self.err(
+                "T006",
+                "a quantifier in a constant needs a finite domain of at most "
+                f"{MAX_VALUES:,} values",
+                t.span,
+            )
             raise Reported(t.span)
         return vt.values()
 
@@ -228,8 +259,12 @@ class TypeRules:
         if isinstance(t, A.TypeName):
             entry = self.names.get(t.name)
             if entry is None:
-                self.err("R001", f"type '{t.name}' is not defined", t.span,
-                         hint=self.suggest(t.name, "type"))
+                self.err(
+                    "R001",
+                    f"type '{t.name}' is not defined",
+                    t.span,
+                    hint=self.suggest(t.name, "type"),
+                )
                 return None
             if entry[0] != "type":
                 from fito.lang.resolve.resolver import a_kind
@@ -272,9 +307,12 @@ class TypeRules:
         """resolve_type, with an error when the type is the unbounded Int."""
         vt = self.resolve_type(t)
         if vt is not None and not is_finite(vt):
-            self.err("T006", f"{what} needs a finite type (a range, an enumeration or Bool)",
-                     t.span,
-                     hint="write a range such as 0..10")
+            self.err(
+                "T006",
+                f"{what} needs a finite type (a range, an enumeration or Bool)",
+                t.span,
+                hint="write a range such as 0..10",
+            )
             return None
         return vt
 
@@ -294,28 +332,42 @@ class TypeRules:
             if t is not None:
                 count *= size(t) or 1
         if count > MAX_VALUES:
-            self.err("S002", f"the array '{d.name}' has {count:,} cells, more than {MAX_VALUES:,}",
-                     d.name_span)
+            self.err(
+                "S002",
+                f"the array '{d.name}' has {count:,} cells, more than {MAX_VALUES:,}",
+                d.name_span,
+            )
             index_types = [None]
         if vtype is None or any(t is None for t in index_types):
             self.failed.add(d.name)
-            self.cells[d.name] = Cell(d.name, tuple(t or IntRange(0, 0) for t in index_types),
-                                      vtype or IntRange(0, 0), d.durable, (0,), d)
+            self.cells[d.name] = Cell(
+                d.name,
+                tuple(t or IntRange(0, 0) for t in index_types),
+                vtype or IntRange(0, 0),
+                d.durable,
+                (0,),
+                d,
+            )
             return
         known = [t for t in index_types if t is not None]
         scope = {p.name: t for p, t in zip(d.indices, known)}
         kind = self.infer(d.init, scope)
         if kind is not None and kind.kind() != vtype.kind():
-            self.err("T001", f"initial value of '{d.name}' is {kind.kind()}, the cell holds "
-                     f"{vtype.kind()}", d.init.span)
+            self.err(
+                "T001",
+                f"initial value of '{d.name}' is {kind.kind()}, the cell holds {vtype.kind()}",
+                d.init.span,
+            )
         init = self._cell_init(d, known, vtype) if kind is not None else (0,) * count
         self.cells[d.name] = Cell(d.name, tuple(known), vtype, d.durable, init, d)
 
-    def _cell_init(self, d: A.DomainDecl, index_types: list[ValueType],
-                   vtype: ValueType) -> tuple[int, ...]:
+    def _cell_init(
+        self, d: A.DomainDecl, index_types: list[ValueType], vtype: ValueType
+    ) -> tuple[int, ...]:
         if d.indices and not _mentions(d.init, {p.name for p in d.indices}):
-            one = self._cell_init(A.DomainDecl(d.name, (), d.type, d.init, d.durable, span=d.span),
-                                  [], vtype)  # the same value in every cell: evaluate it once
+            one = self._cell_init(
+                A.DomainDecl(d.name, (), d.type, d.init, d.durable, span=d.span), [], vtype
+            )  # the same value in every cell: evaluate it once
             return one * _count(index_types) if len(one) == 1 else one
         values: list[int] = []
         for combo in itertools.product(*(t.values() for t in index_types)):
@@ -324,10 +376,13 @@ class TypeRules:
             v = self.const_eval(d.init, bound, what="an initial value")
             if v is None or not vtype.contains(v):
                 if v is not None:
-                    self.err("T008", f"initial value {v} of '{d.name}' is outside "
-                             f"{show_type(vtype)}"
-                             + (f" (at {_show_combo(d, combo, index_types)})" if combo else ""),
-                             d.init.span)
+                    self.err(
+                        "T008",
+                        f"initial value {v} of '{d.name}' is outside "
+                        f"{show_type(vtype)}"
+                        + (f" (at {_show_combo(d, combo, index_types)})" if combo else ""),
+                        d.init.span,
+                    )
                 return tuple(0 for _ in range(_count(index_types)))
             values.append(v)
         return tuple(values)

@@ -3,9 +3,11 @@
 Chains of binary operators are checked in a loop down their spine (left-nested chains such
 as `1 + 1 + ... + 1`, and `a => b => ...` to the right), so long chains cost no recursion.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
@@ -19,44 +21,47 @@ BUFFER_FUNCTIONS: dict[str, ValueType] = {"len": INT, "empty": BOOL, "full": BOO
 Scope = Mapping[str, ValueType]
 
 
-def infer(r: "Resolver", e: A.Expr, scope: Scope) -> ValueType | None:
+def infer(r: Resolver, e: A.Expr, scope: Scope) -> ValueType | None:
     """The type of e in scope, or None after reporting an error."""
     rule = _RULES.get(type(e))
     return rule(r, e, scope) if rule is not None else None
 
 
-def _int_lit(r: "Resolver", e: A.IntLit, scope: Scope) -> ValueType:
+def _int_lit(r: Resolver, e: A.IntLit, scope: Scope) -> ValueType:
     return INT
 
 
-def _bool_lit(r: "Resolver", e: A.BoolLit, scope: Scope) -> ValueType:
+def _bool_lit(r: Resolver, e: A.BoolLit, scope: Scope) -> ValueType:
     return BOOL
 
 
-def _unary(r: "Resolver", e: A.Unary, scope: Scope) -> ValueType:
+def _unary(r: Resolver, e: A.Unary, scope: Scope) -> ValueType:
     want = INT if e.op == "-" else BOOL
     _expect(r, e.operand, scope, want, f"the operand of '{e.op}'")
     return want
 
 
-def _if(r: "Resolver", e: A.IfExpr, scope: Scope) -> ValueType | None:
+def _if(r: Resolver, e: A.IfExpr, scope: Scope) -> ValueType | None:
     _expect(r, e.cond, scope, BOOL, "an if condition")
     a, b = infer(r, e.then, scope), infer(r, e.orelse, scope)
     if a is not None and b is not None and a.kind() != b.kind():
-        r.err("T001", f"the branches of this if have different types ({a.kind()} and {b.kind()})",
-              e.span)
+        r.err(
+            "T001",
+            f"the branches of this if have different types ({a.kind()} and {b.kind()})",
+            e.span,
+        )
         return None
     return _join(a, b)
 
 
-def _let(r: "Resolver", e: A.Let, scope: Scope) -> ValueType | None:
+def _let(r: Resolver, e: A.Let, scope: Scope) -> ValueType | None:
     value = infer(r, e.value, scope)
     inner = dict(scope)
     inner[e.var] = value or INT
     return infer(r, e.body, inner)
 
 
-def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
+def _quant(r: Resolver, e: A.Quant, scope: Scope) -> ValueType:
     dom = r.resolve_type(e.domain)
     if dom is not None and not is_finite(dom):
         r.err("T006", f"'{e.kind}' needs a finite domain", e.domain.span)
@@ -72,7 +77,7 @@ def _quant(r: "Resolver", e: A.Quant, scope: Scope) -> ValueType:
     return BOOL
 
 
-def _refuse_costly_nest(r: "Resolver", e: A.Quant) -> None:
+def _refuse_costly_nest(r: Resolver, e: A.Quant) -> None:
     """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
     cost is the product of the domains' sizes, on every evaluation."""
     from fito.lang.resolve.declarations import MAX_VALUES, show_type
@@ -86,12 +91,21 @@ def _refuse_costly_nest(r: "Resolver", e: A.Quant) -> None:
         return  # within the limit, or reported at an outer quantifier
     product *= sizes[-1]
     if len(doms) == 1:
-        r.err("T006", f"a quantifier needs a finite domain of at most {MAX_VALUES:,} values; "
-              f"{show_type(doms[0])} has {product:,}", e.domain.span)
+        r.err(
+            "T006",
+            f"a quantifier needs a finite domain of at most {MAX_VALUES:,} values; "
+            f"{show_type(doms[0])} has {product:,}",
+            e.domain.span,
+        )
         return
     over = ", ".join(show_type(d) for d in doms)
-    r.err("S004", f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
-          f"more than {MAX_VALUES:,}", e.domain.span, hint="quantify over smaller types")
+    r.err(
+        "S004",
+        f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
+        f"more than {MAX_VALUES:,}",
+        e.domain.span,
+        hint="quantify over smaller types",
+    )
 
 
 def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
@@ -102,26 +116,29 @@ def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
     return a if a == b else (INT if a.kind() == "Int" else a)
 
 
-def _expect(r: "Resolver", e: A.Expr, scope: Scope, want: ValueType, what: str) -> ValueType | None:
+def _expect(r: Resolver, e: A.Expr, scope: Scope, want: ValueType, what: str) -> ValueType | None:
     got = infer(r, e, scope)
     _check_kind(r, e, got, want, what)
     return got
 
 
-def _check_kind(r: "Resolver", e: A.Expr, got: ValueType | None, want: ValueType,
-                what: str) -> None:
+def _check_kind(r: Resolver, e: A.Expr, got: ValueType | None, want: ValueType, what: str) -> None:
     if got is not None and got.kind() != want.kind():
         r.err("T001", f"{what} must be {want.kind()}, not {got.kind()}", e.span)
 
 
-def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
+def _name(r: Resolver, e: A.Name, scope: Scope) -> ValueType | None:
     if e.id in scope:
         return scope[e.id]
     if e.id in r.frame:
         var = r.frame[e.id]
         if var.indices:
-            r.err("R003", f"'{e.id}' is an array of {len(var.indices)} dimension(s); "
-                  "index it like " + e.id + "[...]" * len(var.indices), e.span)
+            r.err(
+                "R003",
+                f"'{e.id}' is an array of {len(var.indices)} dimension(s); "
+                "index it like " + e.id + "[...]" * len(var.indices),
+                e.span,
+            )
             return None
         return var.type
     if e.id in r.failed or e.id == "":  # reported where it is defined, or a placeholder
@@ -141,8 +158,12 @@ def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
         if cell is None:
             return None
         if cell.indices:
-            r.err("R003", f"'{e.id}' is an array of {len(cell.indices)} dimension(s); "
-                  "index it like " + e.id + "[...]" * len(cell.indices), e.span)
+            r.err(
+                "R003",
+                f"'{e.id}' is an array of {len(cell.indices)} dimension(s); "
+                "index it like " + e.id + "[...]" * len(cell.indices),
+                e.span,
+            )
             return None
         return cell.type
     from fito.lang.resolve.resolver import a_kind
@@ -151,7 +172,7 @@ def _name(r: "Resolver", e: A.Name, scope: Scope) -> ValueType | None:
     return None
 
 
-def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
+def index_type(r: Resolver, e: A.Index, scope: Scope) -> ValueType | None:
     """Type of `a[i][j]`: a cell array read with one index per dimension."""
     indices: list[A.Expr] = []
     root: A.Expr = e
@@ -177,8 +198,15 @@ def index_type(r: "Resolver", e: A.Index, scope: Scope) -> ValueType | None:
     return _indexed(r, root.id, indices, cell.indices, cell.type, e, scope)
 
 
-def _indexed(r: "Resolver", name: str, indices: list[A.Expr], want: tuple[ValueType, ...],
-             elem: ValueType, e: A.Index, scope: Scope) -> ValueType | None:
+def _indexed(
+    r: Resolver,
+    name: str,
+    indices: list[A.Expr],
+    want: tuple[ValueType, ...],
+    elem: ValueType,
+    e: A.Index,
+    scope: Scope,
+) -> ValueType | None:
     if len(indices) != len(want):
         r.err("R003", f"'{name}' takes {len(want)} index(es), got {len(indices)}", e.span)
         return None
@@ -189,7 +217,7 @@ def _indexed(r: "Resolver", name: str, indices: list[A.Expr], want: tuple[ValueT
     return elem
 
 
-def _binary(r: "Resolver", e: A.Binary, scope: Scope) -> ValueType | None:
+def _binary(r: Resolver, e: A.Binary, scope: Scope) -> ValueType | None:
     if e.op == "=>":
         node: A.Expr = e
         while type(node) is A.Binary and node.op == "=>":
@@ -208,7 +236,7 @@ def _binary(r: "Resolver", e: A.Binary, scope: Scope) -> ValueType | None:
     return acc
 
 
-def _operator(r: "Resolver", e: A.Binary, a: ValueType | None, b: ValueType | None) -> ValueType:
+def _operator(r: Resolver, e: A.Binary, a: ValueType | None, b: ValueType | None) -> ValueType:
     """The type of `left op right` given the operands' types (None: already reported)."""
     if e.op in ARITHMETIC:
         _check_kind(r, e.left, a, INT, f"the left operand of '{e.op}'")
@@ -227,13 +255,16 @@ def _operator(r: "Resolver", e: A.Binary, a: ValueType | None, b: ValueType | No
         return BOOL
     for side, t in ((e.left, a), (e.right, b)):
         if t.kind() != "Int":
-            what = "enumeration values compare with == and != only" if isinstance(t, EnumT) \
+            what = (
+                "enumeration values compare with == and != only"
+                if isinstance(t, EnumT)
                 else f"'{e.op}' needs Int operands, not {t.kind()}"
+            )
             r.err("T001", what, side.span)
     return BOOL
 
 
-def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+def _call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
     if e.func in BUFFER_FUNCTIONS and e.func not in r.names:
         return _buffer_call(r, e, scope)
     arity = BUILTIN_FUNCTIONS.get(e.func)
@@ -248,9 +279,14 @@ def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
         else:
             from fito.lang.syntax.foreign import FOREIGN_NAMES
 
-            r.err("R001", f"unknown function '{e.func}'", e.span,
-                  hint=FOREIGN_NAMES.get(e.func) or "the functions are min(a, b), max(a, b), "
-                  "len(q), empty(q), full(q) and those declared with `fun`")
+            r.err(
+                "R001",
+                f"unknown function '{e.func}'",
+                e.span,
+                hint=FOREIGN_NAMES.get(e.func)
+                or "the functions are min(a, b), max(a, b), "
+                "len(q), empty(q), full(q) and those declared with `fun`",
+            )
         return None
     if len(e.args) != arity:
         r.err("R003", f"'{e.func}' takes {arity} arguments, got {len(e.args)}", e.span)
@@ -260,7 +296,7 @@ def _call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
     return INT
 
 
-def _buffer_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+def _buffer_call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
     """`len(q)`, `empty(q)`, `full(q)` of a buffered channel q."""
     if len(e.args) != 1:
         r.err("R003", f"'{e.func}' takes 1 argument, got {len(e.args)}", e.span)
@@ -273,38 +309,41 @@ def _buffer_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
     name = root.id if isinstance(root, A.Name) and root.id not in scope else ""
     chan = r.channels.get(name)
     if chan is None or not chan.buffered:
-        what = f"'{name}' is not a buffered channel" if name \
+        what = (
+            f"'{name}' is not a buffered channel"
+            if name
             else "the argument must name a buffered channel"
-        r.err("T001", f"{e.func}(q) needs a buffered channel: {what}", e.args[0].span,
-              hint="declare it with a capacity: channel q: T buffer 2")
+        )
+        r.err(
+            "T001",
+            f"{e.func}(q) needs a buffered channel: {what}",
+            e.args[0].span,
+            hint="declare it with a capacity: channel q: T buffer 2",
+        )
         return None
     if len(indices) != chan.arrays:
-        r.err("R003", f"'{name}' takes {chan.arrays} index(es), got {len(indices)}",
-              e.args[0].span)
+        r.err("R003", f"'{name}' takes {chan.arrays} index(es), got {len(indices)}", e.args[0].span)
         return None
     for idx, want in zip(reversed(indices), chan.fields):
         got = infer(r, idx, scope)
         if got is not None and got.kind() != want.kind():
-            r.err("T001", f"index of '{name}' must be {want.kind()}, not {got.kind()}",
-                  idx.span)
+            r.err("T001", f"index of '{name}' must be {want.kind()}, not {got.kind()}", idx.span)
     return BUFFER_FUNCTIONS[e.func]  # type: ignore[no-any-return]
 
 
-def _user_call(r: "Resolver", e: A.Call, scope: Scope) -> ValueType | None:
+def _user_call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
     fn = r.function_sig(e.func)
     if fn is None:
         for a in e.args:
             infer(r, a, scope)
         return None
     if len(e.args) != len(fn.params):
-        r.err("R003", f"'{e.func}' takes {len(fn.params)} argument(s), got {len(e.args)}",
-              e.span)
+        r.err("R003", f"'{e.func}' takes {len(fn.params)} argument(s), got {len(e.args)}", e.span)
         return None
     for a, want in zip(e.args, fn.params):
         got = infer(r, a, scope)
         if got is not None and got.kind() != want.kind():
-            r.err("T001", f"argument of '{e.func}' must be {want.kind()}, not {got.kind()}",
-                  a.span)
+            r.err("T001", f"argument of '{e.func}' must be {want.kind()}, not {got.kind()}", a.span)
     return fn.result
 
 
@@ -313,7 +352,14 @@ def is_bool(t: ValueType | None) -> bool:
 
 
 _RULES: dict[type, Callable[..., ValueType | None]] = {
-    A.IntLit: _int_lit, A.BoolLit: _bool_lit, A.Name: _name, A.Index: index_type,
-    A.Unary: _unary, A.Binary: _binary, A.IfExpr: _if, A.Quant: _quant, A.Call: _call,
+    A.IntLit: _int_lit,
+    A.BoolLit: _bool_lit,
+    A.Name: _name,
+    A.Index: index_type,
+    A.Unary: _unary,
+    A.Binary: _binary,
+    A.IfExpr: _if,
+    A.Quant: _quant,
+    A.Call: _call,
     A.Let: _let,
 }

@@ -1,6 +1,7 @@
 """Which calls of a process keep its activation: the one syntactic rule that both the
 engine (fito/semantics) and the reference interpreter (fito/check/reference_*) follow for
 process variables (docs/semantics.md)."""
+
 from __future__ import annotations
 
 from fito.lang import nodes as A

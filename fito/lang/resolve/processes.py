@@ -7,9 +7,11 @@ A constant written into a cell or onto a channel outside its type is reported as
 warning only: LANGUAGE.md makes it a model error of the transition that produces it (the
 assertion being checked fails with that transition at the end of its trace).
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 Scope = Mapping[str, ValueType]
 
 
-def check_proc(r: "Resolver", p: A.Proc, scope: Scope) -> None:
+def check_proc(r: Resolver, p: A.Proc, scope: Scope) -> None:
     """Report every static problem in p.
 
     Each work item carries whether its scope is its own (no other item shares it): then
@@ -66,7 +68,7 @@ def bind(scope: Scope, own: bool, name: str, t: ValueType) -> dict[str, ValueTyp
     return inner
 
 
-def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope, own: bool) -> tuple[Scope, bool]:
+def _check_prefix(r: Resolver, p: A.Prefix, scope: Scope, own: bool) -> tuple[Scope, bool]:
     """Check the event and the assignments; the scope of the body (with the inputs bound)."""
     inner, own = (scope, own) if p.event is None else _check_event(r, p.event, scope, own)
     if p.assigns:
@@ -74,7 +76,7 @@ def _check_prefix(r: "Resolver", p: A.Prefix, scope: Scope, own: bool) -> tuple[
     return inner, own
 
 
-def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -> Scope:
+def _replicated_scope(r: Resolver, p: A.Replicated, scope: Scope, own: bool) -> Scope:
     dom = r.resolve_type(p.domain)
     if dom is not None and not is_finite(dom):
         r.err("T006", "a replicated operator needs a finite set", p.domain.span)
@@ -84,18 +86,22 @@ def _replicated_scope(r: "Resolver", p: A.Replicated, scope: Scope, own: bool) -
     return inner
 
 
-def expect_bool(r: "Resolver", e: A.Expr, scope: Scope, what: str) -> None:
+def expect_bool(r: Resolver, e: A.Expr, scope: Scope, what: str) -> None:
     t = r.infer(e, scope)
     if t is not None and t.kind() != "Bool":
         r.err("T001", f"{what} must be Bool, not {t.kind()}", e.span)
 
 
-def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
+def _check_call(r: Resolver, p: A.ProcRef, scope: Scope) -> None:
     entry = r.names.get(p.name)
     if p.name in scope or entry is None or entry[0] != "process":
         if entry is None and p.name not in scope:
-            r.err("R001", f"process '{p.name}' is not defined", p.span,
-                  hint=r.suggest(p.name, "process"))
+            r.err(
+                "R001",
+                f"process '{p.name}' is not defined",
+                p.span,
+                hint=r.suggest(p.name, "process"),
+            )
         else:
             from fito.lang.resolve.resolver import a_kind
 
@@ -104,30 +110,35 @@ def _check_call(r: "Resolver", p: A.ProcRef, scope: Scope) -> None:
         return
     params = r.param_types.get(p.name, ())
     if len(p.args) != len(params):
-        r.err("R003", f"process '{p.name}' takes {len(params)} argument(s), got {len(p.args)}",
-              p.span)
+        r.err(
+            "R003", f"process '{p.name}' takes {len(params)} argument(s), got {len(p.args)}", p.span
+        )
         return
     for arg, want in zip(p.args, params):
         got = r.infer(arg, scope)
         if got is not None and got.kind() != want.kind():
-            r.err("T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}",
-                  arg.span)
+            r.err(
+                "T001", f"argument of '{p.name}' must be {want.kind()}, not {got.kind()}", arg.span
+            )
             continue
         value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
             from fito.lang.resolve.resolver import show_type
 
-            r.err("T008", f"argument {_show(want, value)} of '{p.name}' is outside "
-                  f"{show_type(want)}",
-                  arg.span)
+            r.err(
+                "T008",
+                f"argument {_show(want, value)} of '{p.name}' is outside {show_type(want)}",
+                arg.span,
+            )
 
 
-def try_const(r: "Resolver", e: A.Expr, scope: Scope) -> int | None:
+def try_const(r: Resolver, e: A.Expr, scope: Scope) -> int | None:
     """The value of e if it is a constant expression (no cells, no bound names), else None."""
     if isinstance(e, A.IntLit):
         return e.value
-    if isinstance(e, A.Name) and (e.id in scope or
-                                  r.names.get(e.id, ("",))[0] not in ("const", "member")):
+    if isinstance(e, A.Name) and (
+        e.id in scope or r.names.get(e.id, ("",))[0] not in ("const", "member")
+    ):
         return None
 
     def lookup(name: str, span: Span) -> int:
@@ -153,7 +164,7 @@ def _show(t: ValueType, v: int) -> str:
     return t.show(v) if t.contains(v) else str(v)
 
 
-def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[Scope, bool]:
+def _check_event(r: Resolver, ev: A.Event, scope: Scope, own: bool) -> tuple[Scope, bool]:
     """Check the event against its channel; the scope with the event's inputs bound."""
     entry = r.names.get(ev.channel)
     chan = r.channels.get(ev.channel)
@@ -161,20 +172,32 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
         return _bind_inputs(ev, scope, own)
     if ev.channel in scope or chan is None:
         if entry is None and ev.channel not in scope:
-            r.err("R001", f"channel '{ev.channel}' is not defined", ev.span,
-                  hint=r.suggest(ev.channel, "channel") or f"declare it: channel {ev.channel}")
+            r.err(
+                "R001",
+                f"channel '{ev.channel}' is not defined",
+                ev.span,
+                hint=r.suggest(ev.channel, "channel") or f"declare it: channel {ev.channel}",
+            )
         else:
             r.err("R004", f"'{ev.channel}' is not a channel", ev.span)
         return _bind_inputs(ev, scope, own)
     if len(ev.fields) != len(chan.fields):
-        r.err("T002", f"channel '{ev.channel}' carries {len(chan.fields)} field(s), "
-              f"this event has {len(ev.fields)}", ev.span)
+        r.err(
+            "T002",
+            f"channel '{ev.channel}' carries {len(chan.fields)} field(s), "
+            f"this event has {len(ev.fields)}",
+            ev.span,
+        )
         return _bind_inputs(ev, scope, own)
     inner: Scope = scope
-    for f in ev.fields[:chan.arrays] if chan.buffered else ():
+    for f in ev.fields[: chan.arrays] if chan.buffered else ():
         if isinstance(f, A.InField):
-            r.err("T001", f"the index of the buffer array '{ev.channel}' must be a value",
-                  f.span, hint=f"name the buffer: {ev.channel}[i]?x")
+            r.err(
+                "T001",
+                f"the index of the buffer array '{ev.channel}' must be a value",
+                f.span,
+                hint=f"name the buffer: {ev.channel}[i]?x",
+            )
     for f, want in zip(ev.fields, chan.fields):
         if isinstance(f, A.InField):
             inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
@@ -183,17 +206,24 @@ def _check_event(r: "Resolver", ev: A.Event, scope: Scope, own: bool) -> tuple[S
         if got_t is None:
             continue
         if got_t.kind() != want.kind():
-            r.err("T003", f"field of '{ev.channel}' must be {want.kind()}, not {got_t.kind()}",
-                  f.value.span)
+            r.err(
+                "T003",
+                f"field of '{ev.channel}' must be {want.kind()}, not {got_t.kind()}",
+                f.value.span,
+            )
             continue
         value = try_const(r, f.value, inner)
         if value is not None and not want.contains(value):
             from fito.lang.resolve.resolver import show_type
 
-            r.diagnostics.append(warning(
-                "T003", f"value {value} is outside the field type {show_type(want)} of "
-                f"'{ev.channel}'", f.value.span,
-                hint="this event is a model error wherever it is enabled"))
+            r.diagnostics.append(
+                warning(
+                    "T003",
+                    f"value {value} is outside the field type {show_type(want)} of '{ev.channel}'",
+                    f.value.span,
+                    hint="this event is a model error wherever it is enabled",
+                )
+            )
     return inner, own
 
 
@@ -205,20 +235,21 @@ def _bind_inputs(ev: A.Event, scope: Scope, own: bool) -> tuple[Scope, bool]:
     return scope, own
 
 
-def _input_type(r: "Resolver", ev: A.Event, f: A.InField, want: ValueType) -> ValueType:
+def _input_type(r: Resolver, ev: A.Event, f: A.InField, want: ValueType) -> ValueType:
     if f.restriction is None:
         return want
     got = r.resolve_type(f.restriction)
     if got is None:
         return want
     if got.kind() != want.kind() or not within(got, want):
-        r.err("T003", f"input set of '{f.var}' is not within the field type of '{ev.channel}'",
-              f.span)
+        r.err(
+            "T003", f"input set of '{f.var}' is not within the field type of '{ev.channel}'", f.span
+        )
         return want
     return got if not isinstance(got, SetT) else got
 
 
-def check_assigns(r: "Resolver", assigns: tuple[A.Statement, ...], scope: Scope) -> None:
+def check_assigns(r: Resolver, assigns: tuple[A.Statement, ...], scope: Scope) -> None:
     """Assignments of one block (loops unrolled by their bound name), each checked once."""
     seen: dict[tuple[object, ...], A.Assign] = {}
     for a, inner in _unloop(r, assigns, scope):
@@ -236,15 +267,20 @@ def check_assigns(r: "Resolver", assigns: tuple[A.Statement, ...], scope: Scope)
         key = _target_key(r, a.target, inner)
         if key in seen:
             first = seen[key].target.span
-            r.err("T005", f"'{_show_target(a.target)}' is written twice in one assignment block",
-                  a.target.span, hint="assignments in a block happen at once; combine them",
-                  notes=(f"first written at line {first.line}, column {first.column}",))
+            r.err(
+                "T005",
+                f"'{_show_target(a.target)}' is written twice in one assignment block",
+                a.target.span,
+                hint="assignments in a block happen at once; combine them",
+                notes=(f"first written at line {first.line}, column {first.column}",),
+            )
         else:
             seen[key] = a
 
 
-def _unloop(r: "Resolver", assigns: tuple[A.Statement, ...],
-            scope: Scope) -> Iterator[tuple[A.Assign, Scope]]:
+def _unloop(
+    r: Resolver, assigns: tuple[A.Statement, ...], scope: Scope
+) -> Iterator[tuple[A.Assign, Scope]]:
     """Each assignment with its scope: a loop `forall j: T @ ...` binds j."""
     for a in assigns:
         inner = scope
@@ -259,37 +295,51 @@ def _unloop(r: "Resolver", assigns: tuple[A.Statement, ...],
             yield a, inner
 
 
-def _check_assign(r: "Resolver", a: A.Assign, root: A.Name, scope: Scope) -> None:
+def _check_assign(r: Resolver, a: A.Assign, root: A.Name, scope: Scope) -> None:
     target_t = r.infer(a.target, scope)
     value_t = r.infer(a.value, scope)
     if target_t is not None and value_t is not None and target_t.kind() != value_t.kind():
-        r.err("T001", f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
-              a.value.span)
+        r.err(
+            "T001",
+            f"'{root.id}' holds {target_t.kind()}, the value is {value_t.kind()}",
+            a.value.span,
+        )
     elif target_t is not None:
         value = try_const(r, a.value, scope)
         if value is not None and not target_t.contains(value):
             from fito.lang.resolve.resolver import show_type
 
-            r.diagnostics.append(warning(
-                "T008", f"value {value} is outside the type {show_type(target_t)} of "
-                f"'{root.id}'", a.value.span,
-                hint="this assignment is a model error wherever it is enabled"))
+            r.diagnostics.append(
+                warning(
+                    "T008",
+                    f"value {value} is outside the type {show_type(target_t)} of '{root.id}'",
+                    a.value.span,
+                    hint="this assignment is a model error wherever it is enabled",
+                )
+            )
 
 
-def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
+def _assignable(r: Resolver, root: A.Name, a: A.Assign, scope: Scope) -> bool:
     entry = r.names.get(root.id)
     if root.id in scope:
-        r.err("T011", f"'{root.id}' is a bound name, not a cell; it cannot be assigned",
-              a.target.span, hint="declare the parameter `var` to assign it: "
-              f"process P(var {root.id}: T)")
+        r.err(
+            "T011",
+            f"'{root.id}' is a bound name, not a cell; it cannot be assigned",
+            a.target.span,
+            hint=f"declare the parameter `var` to assign it: process P(var {root.id}: T)",
+        )
         return False
     if root.id in r.frame:
         return True
     if entry is None:
-        r.err("T004", f"assignment to '{root.id}', which is not a declared cell or variable",
-              a.target.span, hint=r.suggest(root.id, "cell")
-              or f"declare it: domain {root.id}: <type> = <init> volatile, or `var {root.id}: "
-              "<type> = <init>` on the process")
+        r.err(
+            "T004",
+            f"assignment to '{root.id}', which is not a declared cell or variable",
+            a.target.span,
+            hint=r.suggest(root.id, "cell")
+            or f"declare it: domain {root.id}: <type> = <init> volatile, or `var {root.id}: "
+            "<type> = <init>` on the process",
+        )
         return False
     if entry[0] != "cell":
         from fito.lang.resolve.resolver import a_kind
@@ -299,7 +349,7 @@ def _assignable(r: "Resolver", root: A.Name, a: A.Assign, scope: Scope) -> bool:
     return True
 
 
-def _target_key(r: "Resolver", target: A.Expr, scope: Scope) -> tuple[object, ...]:
+def _target_key(r: Resolver, target: A.Expr, scope: Scope) -> tuple[object, ...]:
     """Two targets with the same key surely denote the same cell."""
     parts: list[object] = []
     node = target

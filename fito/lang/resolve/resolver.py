@@ -10,10 +10,11 @@ known to have failed, so its uses add no further diagnostics.
 Constants, types and cells are defined by `fito.lang.resolve.declarations`; process terms are
 checked by `fito.lang.resolve.processes`; expressions are typed by `fito.lang.resolve.inference`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
@@ -124,8 +125,14 @@ class Resolver(FormDefs, TypeRules):
         self.functions: dict[str, Function] = {}
 
     # ------------------------------------------------------------------ helpers
-    def err(self, code: str, message: str, span: Span, hint: str | None = None,
-            notes: tuple[str, ...] = ()) -> None:
+    def err(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        hint: str | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
         self.diagnostics.append(error(code, message, span, hint=hint, notes=notes))
 
     def suggest(self, name: str, kind: str | None = None) -> str | None:
@@ -145,9 +152,13 @@ class Resolver(FormDefs, TypeRules):
             import difflib
 
             first = name[:1].lower()
-            pool = [n for n, entry in self.names.items()
-                    if (kind is None or entry[0] == kind) and abs(len(n) - len(name)) <= 2
-                    and n[:1].lower() == first][:MAX_POOL]
+            pool = [
+                n
+                for n, entry in self.names.items()
+                if (kind is None or entry[0] == kind)
+                and abs(len(n) - len(name)) <= 2
+                and n[:1].lower() == first
+            ][:MAX_POOL]
             close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
             self._suggestions[key] = f"did you mean '{close[0]}'?" if close else None
         return self._suggestions[key]
@@ -155,9 +166,14 @@ class Resolver(FormDefs, TypeRules):
     def _declare(self, name: str, kind: str, decl: object, span: Span) -> None:
         if name in self.names:
             prev_kind, _, prev = self.names[name]
-            self.diagnostics.append(error(
-                "R002", f"'{name}' is already declared (as {a_kind(prev_kind)}, line {prev.line})",
-                span, notes=(f"first declared at line {prev.line}, column {prev.column}",)))
+            self.diagnostics.append(
+                error(
+                    "R002",
+                    f"'{name}' is already declared (as {a_kind(prev_kind)}, line {prev.line})",
+                    span,
+                    notes=(f"first declared at line {prev.line}, column {prev.column}",),
+                )
+            )
             return
         self.names[name] = (kind, decl, span)
 
@@ -172,9 +188,13 @@ class Resolver(FormDefs, TypeRules):
             self.define(name, kind, decl)
         systems = [d for d in self.spec.decls if isinstance(d, A.SystemDecl)]
         for extra in systems[1:]:
-            self.err("R002", "a second `system` declaration", extra.span,
-                     hint="a spec has one system process",
-                     notes=(f"the first is at line {systems[0].span.line}",))
+            self.err(
+                "R002",
+                "a second `system` declaration",
+                extra.span,
+                hint="a spec has one system process",
+                notes=(f"the first is at line {systems[0].span.line}",),
+            )
         assertions: list[A.AssertDecl] = []
         for d in self.spec.decls:
             if isinstance(d, A.ProcessDecl):
@@ -189,9 +209,21 @@ class Resolver(FormDefs, TypeRules):
         self._check_guarded_recursion()
         self.check_function_recursion()
         pipelines = tuple(d for d in self.spec.decls if isinstance(d, A.PipelineDecl))
-        return Model(self.spec, self.consts, self.types, self.members, self.channels, self.cells,
-                     self.processes, self.param_types, systems[0].proc if systems else None,
-                     tuple(assertions), pipelines, self.variables, self.functions)
+        return Model(
+            self.spec,
+            self.consts,
+            self.types,
+            self.members,
+            self.channels,
+            self.cells,
+            self.processes,
+            self.param_types,
+            systems[0].proc if systems else None,
+            tuple(assertions),
+            pipelines,
+            self.variables,
+            self.functions,
+        )
 
     def _collect(self, d: A.Decl) -> None:
         if isinstance(d, A.ConstDecl):
@@ -238,8 +270,7 @@ class Resolver(FormDefs, TypeRules):
         finally:
             self.frame = {}
 
-    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType],
-                   initial: bool = False) -> None:
+    def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType], initial: bool = False) -> None:
         """Static checks of a process term (`initial`: a system's or an assertion's term,
         whose calls are evaluated when the check starts), and what it costs (fito.lang.resolve.costs)."""
         from fito.lang.resolve.costs import check_costs
@@ -249,8 +280,12 @@ class Resolver(FormDefs, TypeRules):
 
     def _check_assertion(self, d: A.AssertDecl, systems: list[A.SystemDecl]) -> None:
         if d.proc is None and not systems:
-            self.err("R005", "this assertion names no process and the spec has no `system`", d.span,
-                     hint="add `system Name` or name the process in the assertion")
+            self.err(
+                "R005",
+                "this assertion names no process and the spec has no `system`",
+                d.span,
+                hint="add `system Name` or name the process in the assertion",
+            )
         if d.proc is not None:
             self.check_proc(d.proc, {}, initial=True)
         if d.spec is not None:
@@ -264,8 +299,12 @@ class Resolver(FormDefs, TypeRules):
         from fito.lang.resolve.processes import unguarded_cycles
 
         for name, span in unguarded_cycles(self.processes):
-            self.err("T010", f"process '{name}' can recurse without performing an event", span,
-                     hint="put a prefix `a -> ...` before the recursive call")
+            self.err(
+                "T010",
+                f"process '{name}' can recurse without performing an event",
+                span,
+                hint="put a prefix `a -> ...` before the recursive call",
+            )
 
 
 def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
@@ -277,10 +316,27 @@ def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
         with no_gc():
             model = r.run()
     except RecursionError:  # a pathological nesting the iterative walkers do not cover
-        r.err("P005", "the spec nests too deeply to be checked", spec.span,
-              hint="split deeply nested terms into named constants or processes")
-        model = Model(spec, r.consts, r.types, r.members, r.channels, r.cells, r.processes,
-                      r.param_types, None, (), (), r.variables, r.functions)
+        r.err(
+            "P005",
+            "the spec nests too deeply to be checked",
+            spec.span,
+            hint="split deeply nested terms into named constants or processes",
+        )
+        model = Model(
+            spec,
+            r.consts,
+            r.types,
+            r.members,
+            r.channels,
+            r.cells,
+            r.processes,
+            r.param_types,
+            None,
+            (),
+            (),
+            r.variables,
+            r.functions,
+        )
     return model, tuple(r.diagnostics)
 
 
@@ -335,10 +391,25 @@ def _declared_names(d: A.Decl) -> tuple[str, ...]:
 
 def kind_word(kind: str) -> str:
     """How a message names a kind of declaration."""
-    words = {"const": "constant", "member": "enumeration member", "cell": "domain cell",
-             "variable": "local variable"}
+    words = {
+        "const": "constant",
+        "member": "enumeration member",
+        "cell": "domain cell",
+        "variable": "local variable",
+    }
     return words.get(kind, kind)
 
 
-__all__ = ["Cell", "Channel", "Function", "Model", "Resolver", "Variable", "resolve", "kind_word",
-           "show_type", "CRASH", "ERROR_NAME"]
+__all__ = [
+    "Cell",
+    "Channel",
+    "Function",
+    "Model",
+    "Resolver",
+    "Variable",
+    "resolve",
+    "kind_word",
+    "show_type",
+    "CRASH",
+    "ERROR_NAME",
+]

@@ -3,6 +3,7 @@
 Every runtime value is a Python int: Bool is 0/1, an enumeration member is its index.
 The type says how to show it and which values it admits.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -81,7 +82,7 @@ class EnumT:
 class SetT:
     """A finite set of values of one kind: `{0, 2}`, `{gpu, nvme}`."""
 
-    elem: "ValueType"
+    elem: ValueType
     members: tuple[int, ...]
 
     def values(self) -> tuple[int, ...]:

@@ -5,10 +5,12 @@ which looks the slot up by name every time; calling the slot descriptors directl
 the same object two to three times faster. The result is an ordinary instance of the class:
 equal to, and indistinguishable from, one built by its `__init__`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 def constructor(cls: type) -> Callable[..., Any]:

@@ -11,11 +11,13 @@ naming the builder's callback), so the builder sees the same children Lark would
 Errors raise `ParseFailure`, which keeps the state and the value stack so that the caller
 can say what was expected in words (`fito.lang.syntax.messages`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from fito import budget
 from fito.lang.syntax.lexer import Tok
@@ -49,8 +51,13 @@ class Tables:
             for state, row in enumerate(self.gotos):
                 for origin, target in row.items():
                     column.setdefault(origin, {})[state] = target
-            object.__setattr__(self, "reductions", tuple(
-                (size, column.get(origin, {}), reducer) for size, origin, reducer in self.rules))
+            object.__setattr__(
+                self,
+                "reductions",
+                tuple(
+                    (size, column.get(origin, {}), reducer) for size, origin, reducer in self.rules
+                ),
+            )
 
 
 class ParseFailure(Exception):
@@ -68,9 +75,13 @@ def build_tables(analysis: Analysis, builder: object) -> Tables:
     """The parse table of the analysis; each rule's reducer calls the builder method Lark
     would."""
     reducers = tuple(make_reducer(shape, builder) for shape in analysis.rules)
-    return Tables(analysis.actions, analysis.gotos,
-                  tuple((shape[0], shape[1], r) for shape, r in zip(analysis.rules, reducers)),
-                  analysis.start, analysis.end)
+    return Tables(
+        analysis.actions,
+        analysis.gotos,
+        tuple((shape[0], shape[1], r) for shape, r in zip(analysis.rules, reducers)),
+        analysis.start,
+        analysis.end,
+    )
 
 
 def make_reducer(shape: RuleShape, builder: object) -> Reducer | None:
@@ -102,8 +113,14 @@ def _placeholders(empty_indices: Sequence[bool] | None, size: int) -> tuple[list
     return counts[:size], counts[size]
 
 
-def _shaping_reducer(nones: list[int], nones_after: int, spliced: list[bool], inline: bool,
-                     expand1: bool, method: Callable[[list[Any]], Any] | None) -> Reducer:
+def _shaping_reducer(
+    nones: list[int],
+    nones_after: int,
+    spliced: list[bool],
+    inline: bool,
+    expand1: bool,
+    method: Callable[[list[Any]], Any] | None,
+) -> Reducer:
     plan = tuple(zip(nones, spliced))
 
     def reduce(children: list[Any]) -> Any:

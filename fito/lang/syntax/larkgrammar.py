@@ -3,15 +3,17 @@
 Only the slow path imports this module (the cached analysis is stale or missing, the cache
 is being written, a tool wants Lark's own parser): importing Lark costs about 0.1 s.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from lark import Lark, Token
 from lark.lexer import Lexer
 
-from fito.lang.syntax.tables import LARK_OPTIONS, Analysis
 from fito.lang.syntax.lalr import RuleShape
+from fito.lang.syntax.tables import LARK_OPTIONS, Analysis
 
 
 class TokenFeed(Lexer):
@@ -62,8 +64,15 @@ def from_lark(parser: Any, key: str) -> Analysis:
                 rules.append(rule_shape(arg))
             actions[state][symbol] = ~rule_index[arg]
     literals = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
-    return Analysis(key, dict(sorted(literals.items())), tuple(actions), tuple(gotos),
-                    tuple(rules), new[start], new[end])
+    return Analysis(
+        key,
+        dict(sorted(literals.items())),
+        tuple(actions),
+        tuple(gotos),
+        tuple(rules),
+        new[start],
+        new[end],
+    )
 
 
 def _breadth_first(states: dict[Any, dict[str, Any]], start: Any) -> list[Any]:
@@ -82,6 +91,11 @@ def _breadth_first(states: dict[Any, dict[str, Any]], start: Any) -> list[Any]:
 def rule_shape(rule: Any) -> RuleShape:
     """What the parser needs of a Lark rule to shape its children as Lark would."""
     expansion = rule.expansion
-    return (len(expansion), rule.origin.name, rule.alias, bool(rule.options.expand1),
-            tuple(bool(b) for b in rule.options.empty_indices or ()),
-            tuple(not s.is_term and s.name.startswith("_") for s in expansion))
+    return (
+        len(expansion),
+        rule.origin.name,
+        rule.alias,
+        bool(rule.options.expand1),
+        tuple(bool(b) for b in rule.options.empty_indices or ()),
+        tuple(not s.is_term and s.name.startswith("_") for s in expansion),
+    )

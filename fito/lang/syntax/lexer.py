@@ -12,11 +12,12 @@ number); `--` starts a line comment outside block comments; inside a block comme
 `{-` and `-}` count. The scanner also bounds bracket nesting, so that no later phase can be
 driven into the ground by a pathological file.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 MAX_NESTING = 256
 MAX_INT_DIGITS = 18
@@ -27,10 +28,52 @@ Tok = tuple[str, str, int, int, int]  # (type, text, offset, line, column)
 RESERVED_UNUSED = frozenset({"within", "Snap", "Conv"})
 
 OPERATORS = (
-    "|~|", "|||", "{|", "|}", "[|", "|]", "[]", "/\\", "->", "=>", "==", "!=", "<=", ">=",
-    "[>", "||", "[[", "<-", "::",
-    "..", ":=", ":[", "|=", "(", ")", "[", "]", "{", "}", "\\", ";", "&", "<", ">", "+",
-    "-", "*", "/", "%", ".", "!", "?", ":", ",", "@", "=",
+    "|~|",
+    "|||",
+    "{|",
+    "|}",
+    "[|",
+    "|]",
+    "[]",
+    "/\\",
+    "->",
+    "=>",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "[>",
+    "||",
+    "[[",
+    "<-",
+    "::",
+    "..",
+    ":=",
+    ":[",
+    "|=",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\\",
+    ";",
+    "&",
+    "<",
+    ">",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    ".",
+    "!",
+    "?",
+    ":",
+    ",",
+    "@",
+    "=",
 )
 _MULTI = sorted((o for o in OPERATORS if len(o) > 1), key=len, reverse=True)
 _SINGLE = "".join(re.escape(o) for o in OPERATORS if len(o) == 1)
@@ -39,7 +82,10 @@ _SINGLE = "".join(re.escape(o) for o in OPERATORS if len(o) == 1)
 _TOKEN = re.compile(
     r"((?:[ \t\r\f]|--[^\n]*)*)"
     r"(\n|[A-Za-z_][A-Za-z0-9_']*|[0-9]+|\[T=(?!=)|"
-    + "|".join(re.escape(o) for o in _MULTI) + "|[" + _SINGLE + r"]|.|\Z)",
+    + "|".join(re.escape(o) for o in _MULTI)
+    + "|["
+    + _SINGLE
+    + r"]|.|\Z)",
     re.S,
 )
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -100,9 +146,15 @@ class Scanner:
                 if value[:1] in _NAME_START and value not in RESERVED_UNUSED:
                     ttype = "NAME"
                 elif value == "within" and _after_let(tokens):
-                    raise ScanError("P008", "CSPm's `let ... within` is not fito syntax", line,
-                                    pos - line_start + 1, pos, len(value),
-                                    "write let x = e in e2")
+                    raise ScanError(
+                        "P008",
+                        "CSPm's `let ... within` is not fito syntax",
+                        line,
+                        pos - line_start + 1,
+                        pos,
+                        len(value),
+                        "write let x = e in e2",
+                    )
                 else:
                     ttype = self._classify(value, pos, line, pos - line_start + 1)
                     if ttype == "":
@@ -110,8 +162,14 @@ class Scanner:
             elif ttype in openers:
                 depth += len(value) if value == "[[" else 1  # `[[` is closed by `] ]`
                 if depth > MAX_NESTING:
-                    raise ScanError("P005", f"brackets nest deeper than {MAX_NESTING} levels",
-                                    line, pos - line_start + 1, pos, len(value))
+                    raise ScanError(
+                        "P005",
+                        f"brackets nest deeper than {MAX_NESTING} levels",
+                        line,
+                        pos - line_start + 1,
+                        pos,
+                        len(value),
+                    )
             elif ttype in closers:
                 depth -= 1
             append((ttype, value, pos, line, pos - line_start + 1))
@@ -125,13 +183,26 @@ class Scanner:
         first = value[0]
         if first == "_" or "a" <= first.lower() <= "z":
             if value in RESERVED_UNUSED:
-                raise ScanError("P007", f"'{value}' is a reserved word and cannot be a name",
-                                line, column, pos, len(value))
+                raise ScanError(
+                    "P007",
+                    f"'{value}' is a reserved word and cannot be a name",
+                    line,
+                    column,
+                    pos,
+                    len(value),
+                )
             return "NAME"
         if "0" <= first <= "9":
             if len(value) > MAX_INT_DIGITS:
-                raise ScanError("P006", f"integer literal with {len(value)} digits is too large "
-                                f"(at most {MAX_INT_DIGITS})", line, column, pos, len(value))
+                raise ScanError(
+                    "P006",
+                    f"integer literal with {len(value)} digits is too large "
+                    f"(at most {MAX_INT_DIGITS})",
+                    line,
+                    column,
+                    pos,
+                    len(value),
+                )
             return "INT"
         if value in _FOREIGN_CHARACTERS:
             message, hint = _FOREIGN_CHARACTERS[value]
@@ -141,12 +212,15 @@ class Scanner:
 
 #: Characters of Promela and CSPm with no fito meaning -> (message, hint), P008.
 _FOREIGN_CHARACTERS = {
-    "|": ("a lone `|` is not fito syntax (CSPm's `datatype T = A | B`, comprehensions)",
-          "write an enumeration type T = {A, B}; list sets of events: {| a, b |}"),
-    "#": ("a `#` line (Promela's #define, #include) is not fito syntax",
-          "write const N = 3"),
-    '"': ("fito has no strings (Promela's printf, CSPm's include)",
-          "leave output statements out: a counterexample lists every step"),
+    "|": (
+        "a lone `|` is not fito syntax (CSPm's `datatype T = A | B`, comprehensions)",
+        "write an enumeration type T = {A, B}; list sets of events: {| a, b |}",
+    ),
+    "#": ("a `#` line (Promela's #define, #include) is not fito syntax", "write const N = 3"),
+    '"': (
+        "fito has no strings (Promela's printf, CSPm's include)",
+        "leave output statements out: a counterexample lists every step",
+    ),
 }
 
 
@@ -191,8 +265,9 @@ def block_comment_end(text: str, pos: int) -> int:
         if b < 0:
             line = text.count("\n", 0, pos) + 1
             col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-            raise ScanError("P003", "block comment is never closed (missing '-}')",
-                            line, col, pos, 2)
+            raise ScanError(
+                "P003", "block comment is never closed (missing '-}')", line, col, pos, 2
+            )
         if 0 <= a < b:
             depth, i = depth + 1, a + 2
         else:

@@ -5,9 +5,11 @@ by kind (`an event or a process`, `a value`, `an operator`, `a new declaration`)
 stands on the parser's stack just before the error: after `->` a process is expected,
 after `+` a value, after `const N =` a value, after `process P =` a process.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang.syntax import lalr
@@ -16,17 +18,67 @@ from fito.lang.syntax.lalr import MAX_STACK, ParseFailure
 if TYPE_CHECKING:
     from fito.lang.syntax.parser import Machinery
 
-DECL_START = frozenset({"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT",
-                        "PIPELINE", "FUN"})
-TERM_START = frozenset({"NAME", "INT", "TRUE", "FALSE", "STOP", "SKIP", "LPAR", "MINUS", "NOT",
-                        "LBRACE", "CHANSET_OPEN", "IF", "FORALL", "EXISTS", "EXTCHOICE",
-                        "INTCHOICE", "INTERLEAVE", "SYNC_OPEN"})
-BINOPS = frozenset({"BACKSLASH", "SYNC_OPEN", "INTERLEAVE", "INTERRUPT", "EXTCHOICE", "INTCHOICE",
-                    "SEMI", "AMP", "ARROW", "IMPLIES", "OR", "AND", "EQ", "NE", "LT", "LE", "GT",
-                    "GE", "PLUS", "MINUS", "STAR", "SLASH", "PERCENT"})
+DECL_START = frozenset(
+    {"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT", "PIPELINE", "FUN"}
+)
+TERM_START = frozenset(
+    {
+        "NAME",
+        "INT",
+        "TRUE",
+        "FALSE",
+        "STOP",
+        "SKIP",
+        "LPAR",
+        "MINUS",
+        "NOT",
+        "LBRACE",
+        "CHANSET_OPEN",
+        "IF",
+        "FORALL",
+        "EXISTS",
+        "EXTCHOICE",
+        "INTCHOICE",
+        "INTERLEAVE",
+        "SYNC_OPEN",
+    }
+)
+BINOPS = frozenset(
+    {
+        "BACKSLASH",
+        "SYNC_OPEN",
+        "INTERLEAVE",
+        "INTERRUPT",
+        "EXTCHOICE",
+        "INTCHOICE",
+        "SEMI",
+        "AMP",
+        "ARROW",
+        "IMPLIES",
+        "OR",
+        "AND",
+        "EQ",
+        "NE",
+        "LT",
+        "LE",
+        "GT",
+        "GE",
+        "PLUS",
+        "MINUS",
+        "STAR",
+        "SLASH",
+        "PERCENT",
+    }
+)
 POSTFIX = frozenset({"LSQB", "DOT", "BANG", "QMARK", "LBRACE"})
-OPENERS = {"LPAR": "')'", "LSQB": "']'", "LBRACE": "'}'", "CHANSET_OPEN": "'|}'",
-           "SYNC_OPEN": "'|]'", "DEADLOCK_OPEN": "']'"}
+OPENERS = {
+    "LPAR": "')'",
+    "LSQB": "']'",
+    "LBRACE": "'}'",
+    "CHANSET_OPEN": "'|}'",
+    "SYNC_OPEN": "'|]'",
+    "DEADLOCK_OPEN": "']'",
+}
 CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE", "CHANSET_CLOSE", "SYNC_CLOSE"})
 
 _PROCESS = "a process"
@@ -37,49 +89,106 @@ _EITHER = "a value or a process"
 
 #: What a term after this token (on top of the parser's stack) must be.
 _AFTER_TOKEN = {
-    "ARROW": _EVENT_OR_PROCESS, "AMP": _EVENT_OR_PROCESS, "EXTCHOICE": _EVENT_OR_PROCESS,
-    "INTCHOICE": _EVENT_OR_PROCESS, "INTERLEAVE": _EVENT_OR_PROCESS,
-    "INTERRUPT": _EVENT_OR_PROCESS, "SEMI": _EVENT_OR_PROCESS, "SYNC_CLOSE": _EVENT_OR_PROCESS,
-    "SYSTEM": _PROCESS, "REFINES": _PROCESS, "ASSERT": "a process or a property",
-    "IMPLIES": _CONDITION, "OR": _CONDITION, "AND": _CONDITION, "NOT": _CONDITION,
-    "IF": _CONDITION, "REQUIRE": _CONDITION, "ALWAYS": _CONDITION, "EVENTUALLY": _CONDITION,
+    "ARROW": _EVENT_OR_PROCESS,
+    "AMP": _EVENT_OR_PROCESS,
+    "EXTCHOICE": _EVENT_OR_PROCESS,
+    "INTCHOICE": _EVENT_OR_PROCESS,
+    "INTERLEAVE": _EVENT_OR_PROCESS,
+    "INTERRUPT": _EVENT_OR_PROCESS,
+    "SEMI": _EVENT_OR_PROCESS,
+    "SYNC_CLOSE": _EVENT_OR_PROCESS,
+    "SYSTEM": _PROCESS,
+    "REFINES": _PROCESS,
+    "ASSERT": "a process or a property",
+    "IMPLIES": _CONDITION,
+    "OR": _CONDITION,
+    "AND": _CONDITION,
+    "NOT": _CONDITION,
+    "IF": _CONDITION,
+    "REQUIRE": _CONDITION,
+    "ALWAYS": _CONDITION,
+    "EVENTUALLY": _CONDITION,
     "REACHES": _CONDITION,
-    "EQ": _VALUE, "NE": _VALUE, "LT": _VALUE, "LE": _VALUE, "GT": _VALUE, "GE": _VALUE,
-    "PLUS": _VALUE, "MINUS": _VALUE, "STAR": _VALUE, "SLASH": _VALUE, "PERCENT": _VALUE,
-    "ASSIGN": _VALUE, "DOTDOT": "a bound (a constant value)", "LSQB": "an index value",
-    "BANG": "a value (an atom: write c!(x + 1))", "DOT": "a field value",
-    "THEN": _EITHER, "ELSE": _EITHER, "LPAR": _EITHER, "COMMA": _EITHER,
+    "EQ": _VALUE,
+    "NE": _VALUE,
+    "LT": _VALUE,
+    "LE": _VALUE,
+    "GT": _VALUE,
+    "GE": _VALUE,
+    "PLUS": _VALUE,
+    "MINUS": _VALUE,
+    "STAR": _VALUE,
+    "SLASH": _VALUE,
+    "PERCENT": _VALUE,
+    "ASSIGN": _VALUE,
+    "DOTDOT": "a bound (a constant value)",
+    "LSQB": "an index value",
+    "BANG": "a value (an atom: write c!(x + 1))",
+    "DOT": "a field value",
+    "THEN": _EITHER,
+    "ELSE": _EITHER,
+    "LPAR": _EITHER,
+    "COMMA": _EITHER,
 }
-_AFTER_DECL_EQUALS = {"CONST": _VALUE, "DOMAIN": "the initial value", "PROCESS": _PROCESS,
-                      "LET": _VALUE}
-_OP_CONTEXT = {"->": _EVENT_OR_PROCESS, "&": _EVENT_OR_PROCESS, "[]": _EVENT_OR_PROCESS,
-               "|~|": _EVENT_OR_PROCESS, "|||": _EVENT_OR_PROCESS, "/\\": _EVENT_OR_PROCESS,
-               ";": _EVENT_OR_PROCESS, "[||]": _EVENT_OR_PROCESS, "=>": _CONDITION,
-               "or": _CONDITION, "and": _CONDITION}
+_AFTER_DECL_EQUALS = {
+    "CONST": _VALUE,
+    "DOMAIN": "the initial value",
+    "PROCESS": _PROCESS,
+    "LET": _VALUE,
+}
+_OP_CONTEXT = {
+    "->": _EVENT_OR_PROCESS,
+    "&": _EVENT_OR_PROCESS,
+    "[]": _EVENT_OR_PROCESS,
+    "|~|": _EVENT_OR_PROCESS,
+    "|||": _EVENT_OR_PROCESS,
+    "/\\": _EVENT_OR_PROCESS,
+    ";": _EVENT_OR_PROCESS,
+    "[||]": _EVENT_OR_PROCESS,
+    "=>": _CONDITION,
+    "or": _CONDITION,
+    "and": _CONDITION,
+}
 
 
-def describe_failure(exc: ParseFailure, m: "Machinery", text: str) -> Diagnostic:
+def describe_failure(exc: ParseFailure, m: Machinery, text: str) -> Diagnostic:
     """The diagnostic for a parse that stopped at exc.token."""
     tok = exc.token
     span = _span(tok)
     if exc.too_deep:
-        return error("P005", f"the input nests more than {MAX_STACK:,} levels deep", span,
-                     hint="split the expression, or name parts of it with `const` or `process`")
+        return error(
+            "P005",
+            f"the input nests more than {MAX_STACK:,} levels deep",
+            span,
+            hint="split the expression, or name parts of it with `const` or `process`",
+        )
     expected = frozenset(m.tables.actions[exc.state])
     ttype = tok[0]
     if _is_reserved_as_name(tok, expected):
-        return error("P007", f"'{tok[1]}' is a reserved word and cannot be used as a name", span,
-                     hint=f"choose another name, such as '{tok[1]}_'")
+        return error(
+            "P007",
+            f"'{tok[1]}' is a reserved word and cannot be used as a name",
+            span,
+            hint=f"choose another name, such as '{tok[1]}_'",
+        )
     wanted = expected_phrase(expected, exc.values)
-    notes = _open_bracket_note(exc.values) if ttype in CLOSERS or ttype == "$END" \
-        or ttype in DECL_START else ()
+    notes = (
+        _open_bracket_note(exc.values)
+        if ttype in CLOSERS or ttype == "$END" or ttype in DECL_START
+        else ()
+    )
     if example_hints(m).get((exc.state, ttype)) is None:
         foreign = _foreign(exc, m, text, bool(expected & DECL_START) or not exc.values)
         if foreign is not None:
             return error("P008", foreign[0], span, hint=foreign[1])
     if ttype == "$END":
-        return error("P004", f"unexpected end of file{wanted}", span, notes=notes,
-                     hint=example_hints(m).get((exc.state, ttype)))
+        return error(
+            "P004",
+            f"unexpected end of file{wanted}",
+            span,
+            notes=notes,
+            hint=example_hints(m).get((exc.state, ttype)),
+        )
     found = m.display.get(ttype, "") if ttype not in ("NAME", "INT") else ""
     found = found if found else f"'{tok[1]}'"
     hint = example_hints(m).get((exc.state, ttype))
@@ -92,26 +201,46 @@ def describe_failure(exc: ParseFailure, m: "Machinery", text: str) -> Diagnostic
 #: error, every snippet is parsed once and the (state, token) where it fails is recorded
 #: (Lark's `match_examples` idea); an error in the same state on the same token gets the hint.
 EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("a range as a channel field type is written in parentheses: channel c: (0..3)",
-     ("channel c: 0..3", "channel c: Dom.0..3", "channel c: -1..3")),
-    ("a replicated operator after a binary operator needs parentheses: P [] ([] x: T @ Q)",
-     ("process P = a -> P [] x: T @ P", "process P = a -> P ||| x: T @ P",
-      "process P = a -> P |~| x: T @ P")),
-    ("`if` needs an `else` branch: if b then P else Q",
-     ("process P = if b then STOP\nprocess Q = STOP", "process P = if b then STOP",
-      "const N = if b then 1\nconst M = 1", "const N = if b then 1")),
-    ("a deadlock assertion is written `assert P :[deadlock free]`",
-     ("assert P deadlock free", "assert deadlock free")),
+    (
+        "a range as a channel field type is written in parentheses: channel c: (0..3)",
+        ("channel c: 0..3", "channel c: Dom.0..3", "channel c: -1..3"),
+    ),
+    (
+        "a replicated operator after a binary operator needs parentheses: P [] ([] x: T @ Q)",
+        (
+            "process P = a -> P [] x: T @ P",
+            "process P = a -> P ||| x: T @ P",
+            "process P = a -> P |~| x: T @ P",
+        ),
+    ),
+    (
+        "`if` needs an `else` branch: if b then P else Q",
+        (
+            "process P = if b then STOP\nprocess Q = STOP",
+            "process P = if b then STOP",
+            "const N = if b then 1\nconst M = 1",
+            "const N = if b then 1",
+        ),
+    ),
+    (
+        "a deadlock assertion is written `assert P :[deadlock free]`",
+        ("assert P deadlock free", "assert deadlock free"),
+    ),
     ("assignments use `:=`: a { x := 1 } -> P", ("process P = a { x = 1 } -> P",)),
     ("a declaration uses `=`: const N = 3", ("const N == 3", "type T == 0..3")),
-    ("parameters need a type: process P(x: T) = ...", ("process P(x) = STOP",
-                                                          "process P(x, y: T) = STOP")),
-    ("tuple channel types are written with dots: channel c: Dom.Epoch",
-     ("channel c: Dom, Epoch",)),
-    ("an input restricted to a range is written c?x:{0..2}",
-     ("process P = c?x:0..2 -> P", "process P = c?x:(0..2) -> P")),
-    ("a domain cell is `durable` or `volatile`: domain x: T = 0 durable",
-     ("domain x: T = 0\nconst N = 1", "domain x: T = 0")),
+    (
+        "parameters need a type: process P(x: T) = ...",
+        ("process P(x) = STOP", "process P(x, y: T) = STOP"),
+    ),
+    ("tuple channel types are written with dots: channel c: Dom.Epoch", ("channel c: Dom, Epoch",)),
+    (
+        "an input restricted to a range is written c?x:{0..2}",
+        ("process P = c?x:0..2 -> P", "process P = c?x:(0..2) -> P"),
+    ),
+    (
+        "a domain cell is `durable` or `volatile`: domain x: T = 0 durable",
+        ("domain x: T = 0\nconst N = 1", "domain x: T = 0"),
+    ),
     ("an invariant is written `assert P |= always <expr>`", ("assert P |= x > 0",)),
 )
 
@@ -119,7 +248,7 @@ EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _HINTS: dict[int, dict[tuple[int, str], str]] = {}
 
 
-def example_hints(m: "Machinery") -> dict[tuple[int, str], str]:
+def example_hints(m: Machinery) -> dict[tuple[int, str], str]:
     """(state, token type) -> hint, from the failures of the EXAMPLES snippets (cached)."""
     if id(m.tables) not in _HINTS:
         out: dict[tuple[int, str], str] = {}
@@ -132,12 +261,15 @@ def example_hints(m: "Machinery") -> dict[tuple[int, str], str]:
     return _HINTS[id(m.tables)]
 
 
-def failure_point(m: "Machinery", snippet: str) -> tuple[int, str] | None:
+def failure_point(m: Machinery, snippet: str) -> tuple[int, str] | None:
     """Where a snippet fails to parse, as (state, token type); None if it parses."""
-    recognizer = lalr.Tables(m.tables.actions, m.tables.gotos,
-                             tuple((size, origin, None if r is None else _ignore)
-                                   for size, origin, r in m.tables.rules),
-                             m.tables.start, m.tables.end)
+    recognizer = lalr.Tables(
+        m.tables.actions,
+        m.tables.gotos,
+        tuple((size, origin, None if r is None else _ignore) for size, origin, r in m.tables.rules),
+        m.tables.start,
+        m.tables.end,
+    )
     tokens = m.scanner.scan(snippet)
     try:
         lalr.run(recognizer, tokens, end_of(tokens))
@@ -218,7 +350,7 @@ def _after_binders(values: list[Any]) -> str:
     return _EITHER
 
 
-def _foreign(exc: ParseFailure, m: "Machinery", text: str, at_decl: bool) -> tuple[str, str] | None:
+def _foreign(exc: ParseFailure, m: Machinery, text: str, at_decl: bool) -> tuple[str, str] | None:
     """A Promela or CSPm form at the failure (fito.lang.syntax.foreign), as (message, hint)."""
     from fito.lang.syntax.foreign import foreign_form
 
@@ -230,15 +362,22 @@ def _foreign(exc: ParseFailure, m: "Machinery", text: str, at_decl: bool) -> tup
 
 def _is_reserved_as_name(tok: tuple[str, str, int, int, int], expected: frozenset[str]) -> bool:
     word = tok[1]
-    return (tok[0] not in ("NAME", "$END") and word[:1].isalpha() and "NAME" in expected
-            and tok[0] not in expected and not (expected & (TERM_START - {"NAME"})))
+    return (
+        tok[0] not in ("NAME", "$END")
+        and word[:1].isalpha()
+        and "NAME" in expected
+        and tok[0] not in expected
+        and not (expected & (TERM_START - {"NAME"}))
+    )
 
 
 def _open_bracket_note(values: list[Any]) -> tuple[str, ...]:
     for v in reversed(values):
         if type(v) is tuple and v[0] in OPENERS:
-            return (f"the '{v[1]}' at line {v[3]}, column {v[4]} is not closed "
-                    f"(expected {OPENERS[v[0]]})",)
+            return (
+                f"the '{v[1]}' at line {v[3]}, column {v[4]} is not closed "
+                f"(expected {OPENERS[v[0]]})",
+            )
     return ()
 
 

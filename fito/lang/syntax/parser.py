@@ -5,21 +5,23 @@ problems come back as diagnostics (codes P001-P007), worded by `fito.lang.syntax
 `lark_parser()` gives a plain Lark parser of the same grammar for tools such as
 Hypothesis's `from_lark`.
 """
+
 from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from fito.diagnostics import Diagnostic, Span, error
-from fito.lang.syntax import lalr
 from fito.lang import nodes as A
-from fito.lang.syntax.tables import analysis, grammar_text
 from fito.lang.build.terms import Builder
+from fito.lang.syntax import lalr
 from fito.lang.syntax.lexer import ScanError, Scanner, Tok
+from fito.lang.syntax.tables import analysis, grammar_text
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -49,11 +51,13 @@ def machinery() -> Machinery:
     terminal_of = {value: name for name, value in a.literals.items()}
     terminal_of["[T="] = "REFINES"
     display = {name: f"'{value}'" for name, value in a.literals.items()}
-    display.update({"NAME": "a name", "INT": "an integer", "REFINES": "'[T='",
-                    "$END": "end of file"})
+    display.update(
+        {"NAME": "a name", "INT": "an integer", "REFINES": "'[T='", "$END": "end of file"}
+    )
     builder = Builder()
-    return Machinery(lalr.build_tables(a, builder), builder, Scanner(terminal_of), display,
-                     threading.Lock())
+    return Machinery(
+        lalr.build_tables(a, builder), builder, Scanner(terminal_of), display, threading.Lock()
+    )
 
 
 def lark_parser() -> Lark:
@@ -69,8 +73,14 @@ def parse(text: str) -> ParseResult:
     try:
         tokens = m.scanner.scan(text)
     except ScanError as exc:
-        span = Span(exc.line, exc.column, exc.line, exc.column + exc.length, exc.offset,
-                    exc.offset + exc.length)
+        span = Span(
+            exc.line,
+            exc.column,
+            exc.line,
+            exc.column + exc.length,
+            exc.offset,
+            exc.offset + exc.length,
+        )
         return ParseResult(None, (error(exc.code, exc.message, span, hint=exc.hint),))
     with m.lock, no_gc():
         m.builder.reset()
@@ -112,8 +122,10 @@ def lark_runtime_parse(text: str) -> Any:
     from lark import Token
 
     m = machinery()
-    tokens = [Token(t[0], t[1], t[2], t[3], t[4], t[3], t[4] + len(t[1]), t[2] + len(t[1]))
-              for t in m.scanner.scan(text)]
+    tokens = [
+        Token(t[0], t[1], t[2], t[3], t[4], t[3], t[4] + len(t[1]), t[2] + len(t[1]))
+        for t in m.scanner.scan(text)
+    ]
     return _lark_analyser().parse(tokens)
 
 

@@ -10,6 +10,7 @@ unreadable) recomputes it from Lark and never trusts the stale file. `python -m
 fito.lang.syntax.tables` rewrites the file, and tests/lang/test_lang_analysis.py checks that it
 equals a fresh computation.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ from fito.lang.syntax.lalr import RuleShape
 
 #: Bumped whenever the stored layout or the Lark options below change.
 FORMAT = 1
-LARK_OPTIONS: dict[str, Any] = dict(parser="lalr", strict=True, keep_all_tokens=True,
-                                    maybe_placeholders=True)
+LARK_OPTIONS: dict[str, Any] = dict(
+    parser="lalr", strict=True, keep_all_tokens=True, maybe_placeholders=True
+)
 #: os.path rather than pathlib or importlib.resources: neither is imported otherwise on the way
 #: to a verdict, and in a plain environment they cost about 15 ms of start-up
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,10 +38,10 @@ class Analysis:
     """The parse table (actions `s >= 0` shift to s, `r < 0` reduce by rule ~r, as in
     `fito.lang.syntax.lalr.Tables`), each rule's shape, and the literal terminals."""
 
-    key: str                                  # grammar_key() of the grammar analysed
-    literals: dict[str, str]                  # terminal name -> its text, e.g. ARROW -> "->"
-    actions: tuple[dict[str, int], ...]       # per state: terminal -> action
-    gotos: tuple[dict[str, int], ...]         # per state: nonterminal -> state
+    key: str  # grammar_key() of the grammar analysed
+    literals: dict[str, str]  # terminal name -> its text, e.g. ARROW -> "->"
+    actions: tuple[dict[str, int], ...]  # per state: terminal -> action
+    gotos: tuple[dict[str, int], ...]  # per state: nonterminal -> state
     rules: tuple[RuleShape, ...]
     start: int
     end: int
@@ -77,23 +79,30 @@ def load(path: PathLike) -> Analysis | None:
             data = json.load(f)
         if data.get("format") != FORMAT:
             return None
-        return Analysis(data["key"], data["literals"], tuple(data["actions"]),
-                        tuple(data["gotos"]),
-                        tuple((size, origin, alias, expand1, tuple(empty), tuple(spliced))
-                              for size, origin, alias, expand1, empty, spliced in data["rules"]),
-                        data["start"], data["end"])
+        return Analysis(
+            data["key"],
+            data["literals"],
+            tuple(data["actions"]),
+            tuple(data["gotos"]),
+            tuple(
+                (size, origin, alias, expand1, tuple(empty), tuple(spliced))
+                for size, origin, alias, expand1, empty, spliced in data["rules"]
+            ),
+            data["start"],
+            data["end"],
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def dump(a: Analysis) -> str:
     """The text stored in the cache file (one state per line, so diffs stay readable)."""
-    head = json.dumps({"format": FORMAT, "key": a.key, "start": a.start, "end": a.end,
-                       "literals": a.literals})
+    head = json.dumps(
+        {"format": FORMAT, "key": a.key, "start": a.start, "end": a.end, "literals": a.literals}
+    )
     lines = [head[:-1] + ',\n"rules": [']
     lines.append(",\n".join(json.dumps(list(r)) for r in a.rules) + '],\n"actions": [')
-    lines.append(",\n".join(json.dumps(row) for row in a.actions)
-                 + '],\n"gotos": [')
+    lines.append(",\n".join(json.dumps(row) for row in a.actions) + '],\n"gotos": [')
     lines.append(",\n".join(json.dumps(row) for row in a.gotos) + "]}\n")
     return "\n".join(lines)
 

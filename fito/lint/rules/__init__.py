@@ -1,4 +1,5 @@
 """The rules, one module each; each reads traces and returns findings."""
+
 from __future__ import annotations
 
 from fito.lint.events import Trace, Wait
@@ -6,16 +7,22 @@ from fito.lint.index import ModuleIndex
 from fito.lint.rules import async_save, atomic, latest_resume, rank_commit, restore, split_save
 from fito.lint.rules.common import Finding, Protocol
 
-TRACE_RULES = (split_save.check, latest_resume.check, atomic.check, rank_commit.check,
-               restore.check_mixed)
+TRACE_RULES = (
+    split_save.check,
+    latest_resume.check,
+    atomic.check,
+    rank_commit.check,
+    restore.check_mixed,
+)
 
 
 def findings(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
     """Every rule over every trace, each finding once (a helper inlined twice reports once)."""
     out: dict[tuple[str, tuple[int, ...]], Finding] = {}
     for k, trace in enumerate(traces):
-        others = frozenset(h for t in traces[:k] + traces[k + 1:]
-                           for _, w in t.of(Wait) for h in w.handles)
+        others = frozenset(
+            h for t in traces[:k] + traces[k + 1 :] for _, w in t.of(Wait) for h in w.handles
+        )
         for f in async_save.check(trace, others):
             out.setdefault((f.code, f.site), f)
         for rule in TRACE_RULES:

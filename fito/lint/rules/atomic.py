@@ -10,6 +10,7 @@ and committed afterwards by a marker is accepted: the restore reads committed st
 rename without the first fsync can publish a name whose content never reached the disk;
 without the second, the rename itself can be undone.
 """
+
 from __future__ import annotations
 
 from fito.lint.events import Fsync, Rename, Save, Trace
@@ -25,24 +26,31 @@ from fito.lint.rules.common import (
 from fito.lint.values import is_analysis_dump, is_checkpoint_like
 
 SAVE_IN_PLACE, RENAME_WITHOUT_FSYNC = "FITOL003", "FITOL004"
-HINT_IN_PLACE = ("write to a temporary file in the same directory, flush and os.fsync it, "
-                 "os.replace it onto the final name, then fsync the directory; "
-                 "fito.runtime.CheckpointWriter does all four")
-HINT_FSYNC = ("before the rename: f.flush(); os.fsync(f.fileno()); after it: fsync the "
-              "directory (fd = os.open(dirname, os.O_RDONLY); os.fsync(fd)); "
-              "fito.runtime.CheckpointWriter does both")
+HINT_IN_PLACE = (
+    "write to a temporary file in the same directory, flush and os.fsync it, "
+    "os.replace it onto the final name, then fsync the directory; "
+    "fito.runtime.CheckpointWriter does all four"
+)
+HINT_FSYNC = (
+    "before the rename: f.flush(); os.fsync(f.fileno()); after it: fsync the "
+    "directory (fd = os.open(dirname, os.O_RDONLY); os.fsync(fd)); "
+    "fito.runtime.CheckpointWriter does both"
+)
 
 
 def check(trace: Trace) -> list[Finding]:
     out: list[Finding] = []
     for i, s in saves_of(trace):
-        if not (s.is_torch_like and is_checkpoint_like(s.payload) and is_path_like(s.path)) \
-                or is_analysis_dump(s.path):
+        if not (
+            s.is_torch_like and is_checkpoint_like(s.payload) and is_path_like(s.path)
+        ) or is_analysis_dump(s.path):
             continue
         k = first_after(trace, i, s, lambda e: isinstance(e, Rename) and _publishes(e, s))
         if k is None:
-            committed = s.path.is_versioned and \
-                first_after(trace, i, s, lambda e: is_marker(e, [s])) is not None
+            committed = (
+                s.path.is_versioned
+                and first_after(trace, i, s, lambda e: is_marker(e, [s])) is not None
+            )
             if not s.path.is_tmp and not committed:
                 out.append(_in_place(s))
             continue
@@ -60,25 +68,44 @@ def _publishes(r: Rename, s: Save) -> bool:
 
 
 def _in_place(s: Save) -> Finding:
-    notes = [f"the file {shown(s.path)} is written in place: a crash during the write leaves a "
-             "torn file under the name a restore reads"]
+    notes = [
+        f"the file {shown(s.path)} is written in place: a crash during the write leaves a "
+        "torn file under the name a restore reads"
+    ]
     if not s.path.is_versioned:
-        notes.append("its name is the same at every save, so the previous checkpoint is "
-                     "truncated before the new one is complete")
+        notes.append(
+            "its name is the same at every save, so the previous checkpoint is "
+            "truncated before the new one is complete"
+        )
     api = "torch.save" if s.api == "torch.save" else "the save"
-    return Finding(SAVE_IN_PLACE, s.site,
-                   f"{api} writes the checkpoint straight onto its final path",
-                   tuple(notes), HINT_IN_PLACE)
+    return Finding(
+        SAVE_IN_PLACE,
+        s.site,
+        f"{api} writes the checkpoint straight onto its final path",
+        tuple(notes),
+        HINT_IN_PLACE,
+    )
 
 
 def _unsynced(s: Save, r: object, no_file: bool, no_dir: bool) -> Finding:
     assert isinstance(r, Rename)
-    missing = " and ".join(x for x, m in (("of the file before it", no_file),
-                                          ("of its directory after it", no_dir)) if m)
-    notes = (f"line {line(s.site)} saves to {shown(s.path)}; line {line(r.site)} renames "
-             f"{shown(r.src)} to {shown(r.dst)}",
-             "after a power loss the new name can survive with empty or partial content, "
-             "or the rename can be undone" if no_file else
-             "after a power loss the rename can be undone: the old name comes back")
-    return Finding(RENAME_WITHOUT_FSYNC, r.site, f"the rename publishes the checkpoint without "
-                   f"an fsync {missing}", notes, HINT_FSYNC)
+    missing = " and ".join(
+        x
+        for x, m in (("of the file before it", no_file), ("of its directory after it", no_dir))
+        if m
+    )
+    notes = (
+        f"line {line(s.site)} saves to {shown(s.path)}; line {line(r.site)} renames "
+        f"{shown(r.src)} to {shown(r.dst)}",
+        "after a power loss the new name can survive with empty or partial content, "
+        "or the rename can be undone"
+        if no_file
+        else "after a power loss the rename can be undone: the old name comes back",
+    )
+    return Finding(
+        RENAME_WITHOUT_FSYNC,
+        r.site,
+        f"the rename publishes the checkpoint without an fsync {missing}",
+        notes,
+        HINT_FSYNC,
+    )

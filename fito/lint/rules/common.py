@@ -1,4 +1,5 @@
 """What the rules share: the finding they report and the questions they ask of events."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,12 +14,12 @@ from fito.lint.values import BUFFER, INFERRED, Site, Value, component_kinds
 class Protocol:
     """A checkpoint protocol simple enough to model: a fixed set of saves per step."""
 
-    ranks: bool                      # the saves are one shard per rank (else one process)
-    domains: tuple[str, ...]         # what is saved, in order (files, or rank-0 extras)
-    versioned: bool                  # each step gets new file names (else overwritten)
-    marker: bool                     # a commit marker is written after the saves
-    barrier: bool = False            # ranks: a barrier between the shards and the marker
-    marker_after: int = -1           # sequential: the marker follows this many saves (-1: all)
+    ranks: bool  # the saves are one shard per rank (else one process)
+    domains: tuple[str, ...]  # what is saved, in order (files, or rank-0 extras)
+    versioned: bool  # each step gets new file names (else overwritten)
+    marker: bool  # a commit marker is written after the saves
+    barrier: bool = False  # ranks: a barrier between the shards and the marker
+    marker_after: int = -1  # sequential: the marker follows this many saves (-1: all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +32,29 @@ class Finding:
     protocol: Protocol | None = None
 
 
-_PATH_WORDS = frozenset(("path", "file", "filename", "fname", "dir", "directory", "ckpt",
-                         "checkpoint", "output", "out", "save", "dest", "target", "location",
-                         "snapshot", "name", "folder", "root", "prefix"))
+_PATH_WORDS = frozenset(
+    (
+        "path",
+        "file",
+        "filename",
+        "fname",
+        "dir",
+        "directory",
+        "ckpt",
+        "checkpoint",
+        "output",
+        "out",
+        "save",
+        "dest",
+        "target",
+        "location",
+        "snapshot",
+        "name",
+        "folder",
+        "root",
+        "prefix",
+    )
+)
 
 
 def is_path_like(v: Value) -> bool:
@@ -57,8 +78,7 @@ def is_marker(e: Event, saves: list[Save]) -> bool:
     if isinstance(e, Write):
         return vocab.is_marker_path(e.path.text) or INFERRED in e.path.flags
     if isinstance(e, Save):
-        return vocab.is_marker_path(e.path.text) and \
-            not (component_kinds(e.payload) - {vocab.STEP})
+        return vocab.is_marker_path(e.path.text) and not (component_kinds(e.payload) - {vocab.STEP})
     if isinstance(e, Rename):
         if vocab.is_marker_path(e.dst.text):
             return True
@@ -69,12 +89,14 @@ def is_marker(e: Event, saves: list[Save]) -> bool:
 
 def _inside(s: Save, directory: str) -> bool:
     """The save writes into `directory` (or, for `save_pretrained`, is that directory)."""
-    return s.path.text.startswith(directory + "/") or \
-        (s.api == "save_pretrained" and s.path.text == directory)
+    return s.path.text.startswith(directory + "/") or (
+        s.api == "save_pretrained" and s.path.text == directory
+    )
 
 
-def first_after(trace: Trace, start: int, anchor: Event, pred: object,
-                stop: int | None = None) -> int | None:
+def first_after(
+    trace: Trace, start: int, anchor: Event, pred: object, stop: int | None = None
+) -> int | None:
     """The index of the first event after `start` (before `stop`) satisfying `pred` that can
     run together with `anchor`."""
     end = len(trace.events) if stop is None else stop
@@ -110,8 +132,11 @@ def shown(v: Value) -> str:
 def is_rank_shard(s: Save) -> bool:
     """Every rank saves its own piece of the checkpoint (model, optimizer, ... state) under a
     rank-dependent name."""
-    return not s.ctx.rank0 and s.path.is_rank_dependent and \
-        bool(component_kinds(s.payload) - {vocab.STEP})
+    return (
+        not s.ctx.rank0
+        and s.path.is_rank_dependent
+        and bool(component_kinds(s.payload) - {vocab.STEP})
+    )
 
 
 def saves_of(trace: Trace) -> list[tuple[int, Save]]:

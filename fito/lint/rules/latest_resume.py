@@ -4,6 +4,7 @@
 After a crash between two saves, "the latest model file" and "the latest optimizer file"
 are of different steps; picking each separately restores a mixed state without a word.
 """
+
 from __future__ import annotations
 
 from fito.lint.events import Compare, Load, Restore, Trace
@@ -11,9 +12,11 @@ from fito.lint.rules.common import Finding, line
 from fito.lint.values import Site
 
 CODE = "FITOL002"
-HINT = ("choose one step (the newest one a commit marker names, or the newest step every "
-        "component has) and load every component of that step; fito.runtime.restore(dir) "
-        "returns all domains of the newest epoch whose shards all verify")
+HINT = (
+    "choose one step (the newest one a commit marker names, or the newest step every "
+    "component has) and load every component of that step; fito.runtime.restore(dir) "
+    "returns all domains of the newest epoch whose shards all verify"
+)
 
 
 def check(trace: Trace) -> list[Finding]:
@@ -23,8 +26,9 @@ def check(trace: Trace) -> list[Finding]:
         assert isinstance(r, Restore)
         if r.kind in ("*", "unknown"):
             continue
-        sels = r.source.selections.union(*(loads[x].path.selections for x in r.source.loads
-                                            if x in loads))
+        sels = r.source.selections.union(
+            *(loads[x].path.selections for x in r.source.loads if x in loads)
+        )
         if sels and r.kind not in chosen:
             chosen[r.kind] = (sels, r)
     kinds = list(chosen)
@@ -36,11 +40,20 @@ def check(trace: Trace) -> list[Finding]:
                 continue
             if any(c & sa and c & sb for c in compares):
                 continue
-            notes = (f"line {line(ra.site)} restores the {ra.kind} from the latest file found "
-                     f"for it; line {line(rb.site)} restores the {rb.kind} from the latest file "
-                     f"found for it",
-                     "after a crash between two saves these are files of different steps")
-            return [Finding(CODE, rb.site, f"the {ra.kind} and the {rb.kind} are each resumed "
-                            "from their own latest file, with no check that their steps agree",
-                            notes, HINT)]
+            notes = (
+                f"line {line(ra.site)} restores the {ra.kind} from the latest file found "
+                f"for it; line {line(rb.site)} restores the {rb.kind} from the latest file "
+                f"found for it",
+                "after a crash between two saves these are files of different steps",
+            )
+            return [
+                Finding(
+                    CODE,
+                    rb.site,
+                    f"the {ra.kind} and the {rb.kind} are each resumed "
+                    "from their own latest file, with no check that their steps agree",
+                    notes,
+                    HINT,
+                )
+            ]
     return []

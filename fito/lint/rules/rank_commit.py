@@ -5,6 +5,7 @@ Every rank writes its shard; rank 0 writes the marker as soon as its own shard i
 while the other ranks may still be writing theirs. A crash then leaves a step marked complete
 whose shards are missing or torn: the commit certifies an epoch that was never converged.
 """
+
 from __future__ import annotations
 
 from fito.lint.events import Barrier, Event, Rename, Trace
@@ -22,9 +23,11 @@ from fito.lint.rules.common import (
 from fito.lint.values import INFERRED, UNKNOWN, Value
 
 CODE = "FITOL006"
-HINT = ("call torch.distributed.barrier() after the shard saves and before rank 0 writes the "
-        "marker, so that it is written only once every rank's shard is; fito.runtime writes "
-        "its commit manifest only after every shard is durable")
+HINT = (
+    "call torch.distributed.barrier() after the shard saves and before rank 0 writes the "
+    "marker, so that it is written only once every rank's shard is; fito.runtime writes "
+    "its commit manifest only after every shard is durable"
+)
 Analysis = tuple[Finding | None, Protocol, int]
 
 
@@ -37,8 +40,12 @@ def analyse(trace: Trace) -> list[Analysis]:
     out: list[Analysis] = []
     seen: set[int] = set()
     for i, shard in shards:
-        j = first_after(trace, i, shard, lambda e: is_marker(e, [shard]) and
-                        not _marker_path(e).is_rank_dependent)
+        j = first_after(
+            trace,
+            i,
+            shard,
+            lambda e: is_marker(e, [shard]) and not _marker_path(e).is_rank_dependent,
+        )
         if j is not None and INFERRED in _marker_path(trace.events[j]).flags:
             continue  # a call of another module named like a commit: its barrier is not seen
         if j is None or j in seen:
@@ -46,20 +53,30 @@ def analyse(trace: Trace) -> list[Analysis]:
         seen.add(j)
         marker = trace.events[j]
         barrier = first_after(trace, i, shard, lambda e: isinstance(e, Barrier), stop=j)
-        protocol = Protocol(True, ("shard",), shard.path.is_versioned, True,
-                            barrier=barrier is not None)
+        protocol = Protocol(
+            True, ("shard",), shard.path.is_versioned, True, barrier=barrier is not None
+        )
         if barrier is not None:
             out.append((None, protocol, line(marker.site)))
             continue
         who = "rank 0 writes" if marker.ctx.rank0 else "the first rank to get here writes"
-        notes = (f"line {line(frame_site(shard, [marker]))} runs on every rank and saves its "
-                 f"shard to {shown(shard.path)}",
-                 f"{who} the marker while the other ranks may still be saving; a crash then "
-                 "leaves a step marked complete with missing or torn shards")
-        message = (f"{'rank 0' if marker.ctx.rank0 else 'every rank'} writes the commit "
-                   "marker with no barrier after the other ranks' shards")
-        out.append((Finding(CODE, marker.site, message, notes, HINT, protocol), protocol,
-                    line(marker.site)))
+        notes = (
+            f"line {line(frame_site(shard, [marker]))} runs on every rank and saves its "
+            f"shard to {shown(shard.path)}",
+            f"{who} the marker while the other ranks may still be saving; a crash then "
+            "leaves a step marked complete with missing or torn shards",
+        )
+        message = (
+            f"{'rank 0' if marker.ctx.rank0 else 'every rank'} writes the commit "
+            "marker with no barrier after the other ranks' shards"
+        )
+        out.append(
+            (
+                Finding(CODE, marker.site, message, notes, HINT, protocol),
+                protocol,
+                line(marker.site),
+            )
+        )
     return out
 
 

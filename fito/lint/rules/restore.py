@@ -5,6 +5,7 @@ step counter are one state. Restoring the optimizer from one checkpoint and the 
 another, or restoring the weights while the optimizer, the scheduler or the step counter start
 again from zero, resumes a state no run ever had.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,11 +18,15 @@ from fito.lint.rules.common import Finding, frame_site, line, shown
 from fito.lint.values import Site, Value, component_kinds, normal_form
 
 MIXED, PARTIAL = "FITOL007", "FITOL008"
-HINT_MIXED = ("restore every component from one checkpoint of one step; fito.runtime.restore(dir) "
-              "returns all domains of one verified epoch")
-HINT_PARTIAL = ("restore the optimizer, the LR scheduler and the step counter from the same "
-                "checkpoint as the weights; fito.runtime.restore(dir).states holds every "
-                "domain of one epoch")
+HINT_MIXED = (
+    "restore every component from one checkpoint of one step; fito.runtime.restore(dir) "
+    "returns all domains of one verified epoch"
+)
+HINT_PARTIAL = (
+    "restore the optimizer, the LR scheduler and the step counter from the same "
+    "checkpoint as the weights; fito.runtime.restore(dir).states holds every "
+    "domain of one epoch"
+)
 
 
 def check_mixed(trace: Trace) -> list[Finding]:
@@ -38,18 +43,26 @@ def check_mixed(trace: Trace) -> list[Finding]:
             continue
         if together and not any(_same(m.source, o.source, loads) for m in together):
             m = together[0]
-            notes = (f"line {line(frame_site(m, [o]))} restores the model from "
-                     f"{_where(m.source, loads)}; line {line(frame_site(o, [m]))} restores the "
-                     f"optimizer from {_where(o.source, loads)}",)
-            out.append(Finding(MIXED, frame_site(o, [m]), "the optimizer state is restored from "
-                               "a different checkpoint than the model weights", notes,
-                               HINT_MIXED))
+            notes = (
+                f"line {line(frame_site(m, [o]))} restores the model from "
+                f"{_where(m.source, loads)}; line {line(frame_site(o, [m]))} restores the "
+                f"optimizer from {_where(o.source, loads)}",
+            )
+            out.append(
+                Finding(
+                    MIXED,
+                    frame_site(o, [m]),
+                    "the optimizer state is restored from "
+                    "a different checkpoint than the model weights",
+                    notes,
+                    HINT_MIXED,
+                )
+            )
     return out
 
 
 def _sources(v: Value, loads: dict[Site, Load]) -> list[str]:
-    return [normal_form(loads[x].path.text) for x in v.loads if x in loads and
-            loads[x].path.text]
+    return [normal_form(loads[x].path.text) for x in v.loads if x in loads and loads[x].path.text]
 
 
 def _same(a: Value, b: Value, loads: dict[Site, Load]) -> bool:
@@ -67,8 +80,22 @@ def _same(a: Value, b: Value, loads: dict[Site, Load]) -> bool:
     return False
 
 
-_VERSION_WORDS = frozenset(("best", "last", "latest", "final", "init", "initial", "pretrained",
-                            "prev", "previous", "old", "new", "backup"))
+_VERSION_WORDS = frozenset(
+    (
+        "best",
+        "last",
+        "latest",
+        "final",
+        "init",
+        "initial",
+        "pretrained",
+        "prev",
+        "previous",
+        "old",
+        "new",
+        "backup",
+    )
+)
 
 
 def _version(name: str) -> frozenset[str]:
@@ -93,32 +120,61 @@ def check_partial(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
     optim = [r for r in restores if r.kind == vocab.OPTIMIZER]
     models = [r for r in restores if r.kind == vocab.MODEL and r.source.loads]
     saves = [e for e in events if isinstance(e, Save)]
-    step_reads = [e for e in events if isinstance(e, KeyRead)
-                  and vocab.kind_of_key(e.key) == vocab.STEP]
+    step_reads = [
+        e for e in events if isinstance(e, KeyRead) and vocab.kind_of_key(e.key) == vocab.STEP
+    ]
     out: list[Finding] = []
     if optim:
         sched = _unrestored_scheduler(index, restores)
         if sched is not None:
-            out.append(Finding(PARTIAL, optim[0].site, "the LR scheduler is not restored with "
-                               "the optimizer: after a resume the schedule starts again from "
-                               "its first step", (f"the scheduler is created at line {sched} "
-                                                  "and stepped, but nothing restores it",),
-                               HINT_PARTIAL))
-        saved_steps = [s for s in saves if any(vocab.kind_of_key(k) == vocab.STEP
-                                               for k in s.payload.keys)]
+            out.append(
+                Finding(
+                    PARTIAL,
+                    optim[0].site,
+                    "the LR scheduler is not restored with "
+                    "the optimizer: after a resume the schedule starts again from "
+                    "its first step",
+                    (
+                        f"the scheduler is created at line {sched} "
+                        "and stepped, but nothing restores it",
+                    ),
+                    HINT_PARTIAL,
+                )
+            )
+        saved_steps = [
+            s for s in saves if any(vocab.kind_of_key(k) == vocab.STEP for k in s.payload.keys)
+        ]
         if saved_steps and not step_reads and any(r.source.loads for r in optim):
-            out.append(Finding(PARTIAL, optim[0].site, "the step counter saved with the "
-                               "checkpoint is not restored: the loop and anything keyed on the "
-                               "step start again from zero",
-                               (f"line {line(saved_steps[0].site)} saves it under "
-                                f"{_step_key(saved_steps[0])!r}; no resume reads it back",),
-                               HINT_PARTIAL))
-    elif models and any(r.bound for r in step_reads) and \
-            any(vocab.OPTIMIZER in component_kinds(s.payload) for s in saves):
-        out.append(Finding(PARTIAL, models[0].site, "the optimizer state is saved but not "
-                           "restored: the weights and the step resume while Adam's moments and "
-                           "its step count t start again from zero",
-                           ("nothing calls the optimizer's load_state_dict",), HINT_PARTIAL))
+            out.append(
+                Finding(
+                    PARTIAL,
+                    optim[0].site,
+                    "the step counter saved with the "
+                    "checkpoint is not restored: the loop and anything keyed on the "
+                    "step start again from zero",
+                    (
+                        f"line {line(saved_steps[0].site)} saves it under "
+                        f"{_step_key(saved_steps[0])!r}; no resume reads it back",
+                    ),
+                    HINT_PARTIAL,
+                )
+            )
+    elif (
+        models
+        and any(r.bound for r in step_reads)
+        and any(vocab.OPTIMIZER in component_kinds(s.payload) for s in saves)
+    ):
+        out.append(
+            Finding(
+                PARTIAL,
+                models[0].site,
+                "the optimizer state is saved but not "
+                "restored: the weights and the step resume while Adam's moments and "
+                "its step count t start again from zero",
+                ("nothing calls the optimizer's load_state_dict",),
+                HINT_PARTIAL,
+            )
+        )
     return out
 
 
@@ -143,10 +199,15 @@ def _unrestored_scheduler(index: ModuleIndex, restores: list[Restore]) -> int | 
                 if isinstance(t, ast.Attribute) and t.attr in ("last_epoch", "_step_count"):
                     created.pop(dotted(t.value) or "", None)
         elif isinstance(node, ast.For) and all(_is_step_call(s) for s in node.body):
-            stepped.update("!" + (dotted(s.value.func.value) or "")  # type: ignore[attr-defined]
-                           for s in node.body)  # a catch-up loop
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr == "step":
+            stepped.update(
+                "!" + (dotted(s.value.func.value) or "")  # type: ignore[attr-defined]
+                for s in node.body
+            )  # a catch-up loop
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "step"
+        ):
             name = dotted(node.func.value) or ""
             if node.args or node.keywords:
                 stepped.add("!" + name)  # stepped to an explicit epoch: restored by argument
@@ -160,9 +221,13 @@ def _unrestored_scheduler(index: ModuleIndex, restores: list[Restore]) -> int | 
 
 def _is_step_call(s: ast.stmt) -> bool:
     """`scheduler.step()` alone in a loop body: stepping the schedule to the resumed step."""
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
-        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "step" and \
-        vocab.kind_of_name(dotted(s.value.func.value) or "") == vocab.SCHEDULER
+    return (
+        isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and s.value.func.attr == "step"
+        and vocab.kind_of_name(dotted(s.value.func.value) or "") == vocab.SCHEDULER
+    )
 
 
 def _resumes(call: ast.Call) -> bool:
@@ -170,6 +235,9 @@ def _resumes(call: ast.Call) -> bool:
     for k in call.keywords:
         if k.arg in ("last_epoch", "last_step", "current_step"):
             v = k.value
-            return not (isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant)
-                        and v.operand.value == 1)
+            return not (
+                isinstance(v, ast.UnaryOp)
+                and isinstance(v.operand, ast.Constant)
+                and v.operand.value == 1
+            )
     return False

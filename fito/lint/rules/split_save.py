@@ -7,6 +7,7 @@ converged state (paper A, claim 1). Two saves form a split when they can run in 
 step (same loops, compatible branches) and hold disjoint components (model weights in one,
 optimizer state in the other); two copies of the same state (`best.pt`, `last.pt`) do not.
 """
+
 from __future__ import annotations
 
 from fito.lint import vocab
@@ -26,10 +27,12 @@ from fito.lint.rules.common import (
 from fito.lint.values import component_kinds, is_analysis_dump
 
 CODE = "FITOL001"
-HINT = ("save every component in one call to fito.runtime.CheckpointWriter.save(step, {...}), "
-        "which writes a commit manifest after all shards are durable; or save into a "
-        "directory per step and write a commit marker naming the step after the last save, "
-        "and restore only committed steps")
+HINT = (
+    "save every component in one call to fito.runtime.CheckpointWriter.save(step, {...}), "
+    "which writes a commit manifest after all shards are durable; or save into a "
+    "directory per step and write a commit marker naming the step after the last save, "
+    "and restore only committed steps"
+)
 Analysis = tuple[Finding | None, Protocol, int]
 
 
@@ -39,8 +42,9 @@ def check(trace: Trace) -> list[Finding]:
 
 def analyse(trace: Trace) -> list[Analysis]:
     """Each split protocol of the trace, with its finding when it has no valid commit."""
-    saves = [(i, s) for i, s in saves_of(trace)
-             if not is_marker(s, []) and not is_analysis_dump(s.path)]
+    saves = [
+        (i, s) for i, s in saves_of(trace) if not is_marker(s, []) and not is_analysis_dump(s.path)
+    ]
     out: list[Analysis] = []
     groups: dict[tuple[int, ...], list[tuple[int, Save]]] = {}
     for i, s in saves:
@@ -63,10 +67,15 @@ def _split(group: list[tuple[int, Save]]) -> list[tuple[int, Save]]:
     part: dict[int, Save] = {}
     for a, (i, s) in enumerate(group):
         ks = component_kinds(s.payload)
-        for j, t in group[a + 1:]:
+        for j, t in group[a + 1 :]:
             kt = component_kinds(t.payload)
-            if ks and kt and not ks & kt and not (ks | kt) <= {vocab.MODEL} and \
-                    s.ctx.compatible(t.ctx):
+            if (
+                ks
+                and kt
+                and not ks & kt
+                and not (ks | kt) <= {vocab.MODEL}
+                and s.ctx.compatible(t.ctx)
+            ):
                 part[i], part[j] = s, t
     return sorted(part.items())
 
@@ -77,29 +86,48 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
     saves = [s for _, s in part]
     marker = first_after(trace, last_i, last, lambda e: is_marker(e, saves))
     early = first_after(trace, first_i, first, lambda e: is_marker(e, saves), stop=last_i)
-    renamed_dir = marker is not None and isinstance(trace.events[marker], Rename) and \
-        not vocab.is_marker_path(trace.events[marker].dst.text)  # type: ignore[attr-defined]
+    renamed_dir = (
+        marker is not None
+        and isinstance(trace.events[marker], Rename)
+        and not vocab.is_marker_path(trace.events[marker].dst.text)
+    )  # type: ignore[attr-defined]
     versioned = renamed_dir or all(s.path.is_versioned or s.path.is_tmp for s in saves)
     labels = tuple(component_label(s.payload) for s in saves)
-    notes = [f"line {line(frame_site(s, saves))} saves {component_label(s.payload)} to "
-             f"{shown(s.path)}" for s in saves]
-    protocol = Protocol(False, labels, versioned, marker is not None,
-                        marker_after=-1 if marker is not None else
-                        (sum(1 for i, _ in part if i < early) if early is not None else -1))
+    notes = [
+        f"line {line(frame_site(s, saves))} saves {component_label(s.payload)} to {shown(s.path)}"
+        for s in saves
+    ]
+    protocol = Protocol(
+        False,
+        labels,
+        versioned,
+        marker is not None,
+        marker_after=-1
+        if marker is not None
+        else (sum(1 for i, _ in part if i < early) if early is not None else -1),
+    )
     if marker is not None and versioned:
         return None, protocol, line(frame_site(first, saves))
     if marker is not None:
-        message = (f"the checkpoint is split over {_files(labels)} overwritten in place: the "
-                   f"commit marker at line {line(trace.events[marker].site)} cannot bring back "
-                   "the previous step's files")
+        message = (
+            f"the checkpoint is split over {_files(labels)} overwritten in place: the "
+            f"commit marker at line {line(trace.events[marker].site)} cannot bring back "
+            "the previous step's files"
+        )
     else:
-        message = (f"the checkpoint is split over {_files(labels)} with no commit marker "
-                   "after the last one")
+        message = (
+            f"the checkpoint is split over {_files(labels)} with no commit marker "
+            "after the last one"
+        )
         if early is not None:
-            notes.append(f"the marker at line {line(trace.events[early].site)} is written "
-                         "before the last save")
-    notes.append("a crash between these saves leaves files of different steps, which a "
-                 "restore reads as one checkpoint")
+            notes.append(
+                f"the marker at line {line(trace.events[early].site)} is written "
+                "before the last save"
+            )
+    notes.append(
+        "a crash between these saves leaves files of different steps, which a "
+        "restore reads as one checkpoint"
+    )
     site = frame_site(first, saves)
     return Finding(CODE, site, message, tuple(notes), HINT, protocol), protocol, line(site)
 
@@ -107,16 +135,21 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
 def _shards(trace: Trace, shards: list[tuple[int, Save]]) -> Analysis | None:
     last_i, last = shards[-1]
     marker = first_after(trace, last_i, last, lambda e: is_marker(e, []))
-    protocol = Protocol(True, ("shard",), all(s.path.is_versioned for _, s in shards),
-                        marker is not None)
+    protocol = Protocol(
+        True, ("shard",), all(s.path.is_versioned for _, s in shards), marker is not None
+    )
     if marker is not None:
         return None  # FITOL006 judges the barrier before it
     first = shards[0][1]
-    notes = (f"line {line(first.site)} runs on every rank and saves to {shown(first.path)}",
-             "a crash while the ranks are saving leaves shards of different steps, which a "
-             "restore reads as one checkpoint")
-    message = ("every rank saves its own shard and nothing marks the step complete once all "
-               "shards are written")
+    notes = (
+        f"line {line(first.site)} runs on every rank and saves to {shown(first.path)}",
+        "a crash while the ranks are saving leaves shards of different steps, which a "
+        "restore reads as one checkpoint",
+    )
+    message = (
+        "every rank saves its own shard and nothing marks the step complete once all "
+        "shards are written"
+    )
     return Finding(CODE, first.site, message, notes, HINT, protocol), protocol, line(first.site)
 
 

@@ -10,6 +10,7 @@ each domain's newest copy, and `early`, a commit written after the first reflect
 `specs/bilateral_commit.fito` is `spec(3)`; the tests check it, and k = 2..5, with the model
 checker. `fito.models.epochs.bilateral_count` counts its interleavings and mixed recoveries.
 """
+
 from __future__ import annotations
 
 MAX_DOMAINS = 8
@@ -90,22 +91,43 @@ process Node(m: Mode, b: Bool) =
 MIXED = "forall d: Dom @ d < next => got[d] == got[0]"
 # (comment, assertion, expectation), in the order of the file
 _ASSERTIONS = (
-    ("never a mixed recovery: the domains restored so far by a recovery took one epoch ...",
-     f"always ({MIXED})", "holds"),
-    ("... the newest committed one",
-     "always (next < K => (forall d: Dom @ d < next => got[d] == committed))", "holds"),
-    ("every domain holds the committed epoch: as its newest copy or as the one it keeps",
-     "always (forall d: Dom @ committed <= wrote[d] and wrote[d] <= committed + 1)", "holds"),
+    (
+        "never a mixed recovery: the domains restored so far by a recovery took one epoch ...",
+        f"always ({MIXED})",
+        "holds",
+    ),
+    (
+        "... the newest committed one",
+        "always (next < K => (forall d: Dom @ d < next => got[d] == committed))",
+        "holds",
+    ),
+    (
+        "every domain holds the committed epoch: as its newest copy or as the one it keeps",
+        "always (forall d: Dom @ committed <= wrote[d] and wrote[d] <= committed + 1)",
+        "holds",
+    ),
     ("", "Node(bilateral, false) :[deadlock free]", "holds"),
-    ("progress: with at most C crashes, every epoch commits under weak fairness ...",
-     "Node(bilateral, true) |= eventually committed == E", "holds"),
-    ("... but not when crashes never stop: a run that crashes forever is fair",
-     "Node(bilateral, false) |= eventually committed == E", "fails"),
-    ("the naive recovery, each domain its newest copy: one write, a crash, and epochs mix",
-     f"Node(latest, false) |= always ({MIXED})", "fails in 4"),
+    (
+        "progress: with at most C crashes, every epoch commits under weak fairness ...",
+        "Node(bilateral, true) |= eventually committed == E",
+        "holds",
+    ),
+    (
+        "... but not when crashes never stop: a run that crashes forever is fair",
+        "Node(bilateral, false) |= eventually committed == E",
+        "fails",
+    ),
+    (
+        "the naive recovery, each domain its newest copy: one write, a crash, and epochs mix",
+        f"Node(latest, false) |= always ({MIXED})",
+        "fails in 4",
+    ),
     ("", "Node(latest, true) |= eventually committed == E", "holds"),
-    ("a commit before every reflection: recovery takes e where a domain never wrote it",
-     f"Node(early, false) |= always ({MIXED})", "fails in 6"),
+    (
+        "a commit before every reflection: recovery takes e where a domain never wrote it",
+        f"Node(early, false) |= always ({MIXED})",
+        "fails in 6",
+    ),
 )
 
 
@@ -119,11 +141,13 @@ def _assertions() -> str:
     return "\n".join(lines) + "\n"
 
 
-
 def spec(k: int, epochs: int = 2, crashes: int = 1) -> str:
     """The protocol for k domains writing epochs 1..epochs, with its assertions."""
-    for name, value, lo, hi in (("domains", k, 2, MAX_DOMAINS), ("epochs", epochs, 1, 9),
-                                ("crashes", crashes, 1, 9)):
+    for name, value, lo, hi in (
+        ("domains", k, 2, MAX_DOMAINS),
+        ("epochs", epochs, 1, 9),
+        ("crashes", crashes, 1, 9),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
     from fito.lang.printer.fmt import format_text

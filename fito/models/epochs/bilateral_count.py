@@ -16,6 +16,7 @@
 `predicted(k, mode)` gives the same numbers from the phase vectors in closed form
 (docs/bilateral.md); the tests and proofs/paper_a.py compare the two.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,13 +36,13 @@ class Counts:
 
     k: int
     mode: str
-    states: int | None     # states of the whole graph, crashes and recoveries included
-                           # (None: a closed form, which does not count them)
-    interleavings: int     # crash-free paths from the start to the commit
-    crash_points: int      # states of those paths
-    crash_runs: int        # (interleaving, crash point on it) pairs
-    mixed_points: int      # crash points whose recovery restores mixed epochs
-    mixed_runs: int        # crash runs whose recovery restores mixed epochs
+    states: int | None  # states of the whole graph, crashes and recoveries included
+    # (None: a closed form, which does not count them)
+    interleavings: int  # crash-free paths from the start to the commit
+    crash_points: int  # states of those paths
+    crash_runs: int  # (interleaving, crash point on it) pairs
+    mixed_points: int  # crash points whose recovery restores mixed epochs
+    mixed_runs: int  # crash runs whose recovery restores mixed epochs
 
 
 def graph(k: int, mode: str) -> StateGraph:
@@ -133,9 +134,16 @@ def count(k: int, mode: str = "bilateral") -> Counts:
         raise ValueError("a crash-free run ends elsewhere than at a commit")
     to, frm = path_counts(order, succ)
     mixed = [s for s in order if len(set(recovery(g, succ, k, s))) > 1]
-    return Counts(k, mode, len(g.values), sum(to[s] for s in ends), len(order),
-                  sum(to[s] * frm[s] for s in order), len(mixed),
-                  sum(to[s] * frm[s] for s in mixed))
+    return Counts(
+        k,
+        mode,
+        len(g.values),
+        sum(to[s] for s in ends),
+        len(order),
+        sum(to[s] * frm[s] for s in order),
+        len(mixed),
+        sum(to[s] * frm[s] for s in mixed),
+    )
 
 
 def predicted(k: int, mode: str = "bilateral") -> Counts:
@@ -158,5 +166,6 @@ def predicted(k: int, mode: str = "bilateral") -> Counts:
                 mixed_points += vectors
                 mixed_runs += runs
     interleavings = factorial(2 * k) // 2**k
-    return Counts(k, mode, None, interleavings, 3**k + 1, runs_total + interleavings,
-                  mixed_points, mixed_runs)
+    return Counts(
+        k, mode, None, interleavings, 3**k + 1, runs_total + interleavings, mixed_points, mixed_runs
+    )

@@ -9,6 +9,7 @@ cover everything reachable), and the paper's `always`: they stay in {e-1, e}^k. 
 checks the spec with the checker's public API (`fito.check.verdicts`) and `derive` turns the
 verdicts into the set of reachable vectors and its number of mixed ones.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -27,9 +28,9 @@ class Spec:
     epochs: int
     epoch: int
     text: str
-    candidates: tuple[tuple[int, Vector], ...]   # (line, vector) of each `reaches`
-    window_line: int                              # `always`: crash vectors stay in W^k
-    paper_line: int                               # `always`: crash vectors stay in {e-1, e}^k
+    candidates: tuple[tuple[int, Vector], ...]  # (line, vector) of each `reaches`
+    window_line: int  # `always`: crash vectors stay in W^k
+    paper_line: int  # `always`: crash vectors stay in {e-1, e}^k
 
 
 def window(epochs: int, epoch: int) -> tuple[int, ...]:
@@ -96,8 +97,9 @@ def spec(domains: int, epochs: int = 2, epoch: int = 1) -> Spec:
         cells = " and ".join(f"saved[{n}] == {x}" for n, x in zip(names, vector))
         lines.append(f"assert Node reaches crashed and writing == E and {cells}")
         candidates.append((len(lines), vector))
-    return Spec(domains, epochs, epoch, "\n".join(lines) + "\n", tuple(candidates),
-                window_line, paper_line)
+    return Spec(
+        domains, epochs, epoch, "\n".join(lines) + "\n", tuple(candidates), window_line, paper_line
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +108,12 @@ class Derived:
 
     domains: int
     epoch: int
-    reachable: tuple[Vector, ...]   # candidates whose `reaches` holds, sorted
-    complete: bool                  # the window `always` holds: nothing outside the candidates
-    paper_invariant: str            # verdict of the {e-1, e}^k `always`
-    unknown: tuple[str, ...]        # why a verdict is missing, if any
-    states: int                     # the largest state count of any assertion
-    seconds: float                  # total checking time the checker reported
+    reachable: tuple[Vector, ...]  # candidates whose `reaches` holds, sorted
+    complete: bool  # the window `always` holds: nothing outside the candidates
+    paper_invariant: str  # verdict of the {e-1, e}^k `always`
+    unknown: tuple[str, ...]  # why a verdict is missing, if any
+    states: int  # the largest state count of any assertion
+    seconds: float  # total checking time the checker reported
 
     @property
     def mixed(self) -> int:
@@ -142,8 +144,7 @@ def run(s: Spec, timeout: float = 600.0) -> dict[str, Any]:
         verdicts = list(check_assertions(model, CheckOptions(timeout=timeout, type_check=False)))
     except Exception as exc:  # the checker refuses a form (NotSupported) or fails
         raise CheckFailure(f"the checker stopped: {exc}") from None
-    return {"files": [{"diagnostics": [],
-                       "assertions": [v.to_json() for v in verdicts]}]}
+    return {"files": [{"diagnostics": [], "assertions": [v.to_json() for v in verdicts]}]}
 
 
 def derive(s: Spec, report: dict[str, Any]) -> Derived:
@@ -166,9 +167,16 @@ def derive(s: Spec, report: dict[str, Any]) -> Derived:
     complete = verdict(s.window_line) == "holds"
     paper = verdict(s.paper_line)
     found = list(by_line.values())
-    return Derived(s.domains, s.epoch, reachable, complete, paper, tuple(unknown),
-                   max((a.get("states", 0) for a in found), default=0),
-                   sum(a.get("seconds", 0.0) for a in found))
+    return Derived(
+        s.domains,
+        s.epoch,
+        reachable,
+        complete,
+        paper,
+        tuple(unknown),
+        max((a.get("states", 0) for a in found), default=0),
+        sum(a.get("seconds", 0.0) for a in found),
+    )
 
 
 def model_check(domains: int, epochs: int = 2, epoch: int = 1, timeout: float = 600.0) -> Derived:
@@ -192,13 +200,16 @@ def transition_system(domains: int, epochs: int = 2) -> dict[str, Any]:
     rules: list[tuple[Any, dict[str, Any]]] = [(begin, {"writing": ["+", "writing", 1]})]
     rules += [(["and", alive, ["<", s, "writing"]], {s: "writing"}) for s in saved]
     rules.append((alive, {"crashed": 1}))
-    return {"vars": [(s, 0, epochs) for s in saved] + [("writing", 0, epochs), ("crashed", 0, 1)],
-            "init": [0] * (domains + 2), "rules": rules}
+    return {
+        "vars": [(s, 0, epochs) for s in saved] + [("writing", 0, epochs), ("crashed", 0, 1)],
+        "init": [0] * (domains + 2),
+        "rules": rules,
+    }
 
 
 def vector_code(names: list[str], base: int) -> Any:
     """sum_i x_i base^i as a JSON expression over the state variables (a vector's code)."""
-    return ["+", *(["*", base ** i, name] for i, name in enumerate(names))]
+    return ["+", *(["*", base**i, name] for i, name in enumerate(names))]
 
 
 def durable_at(domains: int) -> list[Any]:

@@ -26,6 +26,7 @@ the views are few and r = 8 is exhaustive in milliseconds (2^19 rules for `chatt
 `predicted(r, pattern)` gives the same counts in closed form from the argument of the
 docs; the tests and proofs/paper_a.py compare the two.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -42,9 +43,9 @@ MAX_CHAIN = 10  # 2^23 rules for `chatty`: still seconds, past that the arrays g
 class View:
     """What a node knows at the end of a run: its name, the order (None: unknown), receipts."""
 
-    node: str                       # "A" or "B"
-    ordered: int | None             # A: its input; B: the order bit it was told, if any
-    received: tuple[int, ...]       # the indices of the messages it received, ascending
+    node: str  # "A" or "B"
+    ordered: int | None  # A: its input; B: the order bit it was told, if any
+    received: tuple[int, ...]  # the indices of the messages it received, ascending
 
     def key(self) -> tuple[str, int, tuple[int, ...]]:
         """Sort key: node, order (unknown first), receipts."""
@@ -90,9 +91,12 @@ def simulate(r: int, pattern: str, ordered: int, lost: frozenset[int]) -> Run:
 def runs(r: int, pattern: str) -> tuple[Run, ...]:
     """Every distinct run, from every input and every one of the 2^r sets of lost messages."""
     _check(r, pattern)
-    found = {simulate(r, pattern, ordered, frozenset(lost))
-             for ordered in (0, 1)
-             for n in range(r + 1) for lost in itertools.combinations(range(1, r + 1), n)}
+    found = {
+        simulate(r, pattern, ordered, frozenset(lost))
+        for ordered in (0, 1)
+        for n in range(r + 1)
+        for lost in itertools.combinations(range(1, r + 1), n)
+    }
     return tuple(sorted(found, key=lambda run: (run.ordered, run.delivered)))
 
 
@@ -108,9 +112,9 @@ class Census:
     r: int
     pattern: str
     runs: tuple[Run, ...]
-    views: tuple[View, ...]                       # bit i of a rule decides on views[i]
-    counts: dict[frozenset[str], int]             # requirement set -> rules meeting all of it
-    witnesses: dict[frozenset[str], int | None]   # requirement set -> the first such rule
+    views: tuple[View, ...]  # bit i of a rule decides on views[i]
+    counts: dict[frozenset[str], int]  # requirement set -> rules meeting all of it
+    witnesses: dict[frozenset[str], int | None]  # requirement set -> the first such rule
 
     @property
     def rules(self) -> int:
@@ -173,20 +177,22 @@ def predicted(r: int, pattern: str = "silent") -> dict[frozenset[str], int]:
     the runs without an order: 2 of them when silent, r + 2 when chatty.
     """
     _check(r, pattern)
-    a_counts = r // 2 + 1                            # how many of its messages A may have got
-    b_counts = (r + 1) // 2                          # ... and B, at least one
+    a_counts = r // 2 + 1  # how many of its messages A may have got
+    b_counts = (r + 1) // 2  # ... and B, at least one
     if pattern == "silent":
         views, integrity_fixed = (1 + a_counts) + (1 + b_counts), 2
     else:
         views, integrity_fixed = 2 * a_counts + (1 + 2 * b_counts), 1 + a_counts + b_counts
-    out = {frozenset(): 1 << views,
-           frozenset({"agreement"}): 2,
-           frozenset({"validity"}): 1 << (views - 2),
-           frozenset({"integrity"}): 1 << (views - integrity_fixed),
-           frozenset({"agreement", "validity"}): 1,
-           frozenset({"agreement", "integrity"}): 1,
-           frozenset({"validity", "integrity"}): 1 << (views - 2 - integrity_fixed),
-           frozenset(REQUIREMENTS): 0}
+    out = {
+        frozenset(): 1 << views,
+        frozenset({"agreement"}): 2,
+        frozenset({"validity"}): 1 << (views - 2),
+        frozenset({"integrity"}): 1 << (views - integrity_fixed),
+        frozenset({"agreement", "validity"}): 1,
+        frozenset({"agreement", "integrity"}): 1,
+        frozenset({"validity", "integrity"}): 1 << (views - 2 - integrity_fixed),
+        frozenset(REQUIREMENTS): 0,
+    }
     return out
 
 

@@ -13,12 +13,14 @@ the greatest consistent vector below the durable one, i.e. every domain at the s
 epoch found. numpy is imported only by the array checks; K_t comes from the SymPy
 derivation in `fito.models.epochs.optimizer` (derived once per process, then cached).
 """
+
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from fito.models.epochs.lattice import EpochLattice
 
@@ -29,10 +31,10 @@ CONSISTENT, MIXED, TORN = "consistent", "mixed", "torn"
 class Classification:
     """The verdict on a restored state's per-domain epochs, and the epoch to roll back to."""
 
-    kind: str                                   # consistent, mixed or torn
+    kind: str  # consistent, mixed or torn
     epochs: tuple[tuple[str, int | None], ...]  # per domain (sorted): its epoch, None if unknown
-    rollback: int | None                        # the best recovery point's epoch; None if unknown
-    torn: tuple[str, ...]                       # the torn domains
+    rollback: int | None  # the best recovery point's epoch; None if unknown
+    torn: tuple[str, ...]  # the torn domains
     reason: str
 
     @property
@@ -46,8 +48,9 @@ def _pieces(domain: str, value: Any) -> tuple[int, ...] | None:
     if value is None:
         return None
     values = (value,) if isinstance(value, int) else tuple(value)
-    if not values or not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0
-                             for e in values):
+    if not values or not all(
+        isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in values
+    ):
         raise ValueError(f"domain {domain!r}: epochs must be integers >= 0, got {value!r}")
     return values
 
@@ -59,20 +62,26 @@ def classify(restored: Mapping[str, Any]) -> Classification:
         raise ValueError("no domains: nothing was restored")
     pieces = {d: _pieces(d, restored[d]) for d in sorted(restored)}
     torn = tuple(d for d, p in pieces.items() if p is None or len(set(p)) > 1)
-    epochs = tuple((d, p[0] if p is not None and len(set(p)) == 1 else None)
-                   for d, p in pieces.items())
+    epochs = tuple(
+        (d, p[0] if p is not None and len(set(p)) == 1 else None) for d, p in pieces.items()
+    )
     rollback = _best_recovery_epoch(pieces)
     if torn:
         missing = [d for d in torn if pieces[d] is None]
-        why = (f"no epoch metadata for {', '.join(missing)}" if missing
-               else f"pieces at different epochs in {', '.join(torn)}")
+        why = (
+            f"no epoch metadata for {', '.join(missing)}"
+            if missing
+            else f"pieces at different epochs in {', '.join(torn)}"
+        )
         return Classification(TORN, epochs, rollback, torn, why)
     distinct = sorted({e for _, e in epochs if e is not None})
     if len(distinct) == 1:
-        return Classification(CONSISTENT, epochs, distinct[0], (),
-                              f"every domain at epoch {distinct[0]}")
-    return Classification(MIXED, epochs, rollback, (),
-                          f"domains at epochs {', '.join(map(str, distinct))}")
+        return Classification(
+            CONSISTENT, epochs, distinct[0], (), f"every domain at epoch {distinct[0]}"
+        )
+    return Classification(
+        MIXED, epochs, rollback, (), f"domains at epochs {', '.join(map(str, distinct))}"
+    )
 
 
 def _best_recovery_epoch(pieces: Mapping[str, tuple[int, ...] | None]) -> int | None:
@@ -100,14 +109,15 @@ class InvariantCheck:
 
     invariant: str
     holds: bool
-    violations: int                  # elements outside the tolerance
-    worst: float                     # largest excess over the tolerance (0 when it holds)
+    violations: int  # elements outside the tolerance
+    worst: float  # largest excess over the tolerance (0 when it holds)
     worst_index: tuple[int, ...] | None
     detail: str
 
 
 def _arrays(*xs: Any) -> list[Any]:
     import numpy as np
+
     arrays = [np.asarray(x, dtype=np.float64) for x in xs]
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
@@ -119,6 +129,7 @@ def _arrays(*xs: Any) -> list[Any]:
 
 def _report(name: str, excess: Any, detail: str) -> InvariantCheck:
     import numpy as np
+
     bad = excess > 0
     count = int(bad.sum())
     if excess.size == 0:
@@ -129,17 +140,22 @@ def _report(name: str, excess: Any, detail: str) -> InvariantCheck:
     return InvariantCheck(name, count == 0, count, max(worst, 0.0), index, detail)
 
 
-def check_momentum(theta_prev: Any, theta: Any, m: Any, lr: float, *,
-                   rtol: float = 1e-6, atol: float = 1e-12) -> InvariantCheck:
+def check_momentum(
+    theta_prev: Any, theta: Any, m: Any, lr: float, *, rtol: float = 1e-6, atol: float = 1e-12
+) -> InvariantCheck:
     """theta - theta_prev == -lr * m elementwise (momentum: m' = beta m + g), within tolerance."""
     if not lr > 0:
         raise ValueError(f"the learning rate must be positive, not {lr!r}")
     prev, cur, mom = _arrays(theta_prev, theta, m)
     import numpy as np
+
     residual = np.abs(cur - prev + lr * mom)
     scale = atol + rtol * np.maximum(np.abs(cur - prev), np.abs(lr * mom))
-    return _report("theta_t - theta_(t-1) == -lr m_t", residual - scale,
-                   f"largest residual {float(residual.max()) if residual.size else 0.0:.3g}")
+    return _report(
+        "theta_t - theta_(t-1) == -lr m_t",
+        residual - scale,
+        f"largest residual {float(residual.max()) if residual.size else 0.0:.3g}",
+    )
 
 
 @functools.cache
@@ -148,6 +164,7 @@ def _adam_constant() -> Callable[[int, float, float], float]:
     import sympy
 
     from fito.models.epochs import optimizer as opt
+
     bound, s = opt.adam_bound(), opt.symbols()
     args = (s["beta1"], s["beta2"])
     c, q = (sympy.lambdify(args, e, modules="math") for e in (bound.c, bound.q))
@@ -157,9 +174,10 @@ def _adam_constant() -> Callable[[int, float, float], float]:
         if math.isclose(qv, 1.0, rel_tol=1e-12):
             return cv * t
         try:
-            return cv * (1.0 - qv ** t) / (1.0 - qv)   # -expm1(t log q) would not help at q > 1
+            return cv * (1.0 - qv**t) / (1.0 - qv)  # -expm1(t log q) would not help at q > 1
         except OverflowError:
             return math.inf
+
     return K
 
 
@@ -172,22 +190,31 @@ def adam_constant(step: int, beta1: float, beta2: float) -> float:
     return _adam_constant()(step, beta1, beta2)
 
 
-def check_adam(m: Any, v: Any, step: int, beta1: float = 0.9, beta2: float = 0.999, *,
-               rtol: float = 1e-6, atol: float = 1e-30) -> InvariantCheck:
+def check_adam(
+    m: Any,
+    v: Any,
+    step: int,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-30,
+) -> InvariantCheck:
     """m^2 <= K_step v elementwise (Adam's moments and its step counter), within tolerance."""
     K = adam_constant(step, beta1, beta2)
     mm, vv = _arrays(m, v)
     import numpy as np
+
     if (vv < 0).any():
         bad = vv < 0
         return _report("v >= 0", np.where(bad, -vv, -1.0), "a second moment is negative")
     excess = mm * mm - K * vv * (1 + rtol) - atol
     scale = np.maximum(K * vv, atol)
-    return _report(f"m^2 <= K_t v (t = {step}, K_t = {K:.6g})", excess / scale,
-                   f"K_t = {K!r}")
+    return _report(f"m^2 <= K_t v (t = {step}, K_t = {K:.6g})", excess / scale, f"K_t = {K!r}")
 
 
 def reliable_invariants() -> tuple[Any, ...]:
     """Which checks on a restored optimizer state are sound (see optimizer.invariant_advice)."""
     from fito.models.epochs.optimizer import invariant_advice
+
     return invariant_advice()

@@ -6,12 +6,14 @@ recovery point of a durable vector is the greatest consistent element below it. 
 computes these by enumeration (exact, small k and n) and derives the closed forms
 symbolically with SymPy from the same definitions (`closed_forms`).
 """
+
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from fito import budget
 
@@ -45,8 +47,11 @@ class EpochLattice:
 
     def contains(self, x: Vector) -> bool:
         """Whether x is an element of L."""
-        return (isinstance(x, tuple) and len(x) == self.domains
-                and all(isinstance(v, int) and 0 <= v <= self.epochs for v in x))
+        return (
+            isinstance(x, tuple)
+            and len(x) == self.domains
+            and all(isinstance(v, int) and 0 <= v <= self.epochs for v in x)
+        )
 
     def check(self, x: Vector) -> Vector:
         """x itself, or ValueError naming why it is not an element of L."""
@@ -161,26 +166,28 @@ def crash_window(lattice: EpochLattice, epoch: int) -> tuple[Vector, ...]:
 class ClosedForms:
     """Closed forms in the symbols k (domains) and n (newest epoch), derived by SymPy."""
 
-    k: "sympy.Symbol"
-    n: "sympy.Symbol"
-    epoch_count: "sympy.Expr"       # |E|
-    size: "sympy.Expr"              # |L|
-    consistent: "sympy.Expr"        # |diagonal|
-    mixed_fraction: "sympy.Expr"    # 1 - |diagonal| / |L|
-    mixed_in_window: "sympy.Expr"   # mixed vectors of {e-1, e}^k
+    k: sympy.Symbol
+    n: sympy.Symbol
+    epoch_count: sympy.Expr  # |E|
+    size: sympy.Expr  # |L|
+    consistent: sympy.Expr  # |diagonal|
+    mixed_fraction: sympy.Expr  # 1 - |diagonal| / |L|
+    mixed_in_window: sympy.Expr  # mixed vectors of {e-1, e}^k
 
     def evaluate(self, domains: int, epochs: int) -> dict[str, Fraction]:
         """Every closed form at k = domains, n = epochs, as exact fractions."""
         values = {self.k: domains, self.n: epochs}
-        return {name: _to_fraction(getattr(self, name).subs(values))
-                for name in ("epoch_count", "size", "consistent", "mixed_fraction",
-                             "mixed_in_window")}
+        return {
+            name: _to_fraction(getattr(self, name).subs(values))
+            for name in ("epoch_count", "size", "consistent", "mixed_fraction", "mixed_in_window")
+        }
 
 
-def _to_fraction(value: "sympy.Expr") -> Fraction:
+def _to_fraction(value: sympy.Expr) -> Fraction:
     import sympy
+
     q = value if value.is_Rational else sympy.nsimplify(value)  # nsimplify can mangle
-    if not q.is_Rational:                                         # an exact rational
+    if not q.is_Rational:  # an exact rational
         raise ValueError(f"{value} is not rational")
     return Fraction(int(q.p), int(q.q))
 
@@ -188,10 +195,11 @@ def _to_fraction(value: "sympy.Expr") -> Fraction:
 def closed_forms() -> ClosedForms:
     """Derive |E|, |L|, |diagonal|, the mixed fraction and the window count from the definitions."""
     import sympy
+
     k, n = sympy.symbols("k n", integer=True, positive=True)
     d, e, x, j = sympy.symbols("d e x j", integer=True, nonnegative=True)
-    epoch_count = sympy.Sum(1, (e, 0, n)).doit()                       # |E| = sum over E of 1
-    size = sympy.Product(epoch_count, (d, 1, k)).doit()                # |E^k| = prod over domains
+    epoch_count = sympy.Sum(1, (e, 0, n)).doit()  # |E| = sum over E of 1
+    size = sympy.Product(epoch_count, (d, 1, k)).doit()  # |E^k| = prod over domains
     # (e,...,e) is the only vector whose every coordinate equals e: prod_d #{x in E: x = e}.
     hits = sympy.refine(sympy.Sum(sympy.KroneckerDelta(x, e), (x, 0, n)).doit(), sympy.Q.le(e, n))
     consistent = sympy.Sum(sympy.Product(hits, (d, 1, k)).doit(), (e, 0, n)).doit()
@@ -206,17 +214,17 @@ class Steps:
     """How the counts grow, derived by SymPy from the definitions (not from the closed forms):
     appending a domain (k -> k + 1) or an epoch (n -> n + 1)."""
 
-    epochs_at_zero: "sympy.Expr"    # |E(0)|
-    new_epochs: "sympy.Expr"        # |E(n+1)| - |E(n)|
-    consistent: "sympy.Expr"        # |diagonal| of E(n)^k: one vector (c, ..., c) per c in E
-    consistent_at_zero: "sympy.Expr"  # the same for n = 0
-    new_consistent: "sympy.Expr"    # consistent vectors that use the epoch n + 1
-    mixed_one_domain: "sympy.Expr"  # mixed vectors of E^1: |E| - |diagonal|
-    extensions: "sympy.Expr"        # |E|: ways to append one coordinate
-    breaking: "sympy.Expr"          # #{y in E : y != e}: appended epochs that break a diagonal
-    window_extensions: int          # |{e-1, e}|
-    window_breaking: int            # #{y in {e-1, e} : y != x}
-    window_consistent: int          # consistent vectors of {e-1, e}^k, any k >= 1
+    epochs_at_zero: sympy.Expr  # |E(0)|
+    new_epochs: sympy.Expr  # |E(n+1)| - |E(n)|
+    consistent: sympy.Expr  # |diagonal| of E(n)^k: one vector (c, ..., c) per c in E
+    consistent_at_zero: sympy.Expr  # the same for n = 0
+    new_consistent: sympy.Expr  # consistent vectors that use the epoch n + 1
+    mixed_one_domain: sympy.Expr  # mixed vectors of E^1: |E| - |diagonal|
+    extensions: sympy.Expr  # |E|: ways to append one coordinate
+    breaking: sympy.Expr  # #{y in E : y != e}: appended epochs that break a diagonal
+    window_extensions: int  # |{e-1, e}|
+    window_breaking: int  # #{y in {e-1, e} : y != x}
+    window_consistent: int  # consistent vectors of {e-1, e}^k, any k >= 1
 
 
 def steps() -> Steps:
@@ -224,6 +232,7 @@ def steps() -> Steps:
     mixed iff x is mixed, or x = (e, ..., e) and y != e. Epoch n + 1 adds the one
     consistent vector (n+1, ..., n+1)."""
     import sympy
+
     n = sympy.Symbol("n", integer=True, positive=True)
     e, y = sympy.symbols("e y", integer=True, nonnegative=True)
     size_of = lambda top: sympy.Sum(1, (e, 0, top)).doit()  # noqa: E731
@@ -231,9 +240,20 @@ def steps() -> Steps:
     # consistent vectors of E(n) are (c, ..., c), c in E(n): those with c = n + 1 are new
     diag = lambda top: sympy.Sum(1, (e, 0, top)).doit()  # noqa: E731
     new_consistent = sympy.simplify(diag(n + 1) - diag(n))
-    breaking = sympy.refine(sympy.Sum(1 - sympy.KroneckerDelta(y, e), (y, 0, n)).doit(),
-                            sympy.Q.le(e, n))
+    breaking = sympy.refine(
+        sympy.Sum(1 - sympy.KroneckerDelta(y, e), (y, 0, n)).doit(), sympy.Q.le(e, n)
+    )
     window = (0, 1)  # {e-1, e}, shifted
-    return Steps(size_of(0), new, diag(n), diag(0), new_consistent, size_of(n) - diag(n),
-                 size_of(n), sympy.simplify(breaking), len(window),
-                 sum(1 for v in window if v != window[0]), len(window))
+    return Steps(
+        size_of(0),
+        new,
+        diag(n),
+        diag(0),
+        new_consistent,
+        size_of(n) - diag(n),
+        size_of(n),
+        sympy.simplify(breaking),
+        len(window),
+        sum(1 for v in window if v != window[0]),
+        len(window),
+    )

@@ -8,11 +8,13 @@ the rescaling caused by restoring Adam's step counter from another epoch, and wh
 plain SGD and momentum reach with unrestricted gradients. The Z3 searches for mixed-epoch
 restored states that break each invariant are in `fito.models.epochs.optimizer_search`.
 """
+
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     import sympy
@@ -22,9 +24,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def symbols() -> dict[str, Any]:
     """The shared symbols: theta, m, v, g, eta, beta, beta1, beta2, eps, a, b, t, i."""
     import sympy
+
     real = {name: sympy.Symbol(name, real=True) for name in ("theta", "m", "g", "b")}
-    pos = {name: sympy.Symbol(name, positive=True)
-           for name in ("v", "eta", "beta", "beta1", "beta2", "eps", "a")}
+    pos = {
+        name: sympy.Symbol(name, positive=True)
+        for name in ("v", "eta", "beta", "beta1", "beta2", "eps", "a")
+    }
     ints = {name: sympy.Symbol(name, integer=True, positive=True) for name in ("t", "i")}
     return {**real, **pos, **ints}
 
@@ -34,13 +39,14 @@ class StepMap:
     """s' = U(s, g): the new value of each state variable as an expression in the old ones and g."""
 
     name: str
-    state: tuple["sympy.Symbol", ...]
-    gradient: "sympy.Symbol"
-    update: tuple["sympy.Expr", ...]
+    state: tuple[sympy.Symbol, ...]
+    gradient: sympy.Symbol
+    update: tuple[sympy.Expr, ...]
 
     def step(self, values: Mapping[Any, Any], g: Any) -> dict[Any, Any]:
         """The state after one step from `values` (a map state symbol -> value) with gradient g."""
         import sympy
+
         subs = {**{s: values[s] for s in self.state}, self.gradient: g}
         return {s: sympy.expand(u.xreplace(subs)) for s, u in zip(self.state, self.update)}
 
@@ -52,7 +58,7 @@ class StepMap:
         return states
 
 
-def quadratic_loss() -> "sympy.Expr":
+def quadratic_loss() -> sympy.Expr:
     """The known loss of the gradient-descent model: L(theta) = a theta^2 / 2 - b theta, a > 0."""
     s = symbols()
     return s["a"] * s["theta"] ** 2 / 2 - s["b"] * s["theta"]
@@ -61,6 +67,7 @@ def quadratic_loss() -> "sympy.Expr":
 def gradient_descent() -> StepMap:
     """theta' = theta - eta dL/dtheta on the quadratic loss: the gradient is derived, not given."""
     import sympy
+
     s = symbols()
     grad = sympy.diff(quadratic_loss(), s["theta"])
     return StepMap("gradient descent", (s["theta"],), s["g"], (s["theta"] - s["eta"] * grad,))
@@ -79,23 +86,26 @@ def momentum() -> StepMap:
     return StepMap("momentum", (s["theta"], s["m"]), s["g"], (s["theta"] - s["eta"] * m_new, m_new))
 
 
-def adam(step_counter: "sympy.Symbol | None" = None) -> StepMap:
+def adam(step_counter: sympy.Symbol | None = None) -> StepMap:
     """Adam: m' = b1 m + (1-b1) g, v' = b2 v + (1-b2) g^2, bias-corrected update, t' = t + 1."""
     import sympy
+
     s = symbols()
     b1, b2, t = s["beta1"], s["beta2"], step_counter if step_counter is not None else s["t"]
     m_new = b1 * s["m"] + (1 - b1) * s["g"]
     v_new = b2 * s["v"] + (1 - b2) * s["g"] ** 2
     m_hat, v_hat = m_new / (1 - b1 ** (t + 1)), v_new / (1 - b2 ** (t + 1))
     theta_new = s["theta"] - s["eta"] * m_hat / (sympy.sqrt(v_hat) + s["eps"])
-    return StepMap("adam", (s["theta"], s["m"], s["v"], t), s["g"],
-                   (theta_new, m_new, v_new, t + 1))
+    return StepMap(
+        "adam", (s["theta"], s["m"], s["v"], t), s["g"], (theta_new, m_new, v_new, t + 1)
+    )
 
 
 # ---------------------------------------------------------------- gradient descent
-def gd_trajectory() -> "sympy.Expr":
+def gd_trajectory() -> sympy.Expr:
     """theta_t in closed form: rsolve of theta_(t+1) = U(theta_t), theta_0 = theta0."""
     import sympy
+
     s = symbols()
     n = sympy.Symbol("n", integer=True, nonnegative=True)
     theta0 = sympy.Symbol("theta0", real=True)
@@ -106,9 +116,10 @@ def gd_trajectory() -> "sympy.Expr":
 
 
 # ---------------------------------------------------------------- momentum
-def momentum_two_state_residual() -> "sympy.Expr":
+def momentum_two_state_residual() -> sympy.Expr:
     """(theta_(t+1) - theta_t) + eta m_(t+1) after one momentum step (zero: the identity)."""
     import sympy
+
     s = symbols()
     theta_new, m_new = momentum().update
     return sympy.expand(theta_new - s["theta"] + s["eta"] * m_new)
@@ -119,18 +130,19 @@ def momentum_two_state_residual() -> "sympy.Expr":
 class AdamBound:
     """m_t = sum_i a_i g_i and v_t = sum_i d_i g_i^2 (m_0 = v_0 = 0); K_t = max m_t^2 / v_t."""
 
-    a: "sympy.Expr"           # coefficient of g_i in m_t, in t and i
-    d: "sympy.Expr"           # coefficient of g_i^2 in v_t
-    maximizer: "sympy.Expr"   # g_i = a_i / d_i, the stationary direction of m^2 / v
-    K_sum: "sympy.Expr"       # sum_(i=1..t) a_i^2 / d_i, unevaluated
-    K_geometric: "sympy.Expr"  # (1-b1)^2/(1-b2) * sum_(j=0..t-1) (b1^2/b2)^j, re-indexed
-    c: "sympy.Expr"           # K_t = c + q K_(t-1), K_0 = 0
-    q: "sympy.Expr"
+    a: sympy.Expr  # coefficient of g_i in m_t, in t and i
+    d: sympy.Expr  # coefficient of g_i^2 in v_t
+    maximizer: sympy.Expr  # g_i = a_i / d_i, the stationary direction of m^2 / v
+    K_sum: sympy.Expr  # sum_(i=1..t) a_i^2 / d_i, unevaluated
+    K_geometric: sympy.Expr  # (1-b1)^2/(1-b2) * sum_(j=0..t-1) (b1^2/b2)^j, re-indexed
+    c: sympy.Expr  # K_t = c + q K_(t-1), K_0 = 0
+    q: sympy.Expr
 
 
-def _coefficient(decay: "sympy.Expr", gain: "sympy.Expr") -> "sympy.Expr":
+def _coefficient(decay: sympy.Expr, gain: sympy.Expr) -> sympy.Expr:
     """c(n) solving c(n+1) = decay c(n), c(0) = gain: the weight of a gradient n steps back."""
     import sympy
+
     n = sympy.Symbol("n", integer=True, nonnegative=True)
     c = sympy.Function("c")
     return sympy.rsolve(c(n + 1) - decay * c(n), c(n), {c(0): gain}), n
@@ -140,6 +152,7 @@ def _coefficient(decay: "sympy.Expr", gain: "sympy.Expr") -> "sympy.Expr":
 def adam_bound() -> AdamBound:
     """Derive K_t: unroll the moment recurrences, maximize (a.g)^2 / (g.Dg) (Lagrange), sum up."""
     import sympy
+
     s = symbols()
     b1, b2, t, i = s["beta1"], s["beta2"], s["t"], s["i"]
     a_n, n = _coefficient(b1, 1 - b1)
@@ -152,87 +165,98 @@ def adam_bound() -> AdamBound:
     j = sympy.Symbol("j", integer=True, nonnegative=True)
     back = sympy.powsimp(sympy.simplify(term.subs(i, t - j)), force=True)  # j steps back
     geometric = sympy.Sum(back, (j, 0, t - 1))
-    c = sympy.simplify(term.subs(i, t))                           # the newest gradient's term
-    q = sympy.simplify(term.subs(i, t - 1) / c)                   # each older term is q times
+    c = sympy.simplify(term.subs(i, t))  # the newest gradient's term
+    q = sympy.simplify(term.subs(i, t - 1) / c)  # each older term is q times
     return AdamBound(a, d, g_star, K_sum, geometric, c, q)
 
 
-def adam_K_closed() -> "sympy.Expr":
+def adam_K_closed() -> sympy.Expr:
     """K_t in closed form: SymPy's evaluation of the geometric sum (a Piecewise on q = 1)."""
     import sympy
+
     return sympy.simplify(adam_bound().K_geometric.doit())
 
 
-def adam_K(t_value: int) -> "sympy.Expr":
+def adam_K(t_value: int) -> sympy.Expr:
     """K_t at a concrete step t, summed exactly from the derived terms."""
     import sympy
+
     bound = adam_bound()
     s = symbols()
-    return sympy.factor(sum(bound.K_sum.function.subs({s["t"]: t_value, s["i"]: k})
-                              for k in range(1, t_value + 1)))
+    return sympy.factor(
+        sum(bound.K_sum.function.subs({s["t"]: t_value, s["i"]: k}) for k in range(1, t_value + 1))
+    )
 
 
-def adam_moments(t_value: int) -> tuple["sympy.Expr", "sympy.Expr", tuple["sympy.Symbol", ...]]:
+def adam_moments(t_value: int) -> tuple[sympy.Expr, sympy.Expr, tuple[sympy.Symbol, ...]]:
     """(m_t, v_t, (g_1..g_t)) by unrolling Adam's step map from m_0 = v_0 = 0."""
     import sympy
+
     s = symbols()
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, t_value + 1))
     last = adam().unroll({s["theta"]: 0, s["m"]: 0, s["v"]: 0, s["t"]: 0}, gs)[-1]
     return last[s["m"]], last[s["v"]], gs
 
 
-def adam_lagrange_gap(t_value: int) -> tuple["sympy.Expr", list[tuple["sympy.Expr", "sympy.Expr"]]]:
+def adam_lagrange_gap(t_value: int) -> tuple[sympy.Expr, list[tuple[sympy.Expr, sympy.Expr]]]:
     """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, form)]: sum weight * form^2."""
     import sympy
+
     m, v, gs = adam_moments(t_value)
     s = symbols()
     bound = adam_bound()
     # d_i = (1 - b2) e_i: the common factor cancels from each weight * base^2.
-    coef = [(bound.a.subs({s["t"]: t_value, s["i"]: k}),
-             sympy.simplify(bound.d.subs({s["t"]: t_value, s["i"]: k}) / (1 - s["beta2"])))
-            for k in range(1, t_value + 1)]
+    coef = [
+        (
+            bound.a.subs({s["t"]: t_value, s["i"]: k}),
+            sympy.simplify(bound.d.subs({s["t"]: t_value, s["i"]: k}) / (1 - s["beta2"])),
+        )
+        for k in range(1, t_value + 1)
+    ]
     terms = []
     for x in range(t_value):
         for y in range(x + 1, t_value):
             (ax, ex), (ay, ey) = coef[x], coef[y]
             terms.append((1 / (ex * ey), ax * ey * gs[y] - ay * ex * gs[x]))
-    return adam_K(t_value) * v - m ** 2, terms
+    return adam_K(t_value) * v - m**2, terms
 
 
 @dataclass(frozen=True, slots=True)
 class InductionStep:
     """K * (K' v' - m'^2) = square^2 / s + weight * (K v - m^2), every term >= 0."""
 
-    lhs: "sympy.Expr"      # K_new * v_new - m_new^2, with K_new = c + q K
-    square: "sympy.Expr"   # the linear form whose square appears
-    scale: "sympy.Expr"    # s = b2 / (1 - b2) > 0
-    weight: "sympy.Expr"   # multiplier of the hypothesis K v - m^2 >= 0
-    residual: "sympy.Expr"  # K*lhs - square^2/s - weight*(K v - m^2): zero
+    lhs: sympy.Expr  # K_new * v_new - m_new^2, with K_new = c + q K
+    square: sympy.Expr  # the linear form whose square appears
+    scale: sympy.Expr  # s = b2 / (1 - b2) > 0
+    weight: sympy.Expr  # multiplier of the hypothesis K v - m^2 >= 0
+    residual: sympy.Expr  # K*lhs - square^2/s - weight*(K v - m^2): zero
 
 
 def adam_induction_step() -> InductionStep:
     """From m^2 <= K v (K > 0) one Adam step gives m'^2 <= K' v': the certificate, SymPy-checked."""
     import sympy
+
     s = symbols()
     b1, b2, m, v, g = s["beta1"], s["beta2"], s["m"], s["v"], s["g"]
     K = sympy.Symbol("K", positive=True)
     bound = adam_bound()
     _, m_new, v_new, _ = adam().update
-    lhs = (bound.c + bound.q * K) * v_new - m_new ** 2
+    lhs = (bound.c + bound.q * K) * v_new - m_new**2
     scale = b2 / (1 - b2)
     square = (1 - b1) * scale * m - b1 * K * g
-    weight = (1 - b1) ** 2 * scale + b1 ** 2 * K
-    residual = sympy.simplify(K * lhs - square ** 2 / scale - weight * (K * v - m ** 2))
+    weight = (1 - b1) ** 2 * scale + b1**2 * K
+    residual = sympy.simplify(K * lhs - square**2 / scale - weight * (K * v - m**2))
     return InductionStep(sympy.expand(lhs), square, scale, weight, residual)
 
 
-def adam_counter_rescale() -> "sympy.Expr":
+def adam_counter_rescale() -> sympy.Expr:
     """Factor by which restoring the step counter t2 instead of t scales m_hat / sqrt(v_hat)."""
     import sympy
+
     s = symbols()
     b1, b2, t = s["beta1"], s["beta2"], s["t"]
     t2 = sympy.Symbol("t2", integer=True, positive=True)
-    direction = (s["m"] / (1 - b1 ** t)) / sympy.sqrt(s["v"] / (1 - b2 ** t))
+    direction = (s["m"] / (1 - b1**t)) / sympy.sqrt(s["v"] / (1 - b2**t))
     return sympy.simplify(direction.subs(t, t2) / direction)
 
 
@@ -244,13 +268,14 @@ class Reach:
     optimizer: str
     steps: int
     everything: bool
-    gradients: tuple["sympy.Expr", ...]   # the gradients that reach the target (when everything)
-    constraint: "sympy.Expr | None"       # the equation every reached state satisfies (otherwise)
+    gradients: tuple[sympy.Expr, ...]  # the gradients that reach the target (when everything)
+    constraint: sympy.Expr | None  # the equation every reached state satisfies (otherwise)
 
 
 def reach(step_map: StepMap, steps: int) -> Reach:
     """Solve U^steps(start, g_1..g_steps) = target for the gradients, start and target symbolic."""
     import sympy
+
     start = {x: sympy.Symbol(f"{x.name}_0", real=True) for x in step_map.state}
     target = {x: sympy.Symbol(f"{x.name}_target", real=True) for x in step_map.state}
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, steps + 1))
@@ -259,13 +284,16 @@ def reach(step_map: StepMap, steps: int) -> Reach:
     solutions = sympy.solve(equations, gs, dict=True)
     if solutions:  # gradients the solution leaves free are set to 0
         free = {g: 0 for g in gs if g not in solutions[0]}
-        chosen = tuple(sympy.simplify(sympy.sympify(solutions[0].get(g, g)).xreplace(free))
-                       for g in gs)
+        chosen = tuple(
+            sympy.simplify(sympy.sympify(solutions[0].get(g, g)).xreplace(free)) for g in gs
+        )
         return Reach(step_map.name, steps, True, chosen, None)
     # Fewer gradients than state variables: eliminate them; what is left constrains the state.
-    solved = sympy.solve(equations[-len(gs):], gs, dict=True) if gs else [{}]
-    rest = [sympy.simplify((e.lhs - e.rhs).xreplace(solved[0]))
-            for e in equations[:len(equations) - len(gs)]]
+    solved = sympy.solve(equations[-len(gs) :], gs, dict=True) if gs else [{}]
+    rest = [
+        sympy.simplify((e.lhs - e.rhs).xreplace(solved[0]))
+        for e in equations[: len(equations) - len(gs)]
+    ]
     return Reach(step_map.name, steps, False, (), rest[0] if rest else None)
 
 
@@ -284,15 +312,36 @@ def invariant_advice() -> tuple[Advice, ...]:
     sgd_reach, mom1, mom2 = reach(sgd(), 1), reach(momentum(), 1), reach(momentum(), 2)
     adam_gap = adam_induction_step().residual
     return (
-        Advice("sgd", "theta alone", not sgd_reach.everything,
-               "every theta is reached in one step with some gradient" if sgd_reach.everything
-               else "not every theta is reachable"),
-        Advice("gradient descent (known loss)", "theta == theta_t (the trajectory)", True,
-               "the trajectory is determined by theta_0 and the loss"),
-        Advice("momentum", "(theta, m) alone", not mom2.everything,
-               f"one step reaches the line {mom1.constraint} = 0, two steps reach every state"),
-        Advice("momentum", "theta_t - theta_(t-1) == -eta m_t (two states)",
-               momentum_two_state_residual() == 0, "holds after every step, whatever the gradient"),
-        Advice("adam", "m_t^2 <= K_t v_t (per coordinate)", adam_gap == 0,
-               "holds for every gradient sequence (Cauchy-Schwarz, by induction on t)"),
+        Advice(
+            "sgd",
+            "theta alone",
+            not sgd_reach.everything,
+            "every theta is reached in one step with some gradient"
+            if sgd_reach.everything
+            else "not every theta is reachable",
+        ),
+        Advice(
+            "gradient descent (known loss)",
+            "theta == theta_t (the trajectory)",
+            True,
+            "the trajectory is determined by theta_0 and the loss",
+        ),
+        Advice(
+            "momentum",
+            "(theta, m) alone",
+            not mom2.everything,
+            f"one step reaches the line {mom1.constraint} = 0, two steps reach every state",
+        ),
+        Advice(
+            "momentum",
+            "theta_t - theta_(t-1) == -eta m_t (two states)",
+            momentum_two_state_residual() == 0,
+            "holds after every step, whatever the gradient",
+        ),
+        Advice(
+            "adam",
+            "m_t^2 <= K_t v_t (per coordinate)",
+            adam_gap == 0,
+            "holds for every gradient sequence (Cauchy-Schwarz, by induction on t)",
+        ),
     )

@@ -1,11 +1,11 @@
 """What `fito returnmap` reports about a branch: map, spectrum, region, witness, cross-check."""
+
 from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from fito.models.fleet.oscillators import Fleet
 from fito.models.fleet.linear import (
     Constraint,
     inequality_text,
@@ -21,7 +21,7 @@ from fito.models.fleet.maps import (
     gap_values,
     region_in_gaps,
 )
-from fito.models.fleet.solve import SAT, RegionSolver
+from fito.models.fleet.oscillators import Fleet
 from fito.models.fleet.returnmap import (
     Branch,
     Derivation,
@@ -32,6 +32,7 @@ from fito.models.fleet.returnmap import (
     staggered,
     symbolic_setting,
 )
+from fito.models.fleet.solve import SAT, RegionSolver
 
 TEMPLATES = {"overlapping": overlapping, "staggered": staggered}
 
@@ -41,8 +42,12 @@ def setting_for(fleet: Fleet, symbolic: bool):
     if not symbolic:
         return setting_from_fleet(fleet)
     cap = int(fleet.capacity) if fleet.capacity is not None and fleet.is_capped else None
-    return symbolic_setting(fleet.jobs, "general", cap_floor=cap,
-                            volumes="identical" if fleet.is_identical else "per-job")
+    return symbolic_setting(
+        fleet.jobs,
+        "general",
+        cap_floor=cap,
+        volumes="identical" if fleet.is_identical else "per-job",
+    )
 
 
 def branches_for(name: str, fleet: Fleet) -> list[Branch] | None:
@@ -61,9 +66,14 @@ def describe(der: Derivation, fleet: Fleet, check: bool = True) -> dict[str, Any
     out: dict[str, Any] = {
         "branch": der.branch.name,
         "events": [str(e) for e in der.branch.events],
-        "section": {"fires": "job 0", "modes": list(der.branch.modes),
-                    "state": [f"x{j}: remaining {mode} of job {j}"
-                              for j, mode in enumerate(der.branch.modes[1:], start=1)]},
+        "section": {
+            "fires": "job 0",
+            "modes": list(der.branch.modes),
+            "state": [
+                f"x{j}: remaining {mode} of job {j}"
+                for j, mode in enumerate(der.branch.modes[1:], start=1)
+            ],
+        },
         "return_map": der.is_return_map,
     }
     F, e = der.state_matrix()
@@ -98,10 +108,16 @@ def describe(der: Derivation, fleet: Fleet, check: bool = True) -> dict[str, Any
 def _gap_report(gm, K) -> dict[str, Any]:
     values = eigenvalues(gm)
     return {
-        "gaps": [f"a{i} = t(job {j}) - t(job {p})" for i, (j, p) in enumerate(
-            _pairs(gm.derivation), start=1)],
-        "gap_map": {"matrix": _matrix(gm.M, K), "offset": [_s(v, K) for v in gm.d],
-                    "linear": gm.is_linear, "diagonal": gm.is_diagonal()},
+        "gaps": [
+            f"a{i} = t(job {j}) - t(job {p})"
+            for i, (j, p) in enumerate(_pairs(gm.derivation), start=1)
+        ],
+        "gap_map": {
+            "matrix": _matrix(gm.M, K),
+            "offset": [_s(v, K) for v in gm.d],
+            "linear": gm.is_linear,
+            "diagonal": gm.is_diagonal(),
+        },
         "eigenvalues": [str(v) for v in values],
         "moduli": [_modulus(v) for v in values],
         "determinant": str(determinant(gm.M, K)),

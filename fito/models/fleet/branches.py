@@ -8,6 +8,7 @@ numeric settings, Z3's unsat for symbolic ones). A leaf is reached when job 0 ha
 `cycles` more times. Ties (regions without interior) have measure zero and are skipped:
 the closures of the full-dimensional leaves cover the section.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,8 +18,8 @@ from fractions import Fraction
 
 from fito import budget
 from fito.models.fleet.linear import Constraint, Form
-from fito.models.fleet.solve import SAT, UNSAT, RegionSolver, Session, Verdict
 from fito.models.fleet.returnmap import COMPUTE, END, FIRE, WRITE, Branch, Event, Setting, Stepper
+from fito.models.fleet.solve import SAT, UNSAT, RegionSolver, Session, Verdict
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,13 @@ class Enumeration:
         return self.unknown == 0
 
 
-def enumerate_branches(setting: Setting, cycles: int = 1, max_events: int | None = None,
-                       timeout_ms: int = 30000, certify: bool = True) -> Enumeration:
+def enumerate_branches(
+    setting: Setting,
+    cycles: int = 1,
+    max_events: int | None = None,
+    timeout_ms: int = 30000,
+    certify: bool = True,
+) -> Enumeration:
     """Every full-dimensional event order over `cycles` cycles of job 0.
 
     certify=True attaches a Farkas certificate to every pruned prefix (numeric settings)."""
@@ -85,8 +91,9 @@ def enumerate_branches(setting: Setting, cycles: int = 1, max_events: int | None
         session.push(st.constraints)
         search.run(st, modes, (), 0)
         session.pop()
-    return Enumeration(setting, cycles, tuple(search.leaves), tuple(search.pruned),
-                       search.unknown, search.nodes)
+    return Enumeration(
+        setting, cycles, tuple(search.leaves), tuple(search.pruned), search.unknown, search.nodes
+    )
 
 
 class _Search:
@@ -98,8 +105,9 @@ class _Search:
         self.pruned: list[Pruned] = []
         self.unknown = self.nodes = 0
 
-    def run(self, st: Stepper, modes: tuple[str, ...], events: tuple[Event, ...],
-            fired: int) -> None:
+    def run(
+        self, st: Stepper, modes: tuple[str, ...], events: tuple[Event, ...], fired: int
+    ) -> None:
         if len(events) >= self.limit:
             self.unknown += 1
             return
@@ -109,7 +117,7 @@ class _Search:
             event = Event(k, FIRE if st.mode[k] == COMPUTE else END)
             seq = events + (event,)
             self.nodes += 1
-            self.session.push(child.constraints[len(st.constraints):])
+            self.session.push(child.constraints[len(st.constraints) :])
             verdict = self.session.check(child.constraints, self.certify)
             if verdict.status == SAT:
                 self._accept(child, modes, seq, fired + (event == Event(0, FIRE)), verdict)
@@ -119,15 +127,29 @@ class _Search:
                 self.unknown += 1
             self.session.pop()
 
-    def _accept(self, child: Stepper, modes: tuple[str, ...], seq: tuple[Event, ...],
-                done: int, verdict: Verdict) -> None:
+    def _accept(
+        self,
+        child: Stepper,
+        modes: tuple[str, ...],
+        seq: tuple[Event, ...],
+        done: int,
+        verdict: Verdict,
+    ) -> None:
         if done < self.cycles:
             self.run(child, modes, seq, done)
             return
         n = child.setting.jobs
-        self.leaves.append(Leaf(modes, seq, tuple(child.constraints), tuple(child.fires),
-                                tuple(child.mode), tuple(child.remaining(j) for j in range(1, n)),
-                                verdict))
+        self.leaves.append(
+            Leaf(
+                modes,
+                seq,
+                tuple(child.constraints),
+                tuple(child.fires),
+                tuple(child.mode),
+                tuple(child.remaining(j) for j in range(1, n)),
+                verdict,
+            )
+        )
 
 
 def _child(st: Stepper, k: int) -> Stepper:
@@ -138,8 +160,10 @@ def _child(st: Stepper, k: int) -> Stepper:
     child.step(k)
     for j in range(st.setting.jobs):
         if j != k:
-            child.require(j, f"after {'fire' if child.mode[k] == WRITE else 'end'}{k}: "
-                             f"job {j} has not overshot")
+            child.require(
+                j,
+                f"after {'fire' if child.mode[k] == WRITE else 'end'}{k}: job {j} has not overshot",
+            )
     return child
 
 

@@ -1,4 +1,5 @@
 """Cross-checking a derived return map against the exact simulator at a section state."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -6,11 +7,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from fito.models.fleet.oscillators import Fleet
 from fito.models.fleet.expr import Number
 from fito.models.fleet.linear import evaluate
-from fito.models.fleet.sim import simulate
+from fito.models.fleet.oscillators import Fleet
 from fito.models.fleet.returnmap import COMPUTE, Derivation
+from fito.models.fleet.sim import simulate
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +23,9 @@ class SectionRun:
     period: Number
 
 
-def section_phases(fleet: Fleet, modes: Sequence[str],
-                   x: Sequence[Fraction]) -> tuple[Fraction, ...]:
+def section_phases(
+    fleet: Fleet, modes: Sequence[str], x: Sequence[Fraction]
+) -> tuple[Fraction, ...]:
     """Positions with job 0 just fired and job j >= 1 holding remaining amount x_j."""
     out = [fleet.work[0]]
     for j, (mode, q) in enumerate(zip(modes[1:], x), start=1):
@@ -53,8 +55,9 @@ def agrees(der: Derivation, fleet: Fleet, x: Sequence[Fraction]) -> tuple[bool, 
     predicted_fires = tuple((j, evaluate(t, x, K)) for j, t in der.fire_times)
     predicted_period = evaluate(der.period, x, K)
     if predicted_state != sim.next_state:
-        return False, (f"next state: derived {_show(predicted_state)}, "
-                       f"simulated {_show(sim.next_state)}")
+        return False, (
+            f"next state: derived {_show(predicted_state)}, simulated {_show(sim.next_state)}"
+        )
     if predicted_fires != sim.fire_times:
         return False, f"firings: derived {predicted_fires}, simulated {sim.fire_times}"
     if predicted_period != sim.period:

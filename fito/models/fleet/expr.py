@@ -3,6 +3,7 @@
 No `eval`: a recursive-descent parser builds frozen nodes; evaluation is exact (Fraction)
 whenever the operations allow it, and floats otherwise (sqrt, log, exp, fractional powers).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,10 @@ from typing import Union
 Number = Union[Fraction, float]
 
 FUNCTIONS = ("min", "max", "sqrt", "log", "exp", "abs", "floor", "ceil")
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
-                    r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^(),]))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^(),]))"
+)
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
 
@@ -109,11 +112,13 @@ def bounded(value: Number) -> Number:
     if isinstance(value, Fraction):
         limit = 10**MAX_DIGITS
         if abs(value.numerator) >= limit or value.denominator >= limit:
-            raise ExprError(f"{float(value):.3g} is too large or too precise (numerator and "
-                            f"denominator of at most {MAX_DIGITS} digits)"
-                            if abs(value.numerator).bit_length() < 1000 and
-                            value.denominator.bit_length() < 1000 else
-                            f"a value with more than {MAX_DIGITS} digits")
+            raise ExprError(
+                f"{float(value):.3g} is too large or too precise (numerator and "
+                f"denominator of at most {MAX_DIGITS} digits)"
+                if abs(value.numerator).bit_length() < 1000
+                and value.denominator.bit_length() < 1000
+                else f"a value with more than {MAX_DIGITS} digits"
+            )
         return value
     if not math.isfinite(value):
         raise ExprError(f"{value} is not a finite number")
@@ -223,8 +228,9 @@ class _Parser:
             node = self.expr(depth + 1)
             self.expect(")")
             return node
-        raise ExprError(f"expected a number, a name or '(', found {value or 'end of expression'!r}",
-                        offset)
+        raise ExprError(
+            f"expected a number, a name or '(', found {value or 'end of expression'!r}", offset
+        )
 
     def _call(self, func: str, offset: int, depth: int) -> Node:
         if func not in FUNCTIONS:
@@ -281,10 +287,12 @@ def _binary(op: str, a: Number, b: Number) -> Number:
     if isinstance(b, Fraction) and b.denominator == 1 and isinstance(a, Fraction):
         if a == 0 and b < 0:
             raise ExprError("division by zero")
-        if abs(b.numerator) > 4096 or abs(b.numerator) * max(
-                a.numerator.bit_length(), a.denominator.bit_length()) > 65536:
+        if (
+            abs(b.numerator) > 4096
+            or abs(b.numerator) * max(a.numerator.bit_length(), a.denominator.bit_length()) > 65536
+        ):
             raise ExprError("power too large")
-        return a ** b.numerator
+        return a**b.numerator
     if a < 0:
         raise ExprError("fractional power of a negative number")
     return float(a) ** float(b)
@@ -338,8 +346,16 @@ def _sympy(node: Node, env: Mapping[str, object]):
         ops = {"+": sympy.Add, "*": sympy.Mul}
         if node.op in ops:
             return ops[node.op](a, b)
-        return a - b if node.op == "-" else (a / b if node.op == "/" else a ** b)
+        return a - b if node.op == "-" else (a / b if node.op == "/" else a**b)
     args = [_sympy(a, env) for a in node.args]
-    table = {"min": sympy.Min, "max": sympy.Max, "sqrt": sympy.sqrt, "log": sympy.log,
-             "exp": sympy.exp, "abs": sympy.Abs, "floor": sympy.floor, "ceil": sympy.ceiling}
+    table = {
+        "min": sympy.Min,
+        "max": sympy.Max,
+        "sqrt": sympy.sqrt,
+        "log": sympy.log,
+        "exp": sympy.exp,
+        "abs": sympy.Abs,
+        "floor": sympy.floor,
+        "ceil": sympy.ceiling,
+    }
     return table[node.func](*args)

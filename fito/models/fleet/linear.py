@@ -5,6 +5,7 @@ coefficients live in a SymPy domain K (QQ for a numeric model, a rational-functi
 QQ(W, V, f1, ...) for symbolic parameters). A region is a tuple of forms, each meaning
 `form >= 0`; its interior (every form > 0) is what Z3 checks non-empty.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -91,8 +92,9 @@ def evaluate(form: Form, point: Sequence[Fraction], K: Any) -> Fraction:
 
 
 # ---------------------------------------------------------------------------- Z3
-def witness(constraints: Sequence[Constraint], m: int, K: Any,
-            timeout_ms: int = 20000) -> tuple[str, tuple[Fraction, ...] | None]:
+def witness(
+    constraints: Sequence[Constraint], m: int, K: Any, timeout_ms: int = 20000
+) -> tuple[str, tuple[Fraction, ...] | None]:
     """('sat', a point of the open region) | ('unsat', None) | ('unknown', None); QQ forms."""
     import z3
 
@@ -133,8 +135,9 @@ def farkas(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction,
     return motzkin(constraints, m, K)
 
 
-def farkas_on(core: Sequence[int], constraints: Sequence[Constraint], m: int,
-              K: Any) -> tuple[Fraction, ...] | None:
+def farkas_on(
+    core: Sequence[int], constraints: Sequence[Constraint], m: int, K: Any
+) -> tuple[Fraction, ...] | None:
     """Motzkin multipliers found on the constraints of `core` alone (zero on the others)."""
     y = motzkin([constraints[i] for i in core], m, K)
     if y is None:
@@ -168,8 +171,9 @@ def _q(c: Any, K: Any):
     return z3.Q(v.numerator, v.denominator)
 
 
-def check_farkas(rows: Sequence[tuple[Sequence[Fraction], Fraction]],
-                 y: Sequence[Fraction]) -> bool:
+def check_farkas(
+    rows: Sequence[tuple[Sequence[Fraction], Fraction]], y: Sequence[Fraction]
+) -> bool:
     """Re-check a Motzkin certificate with exact fractions (no solver)."""
     if len(rows) != len(y) or any(v < 0 for v in y) or sum(y) != 1:
         return False
@@ -294,8 +298,12 @@ def normalized(form: Form, K: Any) -> Form:
         lcm = math.lcm(*(v.denominator for v in fracs.values()))
         gcd = math.gcd(*(int(v * lcm) for v in fracs.values()))
         scale = Fraction(lcm, gcd)
-        return {i: K.convert(v.numerator * scale.numerator // (v.denominator * scale.denominator))
-                if (v * scale).denominator == 1 else form[i] for i, v in fracs.items()}
+        return {
+            i: K.convert(v.numerator * scale.numerator // (v.denominator * scale.denominator))
+            if (v * scale).denominator == 1
+            else form[i]
+            for i, v in fracs.items()
+        }
     lead = form[min(i for i in form if i != CONST)] if any(i != CONST for i in form) else None
     if lead is None or len(lead.numer.terms()) != 1 or len(lead.denom.terms()) != 1:
         return form

@@ -1,4 +1,5 @@
 """Linear algebra of derived return maps: the gap map M = T F T^-1, its spectrum, its region."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,8 +31,9 @@ class GapMap:
         return all(not v for v in self.d)
 
     def is_diagonal(self) -> bool:
-        return all(not self.M[i][j] for i in range(len(self.M)) for j in range(len(self.M))
-                   if i != j)
+        return all(
+            not self.M[i][j] for i in range(len(self.M)) for j in range(len(self.M)) if i != j
+        )
 
     def is_triangular(self) -> bool:
         m = len(self.M)
@@ -95,8 +97,10 @@ def _inverse(rows: list[list], K: Any) -> list[list] | None:
     if ground is not None and all(_is_ground(v) for row in rows for v in row):
         from sympy import QQ
 
-        q = [[QQ.convert(v.numer.LC) / QQ.convert(v.denom.LC) if v else QQ.zero for v in row]
-             for row in rows]
+        q = [
+            [QQ.convert(v.numer.LC) / QQ.convert(v.denom.LC) if v else QQ.zero for v in row]
+            for row in rows
+        ]
         T = _dm(q, QQ)
         if not T.det():
             return None

@@ -10,6 +10,7 @@ intervals from them. Every run is seeded; the seeds are part of each function's 
 - the lifetime of a stagger under per-cycle compute jitter;
 - the gap of two unequal jobs cycle by cycle (exact).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -29,8 +30,11 @@ MODELS = Path(__file__).resolve().parents[3] / "models"
 
 def load(name: str, **overrides: object) -> Fleet:
     """models/<name>.toml with command-line style overrides (strings)."""
-    return load_fleet((MODELS / f"{name}.toml").read_text(), name,
-                      {k: v for k, v in overrides.items() if v is not None})
+    return load_fleet(
+        (MODELS / f"{name}.toml").read_text(),
+        name,
+        {k: v for k, v in overrides.items() if v is not None},
+    )
 
 
 # ---------------------------------------------------------------- phases
@@ -95,8 +99,9 @@ def separation(fleet: Fleet, job: int, eps: Any, cycles: int, exact: bool = Fals
     moved = list(fleet.phases)
     moved[job] = moved[job] + eps
     base = relative_firings(simulate(fleet, cycles + 2, exact).firings, cycles)
-    other = relative_firings(simulate(replace(fleet, phases=tuple(moved)), cycles + 2,
-                                      exact).firings, cycles)
+    other = relative_firings(
+        simulate(replace(fleet, phases=tuple(moved)), cycles + 2, exact).firings, cycles
+    )
     dist = [max(abs(x - y) for x, y in zip(a, b)) for a, b in zip(base, other)]
     return [d / dist[0] for d in dist]
 
@@ -108,8 +113,9 @@ def separation_sample(jobs: int, cycles: int, seed: int, eps: float = 1e-9) -> f
 
 
 # ---------------------------------------------------------------- writer tail
-def writer_tail(jobs: int, cycles: int, seed: int, volume: str = "1/2",
-                burn: int = 10) -> list[float]:
+def writer_tail(
+    jobs: int, cycles: int, seed: int, volume: str = "1/2", burn: int = 10
+) -> list[float]:
     """P(n_w >= k), k = 0..N, as the fraction of time of one seeded run (after `burn`
     cycles of job 0)."""
     fleet = load("clustering_fleet", jobs=str(jobs), volume=volume, phases=f"random:{seed}")
@@ -125,7 +131,7 @@ def writer_tail(jobs: int, cycles: int, seed: int, volume: str = "1/2",
 
 def binomial_tail(jobs: int, p: float) -> list[float]:
     """P(X >= k) for X ~ Binomial(N, p), k = 0..N: independent phases."""
-    pmf = [math.comb(jobs, k) * p ** k * (1 - p) ** (jobs - k) for k in range(jobs + 1)]
+    pmf = [math.comb(jobs, k) * p**k * (1 - p) ** (jobs - k) for k in range(jobs + 1)]
     return [sum(pmf[k:]) for k in range(jobs + 1)]
 
 
@@ -139,8 +145,14 @@ def stagger(jobs: int) -> tuple[Fleet, Fraction]:
     m = P/N - V/B (for N = 2 the two gaps add up to P: a window of half-width m)."""
     period = Fraction(STAGGER_WORK) + Fraction(STAGGER_VOLUME, STAGGER_B)
     gap = period / jobs
-    fleet = load("staggered", jobs=str(jobs), work=str(STAGGER_WORK), volume=str(STAGGER_VOLUME),
-                 phases=f"ramp:{gap}", capacity="inf")
+    fleet = load(
+        "staggered",
+        jobs=str(jobs),
+        work=str(STAGGER_WORK),
+        volume=str(STAGGER_VOLUME),
+        phases=f"ramp:{gap}",
+        capacity="inf",
+    )
     return fleet, gap - Fraction(STAGGER_VOLUME, STAGGER_B)
 
 

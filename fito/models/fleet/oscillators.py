@@ -5,6 +5,7 @@ at rate f(n_w)/n_w); finishing the compute is a *firing*. A job's phase is its p
 p in [0, W_i + V_i): p < W_i computing with p work done, p >= W_i writing with p - W_i
 drained (p = W_i: it has just fired). Models live in `models/*.toml`; see docs/fleet.md.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,18 @@ from typing import Any
 
 from fito.models.fleet.expr import Expr, ExprError, Number, number, parse_expr
 
-TOP_KEYS = ("name", "description", "jobs", "work", "volume", "throughput", "capacity",
-            "cycles", "params", "phases")
+TOP_KEYS = (
+    "name",
+    "description",
+    "jobs",
+    "work",
+    "volume",
+    "throughput",
+    "capacity",
+    "cycles",
+    "params",
+    "phases",
+)
 PHASE_KINDS = ("values", "ramp", "random", "even", "together")
 MAX_JOBS = 1_000_000
 
@@ -27,8 +38,14 @@ MAX_JOBS = 1_000_000
 class ModelError(Exception):
     """Invalid model input: a message, where it is, and the exit status (1 or 2)."""
 
-    def __init__(self, code: str, message: str, key: str | None = None, status: int = 1,
-                 hint: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        key: str | None = None,
+        status: int = 1,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code, self.key, self.status, self.hint = code, key, status, hint
 
@@ -93,11 +110,16 @@ def _positive_f(fleet: Fleet, n: int) -> Number:
     try:
         value = fleet.f(n)
     except (ExprError, ArithmeticError, ValueError) as exc:
-        raise ModelError(BAD_MODEL, f"throughput f(n) cannot be evaluated at n = {n}: {exc}",
-                         "throughput") from None
+        raise ModelError(
+            BAD_MODEL, f"throughput f(n) cannot be evaluated at n = {n}: {exc}", "throughput"
+        ) from None
     if not (isinstance(value, Fraction) or math.isfinite(value)) or value <= 0:
-        raise ModelError(BAD_MODEL, f"throughput f({n}) = {value} is not positive",
-                         "throughput", hint="f(n) is the aggregate write throughput of n writers")
+        raise ModelError(
+            BAD_MODEL,
+            f"throughput f({n}) = {value} is not positive",
+            "throughput",
+            hint="f(n) is the aggregate write throughput of n writers",
+        )
     return value
 
 
@@ -110,8 +132,7 @@ def parse_toml(text: str) -> dict[str, Any]:
         raise ModelError(BAD_SYNTAX, f"invalid TOML: {exc}", None, status=2) from None
 
 
-def load_fleet(text: str, name: str = "fleet",
-               overrides: Mapping[str, Any] | None = None) -> Fleet:
+def load_fleet(text: str, name: str = "fleet", overrides: Mapping[str, Any] | None = None) -> Fleet:
     """Parse a model file's text, apply `overrides` (flag name -> value), resolve."""
     raw = parse_toml(text)
     raw.setdefault("name", name)
@@ -122,19 +143,28 @@ def build_fleet(raw: Mapping[str, Any]) -> Fleet:
     """Resolve a raw table (TOML values or command-line strings) into a Fleet."""
     unknown = sorted(set(raw) - set(TOP_KEYS))
     if unknown:
-        raise ModelError(BAD_MODEL, f"unknown key {unknown[0]!r}", unknown[0],
-                         hint="known keys: " + ", ".join(TOP_KEYS))
+        raise ModelError(
+            BAD_MODEL,
+            f"unknown key {unknown[0]!r}",
+            unknown[0],
+            hint="known keys: " + ", ".join(TOP_KEYS),
+        )
     spec = _phase_spec(raw.get("phases", {"kind": "even"}))
     jobs = _jobs(raw, spec)
     params = _params(raw.get("params", {}), jobs)  # every expression may use N, the fleet size
     work = _per_job(raw, "work", jobs, params)
     volume = _per_job(raw, "volume", jobs, params)
     fleet = Fleet(
-        name=str(raw.get("name", "fleet")), work=work, volume=volume,
+        name=str(raw.get("name", "fleet")),
+        work=work,
+        volume=volume,
         throughput=_expr(raw.get("throughput", "1"), "throughput", params),
         capacity=_capacity(raw.get("capacity", "inf"), params),
-        phases=(), params=tuple(sorted((k, v) for k, v in params.items() if k != "N")),
-        cycles=_positive_int(raw.get("cycles", 10), "cycles"), phase_spec=spec)
+        phases=(),
+        params=tuple(sorted((k, v) for k, v in params.items() if k != "N")),
+        cycles=_positive_int(raw.get("cycles", 10), "cycles"),
+        phase_spec=spec,
+    )
     fleet.throughputs()
     return replace(fleet, phases=resolve_phases(spec, work, volume))
 
@@ -174,14 +204,18 @@ def _expr(value: Any, key: str, params: Mapping[str, Fraction]) -> Expr:
     try:
         expr = parse_expr(value)
     except ExprError as exc:
-        raise ModelError(BAD_SYNTAX, f"{key}: {exc} (at column {exc.offset + 1} of {value!r})",
-                         key, status=2) from None
+        raise ModelError(
+            BAD_SYNTAX, f"{key}: {exc} (at column {exc.offset + 1} of {value!r})", key, status=2
+        ) from None
     allowed = set(params) | ({"n"} if key == "throughput" else set())
     unknown = [x for x in expr.names() if x not in allowed]
     if unknown:
-        raise ModelError(BAD_MODEL, f"{key}: unknown name {unknown[0]!r}", key,
-                         hint="define it under [params]" + (
-                             "; f(n) may use n" if key == "throughput" else ""))
+        raise ModelError(
+            BAD_MODEL,
+            f"{key}: unknown name {unknown[0]!r}",
+            key,
+            hint="define it under [params]" + ("; f(n) may use n" if key == "throughput" else ""),
+        )
     return expr
 
 
@@ -200,16 +234,21 @@ def _jobs(raw: Mapping[str, Any], spec: PhaseSpec) -> int:
         lengths = [len(raw[k]) for k in ("work", "volume") if isinstance(raw.get(k), list)]
         lengths += [len(spec.values)] if spec.kind == "values" else []
         if not lengths:
-            raise ModelError(BAD_MODEL, "the number of jobs is not given", "jobs",
-                             hint="set `jobs = N` or give per-job lists")
+            raise ModelError(
+                BAD_MODEL,
+                "the number of jobs is not given",
+                "jobs",
+                hint="set `jobs = N` or give per-job lists",
+            )
         jobs = lengths[0]
     if jobs > MAX_JOBS:
         raise ModelError(BAD_MODEL, f"jobs = {jobs} exceeds the limit {MAX_JOBS}", "jobs")
     return jobs
 
 
-def _per_job(raw: Mapping[str, Any], key: str, jobs: int,
-             params: Mapping[str, Fraction]) -> tuple[Fraction, ...]:
+def _per_job(
+    raw: Mapping[str, Any], key: str, jobs: int, params: Mapping[str, Fraction]
+) -> tuple[Fraction, ...]:
     value = raw.get(key, 1)
     values = value if isinstance(value, list) else [value] * jobs
     if len(values) != jobs:
@@ -227,7 +266,7 @@ def _capacity(value: Any, params: Mapping[str, Fraction]) -> Fraction | None:
         return None
     cap = _rational(value, "capacity", params)
     if cap <= 0:
-        raise ModelError(BAD_MODEL, "capacity must be positive (or \"inf\")", "capacity")
+        raise ModelError(BAD_MODEL, 'capacity must be positive (or "inf")', "capacity")
     return cap
 
 
@@ -243,8 +282,12 @@ def _phase_spec(value: Any) -> PhaseSpec:
         raise ModelError(BAD_MODEL, "phases must be a list of positions or a table", "phases")
     kind = value.get("kind", "values" if "values" in value else "even")
     if kind not in PHASE_KINDS:
-        raise ModelError(BAD_MODEL, f"unknown phases kind {kind!r}", "phases",
-                         hint="one of " + ", ".join(PHASE_KINDS))
+        raise ModelError(
+            BAD_MODEL,
+            f"unknown phases kind {kind!r}",
+            "phases",
+            hint="one of " + ", ".join(PHASE_KINDS),
+        )
     extra = sorted(set(value) - {"kind", "values", "step", "start", "seed"})
     if extra:
         raise ModelError(BAD_MODEL, f"unknown key phases.{extra[0]}", "phases")
@@ -254,9 +297,13 @@ def _phase_spec(value: Any) -> PhaseSpec:
             raise ExprError("seed must be an integer")
         if not isinstance(value.get("values", ()), (list, tuple)):
             raise ExprError("values must be a list of positions")
-        return PhaseSpec(kind=kind, values=tuple(number(v) for v in value.get("values", ())),
-                         step=number(value.get("step", 1)), seed=seed,
-                         start=None if value.get("start") is None else number(value["start"]))
+        return PhaseSpec(
+            kind=kind,
+            values=tuple(number(v) for v in value.get("values", ())),
+            step=number(value.get("step", 1)),
+            seed=seed,
+            start=None if value.get("start") is None else number(value["start"]),
+        )
     except ExprError as exc:
         raise ModelError(BAD_MODEL, f"phases: {exc}", "phases") from None
 
@@ -269,8 +316,11 @@ def parse_phase_flag(text: str) -> dict[str, Any]:
         table: dict[str, Any] = {"kind": head}
         if head == "random":
             if parts and not re.fullmatch(r"-?\d+", parts[0]):
-                raise ModelError(BAD_MODEL, f"--phases random:SEED needs an integer seed, "
-                                            f"got {parts[0]!r}", "phases")
+                raise ModelError(
+                    BAD_MODEL,
+                    f"--phases random:SEED needs an integer seed, got {parts[0]!r}",
+                    "phases",
+                )
             table["seed"] = int(parts[0]) if parts else 0
         elif head == "ramp":
             table.update(zip(("step", "start"), parts))
@@ -280,21 +330,29 @@ def parse_phase_flag(text: str) -> dict[str, Any]:
     return {"kind": "values", "values": [p.strip() for p in text.split(",") if p.strip()]}
 
 
-def resolve_phases(spec: PhaseSpec, work: Sequence[Fraction],
-                   volume: Sequence[Fraction]) -> tuple[Fraction, ...]:
+def resolve_phases(
+    spec: PhaseSpec, work: Sequence[Fraction], volume: Sequence[Fraction]
+) -> tuple[Fraction, ...]:
     """The initial positions p_i in [0, W_i + V_i) that the spec describes."""
     jobs = len(work)
     cycle = [w + v for w, v in zip(work, volume)]
     if spec.kind == "values":
         if len(spec.values) != jobs:
-            raise ModelError(BAD_MODEL, f"phases has {len(spec.values)} values for {jobs} jobs",
-                             "phases", hint="give one position per job, or a generator "
-                                            "(even, ramp:STEP, random:SEED, together)")
+            raise ModelError(
+                BAD_MODEL,
+                f"phases has {len(spec.values)} values for {jobs} jobs",
+                "phases",
+                hint="give one position per job, or a generator "
+                "(even, ramp:STEP, random:SEED, together)",
+            )
         for i, (p, c) in enumerate(zip(spec.values, cycle)):
             if not 0 <= p < c:
-                raise ModelError(BAD_MODEL, f"phase of job {i} is {p}, outside [0, {c})",
-                                 "phases", hint="a position is work done (< W) or W + volume "
-                                                "drained (< W + V)")
+                raise ModelError(
+                    BAD_MODEL,
+                    f"phase of job {i} is {p}, outside [0, {c})",
+                    "phases",
+                    hint="a position is work done (< W) or W + volume drained (< W + V)",
+                )
         return spec.values
     if spec.kind == "random":
         rng = random.Random(spec.seed)

@@ -9,6 +9,7 @@ paper's side of every obligation is built by the claim code from fresh symbols (
 `paper_*` in proofs/fleet.py); nothing here reads the paper and nothing here decides
 anything.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,8 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from fito.models.fleet.linear import CONST, Constraint, Form
-from fito.models.fleet.solve import Verdict
 from fito.models.fleet.returnmap import Derivation, Setting
+from fito.models.fleet.solve import Verdict
 
 Json = Any
 
@@ -68,8 +69,10 @@ def next_state_json(der: Derivation, xs: Sequence[Json] | None = None) -> list[J
     """x'_j = key_j - progress_j: job j's counter target minus its group's counter at the end."""
     K = der.K
     xs = names("x", der.m) if xs is None else xs
-    return [["-", form_json(key, K, xs), form_json(progress, K, xs)]
-            for key, progress in der.next_state_parts]
+    return [
+        ["-", form_json(key, K, xs), form_json(progress, K, xs)]
+        for key, progress in der.next_state_parts
+    ]
 
 
 def fire_times_json(der: Derivation, xs: Sequence[Json]) -> list[Json]:
@@ -83,8 +86,9 @@ def gaps_json(der: Derivation, xs: Sequence[Json]) -> list[Json]:
     return [times[0]] + [["-", b, a] for a, b in itertools.pairwise(times)]
 
 
-def gap_map_sides(der: Derivation, multipliers: Sequence[Json],
-                  offsets: Sequence[Json] | None = None) -> list[tuple[Json, Json]]:
+def gap_map_sides(
+    der: Derivation, multipliers: Sequence[Json], offsets: Sequence[Json] | None = None
+) -> list[tuple[Json, Json]]:
     """(lhs, rhs) per gap: lhs = the engine's gap a_i at the engine's next state x' (the kernel
     composes and expands), rhs = multiplier_i * a_i(x) (+ offset_i), the multipliers and
     offsets given by the caller (the paper's formula)."""
@@ -107,12 +111,15 @@ def chart_sides(der: Derivation, inverse: Sequence[Form]) -> list[tuple[Json, Js
 
 
 # ---------------------------------------------------------------- regions and witnesses
-def region_formula(constraints: Sequence[Constraint], K: Any, m: int,
-                   extra: Sequence[Any] = ()) -> list:
+def region_formula(
+    constraints: Sequence[Constraint], K: Any, m: int, extra: Sequence[Any] = ()
+) -> list:
     """["and", [">", e_k, 0], ...] in the kit's JSON language (strict: the open region)."""
     xs = names("x", m)
-    parts = [[">", _qq_json(c.form, K) if K.is_Numerical else form_json(c.form, K, xs), 0]
-             for c in constraints]
+    parts = [
+        [">", _qq_json(c.form, K) if K.is_Numerical else form_json(c.form, K, xs), 0]
+        for c in constraints
+    ]
     return ["and", *parts, *extra]
 
 
@@ -132,8 +139,12 @@ def assumptions_json(setting: Setting) -> list:
 
     out = []
     for a in setting.assumptions:
-        op = {"StrictGreaterThan": ">", "GreaterThan": ">=", "StrictLessThan": "<",
-              "LessThan": "<="}[type(a).__name__]
+        op = {
+            "StrictGreaterThan": ">",
+            "GreaterThan": ">=",
+            "StrictLessThan": "<",
+            "LessThan": "<=",
+        }[type(a).__name__]
         out.append([op, to_expr(a.lhs), to_expr(a.rhs)])
     return out
 
@@ -180,8 +191,9 @@ def parameter_domains(setting: Setting) -> dict[str, Any]:
     return out
 
 
-def empty_region(constraints: Sequence[Constraint], K: Any, m: int, setting: Setting,
-                 note: str) -> Any:
+def empty_region(
+    constraints: Sequence[Constraint], K: Any, m: int, setting: Setting, note: str
+) -> Any:
     """A Farkas obligation showing the open region has no point for any parameters of the
     regime (symbolic settings, one state variable): two of its constraints whose
     coefficients have opposite signs, multiplied crosswise (the kernel checks the signs for
@@ -205,8 +217,9 @@ def empty_region(constraints: Sequence[Constraint], K: Any, m: int, setting: Set
     pairs = [p for p, sg in zip(pairs, combos) if sg in ("neg", "nonpos", "zero")]
     for i, j in pairs:  # the two constraints alone have no common point: neither has the region
         mults = [["-", value_json(slope[j], K)], value_json(slope[i], K)]
-        ob = farkas([formula[i], formula[j]], mults, variables=names("x", m), parameters=params,
-                    note=note)
+        ob = farkas(
+            [formula[i], formula[j]], mults, variables=names("x", m), parameters=params, note=note
+        )
         try:
             check_farkas(dict(ob.to_json()))
         except KernelError:
@@ -223,12 +236,15 @@ def _signs(coefficients: Sequence[Any], K: Any, params: dict[str, Any]) -> list[
 
     subst, positive, nonneg, _ = parameters(params, set(params))
     norm = Normalizer(positive=positive, nonneg=nonneg)
-    return [rf_sign(norm.rf(substitute(parse(value_json(c, K)), subst)), positive, nonneg)
-            for c in coefficients]
+    return [
+        rf_sign(norm.rf(substitute(parse(value_json(c, K)), subst)), positive, nonneg)
+        for c in coefficients
+    ]
 
 
-def numeric_empty_region(constraints: Sequence[Constraint], K: Any, m: int,
-                         multipliers: Sequence[Fraction], note: str) -> Any:
+def numeric_empty_region(
+    constraints: Sequence[Constraint], K: Any, m: int, multipliers: Sequence[Fraction], note: str
+) -> Any:
     """The engine's Motzkin multipliers for a numeric region as a Farkas obligation, on the
     constraints they use (those alone have no common point, so neither has the region)."""
     from fito.proof import farkas
@@ -238,15 +254,20 @@ def numeric_empty_region(constraints: Sequence[Constraint], K: Any, m: int,
     return farkas(formula, [multipliers[i] for i in used], note=note)
 
 
-def image_constraints(leaf_constraints: Sequence[Constraint], end_state: Sequence[Form],
-                      target: Sequence[Constraint], K: Any) -> list[Constraint]:
+def image_constraints(
+    leaf_constraints: Sequence[Constraint],
+    end_state: Sequence[Form],
+    target: Sequence[Constraint],
+    K: Any,
+) -> list[Constraint]:
     """The points x of a branch's region whose image (the branch's end state, affine in x)
     lies in the target region: the branch's constraints and the target's at the image."""
     from fito.models.fleet.linear import substitute
 
     rows = dict(enumerate(end_state))
-    return list(leaf_constraints) + [Constraint(substitute(c.form, rows, K), f"image: {c.why}")
-                                     for c in target]
+    return list(leaf_constraints) + [
+        Constraint(substitute(c.form, rows, K), f"image: {c.why}") for c in target
+    ]
 
 
 __all__ = [

@@ -12,6 +12,7 @@ Rates: a writer drains at f(n_w)/n_w, a computing job runs at g(n_c)/n_c with
 g(n) = min(n, C). Both groups keep one virtual-progress counter, as in the simulator, so
 each event costs O(1) form operations.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -131,15 +132,18 @@ def setting_from_fleet(fleet: Any) -> Setting:
     def rat(v: Any) -> Any:
         return sympy.Rational(v.numerator, v.denominator)
 
-    return Setting(work=tuple(rat(w) for w in fleet.work),
-                   volume=tuple(rat(v) for v in fleet.volume),
-                   f=tuple(rat(v) for v in f),
-                   g=tuple(rat(fleet.compute_throughput(n)) for n in range(1, fleet.jobs + 1)),
-                   label=fleet.name)
+    return Setting(
+        work=tuple(rat(w) for w in fleet.work),
+        volume=tuple(rat(v) for v in fleet.volume),
+        f=tuple(rat(v) for v in f),
+        g=tuple(rat(fleet.compute_throughput(n)) for n in range(1, fleet.jobs + 1)),
+        label=fleet.name,
+    )
 
 
-def symbolic_setting(jobs: int, throughput: str = "general", cap_floor: int | None = None,
-                     volumes: str = "identical") -> Setting:
+def symbolic_setting(
+    jobs: int, throughput: str = "general", cap_floor: int | None = None, volumes: str = "identical"
+) -> Setting:
     """Symbols W, V, f(n) ('general': f1..fN; 'constant': B; 'linear': n*b), C.
 
     cap_floor=None: uncapped, g(n) = n. cap_floor=k (0 <= k < N): k <= C < k+1, so
@@ -163,11 +167,14 @@ def symbolic_setting(jobs: int, throughput: str = "general", cap_floor: int | No
         C = sympy.Symbol("C", **pos)
         symbols.append(C)
         g = tuple(sympy.Integer(n) if n <= cap_floor else C for n in range(1, jobs + 1))
-        assumptions += [sympy.GreaterThan(C, cap_floor, evaluate=False),
-                        sympy.StrictLessThan(C, cap_floor + 1, evaluate=False)]
+        assumptions += [
+            sympy.GreaterThan(C, cap_floor, evaluate=False),
+            sympy.StrictLessThan(C, cap_floor + 1, evaluate=False),
+        ]
     assumptions += [sympy.StrictGreaterThan(s, 0, evaluate=False) for s in symbols]
-    label = f"{throughput} f, " + ("uncapped" if cap_floor is None else
-                                   f"cap {cap_floor} <= C < {cap_floor + 1}")
+    label = f"{throughput} f, " + (
+        "uncapped" if cap_floor is None else f"cap {cap_floor} <= C < {cap_floor + 1}"
+    )
     return Setting(works, vols, f, g, tuple(symbols), tuple(assumptions), label)
 
 
@@ -189,8 +196,11 @@ def _throughput(jobs: int, kind: str) -> tuple[tuple, list]:
 # ---------------------------------------------------------------------------- branches
 def overlapping(jobs: int) -> Branch:
     """Theorem 8's branch: fire 1..N-1 while job 0 writes, then the writes end in order."""
-    events = ([Event(j, FIRE) for j in range(1, jobs)] + [Event(j, END) for j in range(jobs)]
-              + [Event(0, FIRE)])
+    events = (
+        [Event(j, FIRE) for j in range(1, jobs)]
+        + [Event(j, END) for j in range(jobs)]
+        + [Event(0, FIRE)]
+    )
     return Branch("overlapping", (WRITE,) + (COMPUTE,) * (jobs - 1), tuple(events))
 
 
@@ -214,7 +224,7 @@ def parse_branch(text: str, jobs: int) -> Branch:
     events = []
     for word in tail.split():
         kind = FIRE if word.startswith(FIRE) else END if word.startswith(END) else None
-        digits = word[len(kind):] if kind else ""
+        digits = word[len(kind) :] if kind else ""
         if kind is None or not digits.isdigit() or int(digits) >= jobs:
             raise ValueError(f"bad event {word!r} (fireJ or endJ with J < {jobs})")
         events.append(Event(int(digits), kind))
@@ -234,8 +244,10 @@ class Stepper:
         self.work = [conv(w) for w in setting.work]
         self.volume = [conv(v) for v in setting.volume]
         n = setting.jobs
-        self.rate = {WRITE: [None] + [conv(setting.f[i - 1]) / i for i in range(1, n + 1)],
-                     COMPUTE: [None] + [conv(setting.g[i - 1]) / i for i in range(1, n + 1)]}
+        self.rate = {
+            WRITE: [None] + [conv(setting.f[i - 1]) / i for i in range(1, n + 1)],
+            COMPUTE: [None] + [conv(setting.g[i - 1]) / i for i in range(1, n + 1)],
+        }
         self.inverse = {grp: [None] + [K.one / r for r in rs[1:]] for grp, rs in self.rate.items()}
         self.mode = list(modes)
         self.key: list[Form] = [f_const(self.volume[0])] + [f_var(j - 1, K) for j in range(1, n)]
@@ -244,7 +256,8 @@ class Stepper:
         self.t: Form = {}
         self.fires: list[tuple[int, Form]] = []
         self.constraints: list[Constraint] = [
-            c for j in range(1, n) for c in _domain_constraints(j, modes[j], self, K)]
+            c for j in range(1, n) for c in _domain_constraints(j, modes[j], self, K)
+        ]
 
     def require(self, j: int, why: str) -> None:
         """Constrain job j's remaining amount (now) to be >= 0: it has not overshot."""
@@ -258,8 +271,9 @@ class Stepper:
         dt = f_scale(self.remaining(k), self.inverse[grp][self.count[grp]], K)
         self.progress[grp] = self.key[k]
         if self.count[other]:
-            self.progress[other] = f_add(self.progress[other],
-                                         f_scale(dt, self.rate[other][self.count[other]], K), K)
+            self.progress[other] = f_add(
+                self.progress[other], f_scale(dt, self.rate[other][self.count[other]], K), K
+            )
         self.t = f_add(self.t, dt, K)
         self.count[grp] -= 1
         self.count[other] += 1
@@ -280,8 +294,10 @@ def _kind(mode: str) -> str:
 def _domain_constraints(j: int, mode: str, st: Stepper, K: Any) -> list[Constraint]:
     cap = st.work[j] if mode == COMPUTE else st.volume[j]
     x = f_var(j - 1, K)
-    return [Constraint(x, f"x{j} > 0"),
-            Constraint(f_sub(f_const(cap), x, K), f"x{j} <= {'W' if mode == COMPUTE else 'V'}{j}")]
+    return [
+        Constraint(x, f"x{j} > 0"),
+        Constraint(f_sub(f_const(cap), x, K), f"x{j} <= {'W' if mode == COMPUTE else 'V'}{j}"),
+    ]
 
 
 def derive(setting: Setting, branch: Branch) -> Derivation:
@@ -297,8 +313,9 @@ def derive(setting: Setting, branch: Branch) -> Derivation:
     st = Stepper(setting, branch.modes)
     for s, event in enumerate(branch.events):
         if _kind(st.mode[event.job]) != event.kind:
-            raise ValueError(f"event {event} at step {s}: job {event.job} is in its "
-                             f"{st.mode[event.job]} phase")
+            raise ValueError(
+                f"event {event} at step {s}: job {event.job} is in its {st.mode[event.job]} phase"
+            )
         if s:
             st.require(event.job, f"step {s}: {event} comes no earlier than step {s - 1}")
         st.step(event.job)
@@ -307,8 +324,17 @@ def derive(setting: Setting, branch: Branch) -> Derivation:
     next_state = tuple(st.remaining(j) for j in range(1, n))
     parts = tuple((st.key[j], st.progress[st.mode[j]]) for j in range(1, n))
     fires = tuple(st.fires[:-1])
-    return Derivation(branch, setting, st.K, tuple(_dedupe(st.constraints, st.K)), fires,
-                      next_state, tuple(st.mode), st.t, parts)
+    return Derivation(
+        branch,
+        setting,
+        st.K,
+        tuple(_dedupe(st.constraints, st.K)),
+        fires,
+        next_state,
+        tuple(st.mode),
+        st.t,
+        parts,
+    )
 
 
 def _validate(branch: Branch, n: int) -> None:

@@ -14,6 +14,7 @@ no event can cascade at the same instant,
 and the state after the instant does not depend on the order; only the log order does.
 The recorded number of writers is the value after all events of an instant.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -23,8 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fito import budget
-from fito.models.fleet.oscillators import Fleet
 from fito.models.fleet.expr import Number
+from fito.models.fleet.oscillators import Fleet
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +60,18 @@ def rates(fleet: Fleet, exact: bool) -> Rates:
     convert = _exact_value if exact else float
     f = fleet.throughputs()
     write = (0,) + tuple(convert(f[n - 1]) / n for n in range(1, fleet.jobs + 1))
-    compute = (0,) + tuple(convert(fleet.compute_throughput(n)) / n
-                           for n in range(1, fleet.jobs + 1))
+    compute = (0,) + tuple(
+        convert(fleet.compute_throughput(n)) / n for n in range(1, fleet.jobs + 1)
+    )
     return Rates(write, compute)
 
 
 def _exact_value(value: Number) -> Fraction:
     if isinstance(value, float):
-        raise ValueError(f"f(n) takes the irrational or floating value {value!r}; "
-                         "exact mode needs rational throughputs")
+        raise ValueError(
+            f"f(n) takes the irrational or floating value {value!r}; "
+            "exact mode needs rational throughputs"
+        )
     return value
 
 
@@ -81,18 +85,29 @@ class Options:
     stop_writers: int | None = None  # stop as soon as this many jobs write at once
 
 
-def simulate(fleet: Fleet, cycles: int | None = None, exact: bool = False, *,
-             record_writers: bool = False, record_sections: bool = False,
-             max_events: int | None = None, work_sampler: Callable[[int], Number] | None = None,
-             stop_writers: int | None = None) -> Run:
+def simulate(
+    fleet: Fleet,
+    cycles: int | None = None,
+    exact: bool = False,
+    *,
+    record_writers: bool = False,
+    record_sections: bool = False,
+    max_events: int | None = None,
+    work_sampler: Callable[[int], Number] | None = None,
+    stop_writers: int | None = None,
+) -> Run:
     """Run until every job has fired `cycles` times (or `max_events` events, or until
     `stop_writers` jobs write at once). `work_sampler(i)` draws the work of each new compute
     phase of job i (per-cycle jitter); without it every phase has the model's W_i."""
     cycles = fleet.cycles if cycles is None else cycles
     table = rates(fleet, exact)
     num = Fraction if exact else float
-    state = _State.start([num(w) for w in fleet.work], [num(v) for v in fleet.volume],
-                         [num(p) for p in fleet.phases], num(0))
+    state = _State.start(
+        [num(w) for w in fleet.work],
+        [num(v) for v in fleet.volume],
+        [num(p) for p in fleet.phases],
+        num(0),
+    )
     limit = max_events if max_events is not None else 1 << 62  # every job progresses: it ends
     options = Options(record_writers, record_sections, work_sampler, stop_writers)
     return _loop(state, table, cycles, limit, options, exact)
@@ -116,8 +131,9 @@ class _State:
     zero: Number
 
     @staticmethod
-    def start(work: Sequence[Number], volume: Sequence[Number], phases: Sequence[Number],
-              zero: Number) -> _State:
+    def start(
+        work: Sequence[Number], volume: Sequence[Number], phases: Sequence[Number], zero: Number
+    ) -> _State:
         key: list = []
         writing: list = []
         ch: list = []
@@ -154,8 +170,9 @@ def _untie(owner: dict, k: Number, tied: list) -> int:
     return i
 
 
-def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Options,
-          exact: bool) -> Run:
+def _loop(
+    st: _State, table: Rates, cycles: int, max_events: int, options: Options, exact: bool
+) -> Run:
     """The hot loop: one heap pop and one push per event.
 
     Deliberately one long function: locals are the fastest names in CPython, and a call per
@@ -164,8 +181,14 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
     sampler = options.work_sampler
     stop_at = options.stop_writers if options.stop_writers is not None else len(st.work) + 1
     heappop, heappush = heapq.heappop, heapq.heappush
-    ch, wh, key, writing, W, V = (st.computing_heap, st.writing_heap, st.key, st.writing,
-                                  st.work, st.volume)
+    ch, wh, key, writing, W, V = (
+        st.computing_heap,
+        st.writing_heap,
+        st.key,
+        st.writing,
+        st.work,
+        st.volume,
+    )
     cown, wown = st.computing_owner, st.writing_owner
     wrate, crate, zero = table.write, table.compute, st.zero
     winv = [zero] + [1 / r for r in wrate[1:]]
@@ -246,14 +269,25 @@ def _loop(st: _State, table: Rates, cycles: int, max_events: int, options: Optio
                 writers.append((t, nw))
         if nw >= stop_at:
             break
-    return Run(exact, cycles, tuple(tuple(f[:cycles]) for f in fires), tuple(writers),
-               tuple(sections), t, events, done == jobs, stopped)
+    return Run(
+        exact,
+        cycles,
+        tuple(tuple(f[:cycles]) for f in fires),
+        tuple(writers),
+        tuple(sections),
+        t,
+        events,
+        done == jobs,
+        stopped,
+    )
 
 
-def _positions(W: list, V: list, key: list, writing: list, Pc: Number,
-               Pw: Number) -> tuple[Number, ...]:
-    return tuple(W[i] + V[i] - (key[i] - Pw) if writing[i] else W[i] - (key[i] - Pc)
-                 for i in range(len(W)))
+def _positions(
+    W: list, V: list, key: list, writing: list, Pc: Number, Pw: Number
+) -> tuple[Number, ...]:
+    return tuple(
+        W[i] + V[i] - (key[i] - Pw) if writing[i] else W[i] - (key[i] - Pc) for i in range(len(W))
+    )
 
 
 def writer_histogram(run: Run) -> dict[int, Number]:

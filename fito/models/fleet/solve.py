@@ -6,6 +6,7 @@ witness, or the dual system gives Motzkin multipliers proving emptiness. Symboli
 parameters and state together; a witness is re-solved with rational parameters so that
 every number in it is exact, and emptiness is Z3's word (a trusted verdict).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -74,8 +75,9 @@ class RegionSolver:
         values = [_rational(model.eval(p, model_completion=True)) for p in params]
         return self._rational_witness(constraints, values)
 
-    def _rational_witness(self, constraints: Sequence[Constraint],
-                          values: list[Fraction]) -> Verdict:
+    def _rational_witness(
+        self, constraints: Sequence[Constraint], values: list[Fraction]
+    ) -> Verdict:
         """Fix the parameters at rational values and solve the linear system for x."""
         if not self._assumptions_hold(values):
             return Verdict(UNKNOWN)
@@ -91,8 +93,10 @@ class RegionSolver:
     def _assumptions_hold(self, values: list[Fraction]) -> bool:
         import sympy
 
-        env = {s: sympy.Rational(v.numerator, v.denominator)
-               for s, v in zip(self.setting.symbols, values)}
+        env = {
+            s: sympy.Rational(v.numerator, v.denominator)
+            for s, v in zip(self.setting.symbols, values)
+        }
         return all(bool(a.subs(env)) for a in self.setting.assumptions)
 
 
@@ -107,7 +111,7 @@ class Session:
         self.solver = z3.Solver()
         self.solver.set("timeout", region.timeout_ms)
         self.xs = [z3.Real(f"x{i}") for i in range(region.m)]
-        self.flags: list[Any] = []   # one Boolean per pushed constraint, for unsat cores
+        self.flags: list[Any] = []  # one Boolean per pushed constraint, for unsat cores
         self.marks: list[int] = []
         self.params = [z3.Real(str(s)) for s in region.setting.symbols]
         env = {str(s): p for s, p in zip(region.setting.symbols, self.params)}
@@ -128,7 +132,7 @@ class Session:
 
     def pop(self) -> None:
         self.solver.pop()
-        del self.flags[self.marks.pop():]
+        del self.flags[self.marks.pop() :]
 
     def _term(self, form: Form):
         if self.region.symbolic:
@@ -157,8 +161,7 @@ class Session:
         if self.region.symbolic:
             values = [_rational(model.eval(p, model_completion=True)) for p in self.params]
             return self.region._rational_witness(constraints, values)
-        return Verdict(SAT, tuple(_rational(model.eval(x, model_completion=True))
-                                  for x in self.xs))
+        return Verdict(SAT, tuple(_rational(model.eval(x, model_completion=True)) for x in self.xs))
 
 
 def instantiate(form: Form, K: Any, values: Sequence[Fraction]) -> Form:
@@ -183,7 +186,7 @@ def _eval_poly(poly: Any, values: Sequence[Fraction]) -> Fraction:
         term = Fraction(int(coef.numerator), int(coef.denominator))
         for v, e in zip(values, monom):
             if e:
-                term *= v ** e
+                term *= v**e
         total += term
     return total
 
@@ -194,8 +197,9 @@ def _rational(value: Any) -> Fraction:
     if z3.is_rational_value(value):
         return Fraction(value.numerator_as_long(), value.denominator_as_long())
     approx = value.approx(30)  # an algebraic number: a nearby rational
-    return Fraction(approx.numerator_as_long(),
-                    approx.denominator_as_long()).limit_denominator(10 ** 12)
+    return Fraction(approx.numerator_as_long(), approx.denominator_as_long()).limit_denominator(
+        10**12
+    )
 
 
 def sympy_to_z3(expr: Any, env: dict[str, Any]):
@@ -205,8 +209,13 @@ def sympy_to_z3(expr: Any, env: dict[str, Any]):
 
     if isinstance(expr, sympy.core.relational.Relational):
         lhs, rhs = sympy_to_z3(expr.lhs, env), sympy_to_z3(expr.rhs, env)
-        table = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-                 ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
+        table = {
+            "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b,
+            ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b,
+            "==": lambda a, b: a == b,
+        }
         return table[expr.rel_op](lhs, rhs)
     if expr.is_Symbol:
         return env[str(expr)]

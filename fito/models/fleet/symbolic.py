@@ -17,6 +17,7 @@ computing job runs at g(n)/n = n/n = 1):
 The result is JSON for the proof kit (the kernel does the algebra), with f(m) written as the
 function application ["fn", "f", m] so that f(N - (N - m)) and f(m) are the same atom.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,12 +30,12 @@ Json = Any
 class SymbolicOverlap:
     """The engine's result: a'_m as an unsimplified expression and the multiplier it gives."""
 
-    throughput: str           # "general" (f a function) or "constant" (f = B)
-    writers_in_gap: Json      # n_w during a_j, as an expression in j (derived: j)
-    writers_after_end: Json   # n_w after the m-th end, in m and N (derived: N - m)
+    throughput: str  # "general" (f a function) or "constant" (f = B)
+    writers_in_gap: Json  # n_w during a_j, as an expression in j (derived: j)
+    writers_after_end: Json  # n_w after the m-th end, in m and N (derived: N - m)
     drained_difference: Json  # D_m - D_(m+1): the first term of D_m
-    next_gap: Json            # a'_m, built from the event times (contains the atoms S, e, W, V)
-    multiplier: Json          # lambda_m = a'_m / a_m as derived (an expression in m, N, f)
+    next_gap: Json  # a'_m, built from the event times (contains the atoms S, e, W, V)
+    multiplier: Json  # lambda_m = a'_m / a_m as derived (an expression in m, N, f)
     nonzero: tuple[Json, ...]  # m, N - m and the throughputs that are divided by
     functions: tuple[str, ...]  # positive-valued functions (f), for the kernel
 
@@ -80,16 +81,16 @@ def overlapping_symbolic(throughput: str = "general") -> SymbolicOverlap:
 
     during, after = _counts()
     n_gap, n_tail = _to_json(during), _to_json(after)
-    rate_gap = write_rate(throughput, instance(n_gap, {"j": "m"}))   # writers during a_m
-    first = ["*", "a_m", rate_gap]                                    # D_m - D_(m+1)
-    remaining_m = ["-", "V", ["+", first, "S"]]      # writer m at t_N: V - D_m, D_m = first + S
-    remaining_next = ["-", "V", "S"]                 # writer m+1 at t_N: V - D_(m+1) = V - S
+    rate_gap = write_rate(throughput, instance(n_gap, {"j": "m"}))  # writers during a_m
+    first = ["*", "a_m", rate_gap]  # D_m - D_(m+1)
+    remaining_m = ["-", "V", ["+", first, "S"]]  # writer m at t_N: V - D_m, D_m = first + S
+    remaining_next = ["-", "V", "S"]  # writer m+1 at t_N: V - D_(m+1) = V - S
     # both drain alike after t_N: at writer m's end, writer m+1 has the difference left,
     # drained by the N - m writers that remain at write_rate(N - m)
     tail = ["/", ["-", remaining_next, remaining_m], write_rate(throughput, n_tail)]
-    compute = ["/", "W", compute_rate()]             # recompute W at the uncapped rate
-    fire_m = ["+", "e", compute]                     # t'_m = e_m + W
-    fire_next = ["+", ["+", "e", tail], compute]     # t'_(m+1) = e_(m+1) + W
+    compute = ["/", "W", compute_rate()]  # recompute W at the uncapped rate
+    fire_m = ["+", "e", compute]  # t'_m = e_m + W
+    fire_next = ["+", ["+", "e", tail], compute]  # t'_(m+1) = e_(m+1) + W
     next_gap = ["-", fire_next, fire_m]
     multiplier = ["/", rate_gap, write_rate(throughput, n_tail)]
     nonzero: list[Json] = ["m", n_tail]
@@ -99,5 +100,6 @@ def overlapping_symbolic(throughput: str = "general") -> SymbolicOverlap:
         funcs = ("f",)
     else:
         nonzero.append("B")
-    return SymbolicOverlap(throughput, n_gap, n_tail, first, next_gap, multiplier,
-                           tuple(nonzero), funcs)
+    return SymbolicOverlap(
+        throughput, n_gap, n_tail, first, next_gap, multiplier, tuple(nonzero), funcs
+    )

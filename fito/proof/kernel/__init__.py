@@ -8,6 +8,7 @@ Python's Fraction arithmetic and its JSON parser.
     result = check(load("certificates/kit.square.json"), strict=False)
     result.accepted, result.reason, result.trusted, result.statement
 """
+
 from __future__ import annotations
 
 from fito.proof.kernel.certificate import (

@@ -4,6 +4,7 @@ exp(u), u polynomial, the only functions of x allowed), compares F' with the int
 rational functions, and evaluates F at the bounds; an upper bound "oo" keeps the terms free
 of x and drops those multiplied by exp(c x + ...) with c < 0 for every value of the
 positive symbols (they tend to 0), refusing anything else. Standard library only."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,7 +32,7 @@ def _d_poly(p: P.Poly, x: str) -> P.Poly:
     out: P.Poly = {}
     for mono, c in p.items():
         for i, (v, e) in enumerate(mono):
-            rest = mono[:i] + ((v, e - 1),) + mono[i + 1:] if e > 1 else mono[:i] + mono[i + 1:]
+            rest = mono[:i] + ((v, e - 1),) + mono[i + 1 :] if e > 1 else mono[:i] + mono[i + 1 :]
             if v == x:
                 out = P.add(out, {rest: c * e})
             elif v in EXP_ARGS and x in _deps(v):
@@ -83,8 +84,11 @@ def _at_infinity(rf: P.RF, x: str, positive: set[str], nonneg: set[str]) -> P.RF
 
 def check_integral(ob: dict) -> Json:
     """integral_lo^hi integrand dx = value, by F' = integrand and F(hi) - F(lo)."""
-    fields(ob, ("var", "lo", "hi", "integrand", "antiderivative", "value"),
-           ("nonzero", "positive", "nonneg"))
+    fields(
+        ob,
+        ("var", "lo", "hi", "integrand", "antiderivative", "value"),
+        ("nonzero", "positive", "nonneg"),
+    )
     x = ob["var"]
     if not is_symbol(x):
         raise KernelError("var must be a symbol")
@@ -100,11 +104,16 @@ def check_integral(ob: dict) -> Json:
     not_same(f, big_f, "the integrand and the antiderivative")
     norm = normalizer(ob, positive)
     if not _free_of(norm.rf(big_f)[1], x):
-        raise KernelError(f"the antiderivative divides by an expression in {x}: it could have "
-                          "a pole between the bounds")
+        raise KernelError(
+            f"the antiderivative divides by an expression in {x}: it could have "
+            "a pole between the bounds"
+        )
     assert_same_rf(norm, derivative(norm.rf(big_f), x, norm), norm.rf(f), "F' != integrand")
-    upper = (_at_infinity(norm.rf(big_f), x, positive, nonneg) if hi is None
-             else norm.rf(substitute(big_f, {x: hi})))
+    upper = (
+        _at_infinity(norm.rf(big_f), x, positive, nonneg)
+        if hi is None
+        else norm.rf(substitute(big_f, {x: hi}))
+    )
     lower = norm.rf(substitute(big_f, {x: lo}))
     difference = P.rf_add(upper, P.rf_neg(lower))
     assert_same_rf(norm, difference, norm.rf(value), "F(hi) - F(lo) != value")
@@ -113,5 +122,6 @@ def check_integral(ob: dict) -> Json:
     bound = props.binders([f, value, *bounds, *conds], positive=positive, nonneg=nonneg)
     bound = [b for b in bound if b[0] != x]
     integral = ["integral", x, to_json(lo), INFINITY if hi is None else to_json(hi), to_json(f)]
-    return props.forall(bound, props.implies(props.nonzero_hypotheses(conds),
-                                             ["=", integral, to_json(value)]))
+    return props.forall(
+        bound, props.implies(props.nonzero_hypotheses(conds), ["=", integral, to_json(value)])
+    )

@@ -1,4 +1,5 @@
 """Certificates: reading, hashing and checking a `fito-certificate/2` file (stdlib only)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,19 @@ from fito.proof.kernel.samples import check_samples
 
 FORMAT = "fito-certificate/2"
 VERDICTS = ("proved", "refuted")
-FIELDS = ("format", "id", "title", "description", "model", "method", "verdict", "statement",
-          "obligations", "producer", "sha256")
+FIELDS = (
+    "format",
+    "id",
+    "title",
+    "description",
+    "model",
+    "method",
+    "verdict",
+    "statement",
+    "obligations",
+    "producer",
+    "sha256",
+)
 MAX_BYTES = 64 * 1024 * 1024
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 _METHOD = re.compile(r"[a-z0-9][a-z0-9_+-]*\Z")
@@ -65,8 +77,9 @@ class Result:
 
 def canonical_json(data: Any) -> bytes:
     """The canonical bytes the hash covers: sorted keys, no spaces, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
 
 
 def certificate_hash(cert: dict[str, Any]) -> str:
@@ -85,8 +98,9 @@ def load(path: str) -> dict[str, Any]:
     if len(raw) > MAX_BYTES:
         raise Unreadable(f"larger than {MAX_BYTES} bytes")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
-                          object_pairs_hook=_no_duplicates)
+        data = json.loads(
+            raw.decode("utf-8"), parse_constant=_no_constant, object_pairs_hook=_no_duplicates
+        )
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Unreadable(f"not JSON: {str(exc).splitlines()[0][:120]}") from None
     return ensure_certificate(data)
@@ -96,8 +110,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs
-                   if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise ValueError(f"duplicate key {dup!r}")
     return out
 
@@ -154,16 +167,21 @@ def _statement(verdict: str, kinds: list[str], found: list[Any]) -> list[Any]:
     a counterexample, witness or Farkas refutation, at least one evaluated at a point)."""
     if verdict == "proved":
         if "counterexample" in kinds:
-            raise KernelError(f"obligation {kinds.index('counterexample') + 1} (counterexample) in "
-                              "a proved certificate")
+            raise KernelError(
+                f"obligation {kinds.index('counterexample') + 1} (counterexample) in "
+                "a proved certificate"
+            )
         return found
     bad = [i for i, k in enumerate(kinds, 1) if k not in REFUTING]
     if bad:
-        raise KernelError(f"obligation {bad[0]} ({kinds[bad[0] - 1]}) cannot refute a claim: a "
-                          f"refuted certificate holds only {', '.join(REFUTING)} obligations")
+        raise KernelError(
+            f"obligation {bad[0]} ({kinds[bad[0] - 1]}) cannot refute a claim: a "
+            f"refuted certificate holds only {', '.join(REFUTING)} obligations"
+        )
     if not {"counterexample", "witness"} & set(kinds):
-        raise KernelError("a refuted certificate needs a counterexample or witness the kernel "
-                          "evaluates")
+        raise KernelError(
+            "a refuted certificate needs a counterexample or witness the kernel evaluates"
+        )
     return [props.negate(c) for c in found]
 
 
@@ -182,8 +200,9 @@ def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
         _envelope(cert)
     except KernelError as exc:
         return cert, Result(False, claim, str(exc))
-    return cert, Result(True, claim, "", tuple(trusted), len(cert["obligations"]),
-                        tuple(cert["statement"]))
+    return cert, Result(
+        True, claim, "", tuple(trusted), len(cert["obligations"]), tuple(cert["statement"])
+    )
 
 
 def _check(cert: dict[str, Any], strict: bool) -> tuple[str, ...]:
@@ -200,8 +219,9 @@ def _envelope(cert: dict[str, Any]) -> None:
         raise KernelError(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
     recorded, computed = cert.get("sha256"), certificate_hash(cert)
     if recorded != computed:
-        raise KernelError(f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed "
-                          f"{computed[:16]}...")
+        raise KernelError(
+            f"sha256 mismatch: recorded {str(recorded)[:16]}..., computed {computed[:16]}..."
+        )
     missing = [f for f in FIELDS if f not in cert]
     extra = sorted(set(cert) - set(FIELDS))
     if missing or extra:
@@ -226,9 +246,11 @@ def _same_statement(given: Any, want: list[Any]) -> None:
         raise KernelError(f"statement: {n} propositions, but the obligations establish {len(want)}")
     for i, (g, w) in enumerate(zip(given, want), 1):
         if g != w:
-            raise KernelError(f"statement {i} is not what obligation {i} establishes: "
-                              f"it says {_short(props.render(g))}, "
-                              f"the obligation gives {_short(props.render(w))}")
+            raise KernelError(
+                f"statement {i} is not what obligation {i} establishes: "
+                f"it says {_short(props.render(g))}, "
+                f"the obligation gives {_short(props.render(w))}"
+            )
 
 
 def _short(text: str) -> str:

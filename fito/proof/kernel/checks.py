@@ -7,6 +7,7 @@ proves nothing: two sides that are the same expression, a formula without a symb
 point that leaves a symbol of its formula without a value, assumptions no point
 satisfies.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -74,8 +75,11 @@ def generic_functions(names: Iterable[str]) -> dict[str, Any]:
     out = {}
     for i, name in enumerate(sorted(names)):
         prime = _PRIMES[i % len(_PRIMES)]
-        out["@" + name] = (lambda p: lambda *xs: exact(p + sum((j + 2) * Fraction(x) ** 2
-                                                               for j, x in enumerate(xs))))(prime)
+        out["@" + name] = (
+            lambda p: (
+                lambda *xs: exact(p + sum((j + 2) * Fraction(x) ** 2 for j, x in enumerate(xs)))
+            )
+        )(prime)
     return out
 
 
@@ -98,18 +102,21 @@ def satisfiable(conds: list[Any], positive: Iterable[str] = ()) -> None:
     runs = [compile_expr(c) for c in conds]
     for j in range(24):
         env: dict[str, Any] = {
-            n: (i + j) % 5 + j // 5 if n in naturals else
-            Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1)
+            n: (i + j) % 5 + j // 5
+            if n in naturals
+            else Fraction(_PRIMES[(i + j) % len(_PRIMES)], j + 1)
             * (1 if n in positive or (i + j) % 2 else -1)
-            for i, n in enumerate(names)}
+            for i, n in enumerate(names)
+        }
         env.update(funcs)
         try:
             if all(r(env) != 0 for r in runs):
                 return
         except KernelError:
             continue
-    raise KernelError("the nonzero assumptions hold at none of the points tried: they may be "
-                      "unsatisfiable")
+    raise KernelError(
+        "the nonzero assumptions hold at none of the points tried: they may be unsatisfiable"
+    )
 
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
@@ -141,15 +148,17 @@ def assert_same_rf(norm: Normalizer, a: P.RF, b: P.RF, what: str) -> None:
     mono, cl, cr = diff
     plain = P.is_const(a[1]) and P.is_const(b[1])
     where = "" if plain else " after cross-multiplying the denominators"
-    raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} on the left, {cr} on the "
-                      f"right{where}")
+    raise KernelError(
+        f"{what}: coefficient of {P.mono_str(mono)} is {cl} on the left, {cr} on the right{where}"
+    )
 
 
 def not_same(a: Any, b: Any, what: str) -> None:
     """Refuse two sides that are the same expression: the kernel would compare nothing."""
     if a == b:
-        raise KernelError(f"trivial: {what} are the same expression ({render(a)}), so nothing is "
-                          "re-checked")
+        raise KernelError(
+            f"trivial: {what} are the same expression ({render(a)}), so nothing is re-checked"
+        )
 
 
 def not_constant(e: Any, what: str) -> None:
@@ -174,8 +183,9 @@ def check_identity(ob: Obligation) -> Json:
     assert_equal(norm, lhs, rhs, "lhs != rhs")
     conds = expr_list(ob.get("nonzero", []), "nonzero")
     bound = props.binders([lhs, rhs, *conds], positive_functions=positive_functions(ob))
-    return props.forall(bound, props.implies(props.nonzero_hypotheses(conds),
-                                             ["=", to_json(lhs), to_json(rhs)]))
+    return props.forall(
+        bound, props.implies(props.nonzero_hypotheses(conds), ["=", to_json(lhs), to_json(rhs)])
+    )
 
 
 def check_recurrence(ob: Obligation) -> Json:
@@ -191,8 +201,10 @@ def check_recurrence(ob: Obligation) -> Json:
     if prev in symbols(closed) | symbols(initial):
         raise KernelError(f"{prev} may occur only in the step")
     if step == prev or k not in symbols(closed):
-        raise KernelError(f"trivial: a recurrence whose step is {prev} or whose closed form "
-                          f"does not depend on {k} re-checks only an identity; state that instead")
+        raise KernelError(
+            f"trivial: a recurrence whose step is {prev} or whose closed form "
+            f"does not depend on {k} re-checks only an identity; state that instead"
+        )
     nonzero = expr_list(ob.get("nonzero", []), "nonzero")
     assumed = []
     for i, cond in enumerate(nonzero, 1):
@@ -209,8 +221,9 @@ def check_recurrence(ob: Obligation) -> Json:
     return _recurrence_conclusion(k, start, prev, initial, step, closed, assumed)
 
 
-def _recurrence_conclusion(k: str, start: Fraction, prev: str, initial: Any, step: Any,
-                           closed: Any, assumed: list[Any]) -> Json:
+def _recurrence_conclusion(
+    k: str, start: Fraction, prev: str, initial: Any, step: Any, closed: Any, assumed: list[Any]
+) -> Json:
     sequence = ["rec", k, to_json(start), to_json(initial), prev, to_json(step)]
     others = [initial, closed, *assumed, substitute(step, {prev: Fraction(0)})]
     bound = [b for b in props.binders(others) if b[0] != k]
@@ -220,9 +233,13 @@ def _recurrence_conclusion(k: str, start: Fraction, prev: str, initial: Any, ste
     stepwise = [c for c in assumed if k in symbols(c)]
     if stepwise:
         i = fresh_name(k + "_", set().union(*(symbols(c) for c in stepwise)) | {k})
-        hyps.append(["forall", [[i, ["int", to_json(start), k]]],
-                     props.conj(props.nonzero_hypotheses(
-                         [substitute(c, {k: i}) for c in stepwise]))])
+        hyps.append(
+            [
+                "forall",
+                [[i, ["int", to_json(start), k]]],
+                props.conj(props.nonzero_hypotheses([substitute(c, {k: i}) for c in stepwise])),
+            ]
+        )
     return props.forall(bound, props.implies(hyps, ["=", sequence, to_json(closed)]))
 
 
@@ -264,8 +281,10 @@ def _nonzero_from(cond: Any, k: str, start: Fraction, index: int) -> None:
     coeffs = list(shifted.values())
     lead = P.const_value(shifted)
     if lead == 0 or not all(c * lead > 0 for c in coeffs):
-        raise KernelError(f"nonzero condition {index} ({render(cond)}) is not shown nonzero for "
-                          f"all {k} >= {start}")
+        raise KernelError(
+            f"nonzero condition {index} ({render(cond)}) is not shown nonzero for "
+            f"all {k} >= {start}"
+        )
 
 
 def check_sum_of_squares(ob: Obligation) -> Json:
@@ -289,8 +308,9 @@ def check_sum_of_squares(ob: Obligation) -> Json:
     assert_equal(norm, target, ("+", *total), "target != sum of squares")
     conds = expr_list(ob.get("nonzero", []), "nonzero")
     bound = props.binders([*parts, *conds], positive=positive)
-    return props.forall(bound, props.implies(props.nonzero_hypotheses(conds),
-                                             [">=", to_json(target), 0]))
+    return props.forall(
+        bound, props.implies(props.nonzero_hypotheses(conds), [">=", to_json(target), 0])
+    )
 
 
 def _nonnegative_weight(w: P.RF, positive: set[str], index: int) -> None:
@@ -343,8 +363,10 @@ def check_counterexample(ob: Obligation) -> Json:
     """The formula (the claim's statement) evaluates to false under the assignment."""
     formula, value = _truth(ob)
     if value:
-        raise KernelError(f"formula is true under the assignment {_env_str(ob['assignment'])}: not "
-                          "a counterexample")
+        raise KernelError(
+            f"formula is true under the assignment {_env_str(ob['assignment'])}: not "
+            "a counterexample"
+        )
     return ["not", props.forall(props.binders([formula]), to_json(formula))]
 
 

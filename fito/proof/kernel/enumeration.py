@@ -5,6 +5,7 @@ The kernel refuses enumerations that check nothing: an empty box, an expression 
 that mentions no enumerated variable, a comparison of an expression with itself, and for
 all, any, min and max a filter that no point satisfies (vacuous or undefined).
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -49,8 +50,9 @@ def _parts(ob: Obligation, bound: set[str]) -> tuple[str, Any, Any]:
         if free:
             raise KernelError(f"symbol {free[0]} is not bound by the domain")
         if functions(part):
-            raise KernelError(f"{name} applies the function {min(functions(part))}, which has no "
-                              "value")
+            raise KernelError(
+                f"{name} applies the function {min(functions(part))}, which has no value"
+            )
         if not symbols(part) & bound:
             raise KernelError(f"trivial: {name} mentions no enumerated variable: a constant")
         if isinstance(part, tuple) and part[0] in COMPARISONS:
@@ -131,6 +133,7 @@ def _walk(domain: list) -> Iterator[dict]:
             env[name] = v
             yield from walk(i + 1, env)
         env.pop(name, None)
+
     return walk(0, {})
 
 
@@ -158,8 +161,11 @@ def aggregate(agg: str, values: Iterator[Any], filtered: bool) -> Any:
     if agg == "count":
         return len(vals)
     if not vals and agg in ("all", "any", "min", "max"):
-        raise KernelError("trivial: no point satisfies the filter (where): the aggregate is vacuous"
-                          if filtered else "trivial: nothing to aggregate")
+        raise KernelError(
+            "trivial: no point satisfies the filter (where): the aggregate is vacuous"
+            if filtered
+            else "trivial: nothing to aggregate"
+        )
     if agg in ("all", "any"):
         if not all(isinstance(v, bool) for v in vals):
             raise KernelError(f"{agg} needs a truth-valued expr")
@@ -217,8 +223,10 @@ def check_reachability(ob: Obligation) -> Json:
     got = aggregate(agg, _select(envs, expr, where), where is not None)
     want, value_json = claimed(agg, ob["value"])
     if got != want:
-        raise KernelError(f"recomputed {agg} over the reachable states is {_show(got)}, "
-                          f"the certificate says {_show(want)}")
+        raise KernelError(
+            f"recomputed {agg} over the reachable states is {_show(got)}, "
+            f"the certificate says {_show(want)}"
+        )
     return conclusion(agg, ["reachable", system], expr, where, value_json)
 
 
@@ -227,13 +235,14 @@ def reachable(system: Any) -> tuple[list[str], list[tuple[int, ...]]]:
     [values], "rules": [[guard, {x: expr, ...}], ...]}: a rule whose guard holds assigns
     its expressions simultaneously; a value outside a declared range is refused."""
     if not isinstance(system, dict) or set(system) != {"vars", "init", "rules"}:
-        raise KernelError("system must be {\"vars\", \"init\", \"rules\"}")
+        raise KernelError('system must be {"vars", "init", "rules"}')
     names, ranges = _state_vars(system["vars"])
     init = system["init"]
     if not isinstance(init, list) or len(init) != len(names):
         raise KernelError("init must give one value per state variable")
-    start = tuple(_in_range(exact(parse_rational(v, "init")), r, n)
-                  for v, r, n in zip(init, ranges, names))
+    start = tuple(
+        _in_range(exact(parse_rational(v, "init")), r, n) for v, r, n in zip(init, ranges, names)
+    )
     rules = _rules(system["rules"], names)
     seen, queue = {start}, deque([start])
     while queue:
@@ -262,8 +271,12 @@ def _state_vars(x: Any) -> tuple[list[str], list[tuple[int, int]]]:
         raise KernelError("vars must be a nonempty list of [name, lo, hi]")
     names, ranges = [], []
     for item in x:
-        if (not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0])
-                or item[0] in names):
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not is_symbol(item[0])
+            or item[0] in names
+        ):
             raise KernelError("vars must be distinct [name, lo, hi] entries")
         lo, hi = parse_rational(item[1], "lo"), parse_rational(item[2], "hi")
         if lo.denominator != 1 or hi.denominator != 1 or lo > hi:
@@ -278,8 +291,12 @@ def _rules(x: Any, names: list[str]) -> list[tuple[Callable, list[tuple[int, Cal
         raise KernelError("rules must be a nonempty list of [guard, {var: expr}]")
     out = []
     for i, rule in enumerate(x, 1):
-        if (not isinstance(rule, list) or len(rule) != 2 or not isinstance(rule[1], dict)
-                or not rule[1]):
+        if (
+            not isinstance(rule, list)
+            or len(rule) != 2
+            or not isinstance(rule[1], dict)
+            or not rule[1]
+        ):
             raise KernelError(f"rule {i} must be [guard, {{var: expr, ...}}] with an assignment")
         guard = parse(rule[0])
         exprs = {k: parse(v) for k, v in rule[1].items()}

@@ -4,6 +4,7 @@ An expression is JSON: an integer, a rational string "p/q", a symbol (an identif
 string), true/false, or a list `[op, arg, ...]`. Parsed expressions are nested tuples
 `(op, arg, ...)` whose leaves are `Fraction`, `bool` or `str` (a symbol). Standard library only.
 """
+
 from __future__ import annotations
 
 import operator
@@ -19,11 +20,32 @@ _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 ARITY: dict[str, tuple[int, int]] = {  # op -> (min, max) number of arguments; -1 = any
-    "+": (1, -1), "*": (1, -1), "-": (1, 2), "/": (2, 2), "^": (2, 2),
-    "min": (1, -1), "max": (1, -1), "abs": (1, 1), "floor": (1, 1), "mod": (2, 2), "div": (2, 2),
-    "<": (2, 2), "<=": (2, 2), "=": (2, 2), "!=": (2, 2), ">=": (2, 2), ">": (2, 2),
-    "and": (1, -1), "or": (1, -1), "not": (1, 1), "implies": (2, 2), "ite": (3, 3),
-    "fn": (2, -1), "sum": (4, 4), "prod": (4, 4), "exp": (1, 1),
+    "+": (1, -1),
+    "*": (1, -1),
+    "-": (1, 2),
+    "/": (2, 2),
+    "^": (2, 2),
+    "min": (1, -1),
+    "max": (1, -1),
+    "abs": (1, 1),
+    "floor": (1, 1),
+    "mod": (2, 2),
+    "div": (2, 2),
+    "<": (2, 2),
+    "<=": (2, 2),
+    "=": (2, 2),
+    "!=": (2, 2),
+    ">=": (2, 2),
+    ">": (2, 2),
+    "and": (1, -1),
+    "or": (1, -1),
+    "not": (1, 1),
+    "implies": (2, 2),
+    "ite": (3, 3),
+    "fn": (2, -1),
+    "sum": (4, 4),
+    "prod": (4, 4),
+    "exp": (1, 1),
 }
 BINDERS = ("sum", "prod")  # [op, var, lo, hi, body]: var is bound in body
 COMPARISONS = ("<", "<=", "=", "!=", ">=", ">")
@@ -47,8 +69,8 @@ def parse_rational(x: object, what: str = "number") -> Fraction:
     if isinstance(x, str) and _RATIONAL.match(x):
         return Fraction(x)
     if isinstance(x, float):
-        raise KernelError(f"{what}: floating-point number {x!r} is not exact; write \"p/q\"")
-    raise KernelError(f"{what}: expected an integer or \"p/q\", got {_short(x)}")
+        raise KernelError(f'{what}: floating-point number {x!r} is not exact; write "p/q"')
+    raise KernelError(f'{what}: expected an integer or "p/q", got {_short(x)}')
 
 
 def parse(x: object, depth: int = 0) -> Any:
@@ -64,7 +86,7 @@ def parse(x: object, depth: int = 0) -> Any:
             return Fraction(x)
         if _SYMBOL.match(x):
             return x
-        raise KernelError(f"{_short(x)} is neither a symbol nor a rational \"p/q\"")
+        raise KernelError(f'{_short(x)} is neither a symbol nor a rational "p/q"')
     if isinstance(x, list) and x and isinstance(x[0], str):
         op = x[0]
         if op not in ARITY:
@@ -223,6 +245,7 @@ def compile_expr(e: Any) -> Callable[[Env], Any]:
             if f is None:
                 raise KernelError(f"function {name} has no value (an uninterpreted function)")
             return f(*(a(env) for a in args))
+
         return apply
     if e[0] in BINDERS:
         return _big(e[0], e[1], compile_expr(e[2]), compile_expr(e[3]), compile_expr(e[4]))
@@ -235,6 +258,7 @@ MAX_TERMS_EVALUATED = 100_000
 
 def _big(op: str, var: str, lo: Callable, hi: Callable, body: Callable) -> Callable[[Env], Number]:
     """sum or product of body over the integers lo..hi (empty: 0 or 1)."""
+
     def run(env: Env) -> Number:
         a, b = _int(lo(env), f"{op} bound"), _int(hi(env), f"{op} bound")
         if b - a + 1 > MAX_TERMS_EVALUATED:
@@ -246,6 +270,7 @@ def _big(op: str, var: str, lo: Callable, hi: Callable, body: Callable) -> Calla
             x = _num(body(inner), op)
             acc = exact(acc + x if op == "sum" else acc * x)
         return acc
+
     return run
 
 
@@ -255,6 +280,7 @@ def _lookup(name: str) -> Callable[[Env], Any]:
             return env[name]
         except KeyError:
             raise KernelError(f"symbol {name} has no value") from None
+
     return get
 
 
@@ -283,7 +309,7 @@ def _power(base: Number, exp: int) -> Number:
         raise KernelError(f"power {base}^{exp} is too large for the kernel")
     if exp < 0 and base == 0:
         raise KernelError("division by zero: 0 raised to a negative power")
-    return exact(Fraction(base) ** exp if exp < 0 else base ** exp)
+    return exact(Fraction(base) ** exp if exp < 0 else base**exp)
 
 
 def _div(a: Number, b: Number) -> Number:
@@ -304,8 +330,9 @@ def _mod(a: Number, b: Number) -> Number:
     return exact(a % b)
 
 
-def _binary(step: Callable[[Number, Number], Number],
-            op: str) -> Callable[[list], Callable[[Env], Number]]:
+def _binary(
+    step: Callable[[Number, Number], Number], op: str
+) -> Callable[[list], Callable[[Env], Number]]:
     def build(parts: list) -> Callable[[Env], Number]:
         if len(parts) == 2:
             a, b = parts
@@ -316,13 +343,20 @@ def _binary(step: Callable[[Number, Number], Number],
             for p in parts[1:]:
                 acc = step(acc, _num(p(env), op))
             return exact(acc)
+
         return run
+
     return build
 
 
 _TESTS: dict[str, Callable[[Any, Any], bool]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "=": operator.eq, "!=": operator.ne}
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "=": operator.eq,
+    "!=": operator.ne,
+}
 
 
 def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
@@ -338,9 +372,12 @@ def _compare(op: str) -> Callable[[list], Callable[[Env], bool]]:
                 return test(x, y)
             if op in ("=", "!=") and tx is bool and ty is bool:
                 return test(x, y)
-            raise KernelError(f"{op} expects two "
-                              f"numbers{' or two truth values' if op in ('=', '!=') else ''}")
+            raise KernelError(
+                f"{op} expects two numbers{' or two truth values' if op in ('=', '!=') else ''}"
+            )
+
         return run
+
     return build
 
 
@@ -352,6 +389,7 @@ def _minus(parts: list) -> Callable[[Env], Number]:
 
 def _connective(op: str, stop: bool) -> Callable[[list], Callable[[Env], bool]]:
     """and (stops at the first false) / or (stops at the first true), left to right."""
+
     def build(parts: list) -> Callable[[Env], bool]:
         def run(env: Env) -> bool:
             for p in parts:
@@ -361,7 +399,9 @@ def _connective(op: str, stop: bool) -> Callable[[list], Callable[[Env], bool]]:
                 if v is not (not stop):
                     raise KernelError(f"{op} expects truth values, got the number {v}")
             return not stop
+
         return run
+
     return build
 
 
@@ -395,8 +435,9 @@ _OPS: dict[str, Callable[[list], Callable[[Env], Any]]] = {
     "and": _connective("and", False),
     "or": _connective("or", True),
     "not": lambda ps: lambda env: not _bool(ps[0](env), "not"),
-    "implies": lambda ps: lambda env: ((not _bool(ps[0](env), "implies"))
-                                       or _bool(ps[1](env), "implies")),
+    "implies": lambda ps: (
+        lambda env: (not _bool(ps[0](env), "implies")) or _bool(ps[1](env), "implies")
+    ),
     "ite": _ite,
     "exp": lambda ps: lambda env: _exp(_num(ps[0](env), "exp")),
     **{op: _compare(op) for op in COMPARISONS},

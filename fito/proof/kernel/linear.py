@@ -2,6 +2,7 @@
 functions of sign-definite parameters) and validity of quantifier-free linear formulas (the
 negation in disjunctive normal form, each case refuted by Farkas multipliers). Standard
 library only."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -59,10 +60,16 @@ def parameters(x: Any, names: set[str]) -> tuple[dict[str, Any], set[str], set[s
             (positive if domain == "positive" else nonneg).add(name)
             bound.append([name, domain])
             continue
-        if not (isinstance(domain, list) and len(domain) == 4 and domain[0] == "interval"
-                and domain[3] in ("[)", "()")):
-            raise KernelError(f"parameter {name}: domain must be positive, nonneg or "
-                              "[\"interval\", a, b, \"[)\" or \"()\"]")
+        if not (
+            isinstance(domain, list)
+            and len(domain) == 4
+            and domain[0] == "interval"
+            and domain[3] in ("[)", "()")
+        ):
+            raise KernelError(
+                f"parameter {name}: domain must be positive, nonneg or "
+                '["interval", a, b, "[)" or "()"]'
+            )
         a, b = parse_rational(domain[1], "interval end"), parse_rational(domain[2], "interval end")
         if not a < b:
             raise KernelError(f"parameter {name}: empty interval")
@@ -87,8 +94,11 @@ def check_farkas(ob: dict) -> Json:
     names = set().union(*(symbols(c) for c in cons))
     if "variables" in ob:
         variables = ob["variables"]
-        if (not isinstance(variables, list) or not variables
-                or not all(is_symbol(v) for v in variables)):
+        if (
+            not isinstance(variables, list)
+            or not variables
+            or not all(is_symbol(v) for v in variables)
+        ):
             raise KernelError("variables must be a nonempty list of symbols")
         variables = set(variables)
     else:
@@ -97,19 +107,30 @@ def check_farkas(ob: dict) -> Json:
     declared = {b[0] for b in bound}
     stray = sorted(names - variables - declared)
     if stray or variables & declared:
-        raise KernelError(f"symbol {(stray or sorted(variables & declared))[0]} must be either a "
-                          "variable or a declared parameter")
+        raise KernelError(
+            f"symbol {(stray or sorted(variables & declared))[0]} must be either a "
+            "variable or a declared parameter"
+        )
     for i, c in enumerate(cons, 1):
         if not symbols(c) & variables:
             raise KernelError(f"trivial: constraint {i} ({render(c)}) has no variable")
     refute(cons, ob["multipliers"], variables, subst, positive, nonneg)
-    exists = ["exists", [[v, "real"] for v in sorted(variables)],
-              props.conj([to_json(c) for c in cons])]
+    exists = [
+        "exists",
+        [[v, "real"] for v in sorted(variables)],
+        props.conj([to_json(c) for c in cons]),
+    ]
     return props.forall(sorted(bound), ["not", exists])
 
 
-def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, Any],
-           positive: set[str], nonneg: set[str]) -> None:
+def refute(
+    cons: list[Any],
+    mults: Any,
+    variables: set[str],
+    subst: dict[str, Any],
+    positive: set[str],
+    nonneg: set[str],
+) -> None:
     """Check the Farkas combination of parsed constraints (KernelError if it fails)."""
     if not isinstance(mults, list) or len(mults) != len(cons):
         raise KernelError("multipliers must be a list as long as the constraints")
@@ -136,13 +157,19 @@ def refute(cons: list[Any], mults: Any, variables: set[str], subst: dict[str, An
     if (P.variables(total[0]) | P.variables(total[1])) & variables:
         v = sorted((P.variables(total[0]) | P.variables(total[1])) & variables)[0]
         coef = {tuple(t for t in m if t != (v, 1)): c for m, c in total[0].items() if (v, 1) in m}
-        shown = (str(P.const_value(coef)) if P.is_const(coef) and P.is_const(total[1])
-                 else f"({P.poly_str(coef)})")
+        shown = (
+            str(P.const_value(coef))
+            if P.is_const(coef) and P.is_const(total[1])
+            else f"({P.poly_str(coef)})"
+        )
         raise KernelError(f"the combination leaves coefficient {shown} on {v}")
     sign = rf_sign(total, positive, nonneg)
     if not (sign == "neg" or (strict and sign in ("nonpos", "zero"))):
-        shown = (P.poly_str(total[0]) if P.is_const(total[1])
-                 else f"({P.poly_str(total[0])})/({P.poly_str(total[1])})")
+        shown = (
+            P.poly_str(total[0])
+            if P.is_const(total[1])
+            else f"({P.poly_str(total[0])})/({P.poly_str(total[1])})"
+        )
         reason = " (no strict inequality used)" if sign in ("nonpos", "zero") else ""
         raise KernelError(f"the combination reads 0 <= {shown}{reason}: no contradiction")
 
@@ -157,7 +184,8 @@ def _linear_form(norm: Normalizer, c: Any, i: int, variables: set[str]) -> tuple
 
 def _check_linear(g: P.RF, variables: set[str], i: int) -> None:
     if P.variables(g[1]) & variables or any(
-            sum(e for v, e in m if v in variables) > 1 for m in g[0]):
+        sum(e for v, e in m if v in variables) > 1 for m in g[0]
+    ):
         raise KernelError(f"constraint {i} is not linear")
 
 
@@ -237,8 +265,10 @@ def check_linear_valid(ob: dict) -> Json:
     cases = negated_cases(formula)
     given = ob["cases"]
     if not isinstance(given, list) or len(given) != len(cases):
-        raise KernelError(f"the negation has {len(cases)} case(s), the certificate gives "
-                          f"{len(given) if isinstance(given, list) else 'no list of'} multipliers")
+        raise KernelError(
+            f"the negation has {len(cases)} case(s), the certificate gives "
+            f"{len(given) if isinstance(given, list) else 'no list of'} multipliers"
+        )
     for i, (case, mults) in enumerate(zip(cases, given), 1):
         if not case:
             raise KernelError(f"case {i} of the negation is true: the formula is not valid")
@@ -254,13 +284,18 @@ def _hypotheses_hold(formula: Any, witnesses: Any) -> None:
     hyps = hypotheses(formula)
     if not isinstance(witnesses, list) or len(witnesses) != len(hyps):
         found = len(witnesses) if isinstance(witnesses, list) else 0
-        raise KernelError(f"the formula assumes {len(hyps)} hypothesis(es); give a witness point "
-                          f"for each (found {found})")
+        raise KernelError(
+            f"the formula assumes {len(hyps)} hypothesis(es); give a witness point "
+            f"for each (found {found})"
+        )
     for i, (h, w) in enumerate(zip(hyps, witnesses), 1):
         if not isinstance(w, dict) or set(w) != symbols(h):
-            raise KernelError(f"witness {i} must give a value to exactly the symbols of hypothesis "
-                              f"{i}")
+            raise KernelError(
+                f"witness {i} must give a value to exactly the symbols of hypothesis {i}"
+            )
         env = {k: exact(parse_rational(v, f"witness {i}: {k}")) for k, v in w.items()}
         if compile_expr(h)(env) is not True:
-            raise KernelError(f"hypothesis {i} ({render(h)}) is false at its witness point: "
-                              "it may hold nowhere, which would make the formula vacuous")
+            raise KernelError(
+                f"hypothesis {i} ({render(h)}) is false at its witness point: "
+                "it may hold nowhere, which would make the formula vacuous"
+            )

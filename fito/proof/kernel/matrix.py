@@ -3,6 +3,7 @@ polynomials, eigenvalues (as roots of the characteristic polynomial) and eigenva
 
 Entries are expressions; arithmetic is on rational forms. Standard library only.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -122,8 +123,13 @@ def _check_product(norm, a: list, factors: Any) -> None:
         if len(acc[0]) != len(m):
             raise KernelError(f"product factor {i} has {len(m)} rows, expected {len(acc[0])}")
         rows = [[norm.rf(x) for x in row] for row in m]
-        acc = [[P.rf_sum(P.rf_mul(acc[r][k], rows[k][c]) for k in range(len(m)))
-                for c in range(len(m[0]))] for r in range(len(acc))]
+        acc = [
+            [
+                P.rf_sum(P.rf_mul(acc[r][k], rows[k][c]) for k in range(len(m)))
+                for c in range(len(m[0]))
+            ]
+            for r in range(len(acc))
+        ]
     if (len(acc), len(acc[0])) != (len(a), len(a[0])):
         raise KernelError("product: the shape of the product differs from the matrix")
     for i, row in enumerate(a, 1):
@@ -160,8 +166,13 @@ def _charpoly_numeric(a: list[list[Fraction]], t: str) -> P.RF:
     n = len(a)
     coeffs, m = [Fraction(1)], [[Fraction(0)] * n for _ in range(n)]
     for k in range(1, n + 1):
-        m = [[sum((a[i][h] * m[h][j] for h in range(n)), coeffs[-1] if i == j else Fraction(0))
-              for j in range(n)] for i in range(n)]
+        m = [
+            [
+                sum((a[i][h] * m[h][j] for h in range(n)), coeffs[-1] if i == j else Fraction(0))
+                for j in range(n)
+            ]
+            for i in range(n)
+        ]
         am_trace = sum((a[i][h] * m[h][i] for i in range(n) for h in range(n)), Fraction(0))
         coeffs.append(-am_trace / k)
     poly: P.Poly = {}
@@ -197,17 +208,20 @@ def _laplace(rows: list[list[P.RF]]) -> P.RF:
             return P.const(1), P.const(1)
         if cols not in memo:
             if len(memo) >= MAX_MINORS:
-                raise KernelError(f"the determinant needs more than {MAX_MINORS} minors (too dense "
-                                  "for the kernel)")
+                raise KernelError(
+                    f"the determinant needs more than {MAX_MINORS} minors (too dense "
+                    "for the kernel)"
+                )
             terms = []
             for idx, c in enumerate(cols):
                 entry = rows[r][c]
                 if not entry[0]:
                     continue
-                term = P.rf_mul(entry, minor(cols[:idx] + cols[idx + 1:]))
+                term = P.rf_mul(entry, minor(cols[:idx] + cols[idx + 1 :]))
                 terms.append(P.rf_neg(term) if idx % 2 else term)
             memo[cols] = P.rf_tidy(P.rf_sum(terms))
         return memo[cols]
+
     return minor(tuple(range(n)))
 
 
@@ -220,8 +234,9 @@ def _same_rf(a: P.RF, b: P.RF, what: str) -> None:
     diff = P.first_difference(left, right)
     if diff is not None:
         mono, cl, cr = diff
-        raise KernelError(f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, "
-                          f"{cr} recomputed")
+        raise KernelError(
+            f"{what}: coefficient of {P.mono_str(mono)} is {cl} in the certificate, {cr} recomputed"
+        )
 
 
 def _fresh(a: list) -> str:
@@ -234,14 +249,15 @@ def _fresh(a: list) -> str:
 
 def _char_rows(rows: list[list[P.RF]], t: str) -> list[list[P.RF]]:
     n = len(rows)
-    return [[P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j]))
-             for j in range(n)]
-            for i in range(n)]
+    return [
+        [P.rf_add((P.var(t) if i == j else {}, P.const(1)), P.rf_neg(rows[i][j])) for j in range(n)]
+        for i in range(n)
+    ]
 
 
 def _check_charpoly(norm, a: list, rows: list, cp: Any) -> None:
     if not isinstance(cp, dict) or set(cp) != {"var", "poly"} or not is_symbol(cp["var"]):
-        raise KernelError("charpoly must be {\"var\": symbol, \"poly\": expression}")
+        raise KernelError('charpoly must be {"var": symbol, "poly": expression}')
     t = cp["var"]
     if any(t in symbols(x) for row in a for x in row):
         raise KernelError(f"charpoly variable {t} occurs in the matrix")
@@ -261,10 +277,12 @@ def _check_eigenvalues(norm, a: list, rows: list, eig: Any) -> None:
 
 def _check_count(ob: Obligation) -> None:
     cnt = ob["count"]
-    if (not isinstance(cnt, dict) or set(cnt) != {"bind", "where", "value"}
-            or not is_symbol(cnt["bind"])):
-        raise KernelError("count must be "
-                          "{\"bind\": symbol, \"where\": formula, \"value\": integer}")
+    if (
+        not isinstance(cnt, dict)
+        or set(cnt) != {"bind", "where", "value"}
+        or not is_symbol(cnt["bind"])
+    ):
+        raise KernelError('count must be {"bind": symbol, "where": formula, "value": integer}')
     if "eigenvalues" not in ob:
         raise KernelError("count needs the eigenvalues")
     where = compile_expr(parse(cnt["where"]))

@@ -6,6 +6,7 @@ symbol k (a natural number), a >= 1 and c integers becomes `(b^a)^k * b^c`, wher
 is an opaque atom: an identity that holds with the atoms as free variables holds for every
 value of k. Standard library only.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -24,15 +25,16 @@ from fito.proof.kernel.expr import (
 )
 
 MAX_EXPONENT = 2000
-EXP_ARGS: dict[str, P.Poly] = {}   # atom name exp(u) -> u (the name spells u out in full)
+EXP_ARGS: dict[str, P.Poly] = {}  # atom name exp(u) -> u (the name spells u out in full)
 DEPENDS: dict[str, frozenset[str]] = {}  # atom name -> the symbols its value depends on
 
 
 class Normalizer:
     """Turns expressions into rational forms under declared nonzero assumptions."""
 
-    def __init__(self, nonzero: Iterable[Any] = (), positive: Iterable[str] = (),
-                 nonneg: Iterable[str] = ()) -> None:
+    def __init__(
+        self, nonzero: Iterable[Any] = (), positive: Iterable[str] = (), nonneg: Iterable[str] = ()
+    ) -> None:
         # symbols known > 0 (>= 0): a divisor of one strict sign for all their values is fine
         self._positive, self._nonneg = set(positive), set(nonneg)
         self._nonzero: set[tuple] = set()
@@ -116,9 +118,11 @@ class Normalizer:
         shown = []
         for a in args:
             num, den = P.rf_tidy(self.rf(a))
-            shown.append(P.poly_str(num, limit=len(num)) if P.is_const(den)
-                         else f"({P.poly_str(num, limit=len(num))})"
-                              f"/({P.poly_str(den, limit=len(den))})")
+            shown.append(
+                P.poly_str(num, limit=len(num))
+                if P.is_const(den)
+                else f"({P.poly_str(num, limit=len(num))})/({P.poly_str(den, limit=len(den))})"
+            )
         return f"{name}({', '.join(shown)})"
 
     def _expand(self, e: tuple) -> Any:
@@ -203,12 +207,15 @@ def _without_exponentials(p: P.Poly) -> P.Poly:
     common: dict[str, int] | None = None
     for mono in p:
         here = {v: e for v, e in mono if v in EXP_ARGS}
-        common = (here if common is None
-                  else {v: min(e, here[v]) for v, e in common.items() if v in here})
+        common = (
+            here if common is None else {v: min(e, here[v]) for v, e in common.items() if v in here}
+        )
     if not common:
         return p
-    return {tuple((v, e - common.get(v, 0)) for v, e in m if e - common.get(v, 0)): c
-            for m, c in p.items()}
+    return {
+        tuple((v, e - common.get(v, 0)) for v, e in m if e - common.get(v, 0)): c
+        for m, c in p.items()
+    }
 
 
 def depends_on(p: P.Poly) -> set[str]:
@@ -259,7 +266,7 @@ def _exponent(p: P.Poly, e: Any) -> tuple[str | None, int, int]:
     if not linear:
         return None, 0, int(c)
     if len(linear) == 1:
-        (m, coef), = linear
+        ((m, coef),) = linear
         if len(m) == 1 and m[0][1] == 1 and coef.denominator == 1 and coef != 0:
             return m[0][0], int(coef), int(c)
     raise KernelError(f"exponent {render(e)} is not of the form a*k + c (a, c integers, a != 0)")

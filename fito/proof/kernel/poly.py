@@ -4,6 +4,7 @@ A polynomial is a dict from monomials to nonzero Fractions; a monomial is a sort
 (variable, exponent) pairs. A rational form is a pair (numerator, denominator) of
 polynomials, never reduced: two forms are equal when they cross-multiply to equal polynomials.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -156,8 +157,16 @@ def poly_str(a: Poly, limit: int = 8) -> str:
     """A polynomial as text for messages."""
     if not a:
         return "0"
-    terms = [str(c) if not m else mono_str(m) if c == 1 else f"-{mono_str(m)}" if c == -1
-             else f"{c}*{mono_str(m)}" for m, c in sorted(a.items())]
+    terms = [
+        str(c)
+        if not m
+        else mono_str(m)
+        if c == 1
+        else f"-{mono_str(m)}"
+        if c == -1
+        else f"{c}*{mono_str(m)}"
+        for m, c in sorted(a.items())
+    ]
     more = f" + ... ({len(terms) - limit} more terms)" if len(terms) > limit else ""
     return " + ".join(terms[:limit]) + more
 

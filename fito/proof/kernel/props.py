@@ -15,6 +15,7 @@ checks, not by the hash. Standard library only.
                  | "positive function" | ["int", lo, hi] | ["interval", lo, hi, "[)" | "()"]
                  | ["int>=", lo] | ["reachable", system] | ["spectrum", matrix]
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -35,9 +36,15 @@ def exponent_symbols(e: Any) -> set[str]:
     return set().union(*(exponent_symbols(a) for a in parts))
 
 
-def binders(parsed: Iterable[Any], *, positive: Iterable[str] = (), nonneg: Iterable[str] = (),
-            integer: Iterable[str] = (), positive_functions: Iterable[str] = (),
-            domains: dict[str, Json] | None = None) -> list[list[Json]]:
+def binders(
+    parsed: Iterable[Any],
+    *,
+    positive: Iterable[str] = (),
+    nonneg: Iterable[str] = (),
+    integer: Iterable[str] = (),
+    positive_functions: Iterable[str] = (),
+    domains: dict[str, Json] | None = None,
+) -> list[list[Json]]:
     """[[name, domain], ...] for every free symbol and function of the parsed expressions,
     sorted by name: given `domains` first, then declared classes, exponents natural, else real."""
     items = list(parsed)
@@ -56,8 +63,10 @@ def binders(parsed: Iterable[Any], *, positive: Iterable[str] = (), nonneg: Iter
             fallback = "nat" if name in natural else "real"
             domain = next((d for s, d in classes if name in s), fallback)
         out.append([name, domain])
-    out += [[f, "positive function" if f in set(positive_functions) else "function"]
-            for f in sorted(funcs)]
+    out += [
+        [f, "positive function" if f in set(positive_functions) else "function"]
+        for f in sorted(funcs)
+    ]
     out.sort(key=lambda b: b[0])
     return out
 
@@ -120,15 +129,17 @@ def render(p: Json, depth: int = 0) -> str:
     if op == "fn":
         return f"{p[1]}(" + ", ".join(render(a, depth + 1) for a in p[2:]) + ")"
     if op in _AGGREGATES and len(p) >= 3 and isinstance(p[1], list):
-        over = (_binders_text(p[1]) if p[1] and isinstance(p[1][0], list)
-                else render(p[1], depth + 1))
+        over = (
+            _binders_text(p[1]) if p[1] and isinstance(p[1][0], list) else render(p[1], depth + 1)
+        )
         what = "" if op == "count" or len(p) < 4 else f" of {render(p[3], depth + 1)}"
         return f"{op}{what} over {over} where {render(p[2], depth + 1)}"
     if op == "rec" and len(p) == 6:
         k, start, initial, prev, step = p[1:]
         step = _replace(step, prev, ["fn", "s", k])
-        return (f"[s({k}) where s({render(start)}) = {render(initial)} and "
-                f"s({k} + 1) = {render(step)}]")
+        return (
+            f"[s({k}) where s({render(start)}) = {render(initial)} and s({k} + 1) = {render(step)}]"
+        )
     if op == "matrix":
         return "[" + "; ".join(", ".join(render(x) for x in row) for row in p[1:]) + "]"
     if op in ("sum", "prod") and len(p) == 5:

@@ -3,6 +3,7 @@ N >= N0: residue class by residue class (N = P q + r), each side becomes a polyn
 once every floor and every min/max is resolved for q >= q0; a min/max whose arguments cross
 is resolved past the crossing and the finitely many N before it are evaluated one by one.
 Standard library only."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -144,8 +145,10 @@ def _residue(lhs: Any, rhs: Any, n: str, period: int, r: int, start: Fraction) -
                 _at(lhs, rhs, n, period * q + r)
             q0 = cross.at + 1
     if left != right:
-        raise KernelError(f"the two sides differ for {n} = {period} q + {r}, q >= {q0}: "
-                          f"{P.poly_str(left)} vs {P.poly_str(right)}")
+        raise KernelError(
+            f"the two sides differ for {n} = {period} q + {r}, q >= {q0}: "
+            f"{P.poly_str(left)} vs {P.poly_str(right)}"
+        )
 
 
 def _at(lhs: Any, rhs: Any, n: str, value: int) -> None:
@@ -154,8 +157,9 @@ def _at(lhs: Any, rhs: Any, n: str, value: int) -> None:
         raise KernelError(f"at {n} = {value}: {render(lhs)} is {a}, {render(rhs)} is {b}")
 
 
-def count_matches(c: Fraction, d: P.Poly, strict: bool, lo: Any, hi: Any, n: str,
-                  start: Fraction, value: Any) -> None:
+def count_matches(
+    c: Fraction, d: P.Poly, strict: bool, lo: Any, hi: Any, n: str, start: Fraction, value: Any
+) -> None:
     """#{j in [lo, hi] : c j + d(n) > 0 (>= 0)} = value(n) for every integer n >= start."""
     dn, d0 = P.coefficient(d, ((n, 1),)), P.const_value(d)
     if P.variables(d) - {n}:
@@ -164,7 +168,7 @@ def count_matches(c: Fraction, d: P.Poly, strict: bool, lo: Any, hi: Any, n: str
         ratio = ("+", -d0 / c, ("*", -dn / c, n))
         low = ("+", ("floor", ratio), Fraction(1)) if strict else ("-", ("floor", ("-", ratio)))
         first, last = ("max", lo, low), hi
-    else:      # j < d/|c|, or j <= d/|c|
+    else:  # j < d/|c|, or j <= d/|c|
         ratio = ("+", d0 / -c, ("*", dn / -c, n))
         high = ("-", ("-", ("floor", ("-", ratio))), Fraction(1)) if strict else ("floor", ratio)
         first, last = lo, ("min", hi, high)

@@ -7,6 +7,7 @@ declared positive, positive-valued functions, and linear forms that the range's 
 positive (or nonnegative): l = sum mu_i g_i + gamma with g_i >= 0 the range's facts
 (j - lo, hi - j, and N - N0 for a counting claim), mu_i >= 0 and gamma > 0 (>= 0).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -77,8 +78,9 @@ class Range:
         """A linear form in the var and the integer parameters, positive by the facts."""
         ell = _poly(e)
         if P.degree(ell) > 1 or P.variables(ell) - self.integers - {self.var}:
-            raise KernelError(f"{render(e)} is not a linear form in {self.var} and the integer "
-                              "parameters")
+            raise KernelError(
+                f"{render(e)} is not a linear form in {self.var} and the integer parameters"
+            )
         gamma = combination(ell, self.facts)
         if gamma is None:
             raise KernelError(f"{render(e)} is not shown >= 0 from the range's bounds")
@@ -106,13 +108,23 @@ class Range:
 
     def parameters(self, parts: list[Any]) -> list[list[Json]]:
         """Binders of the parameters (everything but the var) of the parsed parts."""
-        stray = sorted(set().union(*(symbols(p) for p in parts)) - self.integers - self.positive
-                       - {self.var})
+        stray = sorted(
+            set().union(*(symbols(p) for p in parts)) - self.integers - self.positive - {self.var}
+        )
         if stray:
-            raise KernelError(f"symbol {stray[0]} is neither the var, an integer parameter nor "
-                              "positive")
-        return [b for b in props.binders(parts, integer=self.integers, positive=self.positive,
-                                         positive_functions=self.functions) if b[0] != self.var]
+            raise KernelError(
+                f"symbol {stray[0]} is neither the var, an integer parameter nor positive"
+            )
+        return [
+            b
+            for b in props.binders(
+                parts,
+                integer=self.integers,
+                positive=self.positive,
+                positive_functions=self.functions,
+            )
+            if b[0] != self.var
+        ]
 
 
 def _poly(e: Any) -> P.Poly:
@@ -122,8 +134,9 @@ def _poly(e: Any) -> P.Poly:
 def _integer_linear(e: Any, integers: set[str], what: str) -> None:
     p = _poly(e)
     if P.degree(p) > 1 or P.variables(p) - integers or any(c.denominator != 1 for c in p.values()):
-        raise KernelError(f"{what} must be linear with integer coefficients in the integer "
-                          "parameters")
+        raise KernelError(
+            f"{what} must be linear with integer coefficients in the integer parameters"
+        )
 
 
 def combination(ell: P.Poly, facts: list[P.Poly]) -> Fraction | None:
@@ -133,8 +146,10 @@ def combination(ell: P.Poly, facts: list[P.Poly]) -> Fraction | None:
     best: Fraction | None = None
     for size in range(len(facts) + 1):
         for chosen in itertools.combinations(range(len(facts)), size):
-            mu = _solve([[P.coefficient(facts[i], ((x, 1),)) for i in chosen] for x in names],
-                        [P.coefficient(ell, ((x, 1),)) for x in names])
+            mu = _solve(
+                [[P.coefficient(facts[i], ((x, 1),)) for i in chosen] for x in names],
+                [P.coefficient(ell, ((x, 1),)) for x in names],
+            )
             if mu is None or any(m < 0 for m in mu):
                 continue
             used = (m * P.const_value(facts[i]) for m, i in zip(mu, chosen))
@@ -169,8 +184,11 @@ def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
 def check_range_sign(ob: Obligation) -> Json:
     """expr >= 0 (or > 0) for every integer var in [lo, hi] and every value of the
     parameters, shown by a factored form whose every factor has a known sign."""
-    fields(ob, ("var", "lo", "hi", "expr", "sign", "factored"),
-           ("integers", "positive", "positive_functions"))
+    fields(
+        ob,
+        ("var", "lo", "hi", "expr", "sign", "factored"),
+        ("integers", "positive", "positive_functions"),
+    )
     rng = Range(ob)
     expr, factored = parse(ob["expr"]), parse(ob["factored"])
     if ob["sign"] not in (">=", ">"):
@@ -210,8 +228,11 @@ def check_interval_count(ob: Obligation) -> Json:
     A op B is shown equivalent on the range to l op 0 (A - B = l * pi with pi > 0 there),
     l linear in j and N; the kernel counts the integers of the interval it defines and
     compares with value residue class by residue class of N."""
-    fields(ob, ("var", "lo", "hi", "param", "from", "predicate", "linear", "factor", "value"),
-           ("positive", "positive_functions"))
+    fields(
+        ob,
+        ("var", "lo", "hi", "param", "from", "predicate", "linear", "factor", "value"),
+        ("positive", "positive_functions"),
+    )
     n = ob["param"]
     if not is_symbol(n):
         raise KernelError("param must be a symbol")
@@ -225,8 +246,12 @@ def check_interval_count(ob: Obligation) -> Json:
     if rng.sign(pi) != "pos":
         raise KernelError("the factor is not shown positive on the range")
     a, b = (pred[1], pred[2]) if pred[0] in (">", ">=") else (pred[2], pred[1])
-    assert_equal(Normalizer(rng.leaves(pi) + rng.divisors(a) + rng.divisors(b)), ("-", a, b),
-                 ("*", ell, pi), "predicate difference != linear * factor")
+    assert_equal(
+        Normalizer(rng.leaves(pi) + rng.divisors(a) + rng.divisors(b)),
+        ("-", a, b),
+        ("*", ell, pi),
+        "predicate difference != linear * factor",
+    )
     value = parse(ob["value"])
     if symbols(value) - {n} or functions(value):
         raise KernelError(f"value may use only {n}")
@@ -234,12 +259,16 @@ def check_interval_count(ob: Obligation) -> Json:
     _compare_counts(_poly(ell), strict, rng, n, start, value)
     count = ["count", [rng.binder()], to_json(pred)]
     body = ["=", count, to_json(value)]
-    return ["forall", [[n, ["int>=", to_json(start)]]], props.forall(
-        [b for b in rng.parameters([pred, pi]) if b[0] != n], body)]
+    return [
+        "forall",
+        [[n, ["int>=", to_json(start)]]],
+        props.forall([b for b in rng.parameters([pred, pi]) if b[0] != n], body),
+    ]
 
 
-def _compare_counts(ell: P.Poly, strict: bool, rng: Range, n: str, start: Fraction,
-                    value: Any) -> None:
+def _compare_counts(
+    ell: P.Poly, strict: bool, rng: Range, n: str, start: Fraction, value: Any
+) -> None:
     j = rng.var
     if P.degree(ell) > 1 or P.variables(ell) - {j, n}:
         raise KernelError(f"linear must be linear in {j} and {n}")

@@ -7,6 +7,7 @@ no square root is ever rounded. The critical values t are a table (the usual qua
 rounded *up* at the third decimal, and for degrees of freedom between rows the smaller row,
 so every interval is at least as wide as the exact one). Standard library only.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -23,19 +24,123 @@ from fito.proof.kernel.expr import (
     to_json,
 )
 
-_DF = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-       25, 26, 27, 28, 29, 30, 40, 60, 120)
+_DF = (
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+    21,
+    22,
+    23,
+    24,
+    25,
+    26,
+    27,
+    28,
+    29,
+    30,
+    40,
+    60,
+    120,
+)
 _T = {  # two-sided critical values, rounded up
-    "95%": (12.707, 4.304, 3.183, 2.777, 2.572, 2.448, 2.366, 2.307, 2.263, 2.229, 2.202, 2.179,
-            2.161, 2.145, 2.132, 2.120, 2.110, 2.101, 2.094, 2.086, 2.080, 2.074, 2.069, 2.064,
-            2.060, 2.056, 2.052, 2.049, 2.046, 2.043, 2.022, 2.001, 1.980),
-    "99%": (63.657, 9.925, 5.841, 4.605, 4.033, 3.708, 3.500, 3.356, 3.250, 3.170, 3.106,
-            3.055, 3.013, 2.977, 2.947, 2.921, 2.899, 2.879, 2.861, 2.846, 2.832, 2.819, 2.808,
-            2.797, 2.788, 2.779, 2.771, 2.764, 2.757, 2.750, 2.705, 2.661, 2.618),
+    "95%": (
+        12.707,
+        4.304,
+        3.183,
+        2.777,
+        2.572,
+        2.448,
+        2.366,
+        2.307,
+        2.263,
+        2.229,
+        2.202,
+        2.179,
+        2.161,
+        2.145,
+        2.132,
+        2.120,
+        2.110,
+        2.101,
+        2.094,
+        2.086,
+        2.080,
+        2.074,
+        2.069,
+        2.064,
+        2.060,
+        2.056,
+        2.052,
+        2.049,
+        2.046,
+        2.043,
+        2.022,
+        2.001,
+        1.980,
+    ),
+    "99%": (
+        63.657,
+        9.925,
+        5.841,
+        4.605,
+        4.033,
+        3.708,
+        3.500,
+        3.356,
+        3.250,
+        3.170,
+        3.106,
+        3.055,
+        3.013,
+        2.977,
+        2.947,
+        2.921,
+        2.899,
+        2.879,
+        2.861,
+        2.846,
+        2.832,
+        2.819,
+        2.808,
+        2.797,
+        2.788,
+        2.779,
+        2.771,
+        2.764,
+        2.757,
+        2.750,
+        2.705,
+        2.661,
+        2.618,
+    ),
 }
 MAX_SAMPLE = 100_000
-FACTS = {"mean_in": 3, "mean_above": 2, "mean_above_value": 2, "mean_below_value": 2,
-         "ratio_in": 4, "all_above": 2, "all_below": 2}
+FACTS = {
+    "mean_in": 3,
+    "mean_above": 2,
+    "mean_above_value": 2,
+    "mean_below_value": 2,
+    "ratio_in": 4,
+    "all_above": 2,
+    "all_below": 2,
+}
 
 
 def critical(level: str, df: int) -> Fraction:
@@ -101,8 +206,12 @@ def check_samples(ob: dict) -> Any:
 
 
 def _check_fact(fact: Any, data: dict[str, Sample], i: int) -> None:
-    if (not isinstance(fact, list) or not fact or fact[0] not in FACTS
-            or len(fact) != FACTS[fact[0]] + 1):
+    if (
+        not isinstance(fact, list)
+        or not fact
+        or fact[0] not in FACTS
+        or len(fact) != FACTS[fact[0]] + 1
+    ):
         raise KernelError(f"fact {i} must be one of {', '.join(FACTS)} with its arguments")
     op, args = fact[0], fact[1:]
     names = {"mean_above": 2, "ratio_in": 2}.get(op, 1)
@@ -126,13 +235,15 @@ def _check_fact(fact: Any, data: dict[str, Sample], i: int) -> None:
     else:
         ok = _ratio_in(a, data[args[1]], _value(args[2]), _value(args[3]))
     if not ok:
-        raise KernelError(f"fact {i} ({op} {' '.join(str(x) for x in args)}) does not hold "
-                          f"for the stored samples (mean {float(a.mean):.6g}, n = {a.n})")
+        raise KernelError(
+            f"fact {i} ({op} {' '.join(str(x) for x in args)}) does not hold "
+            f"for the stored samples (mean {float(a.mean):.6g}, n = {a.n})"
+        )
 
 
 def _ratio_in(a: Sample, b: Sample, lo: Fraction, hi: Fraction) -> bool:
     """[(ma - ha)/(mb + hb), (ma + ha)/(mb - hb)] within [lo, hi], with mb - hb > 0."""
-    if not b.lower_at_least(Fraction(0)) or b.mean ** 2 == b.h2:
+    if not b.lower_at_least(Fraction(0)) or b.mean**2 == b.h2:
         return False
     low = _at_least_two_roots(a.mean - lo * b.mean, a.h2, lo * lo * b.h2, strict=False)
     high = _at_least_two_roots(hi * b.mean - a.mean, a.h2, hi * hi * b.h2, strict=False)

@@ -1,6 +1,7 @@
 """numpy expressions for the vector code (fito/semantics/codegen/vector.py): IR translated over the
 field arrays of a block of packed rows, with the fault flags an expression may raise, and
 the bounds that keep its intermediate values in int64."""
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,9 @@ class Emitter:
     statements and the fault flags they raise (into the array named `flag`, indexed by
     `sel` for effects)."""
 
-    def __init__(self, code: VectorCode, prefix: str, rows: str, flag: str,
-                 constants: dict[str, Any]) -> None:
+    def __init__(
+        self, code: VectorCode, prefix: str, rows: str, flag: str, constants: dict[str, Any]
+    ) -> None:
         self.code = code
         self.prefix = prefix
         self.rows = rows
@@ -167,8 +169,9 @@ class Emitter:
                 first, last = min(max(a - lo, 0), size - 1), max(min(b - lo, size - 1), 0)
                 o = f"({v} - {lo})" if lo else v
                 if a - lo < 0 or b - lo >= size:  # may leave its range
-                    bad = ([f"({o} < 0)"] if a < lo else []) + \
-                        ([f"({o} >= {size})"] if b - lo >= size else [])
+                    bad = ([f"({o} < 0)"] if a < lo else []) + (
+                        [f"({o} >= {size})"] if b - lo >= size else []
+                    )
                     self._flag_once((x, lo, size), " | ".join(bad))
                     o = f"np.clip({o}, 0, {size - 1})"
             parts.append(f"{o} * {stride}")
@@ -182,8 +185,10 @@ class Emitter:
         table, o = self.fresh(), self.fresh()
         self.constants[table] = np.array([pos.get(k, -1) for k in range(keys[0], keys[-1] + 1)])
         span = keys[-1] - keys[0]
-        self.prelude.append(f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
-                            f"{table}[np.clip({v} - {keys[0]}, 0, {span})], -1)")
+        self.prelude.append(
+            f"{o} = np.where(({v} >= {keys[0]}) & ({v} <= {keys[-1]}), "
+            f"{table}[np.clip({v} - {keys[0]}, 0, {span})], -1)"
+        )
         return o
 
     def _flag_once(self, key: tuple, bad: str) -> None:
@@ -201,10 +206,12 @@ class Emitter:
             return f"{self.prefix}{slots[0]}"
         stack = ", ".join(f"{self.prefix}{k}" for k in slots)
         t, table = self.fresh(), self.fresh()
-        self.constants[table] = np.array([slots.index(k) if k in slots else 0
-                                          for k in range(slots[0], slots[-1] + 1)])
-        self.prelude.append(f"{t} = np.broadcast_to({table}[{offset} - {slots[0]}], "
-                            f"({self.rows},))")
+        self.constants[table] = np.array(
+            [slots.index(k) if k in slots else 0 for k in range(slots[0], slots[-1] + 1)]
+        )
+        self.prelude.append(
+            f"{t} = np.broadcast_to({table}[{offset} - {slots[0]}], ({self.rows},))"
+        )
         return f"np.stack(({stack},))[{t}, np.arange({self.rows})]"
 
 
@@ -285,8 +292,15 @@ def read_field(X: np.ndarray, word: int, shift: int, mask: int, lo: int) -> np.n
     return out
 
 
-def put_field(Y: np.ndarray, word: int, shift: int, mask: int, lo: int, value: Any,
-               rows: np.ndarray | None = None) -> None:
+def put_field(
+    Y: np.ndarray,
+    word: int,
+    shift: int,
+    mask: int,
+    lo: int,
+    value: Any,
+    rows: np.ndarray | None = None,
+) -> None:
     bits = (np.asarray(value, dtype=np.int64) - lo).astype(np.uint64) & np.uint64(mask)
     clear = np.uint64(~(mask << shift) & (2**64 - 1))
     if rows is None:

@@ -8,6 +8,7 @@ into one shift and mask), so a transition costs a few numpy calls per word rathe
 several per field. A line of code between puts is a barrier: what was put before it is
 written first.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,9 +32,9 @@ class Put:
 
 @dataclass(slots=True)
 class _Word:
-    clear: int = 0                                   # bits set by pending puts
-    const: int = 0                                   # constant bits among them
-    computed: int = 0                                # bits set by terms and copies
+    clear: int = 0  # bits set by pending puts
+    const: int = 0  # constant bits among them
+    computed: int = 0  # bits set by terms and copies
     terms: list[str] = field(default_factory=list)
     copies: dict[tuple[str, int, int], int] = field(default_factory=dict)
 
@@ -74,8 +75,11 @@ def _add(words: dict[int, _Word], put: Put, out: list[str], target: str) -> None
         w.computed |= bits
     elif isinstance(put.value, str):
         v = f"({put.value} - {f.lo})" if f.lo else put.value
-        w.terms.append(f"(({v}).astype(U) & {f.mask}) << {f.shift}" if f.shift else
-                       f"(({v}).astype(U) & {f.mask})")
+        w.terms.append(
+            f"(({v}).astype(U) & {f.mask}) << {f.shift}"
+            if f.shift
+            else f"(({v}).astype(U) & {f.mask})"
+        )
         w.computed |= bits
     else:
         w.const |= ((put.value - f.lo) & f.mask) << f.shift

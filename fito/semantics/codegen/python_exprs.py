@@ -1,13 +1,23 @@
 """IR as Python source, for the scalar engine's generated code (fito/semantics/codegen/scalar.py):
 an expression over the state tuple, the tests that a value is within its type, and the
 checks the generated code calls."""
+
 from __future__ import annotations
 
 from fito.lang.resolve.values import BoolT, EnumT, IntRange, IntT, SetT, ValueType
 from fito.semantics.ir import IR, Fault, chain_of
 
-_PY = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "+": "+", "-": "-",
-       "*": "*"}
+_PY = {
+    "==": "==",
+    "!=": "!=",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "+": "+",
+    "-": "-",
+    "*": "*",
+}
 
 
 _FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too

@@ -8,6 +8,7 @@ appends the (rank, state after) pairs of the enabled ones, rank = base + transit
 (a fault there is an error of that transition, named by its rank): every guard of a state
 is evaluated before any effect (docs/semantics.md, model errors).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -15,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito.lang.resolve.values import ValueType
-from fito.semantics.ir import IR, Fault
 from fito.semantics.codegen.python_exprs import chk_range, chk_set, contains_source, to_python
-from fito.semantics.state.layout import Layout
+from fito.semantics.ir import IR, Fault
 from fito.semantics.network import Network, Placement, Transition
 from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.state.layout import Layout
 
 
 class StepFault(Exception):
@@ -36,7 +37,7 @@ class Group:
     """The compiled transitions of one (mode, candidate, locations)."""
 
     transitions: tuple[Transition, ...]
-    guards: Callable[[tuple], tuple] | None   # None: no transition has a guard
+    guards: Callable[[tuple], tuple] | None  # None: no transition has a guard
     effects: Callable[[tuple, tuple | None, list, int], None]  # (s, guards, out, rank base)
 
 
@@ -53,10 +54,19 @@ class ScalarCode:
         self._resets: dict[int, tuple[tuple[int, int], ...]] = {}
         self._slots: dict[tuple[str, tuple[int, ...]], int] = {}  # (cell, index) -> slot
         self.namespace: dict[str, Any] = {
-            "Fault": Fault, "StepFault": StepFault,
-            "_rd": self._read, "_div": _div, "_mod": _mod, "_fault": _fault,
-            "_slot": self._slot, "_conflict": self._conflict, "_ctl": self._deferred_tail,
-            "_chkr": chk_range, "_chks": chk_set, "_safe": _safe, "_vars": self._crash_vars,
+            "Fault": Fault,
+            "StepFault": StepFault,
+            "_rd": self._read,
+            "_div": _div,
+            "_mod": _mod,
+            "_fault": _fault,
+            "_slot": self._slot,
+            "_conflict": self._conflict,
+            "_ctl": self._deferred_tail,
+            "_chkr": chk_range,
+            "_chks": chk_set,
+            "_safe": _safe,
+            "_vars": self._crash_vars,
         }
 
     # ------------------------------------------------------------------ helpers of generated code
@@ -82,8 +92,15 @@ class ScalarCode:
     def _deferred_tail(self, j: int, s: tuple, post: list) -> tuple:
         t, size = self._deferred[j]
         K = self.cells
-        return tail(self.network.resolve(t, post), s[K:K + 1 + size], post, K, size, self.region,
-                    self.layout)
+        return tail(
+            self.network.resolve(t, post),
+            s[K : K + 1 + size],
+            post,
+            K,
+            size,
+            self.region,
+            self.layout,
+        )
 
     def resets(self, tid: int) -> tuple[tuple[int, int], ...]:
         """(region slot, initial value) of every volatile variable a location's activations hold."""
@@ -112,8 +129,13 @@ class ScalarCode:
         lines = []
         if guarded:
             exprs = ", ".join(guard_source(transitions[n].step.guard) for n in guarded)
-            lines += ["def guards(s):", "    try:", f"        return ({exprs},)",
-                      "    except Fault as f:", "        raise StepFault(f, None)"]
+            lines += [
+                "def guards(s):",
+                "    try:",
+                f"        return ({exprs},)",
+                "    except Fault as f:",
+                "        raise StepFault(f, None)",
+            ]
         lines += ["def effects(s, g, out, base):", "    k = -1", "    try:", "        pass"]
         for n, t in enumerate(transitions):
             body = self._transition(n, t, size)
@@ -139,7 +161,9 @@ class ScalarCode:
             self._deferred.append((t, size))
             if source == "s":
                 body.append("l = list(s)")
-            body.append(f"out.append((base + {n}, {cells} + _ctl({len(self._deferred) - 1}, s, l)))")
+            body.append(
+                f"out.append((base + {n}, {cells} + _ctl({len(self._deferred) - 1}, s, l)))"
+            )
         else:
             rest = self._control(t) + self._regions(t, size, source)
             body.append(f"out.append((base + {n}, {cells} + {rest}))")
@@ -155,8 +179,10 @@ class ScalarCode:
         for j, w in enumerate(writes):
             lines.append(f"p{j} = {place_source(w.loc)}")
             if w.range_err >= 0:
-                lines.append(f"if not ({contains_source(f'v{j}', w.type)}): "
-                             f"_fault({w.range_err}, {w.name!r} + ' := ' + str(v{j}))")
+                lines.append(
+                    f"if not ({contains_source(f'v{j}', w.type)}): "
+                    f"_fault({w.range_err}, {w.name!r} + ' := ' + str(v{j}))"
+                )
         if (step.synced or step.conflict) and len(writes) > 1:
             pairs = ", ".join(f"(p{j}, v{j})" for j in range(len(writes)))
             lines.append(f"_conflict(({pairs},))")
@@ -185,8 +211,9 @@ class ScalarCode:
         return " + " + " + ".join(_pieces(items, source))
 
 
-def region_items(locations: Sequence[int], recipes: Sequence[object], K: int, size: int, R: int,
-                 layout: Layout) -> list[tuple[str, int]]:
+def region_items(
+    locations: Sequence[int], recipes: Sequence[object], K: int, size: int, R: int, layout: Layout
+) -> list[tuple[str, int]]:
     """The target's regions as items: ("k", value) or ("s", source slot)."""
     items: list[tuple[str, int]] = []
     for e, recipe in zip(locations, recipes):
@@ -205,8 +232,15 @@ def region_items(locations: Sequence[int], recipes: Sequence[object], K: int, si
     return items
 
 
-def tail(placement: Placement, source: Sequence[int], post: Sequence[int], K: int, size: int,
-         R: int, layout: Layout) -> tuple:
+def tail(
+    placement: Placement,
+    source: Sequence[int],
+    post: Sequence[int],
+    K: int,
+    size: int,
+    R: int,
+    layout: Layout,
+) -> tuple:
     """The control and regions after a transition from a state whose control is `source`
     (mode and locations), the state after the transition's writes being post."""
     entries = placement.control[1:]
@@ -246,8 +280,10 @@ def check_lines(checks: Sequence[tuple[IR, object, int]]) -> list[str]:
         elif kind == EVAL:
             out.append(to_python(ir))
         else:
-            out += [f"x = {to_python(ir)}",
-                    f"if not ({contains_source('x', kind)}): _fault({err}, x)"]  # type: ignore[arg-type]
+            out += [
+                f"x = {to_python(ir)}",
+                f"if not ({contains_source('x', kind)}): _fault({err}, x)",
+            ]  # type: ignore[arg-type]
     return out
 
 

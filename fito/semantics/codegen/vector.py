@@ -9,6 +9,7 @@ conflict; None when no row can). Those suspect rows are redone state by state by
 code, which decides exactly which error, if any, happens (docs/semantics.md, model errors);
 so the vector code only needs to over-approximate faults, never to order them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,11 +20,6 @@ from typing import Any
 import numpy as np
 
 from fito.lang.resolve.values import SetT, ValueType
-from fito.semantics.ir import IR, may_fault
-from fito.semantics.state.layout import Layout
-from fito.semantics.network import Network, Transition
-from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract, value_range
-from fito.semantics.rules.steps import ASSERT, EVAL
 from fito.semantics.codegen.numpy_exprs import (
     Emitter,
     NotVector,
@@ -35,11 +31,16 @@ from fito.semantics.codegen.numpy_exprs import (
     read_source,
 )
 from fito.semantics.codegen.numpy_writes import Put, copyable, fuse
+from fito.semantics.ir import IR, may_fault
+from fito.semantics.network import Network, Transition
+from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.state.layout import Layout
+from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract, value_range
 
 
 @dataclass(frozen=True, slots=True)
 class VectorGroup:
-    ranks: tuple[int, ...]                       # rank of each transition
+    ranks: tuple[int, ...]  # rank of each transition
     apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray | None]]
 
 
@@ -50,9 +51,15 @@ def _bits(f: Field) -> tuple[int, int, int, int]:
 class VectorCode:
     """Compiles groups of transitions into numpy functions over packed blocks."""
 
-    def __init__(self, layout: Layout, packing: Packing, codebook: Codebook, network: Network,
-                 resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None,
-                 lock: Any = None) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        packing: Packing,
+        codebook: Codebook,
+        network: Network,
+        resets: Callable[[int], tuple[tuple[int, int], ...]] | None = None,
+        lock: Any = None,
+    ) -> None:
         self.network = network
         self.lock = lock if lock is not None else contextlib.nullcontext()
         self._deferred: list[Transition] = []
@@ -65,9 +72,16 @@ class VectorCode:
         self.cell_ranges = [value_range(t) for t in layout.types]
         self.region_ranges = [value_range(t) for t in layout.region]
         self.size = 0  # positions of the mode of the group being compiled
-        self.namespace: dict[str, Any] = {"np": np, "_rd": read_field, "_put": put_field,
-                                          "_int": as_int, "U": np.uint64, "_tr": self._translate,
-                                          "_dfr": self._deferred_control, "_crv": self._crash_vars}
+        self.namespace: dict[str, Any] = {
+            "np": np,
+            "_rd": read_field,
+            "_put": put_field,
+            "_int": as_int,
+            "U": np.uint64,
+            "_tr": self._translate,
+            "_dfr": self._deferred_control,
+            "_crv": self._crash_vars,
+        }
 
     # ------------------------------------------------------------------ slots of a state
     def field(self, slot: int) -> Field:
@@ -83,8 +97,13 @@ class VectorCode:
         return self.region_ranges[(slot - self.K - 1 - self.size) % self.R]
 
     # ------------------------------------------------------------------ a group
-    def compile(self, mode: int, movers: tuple[int, ...], locations: tuple[int, ...],
-                transitions: Sequence[Transition]) -> Callable[[np.ndarray], tuple]:
+    def compile(
+        self,
+        mode: int,
+        movers: tuple[int, ...],
+        locations: tuple[int, ...],
+        transitions: Sequence[Transition],
+    ) -> Callable[[np.ndarray], tuple]:
         self.size = self.network.modes[mode].size
         constants: dict[str, Any] = {}
         em = Emitter(self, "c", "r", "GF", constants)
@@ -101,8 +120,12 @@ class VectorCode:
             body += self._transition(constants, n, t, guards[n], mode, movers, locations)
         code = em.reads("X") + em.prelude + body
         flags = [f for f in ("GF", "EF") if any(f in line for line in code)]
-        lines = ["def apply(X):", "    r = X.shape[0]", "    cnt = np.zeros(r, dtype=np.int64)",
-                 "    outs = []"] + [f"    {f} = np.zeros(r, dtype=bool)" for f in flags]
+        lines = [
+            "def apply(X):",
+            "    r = X.shape[0]",
+            "    cnt = np.zeros(r, dtype=np.int64)",
+            "    outs = []",
+        ] + [f"    {f} = np.zeros(r, dtype=bool)" for f in flags]
         lines += ["    " + line for line in code]
         lines.append(f"    return outs, cnt, {' | '.join(flags) or None}")  # None: no row suspect
         return self._exec(lines, constants, "apply")
@@ -117,8 +140,16 @@ class VectorCode:
         exec(code, ns)  # noqa: S102
         return ns[name]
 
-    def _transition(self, constants: dict[str, Any], n: int, t: Transition, guard: str | None,
-                    mode: int, movers: tuple[int, ...], locations: tuple[int, ...]) -> list[str]:
+    def _transition(
+        self,
+        constants: dict[str, Any],
+        n: int,
+        t: Transition,
+        guard: str | None,
+        mode: int,
+        movers: tuple[int, ...],
+        locations: tuple[int, ...],
+    ) -> list[str]:
         step = t.step
         sub = Emitter(self, "s", "rs", "EF", constants)
         checks = self._checks(sub, step.checks)
@@ -133,8 +164,10 @@ class VectorCode:
             args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
             self._deferred.append(t)
             puts += post.reads("Y") + post.prelude
-            puts.append(f"EF[sel] |= _dfr({len(self._deferred) - 1}, {mode}, Y, Y0, "
-                        f"({''.join(a + ', ' for a in args)}))")
+            puts.append(
+                f"EF[sel] |= _dfr({len(self._deferred) - 1}, {mode}, Y, Y0, "
+                f"({''.join(a + ', ' for a in args)}))"
+            )
         effect += fuse(puts)
         lines = []
         if guard is None:
@@ -143,8 +176,10 @@ class VectorCode:
             lines += [f"sel = np.flatnonzero({guard})", "Y0 = X[sel]"]
         lines += ["if sel.size:", "    Y = Y0.copy()", "    rs = sel.size"]
         lines += ["    " + x for x in effect]
-        lines += [f"    outs.append((Y, sel, {n}))",
-                  "    cnt += 1" if guard is None else "    cnt[sel] += 1"]
+        lines += [
+            f"    outs.append((Y, sel, {n}))",
+            "    cnt += 1" if guard is None else "    cnt[sel] += 1",
+        ]
         return lines
 
     def _checks(self, em: Emitter, checks: Sequence[tuple]) -> list[str]:
@@ -161,8 +196,11 @@ class VectorCode:
             else:
                 x = em.int(ir)
                 lo, hi = value_range(kind)
-                test = f"np.isin(_x, {list(kind.values())!r})" if isinstance(kind, SetT) else \
-                    f"(_x >= {lo}) & (_x <= {hi})"
+                test = (
+                    f"np.isin(_x, {list(kind.values())!r})"
+                    if isinstance(kind, SetT)
+                    else f"(_x >= {lo}) & (_x <= {hi})"
+                )
                 out += [f"_x = np.broadcast_to({x}, (rs,))", em.flag_rows(f"~({test})")]
         return out
 
@@ -210,9 +248,13 @@ class VectorCode:
         ir = w.value
         if not conflicts and ir[0] == "k":
             return ir[1], "k"
-        if not conflicts and ir[0] == "c" and w.loc[0] == "c" and \
-                (w.range_err < 0 or self._within(ir, w.type)) and \
-                copyable(self.field(ir[1]), self.field(w.loc[1])):
+        if (
+            not conflicts
+            and ir[0] == "c"
+            and w.loc[0] == "c"
+            and (w.range_err < 0 or self._within(ir, w.type))
+            and copyable(self.field(ir[1]), self.field(w.loc[1]))
+        ):
             return ir[1], "copy"
         x = sub.int(ir)
         return (x if is_array(ir) else f"np.full(rs, {x}, dtype=np.int64)"), "v"
@@ -232,8 +274,7 @@ class VectorCode:
             return Put(f, source=("Y0", self.field(value)))
         return Put(f, value)
 
-    def _dynamic_put(self, sub: Emitter, q: str, slots: list[int], v: int | str
-                     ) -> list[str | Put]:
+    def _dynamic_put(self, sub: Emitter, q: str, slots: list[int], v: int | str) -> list[str | Put]:
         """Lines writing v into the slot numbered q of each row (one of `slots`): per word,
         the rows whose slot lies there, at a shift read from a table."""
         fields = [self.field(k) for k in slots]
@@ -242,8 +283,10 @@ class VectorCode:
             out: list[str | Put] = [f"_v = np.broadcast_to({v}, (rs,))"]
             for k, f in zip(slots, fields):
                 if f.width:
-                    out += [f"m = np.flatnonzero({q} == {k})",
-                            f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, _v[m], m)"]
+                    out += [
+                        f"m = np.flatnonzero({q} == {k})",
+                        f"if m.size: _put(Y, {f.word}, {f.shift}, {f.mask}, {f.lo}, _v[m], m)",
+                    ]
             return out
         if not f0.width:
             return []
@@ -264,9 +307,11 @@ class VectorCode:
         sub.constants[wt] = np.array([at[k].word if k in at else -1 for k in span])
         out.append(f"_w = {wt}[{q} - {slots[0]}]")
         for w in words:
-            out += [f"m = np.flatnonzero(_w == {w})",
-                    f"if m.size: Y[m, {w}] = (Y[m, {w}] & ~(U({f0.mask}) << _s[m])) | "
-                    f"({'_b' if isinstance(v, int) else '_b[m]'} << _s[m])"]
+            out += [
+                f"m = np.flatnonzero(_w == {w})",
+                f"if m.size: Y[m, {w}] = (Y[m, {w}] & ~(U({f0.mask}) << _s[m])) | "
+                f"({'_b' if isinstance(v, int) else '_b[m]'} << _s[m])",
+            ]
         return out
 
     def _within(self, ir: IR, t: ValueType) -> bool:
@@ -280,8 +325,9 @@ class VectorCode:
     def _crash(self) -> list[str | Put]:
         """Volatile cells and buffers back to their initial values; the volatile variables of
         every live activation back to theirs."""
-        out: list[str | Put] = [Put(self.packing.fields[s], self.layout.init[s])
-                                for s in self.layout.volatile]
+        out: list[str | Put] = [
+            Put(self.packing.fields[s], self.layout.init[s]) for s in self.layout.volatile
+        ]
         if self.R and self.resets is not None:
             out.append(f"_crv(Y, Y0, {self.size})")
         return out
@@ -303,8 +349,9 @@ class VectorCode:
                     if f.width:
                         put_field(Y, f.word, f.shift, f.mask, f.lo, v, rows)
 
-    def _control(self, t: Transition, mode: int, movers: tuple[int, ...],
-                 locations: tuple[int, ...]) -> list[str | Put]:
+    def _control(
+        self, t: Transition, mode: int, movers: tuple[int, ...], locations: tuple[int, ...]
+    ) -> list[str | Put]:
         pk = self.packing
         out: list[str | Put] = []
         same = t.mode == mode
@@ -357,8 +404,9 @@ class VectorCode:
                     out += self._region_copy(how[1], q, frame.base, frame.base + frame.size, True)
                 continue
             values = how[1] if how is not None else (0,) * frame.size
-            out += [Put(self.packing.region_field(q, frame.base + i), v)
-                    for i, v in enumerate(values)]
+            out += [
+                Put(self.packing.region_field(q, frame.base + i), v) for i, v in enumerate(values)
+            ]
         return out
 
     def _region_copy(self, p: int, q: int, lo: int, hi: int, snapshot: bool) -> list[str | Put]:
@@ -370,8 +418,10 @@ class VectorCode:
             if not b.width:
                 continue
             if not snapshot:
-                out.append(f"_put(Y, {b.word}, {b.shift}, {b.mask}, {b.lo}, "
-                           f"_rd(Y, {a.word}, {a.shift}, {a.mask}, {a.lo}))")
+                out.append(
+                    f"_put(Y, {b.word}, {b.shift}, {b.mask}, {b.lo}, "
+                    f"_rd(Y, {a.word}, {a.shift}, {a.mask}, {a.lo}))"
+                )
             elif copyable(a, b):
                 out.append(Put(b, source=("Yw", a)))
             else:
@@ -396,23 +446,26 @@ class VectorCode:
             return Put(b, 0)
         return Put(b, f"_tr({p}, {q}, {read_source('Y0', a)})")
 
-    def _deferred_control(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
-                          args: tuple) -> np.ndarray:
+    def _deferred_control(
+        self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple
+    ) -> np.ndarray:
         """Write the control after a transition whose target is a call with arguments read
         after the step: one target per distinct argument tuple; rows whose target cannot be
         made this way (an error, or more of it reads cells) are flagged for the scalar code."""
         with self.lock:
             return self._deferred_locked(j, mode, Y, Y0, args)
 
-    def _deferred_locked(self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray,
-                         args: tuple) -> np.ndarray:
+    def _deferred_locked(
+        self, j: int, mode: int, Y: np.ndarray, Y0: np.ndarray, args: tuple
+    ) -> np.ndarray:
         rows = Y.shape[0]
         bad = np.zeros(rows, dtype=bool)
         if not args:
             values, inverse = np.zeros((1, 0), np.int64), np.zeros(rows, np.int64)
         else:
-            stacked = np.stack([np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,))
-                                for a in args], axis=1)
+            stacked = np.stack(
+                [np.broadcast_to(np.asarray(a, dtype=np.int64), (rows,)) for a in args], axis=1
+            )
             values, inverse = np.unique(stacked, axis=0, return_inverse=True)
             inverse = inverse.reshape(rows)
         deferred = self._deferred[j].deferred
@@ -426,8 +479,9 @@ class VectorCode:
             self._write_control(Y, Y0, which, self.network.split(tid).control, mode)
         return bad
 
-    def _write_control(self, Y: np.ndarray, Y0: np.ndarray, rows: np.ndarray, control: tuple,
-                       source: int) -> None:
+    def _write_control(
+        self, Y: np.ndarray, Y0: np.ndarray, rows: np.ndarray, control: tuple, source: int
+    ) -> None:
         """Write a control (mode, entries: term ids or keeps) into some rows of Y."""
         pk, book = self.packing, self.codebook
         if len(control) - 1 > pk.positions:
@@ -462,8 +516,9 @@ class VectorCode:
         with self.lock:
             return self._translate_locked(p, q, values, inverse)
 
-    def _translate_locked(self, p: int, q: int, values: np.ndarray,
-                          inverse: np.ndarray) -> np.ndarray:
+    def _translate_locked(
+        self, p: int, q: int, values: np.ndarray, inverse: np.ndarray
+    ) -> np.ndarray:
         book = self.codebook
         book.ensure(self.packing.positions)
         mapped = [0 if c == 0 else book.code(q, book.terms[p][c]) for c in values.tolist()]
@@ -472,8 +527,9 @@ class VectorCode:
         return np.array(mapped, dtype=np.int64)[inverse]
 
     # ------------------------------------------------------------------ predicates
-    def predicate(self, ir: IR, negate: bool
-                  ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def predicate(
+        self, ir: IR, negate: bool
+    ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
         """A cell predicate over a block: (truth per row, rows where it may fault)."""
         constants: dict[str, Any] = {}
         em = Emitter(self, "c", "r", "GF", constants)

@@ -5,6 +5,7 @@ the IR written there; a write at a computed index becomes a conditional write of
 element), so the step is an ordinary one: net writes, and the checks the statements make,
 in their order, each guarded by the `if` conditions around it.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -13,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.resolve.values import ValueType
-from fito.semantics.ir import IR, conjoin, fold, may_fault
 from fito.semantics.codegen.python_exprs import type_bounds
+from fito.semantics.ir import IR, conjoin, fold, may_fault
 from fito.semantics.rules.refusal import refuse
 from fito.semantics.rules.steps import ASSERT, EVAL, Write
 
@@ -32,8 +33,8 @@ class Atomic:
         self.vps = {n: ("k", v) for n, v in env.items() if isinstance(v, int)}
         # var parameters and bound names are read through placeholders, replaced by `sub`
         self.env = {n: (("vp", n) if isinstance(v, int) else v) for n, v in env.items()}
-        self.cur: dict[IR, IR] = {}            # place ("c"/"r", slot) -> value written there
-        self.info: dict[IR, Write] = {}        # place -> a Write naming it (type, labels)
+        self.cur: dict[IR, IR] = {}  # place ("c"/"r", slot) -> value written there
+        self.info: dict[IR, Write] = {}  # place -> a Write naming it (type, labels)
         self.combos: dict[IR, tuple[int, ...]] = {}  # place of an array element -> its indices
         self.checks: list[tuple[IR, object, int]] = []
         self.rebound: dict[str, tuple[ValueType, int]] = {}
@@ -70,8 +71,10 @@ class Atomic:
             proc, name = key.split(".")
             slots = self.p.compiler.layout.frames[proc].vars[name].slots
         if slots.size > MAX_ELEMENTS:
-            raise refuse(f"an atomic block writes the array '{slots.cell.name}' of {slots.size:,} "
-                         f"elements at a computed index (at most {MAX_ELEMENTS:,})")
+            raise refuse(
+                f"an atomic block writes the array '{slots.cell.name}' of {slots.size:,} "
+                f"elements at a computed index (at most {MAX_ELEMENTS:,})"
+            )
         out = []
         for combo in itertools.product(*(t.values() for t in slots.cell.indices)):
             cond = conjoin([fold(("op", "==", i, ("k", v), -1)) for i, v in zip(idx, combo)])
@@ -85,8 +88,11 @@ class Atomic:
             if isinstance(s, A.BlockIf):
                 self._if(s)
             elif isinstance(s, A.BlockAssert):
-                err = self.p.sites.add("M009", f"assertion violated: assert({_text(s.cond)}) at "
-                                       f"line {s.span.line}", s.span)
+                err = self.p.sites.add(
+                    "M009",
+                    f"assertion violated: assert({_text(s.cond)}) at line {s.span.line}",
+                    s.span,
+                )
                 cond = self.sub(self.p.compiler.compile(s.cond, self.env))
                 self.checks.append((cond, ASSERT, err))
             else:
@@ -103,8 +109,11 @@ class Atomic:
                 done.append((("vp", name), value, None))
                 continue
             value = self.sub(w.value)
-            loc = w.loc if w.loc[0] in ("c", "r", "fault") else \
-                (w.loc[0], w.loc[1], tuple(self.sub(x) for x in w.loc[2]), w.loc[3])
+            loc = (
+                w.loc
+                if w.loc[0] in ("c", "r", "fault")
+                else (w.loc[0], w.loc[1], tuple(self.sub(x) for x in w.loc[2]), w.loc[3])
+            )
             if loc[0] == "fault" or loc[0] in ("cd", "rd"):
                 self.checks.append((loc, EVAL, loc[1] if loc[0] == "fault" else loc[3]))
             self.checks.append((value, w.type, w.range_err))
@@ -133,11 +142,11 @@ class Atomic:
             return
         before = (dict(self.cur), dict(self.vps), len(self.checks))
         self.block(s.then)
-        then = (self.cur, self.vps, self.checks[before[2]:])
-        self.cur, self.vps, self.checks = dict(before[0]), dict(before[1]), self.checks[:before[2]]
+        then = (self.cur, self.vps, self.checks[before[2] :])
+        self.cur, self.vps, self.checks = dict(before[0]), dict(before[1]), self.checks[: before[2]]
         self.block(s.orelse)
-        other = (self.cur, self.vps, self.checks[before[2]:])
-        self.checks = self.checks[:before[2]]
+        other = (self.cur, self.vps, self.checks[before[2] :])
+        self.checks = self.checks[: before[2]]
         self.checks += [(("if", cond, ir, _neutral(kind)), kind, err) for ir, kind, err in then[2]]
         self.checks += [(("if", cond, _neutral(kind), ir), kind, err) for ir, kind, err in other[2]]
         self.cur = self._merge(cond, before[0], then[0], other[0])
@@ -158,11 +167,13 @@ class Atomic:
         writes = []
         for place, value in self.cur.items():
             w = self.info[place]
-            index = w.index if w.loc == place else \
-                tuple(("k", v) for v in self.combos.get(place, ()))
+            index = (
+                w.index if w.loc == place else tuple(("k", v) for v in self.combos.get(place, ()))
+            )
             writes.append(Write(place, value, w.type, w.range_err, w.name, index))
-        rebinds = tuple((name, self.vps[name], vtype, err)
-                        for name, (vtype, err) in self.rebound.items())
+        rebinds = tuple(
+            (name, self.vps[name], vtype, err) for name, (vtype, err) in self.rebound.items()
+        )
         return tuple(writes), tuple(self.checks), rebinds
 
 

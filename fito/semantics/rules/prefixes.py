@@ -7,6 +7,7 @@ per value of the parameter's type, each guarded by that value (a guard that cann
 a value that cannot be computed, or lies outside the type, selects a last copy whose
 checks raise that model error when it is taken).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,14 +18,14 @@ from typing import TYPE_CHECKING
 from fito.lang import nodes as A
 from fito.lang.resolve.resolver import CRASH
 from fito.lang.resolve.values import ValueType
-from fito.semantics.rules.atomic import Atomic as AtomicRun
-from fito.semantics.terms.deferred import Deferred
 from fito.semantics.ir import IR, Fault, conjoin, disjoin, fold, split_index
-from fito.semantics.state.layout import with_zero
-from fito.semantics.terms.program import names_read
+from fito.semantics.rules.atomic import Atomic as AtomicRun
 from fito.semantics.rules.refusal import check_expansion, values_of
 from fito.semantics.rules.steps import ASSERT, EVAL, EVENT, TAU, Step, Write
+from fito.semantics.state.layout import with_zero
 from fito.semantics.terms.closures import NeedsState
+from fito.semantics.terms.deferred import Deferred
+from fito.semantics.terms.program import names_read
 
 if TYPE_CHECKING:
     from fito.semantics.rules.steps import Semantics
@@ -60,14 +61,22 @@ class Prefixes:
         except Fault as f:
             return self.sem.omega, (f.site, f.detail)
 
-    def _finish(self, step: Step, body: A.Proc, env: Mapping[str, object],
-                rebinds: Sequence[Rebind]) -> list[Step]:
+    def _finish(
+        self, step: Step, body: A.Proc, env: Mapping[str, object], rebinds: Sequence[Rebind]
+    ) -> list[Step]:
         """The step leading to body, once per value of the `var` parameters it sets."""
         out = []
         for guard, bound, checks in _choices(rebinds):
             target, fault = self.target(body, {**env, **bound})
-            out.append(replace(step, guard=step.guard + guard, checks=step.checks + checks,
-                               target=target, fault=fault))
+            out.append(
+                replace(
+                    step,
+                    guard=step.guard + guard,
+                    checks=step.checks + checks,
+                    target=target,
+                    fault=fault,
+                )
+            )
         return out
 
     # ------------------------------------------------------------------ prefixes
@@ -75,11 +84,23 @@ class Prefixes:
         node = self.terms.node(t[1])
         env = dict(t[2])
         if isinstance(node, A.AssertStep):
-            err = self.sites.add("M009", f"assertion violated: assert({_text(node.cond)}) at line "
-                                 f"{node.span.line}", node.span)
+            err = self.sites.add(
+                "M009",
+                f"assertion violated: assert({_text(node.cond)}) at line {node.span.line}",
+                node.span,
+            )
             cond = self.compiler.compile(node.cond, env)
-            step = Step(TAU, None, (), (), (), False, None, checks=((cond, ASSERT, err),),
-                        label=("assert", _text(node.cond)))
+            step = Step(
+                TAU,
+                None,
+                (),
+                (),
+                (),
+                False,
+                None,
+                checks=((cond, ASSERT, err),),
+                label=("assert", _text(node.cond)),
+            )
             return self._finish(step, node.body, env, ())
         if isinstance(node, A.Atomic):
             run = AtomicRun(self, env)
@@ -116,8 +137,17 @@ class Prefixes:
             given = dict(zip((i for i, _ in inputs), combo))
             fields, checks = self.fields(ev, inner, chan.fields, given)
             writes, rebinds = self.writes(node.assigns, inner)
-            step = Step(EVENT, ev.channel, fields, (), writes, ev.channel == CRASH, None,
-                        checks=checks, conflict=may_collide(writes))
+            step = Step(
+                EVENT,
+                ev.channel,
+                fields,
+                (),
+                writes,
+                ev.channel == CRASH,
+                None,
+                checks=checks,
+                conflict=may_collide(writes),
+            )
             out += self._finish(step, node.body, inner, rebinds)
         return out
 
@@ -128,8 +158,13 @@ class Prefixes:
 
         return domain_values(self.model, f.restriction)
 
-    def fields(self, ev: A.Event, env: Mapping[str, object], types: Sequence[ValueType],
-               inputs: Mapping[int, int]) -> tuple[tuple[IR, ...], tuple]:
+    def fields(
+        self,
+        ev: A.Event,
+        env: Mapping[str, object],
+        types: Sequence[ValueType],
+        inputs: Mapping[int, int],
+    ) -> tuple[tuple[IR, ...], tuple]:
         out: list[IR] = []
         checks = []
         for i, f in enumerate(ev.fields):
@@ -139,14 +174,16 @@ class Prefixes:
             ir = self.compiler.compile(f.value, env)  # type: ignore[union-attr]
             out.append(ir)
             if ir[0] != "k" or not types[i].contains(ir[1]):
-                err = self.sites.add("M001", f"value outside the field type of channel '{ev.channel}'",
-                                     f.value.span)  # type: ignore[union-attr]
+                err = self.sites.add(
+                    "M001", f"value outside the field type of channel '{ev.channel}'", f.value.span
+                )  # type: ignore[union-attr]
                 checks.append((ir, types[i], err))
         return tuple(out), tuple(checks)
 
     # ------------------------------------------------------------------ assignments
-    def writes(self, assigns: Sequence[A.Statement], env: Mapping[str, object]
-               ) -> tuple[tuple[Write, ...], tuple[Rebind, ...]]:
+    def writes(
+        self, assigns: Sequence[A.Statement], env: Mapping[str, object]
+    ) -> tuple[tuple[Write, ...], tuple[Rebind, ...]]:
         """The writes of a `{ }` block (every value read in the state before the step), and
         the `var` parameters it sets."""
         writes: list[Write] = []
@@ -177,8 +214,14 @@ class Prefixes:
         root, indices = split_index(a.target)
         return [self.write(root, indices, self.compiler.compile(a.value, env), env, a)]
 
-    def write(self, root: str, indices: Sequence[A.Expr], value: IR, env: Mapping[str, object],
-              a: A.Assign) -> Write:
+    def write(
+        self,
+        root: str,
+        indices: Sequence[A.Expr],
+        value: IR,
+        env: Mapping[str, object],
+        a: A.Assign,
+    ) -> Write:
         index_err = self.sites.add("M007", f"index out of range in '{root}'", a.target.span)
         loc = self.compiler.element(root, indices, env, index_err)
         _, slots, _ = self.compiler.place(root, env)
@@ -247,8 +290,9 @@ def _nodes(root: object) -> list[object]:
             stack.extend(n)
         elif hasattr(n, "__slots__"):
             out.append(n)
-            stack.extend(getattr(n, s) for s in n.__slots__
-                         if s not in ("span", "name_span", "name_spans"))
+            stack.extend(
+                getattr(n, s) for s in n.__slots__ if s not in ("span", "name_span", "name_spans")
+            )
     return out
 
 

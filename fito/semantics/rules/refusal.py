@@ -5,6 +5,7 @@ over more than `MAX_EXPANSION` values: S002, naming the range), and the rare sha
 process variables that the compiled state cannot represent canonically (S003;
 docs/semantics.md, "How the engine keeps the store").
 """
+
 from __future__ import annotations
 
 from fito.diagnostics import NO_SPAN, Diagnostic, Span, error
@@ -28,10 +29,15 @@ def refuse(message: str, span: Span = NO_SPAN, hint: str | None = None) -> NotSu
 def check_expansion(count: int, what: str, span: Span = NO_SPAN) -> None:
     """Refuse (S002) an expansion over more than MAX_EXPANSION values, before making it."""
     if count > MAX_EXPANSION:
-        raise NotSupported(error(
-            "S002", f"{what} has {count:,} values, more than the {MAX_EXPANSION:,} the model "
-            "checker expands", span,
-            hint="narrow the type to the values the model needs"))
+        raise NotSupported(
+            error(
+                "S002",
+                f"{what} has {count:,} values, more than the {MAX_EXPANSION:,} the model "
+                "checker expands",
+                span,
+                hint="narrow the type to the values the model needs",
+            )
+        )
 
 
 def values_of(t: ValueType, what: str, span: Span = NO_SPAN) -> tuple[int, ...]:

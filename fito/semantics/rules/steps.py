@@ -7,6 +7,7 @@ states. Rules follow Roscoe's operational semantics of CSP, extended with cells,
 and process variables (docs/semantics.md). The steps of prefixes, `assert`, `atomic` and
 buffered channels are made in fito/semantics/rules/prefixes.py.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -15,10 +16,10 @@ from dataclasses import dataclass, replace
 
 from fito.lang.resolve.resolver import Model
 from fito.lang.resolve.values import ValueType
-from fito.semantics.terms.deferred import Deferred, Joint
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.state.layout import Layout
 from fito.semantics.terms.closures import OMEGA, Terms
+from fito.semantics.terms.deferred import Deferred, Joint
 
 EVENT, TAU, TICK = 0, 1, 2
 ASSERT, EVAL = "assert", "eval"  # kinds of checks besides a value type
@@ -33,30 +34,30 @@ class Write:
     value: IR
     type: ValueType
     range_err: int
-    name: str                       # the cell or variable, for labels
-    index: tuple[IR, ...] = ()      # its indices as written, for labels
+    name: str  # the cell or variable, for labels
+    index: tuple[IR, ...] = ()  # its indices as written, for labels
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    kind: int                       # EVENT, TAU or TICK
-    channel: str | None             # for events, and for hidden events (shown as tau)
-    fields: tuple[IR, ...]          # field values of the event
-    guard: tuple[IR, ...]           # all must hold
+    kind: int  # EVENT, TAU or TICK
+    channel: str | None  # for events, and for hidden events (shown as tau)
+    fields: tuple[IR, ...]  # field values of the event
+    guard: tuple[IR, ...]  # all must hold
     writes: tuple[Write, ...]
-    crash: bool                     # a crash event: volatile state reset first
-    target: object                  # a term id, or a Deferred (needs the state after the step)
+    crash: bool  # a crash event: volatile state reset first
+    target: object  # a term id, or a Deferred (needs the state after the step)
     hidden: bool = False
     # what taking the step evaluates, in order: (value, type, err) checks a value against a
     # type; (b, ASSERT, err) requires b; (e, EVAL, err) evaluates e for its errors
     checks: tuple[tuple[IR, object, int], ...] = ()
-    synced: bool = False            # writes of several processes: check for conflicts
+    synced: bool = False  # writes of several processes: check for conflicts
     movers: frozenset = frozenset({()})  # threads that move: paths of component indices
     parts: frozenset = frozenset()  # components of the configuration that take part (network.py)
-    conflict: bool = False          # two writes may hit one place: check they agree (M008)
+    conflict: bool = False  # two writes may hit one place: check they agree (M008)
     fault: tuple[int, str] | None = None  # taking the step is this model error (its target)
-    label: tuple | None = None      # ("send"|"recv", chan, indices, fields), ("assert", text),
-                                    # ("atomic",): how a trace shows the step
+    label: tuple | None = None  # ("send"|"recv", chan, indices, fields), ("assert", text),
+    # ("atomic",): how a trace shows the step
 
 
 class Semantics:
@@ -135,16 +136,26 @@ class Semantics:
         def rel(ir: IR) -> IR:
             return relocate(ir, base, self.layout)
 
-        writes = tuple(replace(w, loc=rel(w.loc), value=rel(w.value),
-                               index=tuple(rel(x) for x in w.index)) for w in s.writes)
+        writes = tuple(
+            replace(w, loc=rel(w.loc), value=rel(w.value), index=tuple(rel(x) for x in w.index))
+            for w in s.writes
+        )
         label = s.label
         if label is not None and label[0] in ("send", "recv"):
             label = label[:2] + (tuple(rel(x) for x in label[2]), tuple(rel(x) for x in label[3]))
-        target = self.terms.retag(s.target, p) if isinstance(s.target, int) \
-            else s.target.placed(p, base)  # type: ignore[attr-defined]
-        return replace(s, guard=tuple(rel(g) for g in s.guard), fields=tuple(rel(f) for f in s.fields),
-                       writes=writes, checks=tuple((rel(a), k, e) for a, k, e in s.checks),
-                       label=label, target=target, parts=mine)
+        target = (
+            self.terms.retag(s.target, p) if isinstance(s.target, int) else s.target.placed(p, base)
+        )  # type: ignore[attr-defined]
+        return replace(
+            s,
+            guard=tuple(rel(g) for g in s.guard),
+            fields=tuple(rel(f) for f in s.fields),
+            writes=writes,
+            checks=tuple((rel(a), k, e) for a, k, e in s.checks),
+            label=label,
+            target=target,
+            parts=mine,
+        )
 
     def _ext(self, t: tuple) -> list[Step]:
         """The steps of a chain `P1 [] ... [] Pn`, its operands' in order: a visible step
@@ -155,11 +166,14 @@ class Semantics:
         ops = terms.operands(terms.intern(t))
         out = []
         for i, o in enumerate(ops):
-            def build(x: int, i: int = i) -> tuple:
-                return terms.ext_all(ops[:i] + [x] + ops[i + 1:])
 
-            out += [replace(s, target=self.wrap(s.target, build)) if s.kind == TAU else s
-                    for s in self.steps(o)]
+            def build(x: int, i: int = i) -> tuple:
+                return terms.ext_all(ops[:i] + [x] + ops[i + 1 :])
+
+            out += [
+                replace(s, target=self.wrap(s.target, build)) if s.kind == TAU else s
+                for s in self.steps(o)
+            ]
         return out
 
     def _select(self, t: tuple) -> list[Step]:
@@ -197,8 +211,11 @@ class Semantics:
             else:
                 out.append(replace(s, target=self.wrap(s.target, lambda x: ("intr", x, right))))
         for s in self.steps(right):
-            out.append(replace(s, target=self.wrap(s.target, lambda x: ("intr", left, x)))
-                       if s.kind == TAU else s)
+            out.append(
+                replace(s, target=self.wrap(s.target, lambda x: ("intr", left, x)))
+                if s.kind == TAU
+                else s
+            )
         return out
 
     def _relabel(self, t: tuple) -> list[Step]:
@@ -238,13 +255,23 @@ class Semantics:
                 if s.kind != EVENT:
                     if s.kind == TICK:
                         s = replace(s, kind=TAU, target=self.omega)
-                    out.append(replace(s, target=self._replace_part(parts, t, {i: s.target}),
-                                       movers=_prefixed(i, s.movers)))
+                    out.append(
+                        replace(
+                            s,
+                            target=self._replace_part(parts, t, {i: s.target}),
+                            movers=_prefixed(i, s.movers),
+                        )
+                    )
                     continue
                 for v, q in classify(s, prefixes):
                     if tag == "par" and q is None:
-                        out.append(replace(v, target=self._replace_part(parts, t, {i: v.target}),
-                                           movers=_prefixed(i, v.movers)))
+                        out.append(
+                            replace(
+                                v,
+                                target=self._replace_part(parts, t, {i: v.target}),
+                                movers=_prefixed(i, v.movers),
+                            )
+                        )
                     elif q is not None and (tag == "par" or i in owners(q, sets)):
                         key = (v.channel,) if tag == "par" else q
                         offers.setdefault(key, {}).setdefault(i, []).append(v)
@@ -277,7 +304,7 @@ class Semantics:
         if len(new) == 1:
             ((i, inner),) = new.items()
             assert isinstance(inner, (Deferred, Joint))
-            return inner.wrapped(lambda x: (tag, sets, parts[:i] + (x,) + parts[i + 1:]))
+            return inner.wrapped(lambda x: (tag, sets, parts[:i] + (x,) + parts[i + 1 :]))
 
         def build(post: Sequence[int]) -> int:  # several synchronised parts, some deferred
             resolved = {i: v if isinstance(v, int) else v(post) for i, v in new.items()}  # type: ignore[operator]
@@ -285,11 +312,14 @@ class Semantics:
 
         return Joint(self.terms, build)
 
-    def _synchronise(self, offers: dict[int, list[Step]], who: list[int], parts: tuple[int, ...],
-                     t: tuple) -> list[Step]:
+    def _synchronise(
+        self, offers: dict[int, list[Step]], who: list[int], parts: tuple[int, ...], t: tuple
+    ) -> list[Step]:
         first = who[0]
         partial: list[tuple[Step, dict[int, object]]] = [
-            (replace(s, movers=_prefixed(first, s.movers)), {first: s.target}) for s in offers[first]]
+            (replace(s, movers=_prefixed(first, s.movers)), {first: s.target})
+            for s in offers[first]
+        ]
         for i in who[1:]:
             nxt = []
             for acc, targets in partial:
@@ -301,16 +331,30 @@ class Semantics:
             if not partial:
                 return []
         if len(who) == 1:
-            return [replace(s, target=self._replace_part(parts, t, targets)) for s, targets in partial]
-        return [replace(s, target=self._replace_part(parts, t, targets), synced=True,
-                        conflict=len(s.writes) > 1 or s.conflict)
-                for s, targets in partial]
+            return [
+                replace(s, target=self._replace_part(parts, t, targets)) for s, targets in partial
+            ]
+        return [
+            replace(
+                s,
+                target=self._replace_part(parts, t, targets),
+                synced=True,
+                conflict=len(s.writes) > 1 or s.conflict,
+            )
+            for s, targets in partial
+        ]
 
 
 _RULES: dict[str, Callable[[Semantics, tuple], list[Step]]] = {
-    "mark": Semantics._mark, "ext": Semantics._ext, "sel": Semantics._select,
-    "seq": Semantics._seq, "slide": Semantics._seq, "intr": Semantics._interrupt,
-    "hide": Semantics._relabel, "rename": Semantics._relabel, "par": Semantics._par,
+    "mark": Semantics._mark,
+    "ext": Semantics._ext,
+    "sel": Semantics._select,
+    "seq": Semantics._seq,
+    "slide": Semantics._seq,
+    "intr": Semantics._interrupt,
+    "hide": Semantics._relabel,
+    "rename": Semantics._relabel,
+    "par": Semantics._par,
     "apar": Semantics._par,
 }
 
@@ -334,7 +378,7 @@ def classify(s: Step, prefixes: frozenset) -> list[tuple[Step, tuple | None]]:
         return [(s, mine[0])]
     out: list[tuple[Step, tuple | None]] = []
     for q in [*mine, None]:
-        longer = [p for p in mine if q is None or (len(p) > len(q) and p[:len(q)] == q)]
+        longer = [p for p in mine if q is None or (len(p) > len(q) and p[: len(q)] == q)]
         parts = ([matches(s, q)] if q is not None else []) + [negate(matches(s, p)) for p in longer]
         cond = conjoin(parts)
         if cond == ("k", 0):
@@ -352,8 +396,8 @@ def renamed(s: Step, q: tuple, pairs: frozenset) -> list[Step]:
     """The images of an event whose longest source prefix is q, one step each."""
     out = []
     for src, dst in sorted(pairs, key=repr):
-        if q[:len(src)] == src:
-            fields = tuple(("k", v) for v in dst[1:]) + s.fields[len(src) - 1:]
+        if q[: len(src)] == src:
+            fields = tuple(("k", v) for v in dst[1:]) + s.fields[len(src) - 1 :]
             out.append(replace(s, channel=dst[0], fields=fields))
     return out
 
@@ -373,9 +417,21 @@ def _merge(a: Step, b: Step) -> Step | None:
             guard.append(("op", "==", fa, fb, -1))
             fields.append(fa if fa[0] == "k" else fb)
     fault = a.fault or b.fault
-    return Step(EVENT, a.channel, tuple(fields), tuple(guard), a.writes + b.writes, a.crash or b.crash,
-                None, checks=a.checks + b.checks, synced=True, movers=a.movers | b.movers,
-                parts=a.parts | b.parts, fault=fault, conflict=a.conflict or b.conflict)
+    return Step(
+        EVENT,
+        a.channel,
+        tuple(fields),
+        tuple(guard),
+        a.writes + b.writes,
+        a.crash or b.crash,
+        None,
+        checks=a.checks + b.checks,
+        synced=True,
+        movers=a.movers | b.movers,
+        parts=a.parts | b.parts,
+        fault=fault,
+        conflict=a.conflict or b.conflict,
+    )
 
 
 def _prefixed(i: int, movers: frozenset) -> frozenset:

@@ -5,6 +5,7 @@ Process variables live in *regions*: one region per position of the network, lai
 same way for every position (a frame per definition with variables, `Frames`), so that a
 component's variables are fields of the packed state rather than part of its location.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -70,10 +71,10 @@ class BufferSlots:
 
     name: str
     capacity: int
-    arrays: int                     # leading fields of the channel that index the array
-    length: str                     # keys into Layout.cells
+    arrays: int  # leading fields of the channel that index the array
+    length: str  # keys into Layout.cells
     fields: tuple[str, ...]
-    types: tuple[ValueType, ...]    # the message fields' types (the channel's, after indices)
+    types: tuple[ValueType, ...]  # the message fields' types (the channel's, after indices)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class Var:
 
     name: str
     offset: int
-    slots: CellSlots                # with base = offset within the region
+    slots: CellSlots  # with base = offset within the region
     type: ValueType
     durable: bool
 
@@ -95,22 +96,26 @@ class Frame:
     base: int
     size: int
     vars: Mapping[str, Var]
-    variables: tuple               # the resolver's Variables (initial values)
+    variables: tuple  # the resolver's Variables (initial values)
 
     def volatile(self) -> tuple[int, ...]:
         """Region slots of the frame that a crash resets."""
-        return tuple(self.base + v.offset + k for v in self.vars.values() if not v.durable
-                     for k in range(v.slots.size))
+        return tuple(
+            self.base + v.offset + k
+            for v in self.vars.values()
+            if not v.durable
+            for k in range(v.slots.size)
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    cells: MutableMapping[str, CellSlots]   # cells, buffer slots, and moved variable arrays
-    names: tuple[str, ...]           # display name of each slot, e.g. has[gpu][1]
-    types: tuple[ValueType, ...]     # value type of each slot
+    cells: MutableMapping[str, CellSlots]  # cells, buffer slots, and moved variable arrays
+    names: tuple[str, ...]  # display name of each slot, e.g. has[gpu][1]
+    types: tuple[ValueType, ...]  # value type of each slot
     init: tuple[int, ...]
-    volatile: tuple[int, ...]        # slots reset by a crash
-    shown: int = -1                  # slots that are cells (the rest: buffers)
+    volatile: tuple[int, ...]  # slots reset by a crash
+    shown: int = -1  # slots that are cells (the rest: buffers)
     buffers: Mapping[str, BufferSlots] = None  # type: ignore[assignment]
     frames: Mapping[str, Frame] = None  # type: ignore[assignment]
     region: tuple[ValueType, ...] = ()  # value range of each slot of a region
@@ -132,7 +137,7 @@ class Layout:
         length = self.cells[b.length]
         if length.size == 1:
             return [b.name]
-        shown = self.names[length.base:length.base + length.size]  # `len(q[0])`
+        shown = self.names[length.base : length.base + length.size]  # `len(q[0])`
         return [name[4:-1] for name in shown]
 
     def _show_buffer(self, b: BufferSlots, values: tuple[int, ...]) -> list[tuple[str, str]]:
@@ -142,8 +147,10 @@ class Layout:
             n = values[length.base + k]
             msgs = []
             for m in range(n):
-                fs = [t.show(values[self.cells[f].base + k * b.capacity + m])
-                      for f, t in zip(b.fields, b.types)]
+                fs = [
+                    t.show(values[self.cells[f].base + k * b.capacity + m])
+                    for f, t in zip(b.fields, b.types)
+                ]
                 msgs.append(".".join(fs))
             out.append((label, f"<{', '.join(msgs)}>"))
         return out
@@ -169,7 +176,9 @@ def build_layout(model: Model) -> Layout:
     init: list[int] = []
     volatile: list[int] = []
 
-    def add(key: str, cell: Cell, labels: list[str], durable: bool, values: tuple[int, ...]) -> None:
+    def add(
+        key: str, cell: Cell, labels: list[str], durable: bool, values: tuple[int, ...]
+    ) -> None:
         slots = slots_of(cell, len(init))
         cells[key] = slots
         names.extend(labels)
@@ -179,20 +188,32 @@ def build_layout(model: Model) -> Layout:
         init.extend(values if len(values) == slots.size else (0,) * slots.size)
 
     for name, cell in model.cells.items():
-        labels = [name + "".join(f"[{t.show(v)}]" for t, v in zip(cell.indices, combo))
-                  for combo in itertools.product(*(t.values() for t in cell.indices))]
+        labels = [
+            name + "".join(f"[{t.show(v)}]" for t, v in zip(cell.indices, combo))
+            for combo in itertools.product(*(t.values() for t in cell.indices))
+        ]
         add(name, cell, labels, cell.durable, cell.init)
     shown = len(init)
-    buffers = {name: _buffer(name, chan, add) for name, chan in model.channels.items()
-               if chan.buffered}
+    buffers = {
+        name: _buffer(name, chan, add) for name, chan in model.channels.items() if chan.buffered
+    }
     frames, region = _frames(model)
-    return Layout(cells, tuple(names), tuple(types), tuple(init), tuple(volatile), shown, buffers,
-                  frames, region)
+    return Layout(
+        cells,
+        tuple(names),
+        tuple(types),
+        tuple(init),
+        tuple(volatile),
+        shown,
+        buffers,
+        frames,
+        region,
+    )
 
 
 def _buffer(name: str, chan: object, add: object) -> BufferSlots:
-    indices = chan.fields[:chan.arrays]  # type: ignore[attr-defined]
-    fields = chan.fields[chan.arrays:]  # type: ignore[attr-defined]
+    indices = chan.fields[: chan.arrays]  # type: ignore[attr-defined]
+    fields = chan.fields[chan.arrays :]  # type: ignore[attr-defined]
     n = chan.capacity  # type: ignore[attr-defined]
     durable = chan.durable  # type: ignore[attr-defined]
     combos = list(itertools.product(*(t.values() for t in indices)))

@@ -9,6 +9,7 @@ each position's region of process variables. A field never straddles two words. 
 and the regions have fixed widths; the control fields get widths from an estimate, and when
 a new mode or location does not fit, the explorer widens them (`Overflow`) and re-packs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -76,8 +77,12 @@ def value_range(t: ValueType) -> tuple[int, int]:
     raise NotPackable(f"type {t} has no finite range")
 
 
-def layout_fields(cell_types: Sequence[ValueType], mode_bits: int, position_bits: Sequence[int],
-                  region_types: Sequence[ValueType] = ()) -> Packing:
+def layout_fields(
+    cell_types: Sequence[ValueType],
+    mode_bits: int,
+    position_bits: Sequence[int],
+    region_types: Sequence[ValueType] = (),
+) -> Packing:
     """Assign words and shifts, first fit in order."""
     widths: list[tuple[int, int]] = []
     for t in cell_types:
@@ -109,7 +114,7 @@ def _width(t: ValueType) -> tuple[int, int]:
 class Codebook:
     """Per position: term id <-> location index (0 = no component at this position)."""
 
-    terms: list[list[int]] = field(default_factory=list)    # per position: index -> term id
+    terms: list[list[int]] = field(default_factory=list)  # per position: index -> term id
     index: list[dict[int, int]] = field(default_factory=list)
 
     def ensure(self, positions: int) -> None:
@@ -151,8 +156,8 @@ class Packer:
         if size > pk.positions:
             raise Overflow()
         self.codebook.ensure(pk.positions)
-        values = list(s[:K + 1]) + [self.codebook.code(p, s[K + 1 + p]) for p in range(size)]
-        values += [0] * (pk.positions - size) + list(s[K + 1 + size:])
+        values = list(s[: K + 1]) + [self.codebook.code(p, s[K + 1 + p]) for p in range(size)]
+        values += [0] * (pk.positions - size) + list(s[K + 1 + size :])
         row = [0] * pk.words
         for f, v in zip(pk.fields, values):
             v -= f.lo
@@ -183,12 +188,12 @@ class Packer:
             size = modes[s[K]].size  # type: ignore[attr-defined]
             if size > positions:
                 raise Overflow()
-            ctl = [index[p].get(t) for p, t in enumerate(s[K + 1:K + 1 + size])]
+            ctl = [index[p].get(t) for p, t in enumerate(s[K + 1 : K + 1 + size])]
             if None in ctl:
                 ctl = [code(p, s[K + 1 + p]) for p in range(size)]
-            row = [*s[:K + 1], *ctl, *self._zeros[size], *s[K + 1 + size:]]
+            row = [*s[: K + 1], *ctl, *self._zeros[size], *s[K + 1 + size :]]
             if len(row) < len(lows):  # regions of absent positions: their lowest values
-                row += lows[len(row):]
+                row += lows[len(row) :]
             rows.append(row)
         return np.array(rows, dtype=np.int64).reshape(len(rows), len(lows))
 
@@ -208,11 +213,12 @@ class Packer:
             raise Overflow()
         out = np.empty((block.shape[0], len(self._low)), dtype=np.int64)
         out[:] = self._lows  # absent positions: no location, regions at their lowest
-        out[:, :K + 1] = block[:, :K + 1]
+        out[:, : K + 1] = block[:, : K + 1]
         for p in range(size):
             out[:, K + 1 + p] = self._codes(p, block[:, K + 1 + p])
-        out[:, K + 1 + positions:K + 1 + positions + block.shape[1] - K - 1 - size] = \
-            block[:, K + 1 + size:]
+        out[:, K + 1 + positions : K + 1 + positions + block.shape[1] - K - 1 - size] = block[
+            :, K + 1 + size :
+        ]
         return out
 
     def _codes(self, p: int, tids: np.ndarray) -> np.ndarray:
@@ -222,8 +228,9 @@ class Packer:
         index = self.codebook.index[p]
         got = [index.get(t) for t in values.tolist()]
         if None in got:
-            for _, i in sorted((f, i) for i, (g, f) in enumerate(zip(got, first.tolist()))
-                               if g is None):
+            for _, i in sorted(
+                (f, i) for i, (g, f) in enumerate(zip(got, first.tolist())) if g is None
+            ):
                 got[i] = self.codebook.code(p, int(values[i]))
         return np.array(got, dtype=np.int64)[inverse.reshape(-1)]
 
@@ -236,7 +243,7 @@ class Packer:
         mode = values[K]
         n = sizes[mode]
         terms = self.codebook.terms
-        regions = values[K + 1 + pk.positions:K + 1 + pk.positions + n * R]
+        regions = values[K + 1 + pk.positions : K + 1 + pk.positions + n * R]
         return (*values[:K], mode, *(terms[p][values[K + 1 + p]] for p in range(n)), *regions)
 
 
@@ -253,7 +260,7 @@ def repack(block: np.ndarray, old: Packing, new: Packing) -> np.ndarray:
     and region, matched by role; positions the old packing lacks are empty)."""
     n = block.shape[0]
     out = np.zeros((n, new.words), dtype=np.uint64)
-    pairs = list(zip(old.fields[:old.cells + 1], new.fields[:new.cells + 1]))
+    pairs = list(zip(old.fields[: old.cells + 1], new.fields[: new.cells + 1]))
     for p in range(old.positions):
         pairs.append((old.position_field(p), new.position_field(p)))
         pairs += [(old.region_field(p, j), new.region_field(p, j)) for j in range(old.region)]

@@ -37,6 +37,7 @@ Process calls are unfolded when a term is made; guards and conditions that do no
 the state are decided then. Arguments that read the state are evaluated in the state where
 the call is made (the state after the transition that reaches it).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -86,8 +87,8 @@ class Terms:
     _calls: dict[tuple, tuple] = field(default_factory=dict)
     _markers: dict[int, frozenset] = field(default_factory=dict)
     _mapped: dict[tuple, int] = field(default_factory=dict)
-    loops: set[int] = field(default_factory=set)   # ids of calls that keep their activation
-    fresh: int = 0                                  # activations made by the current `make`
+    loops: set[int] = field(default_factory=set)  # ids of calls that keep their activation
+    fresh: int = 0  # activations made by the current `make`
 
     def __post_init__(self) -> None:
         for decl in self.model.processes.values():
@@ -106,8 +107,10 @@ class Terms:
         does not count): such a term is split into a configuration of components."""
         got = self._par.get(tid)
         if got is None:
-            got = any(self.has_par(c) for c in children(self.table[tid])) or \
-                self.table[tid][0] in ("par", "apar")
+            got = any(self.has_par(c) for c in children(self.table[tid])) or self.table[tid][0] in (
+                "par",
+                "apar",
+            )
             self._par[tid] = got
         return got
 
@@ -159,16 +162,23 @@ class Terms:
         return (item.channel, *values)
 
     # ------------------------------------------------------------------ making terms
-    def make(self, p: A.Proc, env: Mapping[str, object], state: Sequence[int] | None,
-             base: int = 0) -> int:
+    def make(
+        self, p: A.Proc, env: Mapping[str, object], state: Sequence[int] | None, base: int = 0
+    ) -> int:
         """The term id of process p under env (state is needed only for calls reading the
         state; base: where the variables in scope start in it). Raises Fault when a call's
         argument or a variable's initial value is outside its type."""
         self.fresh = 0
         return self.intern(self._make(p, env, state, 0, base))
 
-    def _make(self, p: A.Proc, env: Mapping[str, object], state: Sequence[int] | None,
-              depth: int, base: int = 0) -> tuple:
+    def _make(
+        self,
+        p: A.Proc,
+        env: Mapping[str, object],
+        state: Sequence[int] | None,
+        depth: int,
+        base: int = 0,
+    ) -> tuple:
         if depth > 10_000:
             raise RecursionError("unguarded recursion")
         if isinstance(p, A.Stop):
@@ -195,14 +205,21 @@ class Terms:
         if isinstance(p, A.Hide):
             return ("hide", self.events_of(p.chans, env), sub(p.proc))
         if isinstance(p, A.Rename):
-            pairs = frozenset((self.prefix(x.source, env), self.prefix(x.target, env))
-                              for x in p.pairs)
+            pairs = frozenset(
+                (self.prefix(x.source, env), self.prefix(x.target, env)) for x in p.pairs
+            )
             return ("rename", pairs, sub(p.proc))
         assert isinstance(p, A.Replicated)
         return self._replicated(p, env, state, depth, base)
 
-    def _call(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
-              depth: int, base: int) -> tuple:
+    def _call(
+        self,
+        p: A.ProcRef,
+        env: Mapping[str, object],
+        state: Sequence[int] | None,
+        depth: int,
+        base: int,
+    ) -> tuple:
         """A call unfolded. In a spec without process variables, a call made without the
         cells is the same term wherever it is made: it is made once per arguments (a
         replicated choice over n values is then built once, not at each of its n steps)."""
@@ -218,14 +235,16 @@ class Terms:
             got = self._calls[key] = self._make(body, inner, state, depth + 1, base)
         return got
 
-    def _unfold(self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None,
-                base: int) -> tuple[A.Proc, dict[str, object]]:
+    def _unfold(
+        self, p: A.ProcRef, env: Mapping[str, object], state: Sequence[int] | None, base: int
+    ) -> tuple[A.Proc, dict[str, object]]:
         """The body of a call and its environment (see `enter`)."""
         values = [self._arg(a, env, state, base) for a in p.args]
         return self.enter(p, values, env)
 
-    def enter(self, p: A.ProcRef, values: Sequence[int],
-              env: Mapping[str, object]) -> tuple[A.Proc, dict[str, object]]:
+    def enter(
+        self, p: A.ProcRef, values: Sequence[int], env: Mapping[str, object]
+    ) -> tuple[A.Proc, dict[str, object]]:
         """The body of a call with these argument values, and its environment: the arguments
         (each checked against its parameter's type: M001 outside it) and the activation,
         the caller's for a loop, else a new one."""
@@ -235,8 +254,10 @@ class Terms:
         for q, a, t, v in zip(decl.params, p.args, types, values):
             if not t.contains(v):
                 err = self.compiler.sites.add(
-                    "M001", f"argument outside the type of parameter '{q.name}' of '{p.name}'",
-                    a.span)
+                    "M001",
+                    f"argument outside the type of parameter '{q.name}' of '{p.name}'",
+                    a.span,
+                )
                 raise Fault(err, str(v))
             inner[q.name] = v
         frame = self.compiler.layout.frames.get(p.name)
@@ -249,8 +270,9 @@ class Terms:
             self.fresh += 1
         return decl.body, inner
 
-    def _initial(self, p: A.ProcRef, frame: object,
-                 params: Mapping[str, object]) -> tuple[int, ...]:
+    def _initial(
+        self, p: A.ProcRef, frame: object, params: Mapping[str, object]
+    ) -> tuple[int, ...]:
         """Initial values of a new activation (they read constants, parameters, indices)."""
         import itertools
 
@@ -261,33 +283,59 @@ class Terms:
                 value = evaluate(ir, ())  # an initial value reads no state (T006)
                 if not v.type.contains(value):
                     err = self.compiler.sites.add(
-                        "M001", f"initial value outside the type of '{v.name}' of '{p.name}'",
-                        v.init.span)
+                        "M001",
+                        f"initial value outside the type of '{v.name}' of '{p.name}'",
+                        v.init.span,
+                    )
                     raise Fault(err, str(value))
                 vals.append(value)
         return tuple(vals)
 
-    def _conditional(self, p: A.Guard | A.ProcIf, env: Mapping[str, object],
-                     state: Sequence[int] | None, depth: int, base: int) -> tuple:
+    def _conditional(
+        self,
+        p: A.Guard | A.ProcIf,
+        env: Mapping[str, object],
+        state: Sequence[int] | None,
+        depth: int,
+        base: int,
+    ) -> tuple:
         cond = self.compiler.compile(p.cond, env)
         decided = cond[0] == "k"
         if isinstance(p, A.Guard):
             if decided:
                 return self._make(p.body, env, state, depth + 1, base) if cond[1] else STOP
-            return ("guard", self.key(p), self.env_of(p.cond, env),
-                    self.intern(self._make(p.body, env, state, depth + 1, base)))
+            return (
+                "guard",
+                self.key(p),
+                self.env_of(p.cond, env),
+                self.intern(self._make(p.body, env, state, depth + 1, base)),
+            )
         if decided:
             return self._make(p.then if cond[1] else p.orelse, env, state, depth + 1, base)
-        return ("if", self.key(p), self.env_of(p.cond, env),
-                self.intern(self._make(p.then, env, state, depth + 1, base)),
-                self.intern(self._make(p.orelse, env, state, depth + 1, base)))
+        return (
+            "if",
+            self.key(p),
+            self.env_of(p.cond, env),
+            self.intern(self._make(p.then, env, state, depth + 1, base)),
+            self.intern(self._make(p.orelse, env, state, depth + 1, base)),
+        )
 
-    def _binary(self, p: A.ProcBinary, env: Mapping[str, object], state: Sequence[int] | None,
-                depth: int, base: int) -> tuple:
+    def _binary(
+        self,
+        p: A.ProcBinary,
+        env: Mapping[str, object],
+        state: Sequence[int] | None,
+        depth: int,
+        base: int,
+    ) -> tuple:
         if p.op in (";", "[>"):
             left = self.intern(self._make(p.left, env, state, depth + 1, base))
-            return ("seq" if p.op == ";" else "slide", left, self.key(p.right),
-                    self.env_of(p.right, env))
+            return (
+                "seq" if p.op == ";" else "slide",
+                left,
+                self.key(p.right),
+                self.env_of(p.right, env),
+            )
         left = self.intern(self._make(p.left, env, state, depth + 1, base))
         right = self.intern(self._make(p.right, env, state, depth + 1, base))
         if p.op == "[]":
@@ -299,8 +347,14 @@ class Terms:
         assert p.op == "|||"
         return ("par", frozenset(), (left, right))
 
-    def _replicated(self, p: A.Replicated, env: Mapping[str, object],
-                    state: Sequence[int] | None, depth: int, base: int) -> tuple:
+    def _replicated(
+        self,
+        p: A.Replicated,
+        env: Mapping[str, object],
+        state: Sequence[int] | None,
+        depth: int,
+        base: int,
+    ) -> tuple:
         values = domain_values(self.model, p.domain)
         envs = [{**env, p.var: v} for v in values]
         parts = [self.intern(self._make(p.body, e, state, depth + 1, base)) for e in envs]
@@ -381,17 +435,27 @@ class Terms:
             return True, False
         if tag == "pre":
             node = self.node(t[1])
-            visible = isinstance(node, A.Prefix) and node.event is not None and \
-                not self.model.channels[node.event.channel].buffered
+            visible = (
+                isinstance(node, A.Prefix)
+                and node.event is not None
+                and not self.model.channels[node.event.channel].buffered
+            )
             return visible, True
         if tag == "ichoice":
             return False, True
         if tag in ("guard", "mark", "rename"):
             return self.initial_kinds(t[-1] if tag != "mark" else t[2])
         if tag in ("if", "intr", "ext", "sel"):
-            parts = [self.initial_kinds(o) for o in (
-                self.operands(tid) if tag == "ext" else
-                t[1] + ((t[2],) if t[2] is not None else ()) if tag == "sel" else t[-2:])]
+            parts = [
+                self.initial_kinds(o)
+                for o in (
+                    self.operands(tid)
+                    if tag == "ext"
+                    else t[1] + ((t[2],) if t[2] is not None else ())
+                    if tag == "sel"
+                    else t[-2:]
+                )
+            ]
             return all(k[0] for k in parts), all(k[1] for k in parts)
         if tag == "seq":  # a tick of the first part is a tau of the sequence
             first = self.initial_kinds(t[1])
@@ -404,8 +468,9 @@ class Terms:
         # hide: a hidden event is a tau, and which events are hidden is not decided here
         return False, self.initial_kinds(t[2])[1]
 
-    def _arg(self, a: A.Expr, env: Mapping[str, object], state: Sequence[int] | None,
-             base: int) -> int:
+    def _arg(
+        self, a: A.Expr, env: Mapping[str, object], state: Sequence[int] | None, base: int
+    ) -> int:
         ir = self.compiler.compile(a, env)
         if ir[0] == "k":
             return ir[1]
@@ -435,8 +500,9 @@ class Terms:
         key = (tid, tuple(sorted(mapping.items(), key=repr)))
         got = self._mapped.get(key)
         if got is None:
-            got = self.intern(_rebuild(self.table[tid], lambda c: self.map_markers(c, mapping),
-                                       mapping))
+            got = self.intern(
+                _rebuild(self.table[tid], lambda c: self.map_markers(c, mapping), mapping)
+            )
             self._mapped[key] = got
         return got
 
@@ -444,8 +510,11 @@ class Terms:
         """A target made at position p: its markers say so (None -> ("old", p); a new
         activation ("new", k) -> ("new", k, p)), so the network can tell where each
         activation comes from."""
-        mapping = {m: (m[0], m[1], ("old", p) if m[2] is None else m[2] + (p,))
-                   for m in self.markers(tid) if m[2] is None or m[2] == ("new", m[2][1])}
+        mapping = {
+            m: (m[0], m[1], ("old", p) if m[2] is None else m[2] + (p,))
+            for m in self.markers(tid)
+            if m[2] is None or m[2] == ("new", m[2][1])
+        }
         return self.map_markers(tid, mapping) if mapping else tid
 
 
@@ -482,6 +551,7 @@ def _env(t: tuple) -> Env | None:
 
 def _rebuild(t: tuple, sub: Callable[[int], int], mapping: Mapping[tuple, tuple]) -> tuple:
     """t with its children mapped by sub and its env's marker by mapping."""
+
     def env(e: Env) -> Env:
         return tuple((n, mapping.get(v, v)) if n == ACT else (n, v) for n, v in e)
 

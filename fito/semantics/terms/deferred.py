@@ -1,6 +1,7 @@
 """Targets of a step that read the state after it: a call whose arguments read the state
 (`Deferred`), and the joint target of a synchronised step whose parts do (`Joint`). The
 engine makes them once the state after the step is known."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -47,8 +48,10 @@ class Deferred:
         if not isinstance(self.body, A.ProcRef):
             return None
         layout = self.terms.compiler.layout
-        return tuple(relocate(self.terms.compiler.compile(a, self.env), self.base, layout)
-                     for a in self.body.args)
+        return tuple(
+            relocate(self.terms.compiler.compile(a, self.env), self.base, layout)
+            for a in self.body.args
+        )
 
     def with_arguments(self, values: Sequence[int]) -> int:
         """The target term for given argument values (NeedsState if more of it reads the
