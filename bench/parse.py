@@ -99,10 +99,11 @@ def _interleaved(
 
 
 def _fito_parse_resolve(text: str) -> None:
-    """What `fito check` runs before type and model checking (fito.driver.front_end)."""
-    from fito.driver import front_end
+    """What `fito check` runs before type and model checking (fito.pipeline.front_end)."""
+    from fito.pipeline import front_end
 
-    result, _, diags = front_end(text)
+    front = front_end(text)
+    result, diags = front.parsed, front.resolved
     if result.spec is None or result.diagnostics:
         raise SystemExit(f"bench spec does not parse: {result.diagnostics[:3]}")
     if diags:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from fito.check.result import FAILS, UNKNOWN
 from fito.diagnostics import Diagnostic
-from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT, EXIT_OK, FileReport
+from fito.outcome import EXIT_FAIL, EXIT_INPUT, EXIT_LIMIT, EXIT_OK, FileReport
 
 _EXPECT = re.compile(r"--\s*expect:\s*(.+?)\s*$")
 _VERDICT = re.compile(r"(holds|fails|unknown)(?: in (\d+))?")

@@ -15,20 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fito import budget
+from fito.check.options import Limits
 from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
 from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    max_states: int | None = None
-    timeout: float | None = None
-    progress: bool = False
-    engine: str = "auto"  # auto (frontier where states pack), frontier, scalar
-    jobs: int = 1  # processes of the frontier engine
 
 
 @dataclass(frozen=True, slots=True)

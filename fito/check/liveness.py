@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from fito.check.explore import Limits, stop_reason
+from fito.check.explore import stop_reason
+from fito.check.options import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK, END, LOOP, MODEL_ERROR, Failure

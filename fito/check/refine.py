@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from fito.check.explore import Limits, Progress, stop_reason
+from fito.check.explore import Progress, stop_reason
+from fito.check.options import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import Transition, build_trace
 from fito.check.traces.records import MODEL_ERROR, REFUSAL, Failure

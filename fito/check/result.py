@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fito import display
 from fito.check.traces.records import Trace
 from fito.diagnostics import Span
 
@@ -62,6 +63,4 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         """Notebooks: the verdict as a table row, its run as a chart and a table."""
-        from fito.render.page import verdict_html
-
-        return verdict_html(self)
+        return display.html(self)

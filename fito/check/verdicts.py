@@ -15,18 +15,17 @@ from fito.check.explore import (
     Decided,
     Found,
     Graph,
-    Limits,
     Task,
     search,
 )
-from fito.check.lts import GraphError, StateGraph, state_graph  # noqa: F401 (re-exported)
+from fito.check.options import CheckOptions, Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK as TRACE_DEADLOCK
 from fito.check.traces.records import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
-from fito.lang.printer.canonical import print_assertion, print_expr
+from fito.lang.printer.canonical import print_assertion, print_expr, print_proc
 from fito.lang.resolve.resolver import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 from fito.semantics.ir import Fault
@@ -36,19 +35,14 @@ from fito.semantics.rules.refusal import NotSupported
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
     """The assertion as the user wrote it (from the source), without `assert`."""
-    from fito.lang.printer.canonical import print_assertion
-
     return print_assertion(a)
-
-
-DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
 
 
 SAFETY = ("deadlock", "always", "reaches")
 
 
 def check_assertions(
-    model: Model, options: object, refusals: list[Diagnostic] | None = None
+    model: Model, options: CheckOptions, refusals: list[Diagnostic] | None = None
 ) -> Iterator[Verdict]:
     """Check every assertion of the model in order. The safety assertions about one process
     (deadlock freedom, `always`, `reaches`) are answered by one search together: each gets
@@ -56,13 +50,7 @@ def check_assertions(
     the checker refuses (fito.semantics.rules.refusal) is `unknown` and its diagnostic is added
     there (once); without, the refusal is raised."""
     compiled = compile_model(model)
-    limits = Limits(
-        getattr(options, "max_states", None) or DEFAULT_MAX_STATES,
-        getattr(options, "timeout", None),
-        getattr(options, "progress", False),
-        getattr(options, "engine", "auto"),
-        getattr(options, "jobs", 1),
-    )
+    limits = options.limits()
     assertions = list(model.assertions)
     done: dict[int, Verdict] = {}
     for n, a in enumerate(assertions):
@@ -101,8 +89,6 @@ def _group_of(model: Model, assertions: list[A.AssertDecl], n: int) -> list[int]
 
 
 def _process_key(model: Model, a: A.AssertDecl) -> str | None:
-    from fito.lang.printer.canonical import print_proc
-
     proc = a.proc if a.proc is not None else model.system
     return None if proc is None else print_proc(proc)
 

@@ -56,8 +56,9 @@ class SpecFile(pytest.File):
 
     def report(self) -> Any:
         if self._report is None:
+            from fito.check.options import CheckOptions
             from fito.deep import run_deep
-            from fito.driver import CheckOptions, check_path
+            from fito.pipeline import check_path
 
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
@@ -70,14 +71,14 @@ class SpecFile(pytest.File):
         return self._report
 
     def collect(self) -> Iterator[pytest.Item]:
-        from fito.driver import front_end
+        from fito.pipeline import front_end
 
         yield DiagnosticsItem.from_parent(self, name="diagnostics")
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return
-        _, model, _ = front_end(text)
+        model = front_end(text).model
         for a in getattr(model, "assertions", ()):
             yield AssertionItem.from_parent(self, name=f"line {a.span.line}", line=a.span.line)
 

@@ -5,7 +5,7 @@ the domains are the files saved in one step (or the ranks, one shard each), a st
 them in the script's order, a crash can happen anywhere, and recovery loads what the script's
 restore would load (the newest file of each component, the newest step directory, or the
 step the commit marker names). The assertion says that what recovery loads is one step of
-every domain. The spec is checked by fito's own model checker (`fito.driver`), so a warning
+every domain. The spec is checked by fito's own model checker (`fito.pipeline`), so a warning
 comes with the shortest crash that breaks it.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from fito.check.result import Verdict
-from fito.driver import FileReport
 from fito.lint.rules.common import Protocol
+from fito.outcome import FileReport
 
 E = 2  # steps modelled: enough for "old file, new file"
 MISSING = E + 1  # what recovery gets for a file that is not there
@@ -224,9 +224,10 @@ def _ranks(p: Protocol) -> list[str]:
 
 
 def check_spec(path: str, text: str) -> FileReport:
-    """Model-check a generated spec with fito's own checker (`fito.driver`, as `fito check`
+    """Model-check a generated spec with fito's own checker (`fito.pipeline`, as `fito check`
     does): its verdicts, or the diagnostics that would say the generator has a bug."""
-    from fito.driver import CheckOptions, check_source
+    from fito.check.options import CheckOptions
+    from fito.pipeline import check_source
     from fito.source import Source
 
     return check_source(

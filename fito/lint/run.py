@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fito.diagnostics import Diagnostic, Span, error, sort_key, warning
-from fito.driver import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
 from fito.lint import rules
 from fito.lint.index import build_index
 from fito.lint.rules.common import Finding, Protocol
 from fito.lint.walker import Walker
+from fito.outcome import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
 from fito.source import DEFAULT_MAX_BYTES, Source, read_source
 
 SYNTAX_ERROR = "FITOL000"

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from fito import display
 from fito.check.result import FAILS, HOLDS, Verdict
 from fito.check.traces.records import Trace, TraceStep
 from fito.diagnostics import render_text
-from fito.driver import FileReport
 from fito.expect import Mismatch
+from fito.outcome import FileReport
 from fito.render.runs import Collapsed, domain_name, rows, step_changes, waiting_text
 from fito.render.svg import render_chart
 
@@ -186,3 +187,8 @@ def trace_html(trace: Trace) -> str:
             end_html(trace),
         ]
     )
+
+
+display.register_html(Verdict, verdict_html)
+display.register_html(FileReport, report_html)
+display.register_html(Trace, trace_html)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from fito.check.result import FAILS, HOLDS, Verdict
 from fito.check.traces.records import DEADLOCK, VIOLATION
 from fito.diagnostics import Diagnostic, render_text, to_json, to_sarif
-from fito.driver import FileReport
+from fito.outcome import FileReport
 from fito.render.sarif import expectation_results, verdict_result
 from fito.render.text import WIDTH, render_run, render_state
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fito.driver import CheckOptions, FileReport, check_source
+from fito.check.options import CheckOptions
+from fito.outcome import FileReport
+from fito.pipeline import check_source
 from fito.source import Source
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
+from fito.pipeline import check_source
 from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fito.check.frontier import workers
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
+from fito.pipeline import check_source
 from fito.source import Source
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fito.driver import front_end
+from fito.pipeline import front_end
 from fito.semantics.codegen.scalar import StepFault
 from fito.semantics.compiled import compile_model
 from fito.semantics.state.packing import Codebook, Overflow, Packer, layout_fields
@@ -50,7 +50,7 @@ def reached(compiled, root: tuple, limit: int) -> list[tuple]:
 
 @pytest.mark.parametrize("name", ["checkpoint_commit.fito", "abp.fito", "leader_election.fito"])
 def test_pack_many_is_pack_row_by_row(name: str) -> None:
-    _, model, _ = front_end((SPECS / name).read_text(encoding="utf-8"))
+    model = front_end((SPECS / name).read_text(encoding="utf-8")).model
     compiled = compile_model(model)
     root = compiled.initial(model.assertions[0].proc or model.system)
     states = reached(compiled, root, 3_000)
@@ -63,7 +63,7 @@ def test_pack_many_is_pack_row_by_row(name: str) -> None:
 
 
 def test_pack_many_refuses_a_value_out_of_its_field() -> None:
-    _, model, _ = front_end((SPECS / "checkpoint_commit.fito").read_text(encoding="utf-8"))
+    model = front_end((SPECS / "checkpoint_commit.fito").read_text(encoding="utf-8")).model
     compiled = compile_model(model)
     root = compiled.initial(model.system)
     packer = packer_for(compiled, [root])

@@ -19,9 +19,11 @@ from types import ModuleType
 
 import pytest
 
+from fito.check.options import CheckOptions
 from fito.check.result import FAILS, HOLDS
-from fito.driver import CheckOptions, FileReport, check_path
 from fito.expect import compare
+from fito.outcome import FileReport
+from fito.pipeline import check_path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "models"))

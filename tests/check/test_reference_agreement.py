@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fito.check.options import CheckOptions
 from fito.check.verdicts import check_assertions
-from fito.driver import CheckOptions
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
 from fito.reference.interpreter import RefLimit, check

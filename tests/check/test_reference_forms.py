@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
+from fito.pipeline import check_source
 from fito.reference.interpreter import RefLimit, RefResult, check
 from fito.source import Source
 

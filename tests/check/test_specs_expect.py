@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fito.driver import CheckOptions, check_path
+from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
+from fito.pipeline import check_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = sorted((ROOT / "specs").glob("*.fito"))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fito.check.options import CheckOptions
 from fito.check.traces.records import DEADLOCK, VIOLATION, Trace
-from fito.driver import CheckOptions, check_source, front_end
+from fito.pipeline import check_source, front_end
 from fito.reference.steps import EVENT, TICK
 from fito.reference.terms import Reference
 from fito.render.runs import Collapsed, rows
@@ -53,7 +54,7 @@ def report(text: str, name: str = "t.fito"):  # type: ignore[no-untyped-def]
 
 def replays_in_reference(text: str, trace: Trace) -> bool:
     """The trace's states follow transitions of the reference interpreter, one per step."""
-    _, model, _ = front_end(text)
+    model = front_end(text).model
     ref = Reference(model)
     assert model.system is not None
     shown = lambda store: (

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import ROOT
 
-from fito.driver import CheckOptions, check_path
+from fito.check.options import CheckOptions
+from fito.pipeline import check_path
 from fito.render.report import render_report
 
 BROWSER = next(

@@ -101,7 +101,7 @@ def test_the_command_line_writes_the_table_and_library_use_does_not(tmp_path: Pa
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     spec = tmp_path / "t.fito"
     spec.write_text("channel a\nprocess P = a -> P\nsystem P\nassert :[deadlock free]\n")
-    subprocess.run([sys.executable, "-c", "import fito.driver"], cwd=ROOT, env=env, check=True)
+    subprocess.run([sys.executable, "-c", "import fito.pipeline"], cwd=ROOT, env=env, check=True)
     assert not (tmp_path / "fito").exists()
     runs = [
         subprocess.run(

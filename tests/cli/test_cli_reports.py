@@ -163,7 +163,8 @@ def test_replay_reproduces_or_says_where_the_spec_parts(capsys, tmp_path: Path) 
 
 
 def test_notebooks_render_reports_verdicts_and_runs_as_html() -> None:
-    from fito.driver import CheckOptions, check_path
+    from fito.check.options import CheckOptions
+    from fito.pipeline import check_path
 
     report = check_path(str(NAIVE), CheckOptions())
     verdict = report.verdicts[0]

@@ -123,13 +123,12 @@ BIG = (
 def test_a_search_stops_at_the_memory_limit_with_its_figures(engine: str) -> None:
     """--max-memory bounds the searches themselves (state by state, and the frontier engine
     after the hand-over): unknown, with the states reached, not a machine out of memory."""
-    from types import SimpleNamespace
-
+    from fito.check.options import CheckOptions
     from fito.check.verdicts import check_assertions
-    from fito.driver import front_end
+    from fito.pipeline import front_end
 
-    _, model, _ = front_end(BIG)
-    options = SimpleNamespace(max_states=None, timeout=60.0, progress=False, engine=engine, jobs=1)
+    model = front_end(BIG).model
+    options = CheckOptions(timeout=60.0, engine=engine)
     with budget.active(Budget(max_bytes=budget.rss_bytes() + (8 << 20))):
         verdicts = list(check_assertions(model, options))
     for v in verdicts:  # deadlock freedom, then liveness (state by state in any engine)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fito.check.options import CheckOptions
 from fito.deep import run_deep
 from fito.diagnostics import Diagnostic
-from fito.driver import CheckOptions, FileReport, check_path
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_spec
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
+from fito.outcome import FileReport
+from fito.pipeline import check_path
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

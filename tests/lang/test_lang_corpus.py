@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from lang_helpers import INVALID, VALID, checked_report
 
+from fito.check.options import CheckOptions
 from fito.deep import run_deep
-from fito.driver import EXIT_OK, CheckOptions, check_path
 from fito.errorcodes import CODES
 from fito.expect import compare, expectations
+from fito.outcome import EXIT_OK
+from fito.pipeline import check_path
 
 _VERDICT = re.compile(r"(holds|fails|unknown)( in \d+)?")
 

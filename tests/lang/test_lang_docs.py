@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from lang_helpers import ROOT
 
+from fito.check.options import CheckOptions
 from fito.diagnostics import render_text
-from fito.driver import CheckOptions, check_source
 from fito.errorcodes import CODES
+from fito.pipeline import check_source
 from fito.source import Source
 
 DOC = ROOT / "docs" / "diagnostics.md"

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from lang_helpers import PROTOCOLS, ROOT, checked_report
 
-from fito.driver import CheckOptions, FileReport, check_source
+from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
+from fito.outcome import FileReport
+from fito.pipeline import check_source
 from fito.source import Source
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
 from fito.expect import compare
 from fito.models.epochs import bilateral, bilateral_count
+from fito.pipeline import check_source
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.runner import collect, discharge
 from fito.source import Source

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
 from fito.expect import compare
+from fito.pipeline import check_source
 from fito.source import Source
 
 SPEC = Path(__file__).parents[2] / "specs" / "fleet_update.fito"

@@ -82,12 +82,13 @@ def test_exit_statuses(capsys, tmp_path):
 
 def test_undecided_epochs_exit_3_from_fito_types(capsys, tmp_path):
     from fito.diagnostics import error
-    from fito.driver import FileReport
-    from fito.types.run import TypeReport, exit_status, file_status
+    from fito.outcome import FileReport
+    from fito.pipeline import TypeReport
+    from fito.types.run import exit_status
 
     undecided = TypeReport(FileReport("a", "", (error("FITO007", "unknown"),)))
     failing = TypeReport(FileReport("b", "", (error("FITO007", "x"), error("FITO001", "y"))))
-    assert file_status(undecided) == 3 and file_status(failing) == 1
+    assert undecided.report.status == 3 and failing.report.status == 1
     assert exit_status([undecided]) == 3 and exit_status([undecided, failing]) == 1
 
 

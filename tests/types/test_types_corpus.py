@@ -8,8 +8,9 @@ import sys
 import pytest
 from types_helpers import DATA, SHARED
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
+from fito.pipeline import check_source
 from fito.source import Source
 
 CORPUS = sorted(DATA.glob("*/*.fito"))

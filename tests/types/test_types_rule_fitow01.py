@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from types_helpers import codes, line_of, only, pipeline, type_check
 
-from fito.driver import CheckOptions, check_source
+from fito.check.options import CheckOptions
+from fito.pipeline import check_source
 from fito.source import Source
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fito.check.explore import Limits
 from fito.check.frontier.visited import StateStore
+from fito.check.options import Limits
 from fito.semantics.codegen.numpy_exprs import NotVector
 from fito.semantics.codegen.vector import VectorCode
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit

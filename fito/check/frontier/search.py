@@ -27,7 +27,6 @@ from fito.check.explore import (
     Decided,
     Found,
     Graph,
-    Limits,
     Progress,
     Task,
 )
@@ -35,6 +34,7 @@ from fito.check.frontier import workers
 from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import CHUNK, Fresh, Outcome, expand_range
 from fito.check.frontier.visited import StateStore
+from fito.check.options import Limits
 from fito.semantics.compiled import Compiled, TimeLimit
 from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows

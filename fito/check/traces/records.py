@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fito import display
+
 EVENT, TAU, HIDDEN, TICK, ASSIGN = "event", "tau", "hidden", "tick", "assign"
 STEP_KINDS = (EVENT, TAU, HIDDEN, TICK, ASSIGN)
 
@@ -126,9 +128,7 @@ class Trace:
 
     def _repr_html_(self) -> str:
         """Notebooks: the run as a message-sequence chart and a table of its steps."""
-        from fito.render.page import trace_html
-
-        return trace_html(self)
+        return display.html(self)
 
     def to_json(self) -> dict[str, object]:
         """The trace as JSON data (docs/report-schema.json, `run`)."""

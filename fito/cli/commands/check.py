@@ -80,8 +80,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fito.check.options import CheckOptions
     from fito.deep import run_deep
-    from fito.driver import CheckOptions, check_path, exit_status
+    from fito.outcome import exit_status
+    from fito.pipeline import check_path
     from fito.render.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
 

@@ -36,32 +36,19 @@ def _run(args: argparse.Namespace) -> int:
     from fito.check.lts import TooLarge, build_lts, to_dot, to_json
     from fito.diagnostics import error, render_text
     from fito.lang import nodes as A
-    from fito.lang.resolve.resolver import resolve
-    from fito.lang.syntax.parser import parse
+    from fito.pipeline import load_path
     from fito.semantics.compiled import compile_model
     from fito.semantics.ir import Fault
     from fito.semantics.network import StructureGrows
-    from fito.source import read_source
+    from fito.semantics.rules.refusal import NotSupported
 
-    src = read_source(args.file)
-    if not hasattr(src, "text"):
-        print(render_text(src, args.file, None), file=sys.stderr)  # type: ignore[arg-type]
-        return 2
-    parsed = parse(src.text)  # type: ignore[union-attr]
-    if parsed.spec is None:
-        for d in parsed.diagnostics:
-            print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
-        return 2
-    model, diags = resolve(parsed.spec)
-    errors = [
-        d
-        for d in list(parsed.diagnostics) + list(diags)
-        if d.is_error and not d.code.startswith("FITO")
-    ]
-    if errors:
-        for d in errors:
-            print(render_text(d, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
-        return 1
+    loaded = load_path(args.file)
+    text = loaded.source.text if loaded.source is not None else None
+    model = loaded.model
+    if model is None:
+        for d in loaded.diagnostics:
+            print(render_text(d, args.file, text), file=sys.stderr)
+        return loaded.status
     if args.process:
         if args.process not in model.processes or model.processes[args.process].params:
             print(
@@ -79,13 +66,11 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from fito.semantics.rules.refusal import NotSupported
-
     c = compile_model(model)
     try:
         lts = build_lts(c, c.initial(proc), args.max_states)
     except NotSupported as refusal:  # too large an expansion, or variables it cannot keep
-        print(render_text(refusal.diagnostic, args.file, src.text), file=sys.stderr)  # type: ignore[union-attr]
+        print(render_text(refusal.diagnostic, args.file, text), file=sys.stderr)  # type: ignore[union-attr]
         return 1
     except TooLarge:
         d = error(
@@ -120,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
             render_text(
                 error(code, f"model error in the initial state: {message}", span=span),
                 args.file,
-                src.text,
+                text,
             ),
             file=sys.stderr,
         )  # type: ignore[union-attr]

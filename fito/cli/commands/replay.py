@@ -34,21 +34,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fito.check.traces.replay import replay
     from fito.deep import run_deep
-    from fito.diagnostics import render_text
-    from fito.driver import front_end
+    from fito.diagnostics import Diagnostic, render_text
+    from fito.pipeline import front_end
     from fito.render.text import render_run
     from fito.source import read_source
 
     saved, line, text = _load(args.trace, args.line)
     src = read_source(args.spec)
-    if not hasattr(src, "text"):
-        print(render_text(src, args.spec, None))  # type: ignore[arg-type]
+    if isinstance(src, Diagnostic):
+        print(render_text(src, args.spec, None))
         return 2
-    parsed, model, diags = run_deep(front_end, src.text)  # type: ignore[union-attr]
-    errors = [d for d in tuple(parsed.diagnostics) + tuple(diags) if d.is_error]
+    front = run_deep(front_end, src.text)
+    model, errors = front.model, front.errors
     if model is None or errors:
-        for d in errors or parsed.diagnostics:
-            print(render_text(d, args.spec, src.text))  # type: ignore[union-attr]
+        for d in errors or front.parsed.diagnostics:
+            print(render_text(d, args.spec, src.text))
         return 2
     assertion = _find(model, line, text)
     result = run_deep(replay, model, assertion, saved)

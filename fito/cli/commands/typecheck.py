@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from fito.cli.commands.options import positive_int, positive_seconds
 
 if TYPE_CHECKING:
+    from fito.pipeline import TypeReport
     from fito.types.oracle import EpochOracle
-    from fito.types.run import TypeReport
 
 HELP = "type-check the pipelines of .fito specs (Snap vs Conv, epochs decided by Z3)"
 
@@ -80,7 +80,7 @@ def _one(path: str, oracle: EpochOracle, max_bytes: int, args: argparse.Namespac
     from fito import budget
     from fito.deep import run_deep
     from fito.lang.syntax.parser import machinery
-    from fito.types.run import type_check_path
+    from fito.pipeline import type_check_path
 
     machinery()  # built (or loaded) once per process: not part of any file's time
     import z3  # noqa: F401 - the same: imported once, before any file's clock starts

@@ -9,12 +9,15 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from fito.check.options import CheckOptions
 from fito.check.result import Verdict
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_decl, print_type
 from fito.lang.resolve.resolver import Model
 from fito.lang.resolve.values import BoolT, EnumT, IntRange, ValueType
+from fito.pipeline import check, check_source
+from fito.source import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,24 +31,16 @@ class Analysis:
 
 def analyse(text: str, type_check: bool = True) -> Analysis:
     """Parse, resolve and type-check (no model checking: that is `check_assertions`)."""
-    from fito.driver import CheckOptions, check_source, front_end
-    from fito.source import Source
-
-    report = check_source(
+    checked = check(
         Source("<editor>", text),
         CheckOptions(model_check=False, type_check=type_check, timeout=2.0),
     )
-    parsed, model, _ = front_end(text) if report.text is not None else (None, None, ())
-    if parsed is None or parsed.spec is None:
-        model = None
-    return Analysis(text, model, report.diagnostics)
+    model = checked.front.model if checked.front is not None else None
+    return Analysis(text, model, checked.report.diagnostics)
 
 
 def check_assertions(text: str, timeout: float = 10.0) -> tuple[Verdict, ...]:
     """The verdicts of the spec's assertions (each bounded by timeout)."""
-    from fito.driver import CheckOptions, check_source
-    from fito.source import Source
-
     report = check_source(
         Source("<editor>", text),
         CheckOptions(timeout=timeout, max_states=2_000_000, type_check=False),

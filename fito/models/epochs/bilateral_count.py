@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb, factorial
 
-from fito.check.verdicts import GraphError, StateGraph, state_graph
 from fito.models.epochs.bilateral import spec
+from fito.pipeline import GraphError, StateGraph, state_graph
 
 MODES = ("bilateral", "latest")
 PROTOCOL_EVENTS = ("write.", "reflect.", "commit.")

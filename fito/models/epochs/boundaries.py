@@ -133,10 +133,12 @@ class CheckFailure(Exception):
 def run(s: Spec, timeout: float = 600.0) -> dict[str, Any]:
     """Check the spec with the checker's public API (`fito.check.verdicts.check_assertions`), in
     this process; the verdicts in the shape of `fito check --format json`."""
+    from fito.check.options import CheckOptions
     from fito.check.verdicts import check_assertions
-    from fito.driver import CheckOptions, front_end
+    from fito.pipeline import front_end
 
-    _, model, diagnostics = front_end(s.text)
+    front = front_end(s.text)
+    model, diagnostics = front.model, front.resolved
     errors = [d for d in diagnostics if d.is_error]
     if model is None or errors:
         raise CheckFailure(f"the generated spec does not resolve: {errors[:1]}")

@@ -1,0 +1,46 @@
+"""What a user can ask of a check (`CheckOptions`), and the bounds one search runs under
+(`Limits`), derived from them. Both live here, below every layer that reads them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fito.source import DEFAULT_MAX_BYTES
+
+DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
+ENGINES = ("auto", "frontier", "scalar")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """The options of `fito check` (and of `fito.check_file`): bounds, stages, engine."""
+
+    max_states: int | None = None  # None: DEFAULT_MAX_STATES
+    timeout: float | None = None  # seconds per assertion (and for the front end)
+    max_bytes: int = DEFAULT_MAX_BYTES  # the largest spec file read
+    model_check: bool = True
+    type_check: bool = True
+    progress: bool = False  # a line per level on standard error
+    engine: str = "auto"  # one of ENGINES
+    jobs: int = 1  # processes of the frontier engine (`--jobs`)
+
+    def limits(self) -> Limits:
+        """The bounds of one search under these options."""
+        return Limits(
+            self.max_states or DEFAULT_MAX_STATES,
+            self.timeout,
+            self.progress,
+            self.engine,
+            self.jobs,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The bounds and the engine of one search."""
+
+    max_states: int | None = None
+    timeout: float | None = None
+    progress: bool = False
+    engine: str = "auto"  # auto (frontier where states pack), frontier, scalar
+    jobs: int = 1  # processes of the frontier engine
