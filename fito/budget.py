@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from fito.errors import FitoError
+
 GIB = 1 << 30
 MEMORY_CAP = 8 * GIB
 HEADROOM = 1 * GIB  # RLIMIT_DATA above the budget: thread stacks, reservations not touched
@@ -33,7 +35,7 @@ _POLL_SECONDS = 0.01  # how often check() looks at the clock and the RSS, about
 _MAX_STRIDE = 1 << 16
 
 
-class BudgetExceeded(Exception):
+class BudgetExceeded(FitoError):
     """A bound of the active budget was reached: `reason` is "timeout" or "memory"."""
 
     def __init__(self, reason: str, message: str) -> None:

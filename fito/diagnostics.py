@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from fito import __version__
 from fito.errorcodes import CODES, lookup
+from fito.errors import FitoError
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
-class UsageError(Exception):
+class UsageError(FitoError):
     """Bad command-line usage: reported on one line, exit status 2 [C001 bad-usage]."""
 
 

@@ -22,6 +22,7 @@ from fito import budget
 from fito.check.options import CheckOptions
 from fito.check.result import UNKNOWN, Verdict
 from fito.diagnostics import Diagnostic, error, sort_key
+from fito.errors import FitoError
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion
 from fito.lang.resolve.resolver import Model, resolve
@@ -84,8 +85,9 @@ def front_end(text: str) -> FrontEnd:
             gc.enable()
 
 
-def check_path(path: str, options: CheckOptions) -> FileReport:
+def check_file(path: str, options: CheckOptions | None = None) -> FileReport:
     """Read and check one file."""
+    options = options or CheckOptions()
     machinery()  # built (or loaded) once per process: not part of any file's time
     with budget.active(budget.current().within(options.timeout)):
         src = read_source(path, options.max_bytes)
@@ -288,7 +290,7 @@ class StateGraph:
         return self.values[state][self.cells.index(name)]
 
 
-class GraphError(Exception):
+class GraphError(FitoError):
     """The spec does not resolve, or its graph has more states than the limit."""
 
 

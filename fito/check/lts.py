@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fito import budget
+from fito.errors import FitoError
 from fito.semantics.compiled import Compiled, StepFault
 
 
@@ -18,7 +19,7 @@ class LTS:
     deadlocked: frozenset[int]
 
 
-class TooLarge(Exception):
+class TooLarge(FitoError):
     """More states than the export limit."""
 
 

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from fito.diagnostics import Span, UsageError, error, render_text, to_json
+from fito.errors import FitoError
 from fito.models.fleet.oscillators import Fleet, ModelError, load_fleet
 
 MAX_BYTES = 1 << 20
 OVERRIDES = ("jobs", "work", "volume", "throughput", "capacity", "phases", "cycles")
 
 
-class InputFailure(Exception):
+class InputFailure(FitoError):
     """The model could not be loaded; the diagnostic has been printed; carries the status."""
 
     def __init__(self, status: int) -> None:

@@ -58,7 +58,7 @@ class SpecFile(pytest.File):
         if self._report is None:
             from fito.check.options import CheckOptions
             from fito.deep import run_deep
-            from fito.pipeline import check_path
+            from fito.pipeline import check_file
 
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
@@ -67,7 +67,7 @@ class SpecFile(pytest.File):
                 timeout=float(timeout) if timeout else None,
                 max_states=int(max_states) if max_states else None,
             )
-            self._report = run_deep(check_path, str(self.path), options)
+            self._report = run_deep(check_file, str(self.path), options)
         return self._report
 
     def collect(self) -> Iterator[pytest.Item]:

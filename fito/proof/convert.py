@@ -9,12 +9,13 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from fito.errors import FitoError
 from fito.proof.kernel.expr import KernelError, is_symbol, parse, to_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
-class ConversionError(ValueError):
+class ConversionError(FitoError, ValueError):
     """An object has no form in the expression language (e.g. exp, a float, gamma)."""
 
 

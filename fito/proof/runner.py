@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito import __version__
+from fito.errors import FitoError
 from fito.proof import kernel
 from fito.proof.claims import PROVED, REFUTED, UNKNOWN, Claim, Outcome, registered
 
 DEFAULT_TIMEOUT = 60.0
 
 
-class CollectError(Exception):
+class CollectError(FitoError):
     """A claims file could not be imported or declares bad claims: (path, line, message)."""
 
     def __init__(self, path: str, line: int, message: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fito.errors import FitoError
 from fito.runtime import boundedjson, tree
 from fito.runtime.layout import CheckpointError, is_epoch
 
@@ -30,7 +31,7 @@ class ShardHeader:
     codec: str
 
 
-class BadShard(ValueError):
+class BadShard(FitoError, ValueError):
     """A shard file whose header cannot be read (torn or not a shard)."""
 
 

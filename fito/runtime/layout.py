@@ -18,6 +18,7 @@ import os
 import re
 from pathlib import Path
 
+from fito.errors import FitoError
 from fito.runtime.safeio import entries, is_real_dir
 
 SHARDS, COMMITS, LOCK = "shards", "commits", ".fito-lock"
@@ -32,7 +33,7 @@ _MANIFEST_FILE = re.compile(r"e(\d{1,18})\.json")
 _TEMP_FILE = re.compile(r"e(\d{1,18})\.(?:shard|json)\.tmp")
 
 
-class CheckpointError(Exception):
+class CheckpointError(FitoError):
     """A user-facing runtime error: bad arguments, an unusable directory, a locked writer."""
 
 

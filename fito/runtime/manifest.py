@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from fito.errors import FitoError
 from fito.runtime import boundedjson
 from fito.runtime.layout import STORED_DOMAIN, is_epoch, shard_relpath
 
@@ -54,7 +55,7 @@ class Manifest:
         return tuple(s.domain for s in self.shards)
 
 
-class TornManifest(ValueError):
+class TornManifest(FitoError, ValueError):
     """A manifest file that is not a complete, well-formed, checksummed commit record."""
 
 

@@ -23,7 +23,7 @@ from fito.check.options import CheckOptions
 from fito.check.result import FAILS, HOLDS
 from fito.expect import compare
 from fito.outcome import FileReport
-from fito.pipeline import check_path
+from fito.pipeline import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "models"))
@@ -57,7 +57,7 @@ def spin_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[s
 
 def _fito(model: ModuleType, variant: str, out: Path) -> FileReport:
     fito_path, _ = harness.write(model, dict(model.SMALL), variant, out)
-    report = check_path(str(fito_path), CheckOptions())
+    report = check_file(str(fito_path), CheckOptions())
     problems = compare(report)
     assert not problems, "\n".join(f"{fito_path}:{p.line}: {p.message}" for p in problems)
     return report
@@ -90,7 +90,7 @@ def test_published_figures(name: str, tmp_path: Path) -> None:
     model = harness.load(name)
     published = model.PUBLISHED
     fito_path, _ = harness.write(model, published["params"], "", tmp_path)
-    report = check_path(str(fito_path), CheckOptions())
+    report = check_file(str(fito_path), CheckOptions())
     first = report.verdicts[0]
     if "states" in published:
         assert first.verdict == HOLDS and first.states == published["states"]

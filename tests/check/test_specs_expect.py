@@ -11,7 +11,7 @@ import pytest
 
 from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
-from fito.pipeline import check_path
+from fito.pipeline import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = sorted((ROOT / "specs").glob("*.fito"))
@@ -22,7 +22,7 @@ SHARED_TOOL = ROOT.parent / "shared" / "tools" / "expect.py"
 def test_spec_meets_its_expectations(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert expectations(text), f"{path.name} states no expectations"
-    problems = compare(check_path(str(path), CheckOptions()))
+    problems = compare(check_file(str(path), CheckOptions()))
     assert not problems, "\n".join(f"{path.name}:{p.line}: {p.message}" for p in problems)
 
 

@@ -15,7 +15,7 @@ import pytest
 from cli_helpers import ROOT
 
 from fito.check.options import CheckOptions
-from fito.pipeline import check_path
+from fito.pipeline import check_file
 from fito.render.report import render_report
 
 BROWSER = next(
@@ -80,7 +80,7 @@ def overlaps(a: dict, b: dict) -> bool:
 
 @pytest.mark.skipif(BROWSER is None, reason="needs Chromium (apt-get install chromium)")
 def test_the_page_shows_a_message_sequence_chart_per_run(tmp_path: Path) -> None:
-    report = check_path(str(ROOT / "specs" / "checkpoint_naive.fito"), CheckOptions())
+    report = check_file(str(ROOT / "specs" / "checkpoint_naive.fito"), CheckOptions())
     probe = rendered(render_report([report], "html"), tmp_path)
     assert probe["verdicts"] == ["fails in 2", "holds", "holds"]
     runs = [v for v in report.verdicts if v.run is not None]

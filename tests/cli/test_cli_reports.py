@@ -164,9 +164,9 @@ def test_replay_reproduces_or_says_where_the_spec_parts(capsys, tmp_path: Path) 
 
 def test_notebooks_render_reports_verdicts_and_runs_as_html() -> None:
     from fito.check.options import CheckOptions
-    from fito.pipeline import check_path
+    from fito.pipeline import check_file
 
-    report = check_path(str(NAIVE), CheckOptions())
+    report = check_file(str(NAIVE), CheckOptions())
     verdict = report.verdicts[0]
     assert verdict.run is not None
     for shown in (report._repr_html_(), verdict._repr_html_(), verdict.run._repr_html_()):

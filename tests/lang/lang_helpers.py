@@ -12,7 +12,7 @@ from fito.lang.printer.canonical import print_spec
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
 from fito.outcome import FileReport
-from fito.pipeline import check_path
+from fito.pipeline import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -62,4 +62,4 @@ def front_end(text: str) -> tuple[A.Spec | None, list[Diagnostic]]:
 
 def checked_report(path: Path, model_check: bool) -> FileReport:
     """`fito check`'s report of a file."""
-    return run_deep(check_path, str(path), CheckOptions(model_check=model_check))
+    return run_deep(check_file, str(path), CheckOptions(model_check=model_check))

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from fito.check.options import CheckOptions
     from fito.deep import run_deep
     from fito.outcome import exit_status
-    from fito.pipeline import check_path
+    from fito.pipeline import check_file
     from fito.render.report import render_report
     from fito.source import DEFAULT_MAX_BYTES
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         engine=args.engine,
         jobs=args.jobs,
     )
-    reports = [run_deep(check_path, path, options) for path in args.files]
+    reports = [run_deep(check_file, path, options) for path in args.files]
     if args.expect:
         from fito.expect import compare
 

@@ -16,6 +16,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from fito.errors import FitoError
+
 Vector = tuple[int, ...]
 MAX_DOMAINS = 8
 
@@ -126,7 +128,7 @@ class Derived:
         return self.complete and not self.unknown
 
 
-class CheckFailure(Exception):
+class CheckFailure(FitoError):
     """The checker could not be run on the spec or gave no verdicts (message says why)."""
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
+from fito.errors import FitoError
+
 Number = Union[Fraction, float]
 
 FUNCTIONS = ("min", "max", "sqrt", "log", "exp", "abs", "floor", "ceil")
@@ -24,7 +26,7 @@ MAX_LENGTH = 2000
 MAX_DEPTH = 60
 
 
-class ExprError(ValueError):
+class ExprError(FitoError, ValueError):
     """A syntax or evaluation error in a parameter expression; `offset` is 0-based."""
 
     def __init__(self, message: str, offset: int = 0) -> None:

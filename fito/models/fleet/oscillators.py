@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from fito.errors import FitoError
 from fito.models.fleet.expr import Expr, ExprError, Number, number, parse_expr
 
 TOP_KEYS = (
@@ -35,7 +36,7 @@ PHASE_KINDS = ("values", "ramp", "random", "even", "together")
 MAX_JOBS = 1_000_000
 
 
-class ModelError(Exception):
+class ModelError(FitoError):
     """Invalid model input: a message, where it is, and the exit status (1 or 2)."""
 
     def __init__(

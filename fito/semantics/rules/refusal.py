@@ -9,12 +9,13 @@ docs/semantics.md, "How the engine keeps the store").
 from __future__ import annotations
 
 from fito.diagnostics import NO_SPAN, Diagnostic, Span, error
+from fito.errors import FitoError
 from fito.lang.resolve.values import ValueType, size
 
 MAX_EXPANSION = 100_000  # values one replicated operator, quantifier or input may range over
 
 
-class NotSupported(Exception):
+class NotSupported(FitoError):
     """A model the checker refuses (a user-facing error carrying its diagnostic)."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
