@@ -14,13 +14,13 @@ from fito.deep import run_deep
 from fito.errorcodes import CODES
 from fito.expect import compare, expectations
 from fito.outcome import EXIT_OK
-from fito.pipeline import check_path
+from fito.pipeline import check_file
 
 _VERDICT = re.compile(r"(holds|fails|unknown)( in \d+)?")
 
 
 def _report(path: Path, model_check: bool):  # type: ignore[no-untyped-def]
-    return run_deep(check_path, str(path), CheckOptions(model_check=model_check))
+    return run_deep(check_file, str(path), CheckOptions(model_check=model_check))
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
