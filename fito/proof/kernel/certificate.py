@@ -89,7 +89,7 @@ def certificate_hash(cert: dict[str, Any]) -> str:
 
 
 def load(path: str) -> dict[str, Any]:
-    """Read a certificate file; Unreadable if it is not a JSON `fito-certificate/1` object."""
+    """Read a certificate file; Unreadable if it is not a JSON certificate object (`FORMAT`)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
