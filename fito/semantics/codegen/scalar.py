@@ -19,7 +19,7 @@ from fito.lang.resolve.values import ValueType
 from fito.semantics.codegen.python_exprs import chk_range, chk_set, contains_source, to_python
 from fito.semantics.ir import IR, Fault
 from fito.semantics.network import Network, Placement, Transition
-from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.rules.step import ASSERT, EVAL
 from fito.semantics.state.layout import Layout
 
 

@@ -33,7 +33,7 @@ from fito.semantics.codegen.numpy_exprs import (
 from fito.semantics.codegen.numpy_writes import Put, copyable, fuse
 from fito.semantics.ir import IR, may_fault
 from fito.semantics.network import Network, Transition
-from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.rules.step import ASSERT, EVAL
 from fito.semantics.state.layout import Layout
 from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract, value_range
 
