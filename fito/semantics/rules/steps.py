@@ -1,11 +1,12 @@
 """The symbolic steps of a term: structural operational semantics with a store.
 
-A step is a transition *schema*: it fires in every state where its guard holds, performs
-its checks and writes (reading the state before the step), and leads to its target term.
-Steps are computed once per term and cached; the explorers evaluate them on concrete
-states. Rules follow Roscoe's operational semantics of CSP, extended with cells, buffers
-and process variables (docs/semantics.md). The steps of prefixes, `assert`, `atomic` and
-buffered channels are made in fito/semantics/rules/prefixes.py.
+A step (fito/semantics/rules/step.py) is a transition *schema*: it fires in every state
+where its guard holds, performs its checks and writes (reading the state before the step),
+and leads to its target term. Steps are computed once per term and cached; the explorers
+evaluate them on concrete states. Rules follow Roscoe's operational semantics of CSP,
+extended with cells, buffers and process variables (docs/semantics.md). The steps of
+prefixes, `assert`, `atomic` and buffered channels are made in
+fito/semantics/rules/prefixes.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import replace
 from fito.lang.resolve.resolver import Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.rules.prefixes import Prefixes
-from fito.semantics.rules.step import ASSERT, EVAL, EVENT, TAU, TICK, Step, Write
+from fito.semantics.rules.step import EVENT, TAU, TICK, Step, Write
 from fito.semantics.state.layout import Layout
 from fito.semantics.terms.closures import OMEGA, Terms
 from fito.semantics.terms.deferred import Deferred, Joint
@@ -398,6 +399,6 @@ def _prefixed(i: int, movers: frozenset) -> frozenset:
     return frozenset((i,) + m for m in movers)
 
 
-# Step, Write and the kinds are defined in fito/semantics/rules/step.py; named here too for
-# the modules that take a model's steps and their values from one place.
-__all__ = ["ASSERT", "EVAL", "EVENT", "TAU", "TICK", "Semantics", "Step", "Write", "owners"]
+# Step, Write and the step kinds are defined in fito/semantics/rules/step.py; named here too
+# for the modules that take a model's steps from its rules (semantics/compiled.py, check/).
+__all__ = ["EVENT", "TAU", "TICK", "Semantics", "Step", "Write", "owners"]
