@@ -17,6 +17,7 @@ from operator import itemgetter
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.resolve.resolver import Model
+from fito.semantics.codegen.loader import load
 from fito.semantics.codegen.python_exprs import to_python
 from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.ir import IR, ExprCompiler, Fault, Sites, TimeLimit, evaluate
@@ -166,7 +167,7 @@ class Compiled:
         ns: dict[str, object] = {f"t{h}": t for h, t in enumerate(tables)}
         ns.update(M=_MISS, miss=miss, OM=self._offer_masks)
         lines = _finder_lines(self.network.modes[mode], base, self._offer_masks)
-        exec(compile("\n".join(lines), "<fito-entries>", "exec"), ns)  # noqa: S102 - our own code
+        load("\n".join(lines), f"fito-entries mode={mode}", ns)
         return ns["find"]  # type: ignore[return-value]
 
     def groups_at(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
@@ -199,7 +200,7 @@ class Compiled:
         ir = self.semantics.compiler.compile(e, {})
         body = f"not ({to_python(ir)})" if negate else to_python(ir)
         ns = dict(self.code.namespace)
-        exec(compile(f"def pred(s):\n    return {body}\n", "<fito-predicate>", "exec"), ns)  # noqa: S102
+        load(f"def pred(s):\n    return {body}\n", "fito-predicate", ns)
         return ns["pred"]
 
     # ------------------------------------------------------------------ showing steps and states

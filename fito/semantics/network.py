@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from fito.diagnostics import NO_SPAN, Span
 from fito.semantics.ir import ACT
 from fito.semantics.rules.refusal import refuse
-from fito.semantics.rules.steps import EVENT, Semantics, Step, owners
+from fito.semantics.rules.step import EVENT, Step
+from fito.semantics.rules.steps import Semantics, owners
 
 Shape = tuple  # ("hole", p) | ("par"|"apar", sets, parts) | ("hide"|"rename", set, s) |
 #                ("intr", l, r) | ("seq", s, qkey, qenv)

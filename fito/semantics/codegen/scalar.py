@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fito.lang.resolve.values import ValueType
+from fito.semantics.codegen.loader import load
+from fito.semantics.codegen.notes import reset_note, write_note
 from fito.semantics.codegen.python_exprs import chk_range, chk_set, contains_source, to_python
 from fito.semantics.ir import IR, Fault
 from fito.semantics.network import Network, Placement, Transition
-from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.rules.step import ASSERT, EVAL
 from fito.semantics.state.layout import Layout
 
 
@@ -114,17 +116,18 @@ class ScalarCode:
             got = self._resets[tid] = tuple(sorted(out))
         return got
 
-    def _crash_vars(self, s: tuple, l: list, size: int) -> None:
-        """A crash resets the volatile variables of every live activation (in l)."""
+    def _crash_vars(self, s: tuple, post: list, size: int) -> None:
+        """A crash resets the volatile variables of every live activation (in post)."""
         K, R = self.cells, self.region
         for q in range(size):
             base = K + 1 + size + q * R
             for j, v in self.resets(s[K + 1 + q]):
-                l[base + j] = v
+                post[base + j] = v
 
     # ------------------------------------------------------------------ generation
-    def compile(self, size: int, transitions: tuple[Transition, ...]) -> Group:
-        """The group's functions; `size`: the number of positions of its (source) mode."""
+    def compile(self, size: int, transitions: tuple[Transition, ...], where: str = "") -> Group:
+        """The group's functions; `size`: the number of positions of its (source) mode;
+        `where` (e.g. `mode=3 cand=1`) names the group in tracebacks and dumped files."""
         guarded = [n for n, t in enumerate(transitions) if t.step.guard]
         lines = []
         if guarded:
@@ -143,8 +146,8 @@ class ScalarCode:
                 body = [f"if g[{guarded.index(n)}]:"] + ["    " + b for b in body]
             lines.extend("        " + b for b in body)
         lines += ["    except Fault as f:", "        raise StepFault(f, base + k)"]
-        ns = dict(self.namespace)
-        exec(compile("\n".join(lines), "<fito-group>", "exec"), ns)  # noqa: S102 - our own code
+        title = f"fito-group {where or f'size={size} transitions={len(transitions)}'}"
+        ns = load("\n".join(lines), title, dict(self.namespace))
         return Group(transitions, ns.get("guards"), ns["effects"])
 
     def _transition(self, n: int, t: Transition, size: int) -> list[str]:
@@ -188,10 +191,13 @@ class ScalarCode:
             lines.append(f"_conflict(({pairs},))")
         lines.append("l = list(s)")
         if crash:
-            lines += [f"l[{slot}] = {self.layout.init[slot]}" for slot in self.layout.volatile]
+            lines += [
+                f"l[{slot}] = {self.layout.init[slot]}  {reset_note(slot, self.layout)}"
+                for slot in self.layout.volatile
+            ]
             if self.layout.frames:
-                lines.append(f"_vars(s, l, {size})")
-        lines += [f"l[p{j}] = v{j}" for j in range(len(writes))]
+                lines.append(f"_vars(s, l, {size})  # volatile variables := initial (crash)")
+        lines += [f"l[p{j}] = v{j}  {write_note(w, self.layout)}" for j, w in enumerate(writes)]
         return lines, "l"
 
     def _control(self, t: Transition) -> str:

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from fito.lang.resolve.values import SetT, ValueType
+from fito.semantics.codegen.loader import load
+from fito.semantics.codegen.notes import write_note
 from fito.semantics.codegen.numpy_exprs import (
     Emitter,
     NotVector,
@@ -33,7 +35,7 @@ from fito.semantics.codegen.numpy_exprs import (
 from fito.semantics.codegen.numpy_writes import Put, copyable, fuse
 from fito.semantics.ir import IR, may_fault
 from fito.semantics.network import Network, Transition
-from fito.semantics.rules.steps import ASSERT, EVAL
+from fito.semantics.rules.step import ASSERT, EVAL
 from fito.semantics.state.layout import Layout
 from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract, value_range
 
@@ -42,6 +44,14 @@ from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, ext
 class VectorGroup:
     ranks: tuple[int, ...]  # rank of each transition
     apply: Callable[[np.ndarray], tuple[list, np.ndarray, np.ndarray | None]]
+
+
+def _ints(values: Sequence[int]) -> str:
+    return ",".join(map(str, values))
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
 
 
 def _bits(f: Field) -> tuple[int, int, int, int]:
@@ -119,7 +129,9 @@ class VectorCode:
         for n, t in enumerate(transitions):
             body += self._transition(constants, n, t, guards[n], mode, movers, locations)
         code = em.reads("X") + em.prelude + body
-        flags = [f for f in ("GF", "EF") if any(f in line for line in code)]
+        flags = [
+            f for f in ("GF", "EF") if any(f in line for line in code if not _is_comment(line))
+        ]
         lines = [
             "def apply(X):",
             "    r = X.shape[0]",
@@ -128,16 +140,16 @@ class VectorCode:
         ] + [f"    {f} = np.zeros(r, dtype=bool)" for f in flags]
         lines += ["    " + line for line in code]
         lines.append(f"    return outs, cnt, {' | '.join(flags) or None}")  # None: no row suspect
-        return self._exec(lines, constants, "apply")
+        title = f"fito-vector mode={mode} movers={_ints(movers)} at={_ints(locations)}"
+        return self._exec(lines, constants, "apply", title)
 
-    def _exec(self, lines: list[str], constants: dict[str, Any], name: str) -> Any:
+    def _exec(self, lines: list[str], constants: dict[str, Any], name: str, title: str) -> Any:
         ns = dict(self.namespace)
         ns.update(constants)
         try:
-            code = compile("\n".join(lines), f"<fito-vector-{name}>", "exec")
+            load("\n".join(lines), title, ns)
         except (SyntaxError, RecursionError) as exc:  # nested too deep for Python's compiler
             raise NotVector(f"generated code Python cannot compile ({exc})") from None
-        exec(code, ns)  # noqa: S102
         return ns[name]
 
     def _transition(
@@ -212,6 +224,7 @@ class VectorCode:
         conflicts = (step.synced or step.conflict) and len(step.writes) > 1
         slots: list[str] = []
         for j, w in enumerate(step.writes):
+            lines.append(write_note(w, self.layout))
             value, kind = self._value(sub, w, conflicts)
             if kind == "v":
                 lines.append(f"v{j} = {value}")
@@ -539,4 +552,4 @@ class VectorCode:
         lines = ["def pred(X):", "    r = X.shape[0]", "    GF = np.zeros(r, dtype=bool)"]
         lines += ["    " + x for x in em.reads("X") + em.prelude]
         lines.append(f"    return np.broadcast_to(np.asarray({cond}, dtype=bool), (r,)), GF")
-        return self._exec(lines, constants, "pred")
+        return self._exec(lines, constants, "pred", "fito-vector-predicate")

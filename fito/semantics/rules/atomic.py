@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_expr
 from fito.lang.resolve.values import ValueType
 from fito.semantics.codegen.python_exprs import type_bounds
 from fito.semantics.ir import IR, conjoin, fold, may_fault
 from fito.semantics.rules.refusal import refuse
-from fito.semantics.rules.steps import ASSERT, EVAL, Write
+from fito.semantics.rules.step import ASSERT, EVAL, Write
 
 if TYPE_CHECKING:
     from fito.semantics.rules.prefixes import Prefixes
@@ -90,7 +91,7 @@ class Atomic:
             elif isinstance(s, A.BlockAssert):
                 err = self.p.sites.add(
                     "M009",
-                    f"assertion violated: assert({_text(s.cond)}) at line {s.span.line}",
+                    f"assertion violated: assert({print_expr(s.cond)}) at line {s.span.line}",
                     s.span,
                 )
                 cond = self.sub(self.p.compiler.compile(s.cond, self.env))
@@ -184,9 +185,3 @@ def _neutral(kind: object) -> IR:
     if kind == EVAL:
         return ("k", 0)
     return ("k", type_bounds(kind)[0])  # type: ignore[arg-type]
-
-
-def _text(e: A.Expr) -> str:
-    from fito.lang.printer.canonical import print_expr
-
-    return print_expr(e)

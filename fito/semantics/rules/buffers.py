@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from fito.lang import nodes as A
 from fito.semantics.ir import IR, conjoin, disjoin, fold
 from fito.semantics.rules.refusal import check_expansion
-from fito.semantics.rules.steps import TAU, Step, Write
+from fito.semantics.rules.step import TAU, Step, Write, may_collide
 from fito.semantics.terms.program import names_read
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _send(
         False,
         None,
         checks=checks,
-        conflict=_collide(user),
+        conflict=may_collide(user),
         label=("send", ev.channel, idx, values),
     )
     return p._finish(step, node.body, env, rebinds)
@@ -127,7 +127,7 @@ def _receive(
             shift + user,
             False,
             None,
-            conflict=_collide(user),
+            conflict=may_collide(user),
             label=("recv", ev.channel, idx, shown),
         )
         out += p._finish(step, node.body, inner, rebinds)
@@ -179,9 +179,3 @@ def _length(
     key = b.length  # type: ignore[attr-defined]
     loc = p.compiler.element(key, index, env, err)
     return Write(loc, value, p.compiler.layout.cells[key].cell.type, -1, b.name)  # type: ignore[attr-defined]
-
-
-def _collide(writes: tuple[Write, ...]) -> bool:
-    from fito.semantics.rules.prefixes import may_collide
-
-    return may_collide(writes)

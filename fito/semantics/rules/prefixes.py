@@ -16,16 +16,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_expr
 from fito.lang.resolve.resolver import CRASH
 from fito.lang.resolve.values import ValueType
-from fito.semantics.ir import IR, Fault, conjoin, disjoin, fold, split_index
+from fito.semantics.ir import IR, Fault, disjoin, domain_values, fold, split_index
 from fito.semantics.rules.atomic import Atomic as AtomicRun
+from fito.semantics.rules.buffers import buffer_steps
 from fito.semantics.rules.refusal import check_expansion, values_of
-from fito.semantics.rules.steps import ASSERT, EVAL, EVENT, TAU, Step, Write
-from fito.semantics.state.layout import with_zero
+from fito.semantics.rules.step import ASSERT, EVENT, TAU, Step, Write, may_collide
 from fito.semantics.terms.closures import NeedsState
 from fito.semantics.terms.deferred import Deferred
-from fito.semantics.terms.program import names_read
 
 if TYPE_CHECKING:
     from fito.semantics.rules.steps import Semantics
@@ -86,7 +86,7 @@ class Prefixes:
         if isinstance(node, A.AssertStep):
             err = self.sites.add(
                 "M009",
-                f"assertion violated: assert({_text(node.cond)}) at line {node.span.line}",
+                f"assertion violated: assert({print_expr(node.cond)}) at line {node.span.line}",
                 node.span,
             )
             cond = self.compiler.compile(node.cond, env)
@@ -99,7 +99,7 @@ class Prefixes:
                 False,
                 None,
                 checks=((cond, ASSERT, err),),
-                label=("assert", _text(node.cond)),
+                label=("assert", print_expr(node.cond)),
             )
             return self._finish(step, node.body, env, ())
         if isinstance(node, A.Atomic):
@@ -114,8 +114,6 @@ class Prefixes:
             step = Step(TAU, None, (), (), writes, False, None, conflict=may_collide(writes))
             return self._finish(step, node.body, env, rebinds)
         if self.model.channels[node.event.channel].buffered:
-            from fito.semantics.rules.buffers import buffer_steps
-
             return buffer_steps(self, node, env)
         return self._event_steps(node, env)
 
@@ -132,7 +130,7 @@ class Prefixes:
         out = []
         for combo in itertools.product(*choices):
             inner = dict(env)
-            for (i, f), v in zip(inputs, combo):
+            for (_, f), v in zip(inputs, combo):
                 inner[f.var] = v  # type: ignore[union-attr]
             given = dict(zip((i for i, _ in inputs), combo))
             fields, checks = self.fields(ev, inner, chan.fields, given)
@@ -154,8 +152,6 @@ class Prefixes:
     def input_values(self, f: A.InField, ftype: ValueType) -> tuple[int, ...]:
         if f.restriction is None:
             return values_of(ftype, f"the input '{f.var}'", f.span)
-        from fito.semantics.ir import domain_values
-
         return domain_values(self.model, f.restriction)
 
     def fields(
@@ -195,8 +191,6 @@ class Prefixes:
 
     def assignment(self, a: A.Statement, env: Mapping[str, object]) -> list[Write | Rebind]:
         """The writes of one assignment (a loop: one per value of its domain)."""
-        from fito.semantics.ir import domain_values
-
         if isinstance(a, A.AssignLoop):
             out: list[Write | Rebind] = []
             for v in domain_values(self.model, a.domain):
@@ -246,18 +240,6 @@ class Prefixes:
         return out
 
 
-def may_collide(writes: Sequence[Write]) -> bool:
-    """Whether two writes of one block may hit one place (a loop, or computed indices)."""
-    seen: dict[str, set] = {}
-    for w in writes:
-        places = seen.setdefault(w.loc[1] if w.loc[0] in ("cd", "rd") else w.name, set())
-        key = w.loc if w.loc[0] in ("c", "r") else None
-        if places and (key is None or None in places or key in places):
-            return True
-        places.add(key)
-    return False
-
-
 def _choices(rebinds: Sequence[Rebind]) -> list[tuple[tuple[IR, ...], dict[str, int], tuple]]:
     """(guard, bound values, checks) per combination of the values `var` parameters take."""
     per: list[list[tuple[tuple[IR, ...], dict[str, int], tuple]]] = []
@@ -294,12 +276,3 @@ def _nodes(root: object) -> list[object]:
                 getattr(n, s) for s in n.__slots__ if s not in ("span", "name_span", "name_spans")
             )
     return out
-
-
-def _text(e: A.Expr) -> str:
-    from fito.lang.printer.canonical import print_expr
-
-    return print_expr(e)
-
-
-__all__ = ["ASSERT", "EVAL", "Prefixes", "conjoin", "names_read", "with_zero"]

@@ -1,71 +1,32 @@
 """The symbolic steps of a term: structural operational semantics with a store.
 
-A step is a transition *schema*: it fires in every state where its guard holds, performs
-its checks and writes (reading the state before the step), and leads to its target term.
-Steps are computed once per term and cached; the explorers evaluate them on concrete
-states. Rules follow Roscoe's operational semantics of CSP, extended with cells, buffers
-and process variables (docs/semantics.md). The steps of prefixes, `assert`, `atomic` and
-buffered channels are made in fito/semantics/rules/prefixes.py.
+A step (fito/semantics/rules/step.py) is a transition *schema*: it fires in every state
+where its guard holds, performs its checks and writes (reading the state before the step),
+and leads to its target term. Steps are computed once per term and cached; the explorers
+evaluate them on concrete states. Rules follow Roscoe's operational semantics of CSP,
+extended with cells, buffers and process variables (docs/semantics.md). The steps of
+prefixes, `assert`, `atomic` and buffered channels are made in
+fito/semantics/rules/prefixes.py.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import ValueType
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
+from fito.semantics.rules.prefixes import Prefixes
+from fito.semantics.rules.step import EVENT, TAU, TICK, Step, Write
 from fito.semantics.state.layout import Layout
 from fito.semantics.terms.closures import OMEGA, Terms
 from fito.semantics.terms.deferred import Deferred, Joint
-
-EVENT, TAU, TICK = 0, 1, 2
-ASSERT, EVAL = "assert", "eval"  # kinds of checks besides a value type
-
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """`loc := value`, evaluated on the state before the step. `loc` is a read IR of the
-    place: ("c", slot), ("cd", key, indices, err), ("r", j), ("rd", ...) or ("fault", ...)."""
-
-    loc: IR
-    value: IR
-    type: ValueType
-    range_err: int
-    name: str  # the cell or variable, for labels
-    index: tuple[IR, ...] = ()  # its indices as written, for labels
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    kind: int  # EVENT, TAU or TICK
-    channel: str | None  # for events, and for hidden events (shown as tau)
-    fields: tuple[IR, ...]  # field values of the event
-    guard: tuple[IR, ...]  # all must hold
-    writes: tuple[Write, ...]
-    crash: bool  # a crash event: volatile state reset first
-    target: object  # a term id, or a Deferred (needs the state after the step)
-    hidden: bool = False
-    # what taking the step evaluates, in order: (value, type, err) checks a value against a
-    # type; (b, ASSERT, err) requires b; (e, EVAL, err) evaluates e for its errors
-    checks: tuple[tuple[IR, object, int], ...] = ()
-    synced: bool = False  # writes of several processes: check for conflicts
-    movers: frozenset = frozenset({()})  # threads that move: paths of component indices
-    parts: frozenset = frozenset()  # components of the configuration that take part (network.py)
-    conflict: bool = False  # two writes may hit one place: check they agree (M008)
-    fault: tuple[int, str] | None = None  # taking the step is this model error (its target)
-    label: tuple | None = None  # ("send"|"recv", chan, indices, fields), ("assert", text),
-    # ("atomic",): how a trace shows the step
 
 
 class Semantics:
     """Steps of terms, for one model."""
 
     def __init__(self, model: Model, layout: Layout, sites: Sites) -> None:
-        from fito.semantics.rules.prefixes import Prefixes
-
         self.model = model
         self.layout = layout
         self.sites = sites
@@ -438,4 +399,6 @@ def _prefixed(i: int, movers: frozenset) -> frozenset:
     return frozenset((i,) + m for m in movers)
 
 
-__all__ = ["EVENT", "TAU", "TICK", "Semantics", "Step", "Write", "itertools"]
+# Step, Write and the step kinds are defined in fito/semantics/rules/step.py; named here too
+# for the modules that take a model's steps from its rules (semantics/compiled.py, check/).
+__all__ = ["EVENT", "TAU", "TICK", "Semantics", "Step", "Write", "owners"]
