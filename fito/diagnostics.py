@@ -179,7 +179,7 @@ def to_sarif(
     results.extend(extra_results)
     for r in extra_results:
         used.setdefault(str(r.get("ruleId")), None)
-    rules = [
+    rules: list[dict[str, object]] = [
         {"id": c, "name": CODES[c].name, "shortDescription": {"text": CODES[c].summary}}
         for c in used
         if c in CODES

@@ -141,7 +141,7 @@ class DiagnosticsItem(pytest.Item):
                 "\n".join([f"{self.path}:{p.line}: {p.message}" for p in wrong] + shown)
             )
 
-    repr_failure = AssertionItem.repr_failure  # type: ignore[assignment]
+    repr_failure = AssertionItem.repr_failure
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.path.name}: diagnostics"

@@ -60,7 +60,7 @@ def instance(expr: Any, values: dict[Any, Any]) -> Any:
 
 # ---------------------------------------------------------------- SymPy
 def _from_sympy(e: Any) -> Any:
-    import sympy  # type: ignore[import-untyped]
+    import sympy
 
     if e is sympy.true or e is sympy.false:
         return bool(e)
@@ -169,7 +169,7 @@ _Z3_OPS = {
 
 
 def _from_z3(e: Any) -> Any:
-    import z3  # type: ignore[import-untyped]
+    import z3
 
     if z3.is_true(e) or z3.is_false(e):
         return z3.is_true(e)

@@ -96,7 +96,7 @@ def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
 
 
 def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
-    import z3  # type: ignore[import-untyped]
+    import z3
 
     names = sorted(set().union(*(symbols(parse(e)) for e in exprs)))
     env = {n: z3.Real(n) for n in names}
@@ -116,7 +116,7 @@ def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
 
 def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
     """A parsed expression as a Z3 term (arithmetic, comparisons, connectives)."""
-    import z3  # type: ignore[import-untyped]
+    import z3
 
     if isinstance(e, bool):
         return z3.BoolVal(e)
@@ -151,7 +151,7 @@ def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
 
 def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outcome:
     """Prove a quantifier-free formula valid with Z3; counterexample from a model, else trusted unsat."""
-    import z3  # type: ignore[import-untyped]
+    import z3
 
     solver = z3.Solver()
     solver.set("timeout", int(timeout_ms))
@@ -183,7 +183,7 @@ def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outco
 
 
 def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
-    import z3  # type: ignore[import-untyped]
+    import z3
 
     consts = sorted({str(d.name()) for d in model.decls()})
     point = {}

@@ -16,7 +16,7 @@ Row = list[Fraction]
 
 
 def feasible_nonnegative(
-    a: Sequence[Sequence[Fraction]], b: Sequence[Fraction]
+    a: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]
 ) -> list[Fraction] | None:
     """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex method)."""
     m, n = len(a), len(a[0]) if a else 0
@@ -92,7 +92,7 @@ def farkas_multipliers(constraints: Sequence[object]) -> list[Fraction] | None:
     y = feasible_nonnegative(coef + [const], [Fraction(0)] * len(names) + [Fraction(-1)])
     if y is None and any(strict):
         slack = [[Fraction(0)] for _ in names] + [[Fraction(1)], [Fraction(0)]]
-        rows = [r + s for r, s in zip(coef + [const] + [strict], slack)]
+        rows = [[*r, *s] for r, s in zip(coef + [const] + [strict], slack)]
         y = feasible_nonnegative(rows, [Fraction(0)] * len(names) + [Fraction(0), Fraction(1)])
         y = None if y is None else y[:-1]
     if y is None:

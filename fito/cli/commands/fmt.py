@@ -29,18 +29,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fito.deep import run_deep
-    from fito.diagnostics import render_text
+    from fito.diagnostics import Diagnostic, render_text
     from fito.lang.printer.fmt import format_text
     from fito.source import read_source
 
     status = 0
     for path in args.files:
         src = read_source(path)
-        if not hasattr(src, "text"):
-            print(render_text(src, path, None), file=sys.stderr)  # type: ignore[arg-type]
+        if isinstance(src, Diagnostic):
+            print(render_text(src, path, None), file=sys.stderr)
             status = 2
             continue
-        text: str = src.text  # type: ignore[union-attr]
+        text = src.text
         result = run_deep(format_text, text)
         if result.text is None:
             for d in result.diagnostics:

@@ -70,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         lts = build_lts(c, c.initial(proc), args.max_states)
     except NotSupported as refusal:  # too large an expansion, or variables it cannot keep
-        print(render_text(refusal.diagnostic, args.file, text), file=sys.stderr)  # type: ignore[union-attr]
+        print(render_text(refusal.diagnostic, args.file, text), file=sys.stderr)
         return 1
     except TooLarge:
         d = error(
@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
                 text,
             ),
             file=sys.stderr,
-        )  # type: ignore[union-attr]
+        )
         return 1
     print(to_dot(c, lts, name) if args.format == "dot" else json.dumps(to_json(c, lts), indent=2))
     return 0

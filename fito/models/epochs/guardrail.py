@@ -88,7 +88,7 @@ def _best_recovery_epoch(pieces: Mapping[str, tuple[int, ...] | None]) -> int | 
     """Each piece is a coordinate of the durable vector; its best recovery point is (min, ...)."""
     if any(p is None for p in pieces.values()):
         return None
-    vector = tuple(e for p in pieces.values() for e in p if p is not None)
+    vector = tuple(e for p in pieces.values() if p is not None for e in p)
     lattice = EpochLattice(len(vector), max(vector))
     return lattice.best_recovery_point(vector)[0]
 

@@ -10,7 +10,7 @@ symbolically with SymPy from the same definitions (`closed_forms`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -116,7 +116,7 @@ class EpochLattice:
         return _greatest(above, lambda a, b: self.leq(b, a))
 
 
-def _greatest(candidates: list[Vector], leq) -> Vector:  # type: ignore[no-untyped-def]
+def _greatest(candidates: list[Vector], leq: Callable[[Vector, Vector], bool]) -> Vector:
     """The element above all others in `candidates`; ValueError if there is none."""
     for c in candidates:
         if all(leq(z, c) for z in candidates):

@@ -303,9 +303,9 @@ def _binary(op: str, a: Number, b: Number) -> Number:
 def _call(node: Call, args: list[Number]) -> Number:
     func = node.func
     if func == "min":
-        return min(args)  # type: ignore[type-var]
+        return min(args)
     if func == "max":
-        return max(args)  # type: ignore[type-var]
+        return max(args)
     if func == "abs":
         return abs(args[0])  # type: ignore[return-value]
     if func in ("floor", "ceil"):
