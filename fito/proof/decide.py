@@ -70,7 +70,8 @@ def _exponent_symbols(e: Any) -> set[str]:
 
 
 def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
-    """The linear constraints have no real solution: Farkas multipliers, or a witness point if they do."""
+    """The linear constraints have no real solution: Farkas multipliers, or a witness point if
+    they do."""
     exprs = [to_expr(c) for c in constraints]
     y = farkas_multipliers([parse(c) for c in exprs])
     if y is not None:
@@ -84,7 +85,8 @@ def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
 
 
 def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
-    """The linear constraints have a real solution: a witness point, or Farkas multipliers if not."""
+    """The linear constraints have a real solution: a witness point, or Farkas multipliers if
+    not."""
     exprs = [to_expr(c) for c in constraints]
     point = _z3_point(exprs)
     if point is not None:
@@ -150,7 +152,8 @@ def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
 
 
 def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outcome:
-    """Prove a quantifier-free formula valid with Z3; counterexample from a model, else trusted unsat."""
+    """Prove a quantifier-free formula valid with Z3: a counterexample from a model, else a
+    trusted unsat."""
     import z3
 
     solver = z3.Solver()
@@ -232,7 +235,8 @@ def hypothesis_witnesses(expr: Any) -> list[dict[str, Fraction]] | None:
 
 
 def prove_linear(formula: Any, *, note: str = "") -> Outcome:
-    """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a counterexample."""
+    """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a
+    counterexample."""
     expr = to_expr(formula)
     cases = linear_validity(expr)
     if cases is not None:

@@ -18,7 +18,8 @@ Row = list[Fraction]
 def feasible_nonnegative(
     a: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]
 ) -> list[Fraction] | None:
-    """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex method)."""
+    """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex
+    method)."""
     m, n = len(a), len(a[0]) if a else 0
     rows = [[Fraction(x) for x in r] + [Fraction(v)] for r, v in zip(a, b)]
     for r in rows:

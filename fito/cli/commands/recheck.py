@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
-    """The certificate files named by paths (directories: every *.json below, sorted), and missing paths."""
+    """The certificate files named by paths (directories: every *.json below, sorted), and
+    the missing paths."""
     files: list[str] = []
     missing: list[str] = []
     for p in paths:

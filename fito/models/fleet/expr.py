@@ -11,11 +11,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 from fito.errors import FitoError
 
-Number = Union[Fraction, float]
+Number = Fraction | float
 
 FUNCTIONS = ("min", "max", "sqrt", "log", "exp", "abs", "floor", "ceil")
 _TOKEN = re.compile(
@@ -65,7 +64,7 @@ class Call:
     offset: int
 
 
-Node = Union[Num, Name, Unary, Binary, Call]
+Node = Num | Name | Unary | Binary | Call
 
 
 @dataclass(frozen=True, slots=True)
