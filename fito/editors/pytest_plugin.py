@@ -56,9 +56,13 @@ class SpecFile(pytest.File):
 
     def report(self) -> Any:
         if self._report is None:
-            from fito.check.options import CheckOptions
-            from fito.deep import run_deep
-            from fito.pipeline import check_file
+            from fito.check.options import (  # lazy-import: pytest loads the plugin in every run
+                CheckOptions,
+            )
+            from fito.deep import run_deep  # lazy-import: pytest loads the plugin in every run
+            from fito.pipeline import (  # lazy-import: pytest loads the plugin in every run
+                check_file,
+            )
 
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
@@ -71,7 +75,7 @@ class SpecFile(pytest.File):
         return self._report
 
     def collect(self) -> Iterator[pytest.Item]:
-        from fito.pipeline import front_end
+        from fito.pipeline import front_end  # lazy-import: pytest loads the plugin in every run
 
         yield DiagnosticsItem.from_parent(self, name="diagnostics")
         try:
@@ -95,8 +99,13 @@ class AssertionItem(pytest.Item):
         self.line = line
 
     def runtest(self) -> None:
-        from fito.expect import compare, expectations
-        from fito.render.report import render_verdict
+        from fito.expect import (  # lazy-import: pytest loads the plugin in every run
+            compare,
+            expectations,
+        )
+        from fito.render.report import (  # lazy-import: pytest loads the plugin in every run
+            render_verdict,
+        )
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()
@@ -128,8 +137,10 @@ class DiagnosticsItem(pytest.Item):
     """The file's diagnostics against its `-- expect:` comments."""
 
     def runtest(self) -> None:
-        from fito.diagnostics import render_text
-        from fito.expect import compare
+        from fito.diagnostics import (  # lazy-import: pytest loads the plugin in every run
+            render_text,
+        )
+        from fito.expect import compare  # lazy-import: pytest loads the plugin in every run
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()

@@ -30,7 +30,7 @@ def feasible_nonnegative(
     basis = list(range(n, n + m))
     cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
     obj = [cost[j] - sum(tab[i][j] for i in range(m)) for j in range(n + m + 1)]
-    from fito import budget  # here, not at import: fito.proof's API loads with the kernel alone
+    from fito import budget  # lazy-import: fito.proof's API loads with the kernel alone
 
     while True:
         budget.check()  # the command's deadline and memory: pivots of exact fractions add up

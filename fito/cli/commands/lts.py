@@ -6,6 +6,9 @@ import argparse
 import json
 import sys
 
+from fito.budget import BudgetExceeded
+from fito.diagnostics import error, render_text
+
 HELP = "export the labelled transition system of a small process (DOT or JSON)"
 DEFAULT_LIMIT = 5000
 
@@ -26,21 +29,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Every stage on a deep stack, as `fito check` runs them (long prefix chains and deep
     `if`s recurse in the compiler)."""
-    from fito.deep import run_deep
+    from fito.deep import run_deep  # lazy-import: start-up of every command
 
     return run_deep(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from fito.budget import BudgetExceeded
-    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
-    from fito.diagnostics import error, render_text
-    from fito.lang import nodes as A
-    from fito.pipeline import load_path
-    from fito.semantics.compiled import compile_model
-    from fito.semantics.ir import Fault
-    from fito.semantics.network import StructureGrows
-    from fito.semantics.rules.refusal import NotSupported
+    from fito.check.lts import (  # lazy-import: start-up of every command
+        TooLarge,
+        build_lts,
+        to_dot,
+        to_json,
+    )
+    from fito.lang import nodes as A  # lazy-import: start-up of every command
+    from fito.pipeline import load_path  # lazy-import: start-up of every command
+    from fito.semantics.compiled import compile_model  # lazy-import: start-up of every command
+    from fito.semantics.ir import Fault  # lazy-import: start-up of every command
+    from fito.semantics.network import StructureGrows  # lazy-import: start-up of every command
+    from fito.semantics.rules.refusal import NotSupported  # lazy-import: start-up of every command
 
     loaded = load_path(args.file)
     text = loaded.source.text if loaded.source is not None else None

@@ -334,7 +334,7 @@ def _exact_sqrt(x: Fraction) -> Fraction | None:
 
 
 def _sympy(node: Node, env: Mapping[str, object]):
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     if isinstance(node, Num):
         return sympy.Rational(node.value.numerator, node.value.denominator)

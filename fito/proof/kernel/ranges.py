@@ -276,6 +276,6 @@ def _compare_counts(
     c = P.coefficient(ell, ((j, 1),))
     if c == 0:
         raise KernelError(f"linear does not depend on {j}")
-    from fito.proof.kernel.quasi import count_matches
+    from fito.proof.kernel.quasi import count_matches  # lazy-import: start-up of `fito recheck`
 
     count_matches(c, P.sub(ell, P.scale(P.var(j), c)), strict, rng.lo, rng.hi, n, start, value)
