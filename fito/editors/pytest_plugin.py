@@ -56,13 +56,9 @@ class SpecFile(pytest.File):
 
     def report(self) -> Any:
         if self._report is None:
-            from fito.check.options import (  # lazy-import: pytest loads the plugin in every run
-                CheckOptions,
-            )
-            from fito.deep import run_deep  # lazy-import: pytest loads the plugin in every run
-            from fito.pipeline import (  # lazy-import: pytest loads the plugin in every run
-                check_file,
-            )
+            from fito.check.options import CheckOptions  # lazy-import: every pytest run loads this
+            from fito.deep import run_deep  # lazy-import: every pytest run loads this
+            from fito.pipeline import check_file  # lazy-import: every pytest run loads this
 
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
@@ -75,7 +71,7 @@ class SpecFile(pytest.File):
         return self._report
 
     def collect(self) -> Iterator[pytest.Item]:
-        from fito.pipeline import front_end  # lazy-import: pytest loads the plugin in every run
+        from fito.pipeline import front_end  # lazy-import: every pytest run loads this
 
         yield DiagnosticsItem.from_parent(self, name="diagnostics")
         try:
@@ -99,13 +95,11 @@ class AssertionItem(pytest.Item):
         self.line = line
 
     def runtest(self) -> None:
-        from fito.expect import (  # lazy-import: pytest loads the plugin in every run
+        from fito.expect import (  # lazy-import: every pytest run loads this
             compare,
             expectations,
         )
-        from fito.render.report import (  # lazy-import: pytest loads the plugin in every run
-            render_verdict,
-        )
+        from fito.render.report import render_verdict  # lazy-import: every pytest run loads this
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()
@@ -137,10 +131,8 @@ class DiagnosticsItem(pytest.Item):
     """The file's diagnostics against its `-- expect:` comments."""
 
     def runtest(self) -> None:
-        from fito.diagnostics import (  # lazy-import: pytest loads the plugin in every run
-            render_text,
-        )
-        from fito.expect import compare  # lazy-import: pytest loads the plugin in every run
+        from fito.diagnostics import render_text  # lazy-import: every pytest run loads this
+        from fito.expect import compare  # lazy-import: every pytest run loads this
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()

@@ -109,10 +109,8 @@ def definition(a: Analysis, line: int, column: int) -> Span | None:
 
 def formatted(text: str) -> str | None:
     """The canonical form, or None when the text does not parse."""
-    from fito.deep import run_deep  # lazy-import: only formatting requests load the printer
-    from fito.lang.printer.fmt import (  # lazy-import: only formatting requests load the printer
-        format_text,
-    )
+    from fito.deep import run_deep  # lazy-import: only formatting loads the printer
+    from fito.lang.printer.fmt import format_text  # lazy-import: only formatting loads the printer
 
     return run_deep(format_text, text).text
 

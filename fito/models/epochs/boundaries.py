@@ -136,13 +136,9 @@ class CheckFailure(FitoError):
 def run(s: Spec, timeout: float = 600.0) -> dict[str, Any]:
     """Check the spec with the checker's public API (`fito.check.verdicts.check_assertions`), in
     this process; the verdicts in the shape of `fito check --format json`."""
-    from fito.check.options import (  # lazy-import: `fito prove --only` loads every claim file
-        CheckOptions,
-    )
-    from fito.check.verdicts import (  # lazy-import: `fito prove --only` loads every claim file
-        check_assertions,
-    )
-    from fito.pipeline import front_end  # lazy-import: `fito prove --only` loads every claim file
+    from fito.check.options import CheckOptions  # lazy-import: claim files load without it
+    from fito.check.verdicts import check_assertions  # lazy-import: claim files load without it
+    from fito.pipeline import front_end  # lazy-import: claim files load without it
 
     front = front_end(s.text)
     model, diagnostics = front.model, front.resolved

@@ -163,9 +163,7 @@ def _adam_constant() -> Callable[[int, float, float], float]:
     """K(t, beta1, beta2) from the derived c and q: K_t = c (1 - q^t)/(1 - q), or c t when q = 1."""
     import sympy  # lazy-import: sympy is slow to load
 
-    from fito.models.epochs import (  # lazy-import: sympy is slow to load (optimizer uses it)
-        optimizer as opt,
-    )
+    from fito.models.epochs import optimizer as opt  # lazy-import: optimizer loads sympy
 
     bound, s = opt.adam_bound(), opt.symbols()
     args = (s["beta1"], s["beta2"])
@@ -217,8 +215,6 @@ def check_adam(
 
 def reliable_invariants() -> tuple[Any, ...]:
     """Which checks on a restored optimizer state are sound (see optimizer.invariant_advice)."""
-    from fito.models.epochs.optimizer import (  # lazy-import: start-up of `fito inspect`
-        invariant_advice,
-    )
+    from fito.models.epochs.optimizer import invariant_advice  # lazy-import: optimizer loads sympy
 
     return invariant_advice()

@@ -150,9 +150,7 @@ def farkas_on(
 
 
 def motzkin(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction, ...] | None:
-    from fito.proof.lp import (  # lazy-import: the proof kit only for Motzkin certificates
-        feasible_nonnegative,
-    )
+    from fito.proof.lp import feasible_nonnegative  # lazy-import: the proof kit, for Motzkin only
 
     rows = [f_row(con.form, m, K) for con in constraints]
     if not rows:
