@@ -7,9 +7,10 @@ with `--jobs 1` and once with `--jobs N` (default: every core). The run checks t
 give the same verdict, state count and counterexample length for every assertion, and
 prints the wall times, their ratio (the speed-up) and the cores the N-job run kept busy (CPU
 seconds of the command and its worker processes over its wall time). A second peer gives
-the speed-up to expect: N independent plain-Python processes against one (`capacity`). The peer is fito itself on one core,
-measured in the same run, so a loaded machine slows both sides. fito is byte-compiled and
-run once before timing, as an installed fito is (bench/models/harness.py, `prepare_fito`).
+the speed-up to expect: N independent plain-Python processes against one (`capacity`). The
+peer is fito itself on one core, measured in the same run, so a loaded machine slows both
+sides. fito is byte-compiled and run once before timing, as an installed fito is
+(bench/models/harness.py, `prepare_fito`).
 
 Usage: python bench/jobs.py [--quick] [--jobs N] [--models NAME ...] [--k 8] [--e 5]
                             [--repeat R]

@@ -112,7 +112,8 @@ def run(statements: int, shape: str, peer: bool) -> None:
         peer_s, peer_diags, peer_oracle = type_check(model, cache=False)
         assert [d.message for d in peer_diags] == [d.message for d in diags]
         print(
-            f"peer, cache off:             {peer_s:.2f} s  (Z3 checks {peer_oracle.stats.checks:,}, "
+            f"peer, cache off:             {peer_s:.2f} s  "
+            f"(Z3 checks {peer_oracle.stats.checks:,}, "
             f"witness searches {peer_oracle.stats.witness_searches:,})"
         )
         print(f"speed-up of the cache: {peer_s / seconds:.1f}x")

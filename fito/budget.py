@@ -59,7 +59,7 @@ def rss_bytes() -> int:
         with open("/proc/self/statm", "rb") as fh:
             return int(fh.read().split()[1]) * _PAGE
     except (OSError, ValueError, IndexError):
-        import resource
+        import resource  # lazy-import: POSIX only, and only where /proc is missing
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
@@ -191,7 +191,7 @@ def active(budget: Budget) -> Iterator[Budget]:
 def _set_backstop(max_bytes: int | None) -> tuple[int, int] | None:
     """RLIMIT_DATA at max_bytes + HEADROOM (never above the hard limit); the old limits."""
     try:
-        import resource
+        import resource  # lazy-import: POSIX only (elsewhere: no backstop)
     except ImportError:  # pragma: no cover - not a POSIX system
         return None
     old = resource.getrlimit(resource.RLIMIT_DATA)
@@ -207,7 +207,7 @@ def _set_backstop(max_bytes: int | None) -> tuple[int, int] | None:
 
 
 def _restore_backstop(old: tuple[int, int]) -> None:
-    import resource
+    import resource  # lazy-import: POSIX only (a backstop was set, so it is there)
 
     try:
         resource.setrlimit(resource.RLIMIT_DATA, old)

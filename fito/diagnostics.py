@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from fito import __version__
 from fito.errorcodes import CODES, lookup
@@ -179,7 +180,7 @@ def to_sarif(
     results.extend(extra_results)
     for r in extra_results:
         used.setdefault(str(r.get("ruleId")), None)
-    rules = [
+    rules: list[dict[str, object]] = [
         {"id": c, "name": CODES[c].name, "shortDescription": {"text": CODES[c].summary}}
         for c in used
         if c in CODES
@@ -199,8 +200,6 @@ def to_sarif(
 def _driver(rules: list[dict[str, object]]) -> dict[str, object]:
     """The tool: fito, its version, and (where the source tree is at hand) its documentation
     as `informationUri`; fito has no web site, so no address is made up."""
-    from pathlib import Path
-
     driver: dict[str, object] = {"name": "fito", "version": __version__, "rules": rules}
     docs = Path(__file__).resolve().parent.parent / "docs" / "diagnostics.md"
     if docs.is_file():

@@ -159,7 +159,8 @@ _TABLE = (
     (
         "FITOL004",
         "rename-without-fsync",
-        "a rename publishes a checkpoint without an fsync of the file before or the directory after",
+        "a rename publishes a checkpoint without an fsync of the file before or the directory "
+        "after",
     ),
     (
         "FITOL005",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 
 from fito.diagnostics import Diagnostic, Span, error
@@ -60,10 +61,9 @@ def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Diagn
 def read_stream(path: str, max_bytes: int) -> bytes | Diagnostic:
     """The bytes of a FIFO, a device or a socket, read without blocking: at most max_bytes + 1
     of them, until the end of the stream or the deadline (the command's, else STREAM_WAIT)."""
-    import select
-    import time
+    import select  # lazy-import: only streams are read with select
 
-    from fito import budget
+    from fito import budget  # lazy-import: only streams wait on the budget
 
     left = budget.current().remaining()
     waiting = STREAM_WAIT if left is None else budget.current().timeout or left

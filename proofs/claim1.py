@@ -107,7 +107,8 @@ def model_check(domains: int, epochs: int = EPOCHS, epoch: int = EPOCH):
                 "count",
                 instance(PAPER_WINDOW_MIXED, {"k": domains}),
                 where=["and", at_crash, _not_all_equal(saved)],
-                note="the mixed ones: 2^k - 2 (states counted: the writing and crash flags are fixed)",
+                note="the mixed ones: 2^k - 2 "
+                "(states counted: the writing and crash flags are fixed)",
             )
         )
     try:
@@ -133,7 +134,8 @@ for _k in range(1, K_MAX + 1):
             + (f", of which 2^{_k} - 2 = {2**_k - 2} are mixed" if _k >= 2 else "")
             + f" (the kernel walks the reachable states of the model's transition system, "
             f"n = {EPOCHS}; fito check on the generated spec agrees).",
-            f"fito.models.epochs.boundaries.transition_system({_k}, {EPOCHS}) and spec({_k}, {EPOCHS}, {EPOCH})",
+            f"fito.models.epochs.boundaries.transition_system({_k}, {EPOCHS}) "
+            f"and spec({_k}, {EPOCHS}, {EPOCH})",
             "model-checking",
             functools.partial(model_check, _k),
             timeout=600,

@@ -462,8 +462,8 @@ for _kind, (_thr, _cap, _words) in THEOREM4.items():
             f"fleet.theorem4.{_kind}",
             f"Theorem 4 (pairwise neutrality): {_kind}",
             f"Two identical jobs, {_words}, W and V symbolic: in every branch of two cycles from a "
-            f"firing of job 0 (job 1 computing or writing), the gap to job 1's firing is the same in "
-            f"both cycles: the return map of the phase gap is the identity.",
+            f"firing of job 0 (job 1 computing or writing), the gap to job 1's firing is the same "
+            f"in both cycles: the return map of the phase gap is the identity.",
             f"2 jobs, symbols W, V, {'f1, f2' if _thr == 'general' else 'b'}"
             f"{', C' if _cap is not None else ''}",
             "enumeration+sympy",

@@ -11,7 +11,7 @@ from typing import Any
 
 from fito.diagnostics import Span, UsageError, error, render_text, to_json
 from fito.errors import FitoError
-from fito.models.fleet.oscillators import Fleet, ModelError, load_fleet
+from fito.models.fleet.oscillators import Fleet, ModelError, load_fleet, parse_toml
 
 MAX_BYTES = 1 << 20
 OVERRIDES = ("jobs", "work", "volume", "throughput", "capacity", "phases", "cycles")
@@ -77,7 +77,6 @@ def load_model(args: argparse.Namespace, uses_phases: bool = True) -> tuple[Flee
     overriding --jobs or --work never trips over the file's explicit positions."""
     path = args.model
     text = _read(path, args.format)
-    from fito.models.fleet.oscillators import parse_toml
 
     try:
         raw = parse_toml(text)

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from fito import __version__
+from fito import __version__, methodcache
 from fito.budget import BudgetExceeded, active
 from fito.cli.commands.options import add_budget_arguments, budget_of
 from fito.diagnostics import UsageError
@@ -104,8 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     if argv is None:  # a process of its own: keep dataclasses' compiled methods between runs
-        from fito import methodcache
-
         methodcache.install()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -56,9 +56,9 @@ class SpecFile(pytest.File):
 
     def report(self) -> Any:
         if self._report is None:
-            from fito.check.options import CheckOptions
-            from fito.deep import run_deep
-            from fito.pipeline import check_file
+            from fito.check.options import CheckOptions  # lazy-import: every pytest run loads this
+            from fito.deep import run_deep  # lazy-import: every pytest run loads this
+            from fito.pipeline import check_file  # lazy-import: every pytest run loads this
 
             cfg = self.config
             timeout = cfg.getini("fito_timeout")
@@ -71,7 +71,7 @@ class SpecFile(pytest.File):
         return self._report
 
     def collect(self) -> Iterator[pytest.Item]:
-        from fito.pipeline import front_end
+        from fito.pipeline import front_end  # lazy-import: every pytest run loads this
 
         yield DiagnosticsItem.from_parent(self, name="diagnostics")
         try:
@@ -95,8 +95,11 @@ class AssertionItem(pytest.Item):
         self.line = line
 
     def runtest(self) -> None:
-        from fito.expect import compare, expectations
-        from fito.render.report import render_verdict
+        from fito.expect import (  # lazy-import: every pytest run loads this
+            compare,
+            expectations,
+        )
+        from fito.render.report import render_verdict  # lazy-import: every pytest run loads this
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()
@@ -128,8 +131,8 @@ class DiagnosticsItem(pytest.Item):
     """The file's diagnostics against its `-- expect:` comments."""
 
     def runtest(self) -> None:
-        from fito.diagnostics import render_text
-        from fito.expect import compare
+        from fito.diagnostics import render_text  # lazy-import: every pytest run loads this
+        from fito.expect import compare  # lazy-import: every pytest run loads this
 
         spec: SpecFile = self.parent  # type: ignore[assignment]
         report = spec.report()
@@ -141,7 +144,7 @@ class DiagnosticsItem(pytest.Item):
                 "\n".join([f"{self.path}:{p.line}: {p.message}" for p in wrong] + shown)
             )
 
-    repr_failure = AssertionItem.repr_failure  # type: ignore[assignment]
+    repr_failure = AssertionItem.repr_failure
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.path.name}: diagnostics"

@@ -15,13 +15,13 @@ Env = dict[str, Value]
 _PERCENT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdifrxXeEgG]")
 
 
-def site_of(node: ast.AST) -> Site:
+def site_of(node: ast.expr | ast.stmt) -> Site:
     return (
         node.lineno,
-        node.col_offset,  # type: ignore[attr-defined]
-        getattr(node, "end_lineno", None) or node.lineno,  # type: ignore[attr-defined]
+        node.col_offset,
+        getattr(node, "end_lineno", None) or node.lineno,
         getattr(node, "end_col_offset", None) or node.col_offset,
-    )  # type: ignore[attr-defined]
+    )
 
 
 class Evaluator:
@@ -185,7 +185,7 @@ class Evaluator:
             loads=listing.loads,
         )
 
-    def identity(self, node: ast.AST) -> Site:
+    def identity(self, node: ast.expr | ast.stmt) -> Site:
         """Where a value is made, told apart per call of the helper that makes it."""
         line, col, _, _ = site_of(node)
         if self.ctx.calls:

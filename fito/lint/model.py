@@ -16,6 +16,7 @@ import re
 from fito.check.result import Verdict
 from fito.lint.rules.common import Protocol
 from fito.outcome import FileReport
+from fito.source import Source
 
 E = 2  # steps modelled: enough for "old file, new file"
 MISSING = E + 1  # what recovery gets for a file that is not there
@@ -226,9 +227,8 @@ def _ranks(p: Protocol) -> list[str]:
 def check_spec(path: str, text: str) -> FileReport:
     """Model-check a generated spec with fito's own checker (`fito.pipeline`, as `fito check`
     does): its verdicts, or the diagnostics that would say the generator has a bug."""
-    from fito.check.options import CheckOptions
-    from fito.pipeline import check_source
-    from fito.source import Source
+    from fito.check.options import CheckOptions  # lazy-import: only model-checking rules need it
+    from fito.pipeline import check_source  # lazy-import: only model-checking rules need it
 
     return check_source(
         Source(path, text), CheckOptions(max_states=200_000, timeout=30.0, type_check=False)

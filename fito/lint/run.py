@@ -141,7 +141,11 @@ def _model_check(
     model_dir: str,
 ) -> tuple[list[Finding], tuple[FileReport, ...]]:
     """Write each protocol's spec, check it, attach the counterexample to its finding."""
-    from fito.lint.model import check_spec, counterexample_note, spec_text
+    from fito.lint.model import (  # lazy-import: only model-checking rules need it
+        check_spec,
+        counterexample_note,
+        spec_text,
+    )
 
     Path(model_dir).mkdir(parents=True, exist_ok=True)
     notes: dict[tuple[str, tuple[int, ...]], str] = {}

@@ -1,1 +1,2 @@
-"""Mathematical models of the papers: epoch lattice, optimizer algebra, fleets of checkpointing jobs."""
+"""Mathematical models of the papers: epoch lattice, optimizer algebra, fleets of
+checkpointing jobs."""

@@ -72,7 +72,8 @@ def _obligations(items: Iterable[Any]) -> tuple[Obligation, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A stated claim: id, title, statement in words, the model it is about, the method, and run()."""
+    """A stated claim: id, title, statement in words, the model it is about, the method, and
+    run()."""
 
     id: str
     title: str
@@ -121,7 +122,8 @@ def claim(
     statement: str | None = None,
     timeout: float | None = None,
 ) -> Callable[[Callable[[], Outcome]], Claim]:
-    """Decorator: state a claim whose function discharges it (statement defaults to the docstring)."""
+    """Decorator: state a claim whose function discharges it (the statement defaults to the
+    docstring)."""
 
     def wrap(fn: Callable[[], Outcome]) -> Claim:
         text = statement if statement is not None else " ".join((fn.__doc__ or "").split())

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from fito.errors import FitoError
-from fito.proof.kernel.expr import KernelError, is_symbol, parse, to_json
+from fito.proof.kernel.expr import KernelError, is_symbol, parse, substitute, to_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -52,15 +52,13 @@ def instance(expr: Any, values: dict[Any, Any]) -> Any:
     """The JSON expression of expr with symbols replaced by values (numbers, symbols or
     expressions), without simplifying anything: the paper's formula at an instance, whose
     arithmetic the kernel then does itself. Bound variables of sum/prod are left alone."""
-    from fito.proof.kernel.expr import substitute
-
     mapping = {to_expr(k): parse(to_expr(v)) for k, v in values.items()}
     return to_json(substitute(parse(to_expr(expr)), mapping))
 
 
 # ---------------------------------------------------------------- SymPy
 def _from_sympy(e: Any) -> Any:
-    import sympy  # type: ignore[import-untyped]
+    import sympy  # lazy-import: sympy is slow to load
 
     if e is sympy.true or e is sympy.false:
         return bool(e)
@@ -82,13 +80,13 @@ def _from_sympy(e: Any) -> Any:
 
 
 def _ordered(args: tuple) -> list:
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     return list(sympy.ordered(args))
 
 
 def _sympy_mul(e: Any) -> Any:
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     coeff, rest = e.as_coeff_Mul()
     if coeff == -1:
@@ -169,7 +167,7 @@ _Z3_OPS = {
 
 
 def _from_z3(e: Any) -> Any:
-    import z3  # type: ignore[import-untyped]
+    import z3  # lazy-import: z3 is slow to load
 
     if z3.is_true(e) or z3.is_false(e):
         return z3.is_true(e)

@@ -14,7 +14,8 @@ from fito.proof import obligations as O
 from fito.proof.claims import Outcome, proved, refuted, unknown
 from fito.proof.convert import ConversionError, to_expr
 from fito.proof.kernel import poly as P
-from fito.proof.kernel.expr import KernelError, compile_expr, parse, symbols
+from fito.proof.kernel.expr import KernelError, compile_expr, parse, symbols, to_json
+from fito.proof.kernel.linear import hypotheses, negated_cases
 from fito.proof.kernel.normal import Normalizer
 from fito.proof.lp import farkas_multipliers
 
@@ -70,7 +71,8 @@ def _exponent_symbols(e: Any) -> set[str]:
 
 
 def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
-    """The linear constraints have no real solution: Farkas multipliers, or a witness point if they do."""
+    """The linear constraints have no real solution: Farkas multipliers, or a witness point if
+    they do."""
     exprs = [to_expr(c) for c in constraints]
     y = farkas_multipliers([parse(c) for c in exprs])
     if y is not None:
@@ -84,7 +86,8 @@ def linear_infeasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
 
 
 def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
-    """The linear constraints have a real solution: a witness point, or Farkas multipliers if not."""
+    """The linear constraints have a real solution: a witness point, or Farkas multipliers if
+    not."""
     exprs = [to_expr(c) for c in constraints]
     point = _z3_point(exprs)
     if point is not None:
@@ -96,7 +99,7 @@ def linear_feasible(constraints: Sequence[Any], *, note: str = "") -> Outcome:
 
 
 def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
-    import z3  # type: ignore[import-untyped]
+    import z3  # lazy-import: z3 is slow to load
 
     names = sorted(set().union(*(symbols(parse(e)) for e in exprs)))
     env = {n: z3.Real(n) for n in names}
@@ -116,7 +119,7 @@ def _z3_point(exprs: Sequence[Any]) -> dict[str, Fraction] | None:
 
 def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
     """A parsed expression as a Z3 term (arithmetic, comparisons, connectives)."""
-    import z3  # type: ignore[import-untyped]
+    import z3  # lazy-import: z3 is slow to load
 
     if isinstance(e, bool):
         return z3.BoolVal(e)
@@ -150,8 +153,9 @@ def _to_z3(e: Any, env: Mapping[str, Any]) -> Any:
 
 
 def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outcome:
-    """Prove a quantifier-free formula valid with Z3; counterexample from a model, else trusted unsat."""
-    import z3  # type: ignore[import-untyped]
+    """Prove a quantifier-free formula valid with Z3: a counterexample from a model, else a
+    trusted unsat."""
+    import z3  # lazy-import: z3 is slow to load
 
     solver = z3.Solver()
     solver.set("timeout", int(timeout_ms))
@@ -183,7 +187,7 @@ def z3_prove(formula: Any, *, timeout_ms: int = 10_000, note: str = "") -> Outco
 
 
 def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
-    import z3  # type: ignore[import-untyped]
+    import z3  # lazy-import: z3 is slow to load
 
     consts = sorted({str(d.name()) for d in model.decls()})
     point = {}
@@ -200,8 +204,6 @@ def _z3_refutation(formula: Any, expr: Any, model: Any, note: str) -> Outcome:
 
 def linear_validity(expr: Any) -> list[list[Any]] | None:
     """Farkas multipliers for every case of the negation's DNF, if all are linear and infeasible."""
-    from fito.proof.kernel.linear import negated_cases
-
     try:
         cases = negated_cases(parse(expr))
     except KernelError:
@@ -220,8 +222,6 @@ def linear_validity(expr: Any) -> list[list[Any]] | None:
 
 def hypothesis_witnesses(expr: Any) -> list[dict[str, Fraction]] | None:
     """A point satisfying each hypothesis the formula assumes (Z3), or None if one has none."""
-    from fito.proof.kernel.linear import hypotheses
-
     out = []
     for h in hypotheses(parse(expr)):
         point = _z3_point([_json(h)])
@@ -232,7 +232,8 @@ def hypothesis_witnesses(expr: Any) -> list[dict[str, Fraction]] | None:
 
 
 def prove_linear(formula: Any, *, note: str = "") -> Outcome:
-    """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a counterexample."""
+    """Decide a quantifier-free linear formula valid over the reals: Farkas per case, or a
+    counterexample."""
     expr = to_expr(formula)
     cases = linear_validity(expr)
     if cases is not None:
@@ -240,7 +241,6 @@ def prove_linear(formula: Any, *, note: str = "") -> Outcome:
         if witnesses is None:
             return unknown("the formula assumes a hypothesis that holds nowhere: it is vacuous")
         return proved(O.linear_valid(expr, cases, witnesses=witnesses, note=note))
-    from fito.proof.kernel.linear import negated_cases
 
     try:
         negation = negated_cases(parse(expr))
@@ -259,6 +259,4 @@ def prove_linear(formula: Any, *, note: str = "") -> Outcome:
 
 
 def _json(e: Any) -> Any:
-    from fito.proof.kernel.expr import to_json
-
     return to_json(e)

@@ -16,9 +16,10 @@ Row = list[Fraction]
 
 
 def feasible_nonnegative(
-    a: Sequence[Sequence[Fraction]], b: Sequence[Fraction]
+    a: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]
 ) -> list[Fraction] | None:
-    """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex method)."""
+    """A vector y >= 0 with a y = b, or None when there is none (phase one of the simplex
+    method)."""
     m, n = len(a), len(a[0]) if a else 0
     rows = [[Fraction(x) for x in r] + [Fraction(v)] for r, v in zip(a, b)]
     for r in rows:
@@ -29,7 +30,7 @@ def feasible_nonnegative(
     basis = list(range(n, n + m))
     cost = [Fraction(0)] * n + [Fraction(1)] * m + [Fraction(0)]
     obj = [cost[j] - sum(tab[i][j] for i in range(m)) for j in range(n + m + 1)]
-    from fito import budget  # here, not at import: fito.proof's API loads with the kernel alone
+    from fito import budget  # lazy-import: fito.proof's API loads with the kernel alone
 
     while True:
         budget.check()  # the command's deadline and memory: pivots of exact fractions add up
@@ -92,7 +93,7 @@ def farkas_multipliers(constraints: Sequence[object]) -> list[Fraction] | None:
     y = feasible_nonnegative(coef + [const], [Fraction(0)] * len(names) + [Fraction(-1)])
     if y is None and any(strict):
         slack = [[Fraction(0)] for _ in names] + [[Fraction(1)], [Fraction(0)]]
-        rows = [r + s for r, s in zip(coef + [const] + [strict], slack)]
+        rows = [[*r, *s] for r, s in zip(coef + [const] + [strict], slack)]
         y = feasible_nonnegative(rows, [Fraction(0)] * len(names) + [Fraction(0), Fraction(1)])
         y = None if y is None else y[:-1]
     if y is None:

@@ -11,13 +11,16 @@ decide).
 from __future__ import annotations
 
 import copy
+import json
+import os
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from fito.proof.kernel.certificate import certificate_hash
+from fito.proof.kernel.certificate import certificate_hash, check
 from fito.proof.kernel.expr import ARITY, is_symbol
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
@@ -148,8 +151,6 @@ def mutants(cert: dict[str, Any], *, rehash: bool) -> Iterator[Mutant]:
 
 def summarize(cert: dict[str, Any]) -> dict[str, int]:
     """Counts for one certificate: mutants, hash-rejected, and rehashed rejected/accepted."""
-    from fito.proof.kernel.certificate import check
-
     plain = list(mutants(cert, rehash=False))
     rehashed = list(mutants(cert, rehash=True))
     verdicts = [check(m.certificate).accepted for m in rehashed]
@@ -164,10 +165,6 @@ def summarize(cert: dict[str, Any]) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m fito.proof.mutation CERT_OR_DIR...`: mutation counts per certificate."""
-    import json
-    import os
-    import sys
-
     paths = []
     for p in (sys.argv[1:] if argv is None else argv) or ["certificates"]:
         paths += (

@@ -62,7 +62,8 @@ def recurrence(
     nonzero: Iterable[Expr] = (),
     note: str = "",
 ) -> Obligation:
-    """The sequence s(start) = initial, s(k+1) = step(k, prev=s(k)) equals closed(k) for k >= start."""
+    """The sequence s(start) = initial, s(k+1) = step(k, prev=s(k)) equals closed(k) for
+    k >= start."""
     payload = {
         "var": to_expr(var),
         "start": int(start),
@@ -174,7 +175,8 @@ def enumeration(
     where: Expr = None,
     note: str = "",
 ) -> Obligation:
-    """aggregate (count/sum/min/max/all/any/set) of expr over the integer box, where `where`, is value."""
+    """aggregate (count/sum/min/max/all/any/set) of expr over the integer box, where `where`,
+    is value."""
     payload: dict[str, Any] = {
         "domain": [[to_expr(n), to_expr(lo), to_expr(hi)] for n, lo, hi in domain],
         "aggregate": aggregate,
@@ -218,7 +220,8 @@ def matrix_facts(
     nonzero: Iterable[Expr] = (),
     note: str = "",
 ) -> Obligation:
-    """Facts about a matrix the kernel recomputes: equals, product, det, charpoly, eigenvalues, count."""
+    """Facts about a matrix the kernel recomputes: equals, product, det, charpoly, eigenvalues,
+    count."""
     payload: dict[str, Any] = {"matrix": _matrix(matrix)}
     if equals is not None:
         payload["equals"] = _matrix(equals)
@@ -425,7 +428,8 @@ def tool_version(tool: str) -> str:
 
 
 def trusted(tool: str, statement: str, *, detail: Any = None, note: str = "") -> Obligation:
-    """A fact the kernel cannot re-check, tagged `trusted: <tool> <version>` (rejected by --strict)."""
+    """A fact the kernel cannot re-check, tagged `trusted: <tool> <version>` (rejected by
+    --strict)."""
     payload: dict[str, Any] = {"tool": tool, "version": tool_version(tool), "statement": statement}
     if detail is not None:
         payload["detail"] = detail

@@ -48,7 +48,8 @@ class ClaimResult:
 
 # ---------------------------------------------------------------- collecting
 def claim_files(paths: Sequence[str]) -> list[str]:
-    """The .py files named by paths (a directory gives its *.py files not starting with _, sorted)."""
+    """The .py files named by paths (a directory gives its *.py files not starting with _,
+    sorted)."""
     files: list[str] = []
     for p in paths:
         if os.path.isdir(p):

@@ -125,7 +125,7 @@ def render_report(
     if fmt == "sarif":
         return render_sarif_report(reports, expectations)
     if fmt == "html":
-        from fito.render.page import render_html_report
+        from fito.render.page import render_html_report  # lazy-import: only --format html
 
         return render_html_report(reports, expectations)
     return render_text_report(reports, verbose, explain)

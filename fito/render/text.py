@@ -24,7 +24,7 @@ def render_run(trace: Trace, title: str, verbose: bool = False, explain: bool = 
     """`title:` then the numbered steps (indented by four), or the per-domain timeline
     (explain), then the end of the run."""
     if explain:
-        from fito.render.timeline import render_timeline
+        from fito.render.timeline import render_timeline  # lazy-import: only --explain
 
         return render_timeline(trace, verbose) + render_end(trace)
     shown = rows(trace, verbose)

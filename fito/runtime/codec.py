@@ -94,7 +94,7 @@ def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = 
         return tree.decode_npz(payload)
     if codec == "torch":
         try:
-            import torch
+            import torch  # lazy-import: torch is optional and slow to load
         except ImportError:
             raise CheckpointError(
                 "this shard was written with torch, which is not installed (pip install torch)"
@@ -112,7 +112,7 @@ def decode_payload(codec: str, payload: bytes | memoryview, map_location: Any = 
 def _torch_save(state: Any, sink: Any, crc32: bool) -> None:
     """torch.save, without its per-record CRC32 unless asked (torch >= 2.6 can skip it; the
     switch is process-wide, so it is set for this call only)."""
-    import torch
+    import torch  # lazy-import: torch is optional and slow to load
 
     ser = torch.serialization
     get, put = getattr(ser, "get_crc32_options", None), getattr(ser, "set_crc32_options", None)
@@ -143,7 +143,7 @@ _TORCH_LEAVES = (str, int, float, bool, complex, bytes, type(None))
 
 def _check_torch_safe(value: Any, where: str) -> None:
     """Refuse, at save time, what `torch.load(weights_only=True)` could not load back."""
-    import torch
+    import torch  # lazy-import: torch is optional and slow to load
 
     if isinstance(value, dict):
         for k, v in value.items():

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 import torch
+import torch.distributed as dist
 from torch.distributed.checkpoint import metadata as dcp_metadata
 from torch.distributed.checkpoint.planner import (
     LoadItemType,
@@ -46,10 +47,13 @@ from torch.distributed.checkpoint.storage import StorageReader, StorageWriter, W
 from torch.futures import Future
 
 from fito.runtime import commit, layout
+from fito.runtime.codec import parse_header
+from fito.runtime.distributed import Collective
 from fito.runtime.durable import seal
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest, ShardRecord
-from fito.runtime.verify import check_epoch, check_shard, read_manifest
+from fito.runtime.reader import NoConsistentEpoch
+from fito.runtime.verify import UNDECODABLE, Skip, check_epoch, check_shard, read_manifest
 from fito.runtime.writer import check_keep
 
 DOMAIN, METADATA = "dcp", "dcp-metadata"
@@ -301,7 +305,6 @@ class FitoStorageReader(StorageReader):
                 metadata.storage_meta.load_id = uuid.uuid4().hex
                 return metadata
             self.skipped += [p for _, found in verdicts for p in found if p not in self.skipped]
-        from fito.runtime.reader import NoConsistentEpoch
 
         raise NoConsistentEpoch(path, tuple(self.skipped))
 
@@ -348,11 +351,8 @@ class FitoStorageReader(StorageReader):
 
 
 def _collective(group: Any) -> Any:
-    import torch.distributed as dist
-
     if not (dist.is_available() and dist.is_initialized()):
         return None
-    from fito.runtime.distributed import Collective
 
     comm = Collective(group)
     return comm if comm.size > 1 else None
@@ -385,9 +385,6 @@ def _verify_share(path: Path, epoch: int, comm: Any) -> tuple[Any, list[Any]]:
 
 
 def _decode_metadata(path: Path, epoch: int, data: bytearray) -> tuple[Any, list[Any]]:
-    from fito.runtime.codec import parse_header
-    from fito.runtime.verify import UNDECODABLE, Skip
-
     try:
         with torch.serialization.safe_globals(_SAFE):
             metadata = torch.load(
@@ -413,7 +410,9 @@ def _load_item(item: Any, stored: tuple, data: bytearray, planner: LoadPlanner) 
             ) from None
         planner.load_bytes(item, io.BytesIO(view))
         return
-    from torch.distributed._shard._utils import narrow_tensor_by_index
+    from torch.distributed._shard._utils import (  # lazy-import: private torch API: narrowed reads
+        narrow_tensor_by_index,
+    )
 
     raw = torch.frombuffer(view, dtype=torch.uint8) if length else torch.empty(0, dtype=torch.uint8)
     tensor = narrow_tensor_by_index(

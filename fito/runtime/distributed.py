@@ -34,7 +34,7 @@ from fito.runtime.writer import AsyncWriterBase, check_keep
 
 
 def _dist() -> Any:
-    import torch.distributed as dist
+    import torch.distributed as dist  # lazy-import: torch is optional and slow to load
 
     if not dist.is_available() or not dist.is_initialized():
         raise CheckpointError("torch.distributed is not initialized (init_process_group)")

@@ -195,7 +195,7 @@ def _classify_durable(
     holdings: tuple[tuple[str, tuple[int, ...]], ...],
 ) -> tuple[str | None, int | None]:
     """The guardrail's classification of x (consistent or mixed) and its best recovery point."""
-    from fito.models.epochs.guardrail import classify
+    from fito.models.epochs.guardrail import classify  # lazy-import: only a scan classifies
 
     vector = {d: es[-1] for d, es in holdings if es}
     if not vector:

@@ -14,7 +14,7 @@ from typing import Any
 
 def capture_rng() -> dict[str, Any]:
     """The current global RNG states, as a value any shard codec can hold."""
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     state: dict[str, Any] = {"python": random.getstate()}
     legacy = np.random.get_state(legacy=False)
@@ -35,7 +35,7 @@ def capture_rng() -> dict[str, Any]:
 
 def restore_rng(state: dict[str, Any]) -> None:
     """Put back global RNG states captured by `capture_rng`."""
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     random.setstate(_as_tuple(state["python"]))
     n = state["numpy"]
@@ -48,7 +48,7 @@ def restore_rng(state: dict[str, Any]) -> None:
         }
     )
     if "torch" in state:
-        import torch
+        import torch  # lazy-import: torch is optional and slow to load
 
         torch.set_rng_state(state["torch"])
         if "torch_cuda" in state and torch.cuda.is_available():

@@ -59,7 +59,7 @@ def _encode(value: Any, arrays: list[Any], where: str, depth: int) -> Any:
 
 
 def _encode_numpy(value: Any, arrays: list[Any], where: str) -> Any:
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
@@ -81,7 +81,7 @@ def _encode_numpy(value: Any, arrays: list[Any], where: str) -> Any:
 
 def write_npz(sink: Any, text: str, arrays: list[Any]) -> None:
     """The npz form: the JSON skeleton as a uint8 array plus one entry per array."""
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     entries = {f"a{i}": a for i, a in enumerate(arrays)}
     entries[TREE_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
@@ -102,7 +102,7 @@ def _skeleton(text: bytes | memoryview) -> Any:
 
 def decode_npz(payload: bytes | memoryview) -> Any:
     """Decode the npz form."""
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
         skeleton = _skeleton(npz[TREE_KEY].tobytes())

@@ -1,1 +1,2 @@
-"""One module per `fito` subcommand: each defines `HELP`, `add_arguments(parser)` and `run(args) -> int`."""
+"""One module per `fito` subcommand: each defines `HELP`, `add_arguments(parser)` and
+`run(args) -> int`."""

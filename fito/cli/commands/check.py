@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from fito.cli.commands.options import job_count, positive_int, positive_seconds
+from fito.diagnostics import UsageError
 
 HELP = "parse, type-check and model-check .fito specs"
 
@@ -80,12 +81,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.check.options import CheckOptions
-    from fito.deep import run_deep
-    from fito.outcome import exit_status
-    from fito.pipeline import check_file
-    from fito.render.report import render_report
-    from fito.source import DEFAULT_MAX_BYTES
+    from fito.check.options import CheckOptions  # lazy-import: start-up of every command
+    from fito.deep import run_deep  # lazy-import: start-up of every command
+    from fito.outcome import exit_status  # lazy-import: start-up of every command
+    from fito.pipeline import check_file  # lazy-import: start-up of every command
+    from fito.render.report import render_report  # lazy-import: start-up of every command
+    from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
 
     options = CheckOptions(
         max_states=args.max_states,
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     )
     reports = [run_deep(check_file, path, options) for path in args.files]
     if args.expect:
-        from fito.expect import compare
+        from fito.expect import compare  # lazy-import: start-up of every command
 
         problems = [compare(r) for r in reports]
         status = 1 if any(problems) else 0
@@ -110,8 +111,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _emit(args: argparse.Namespace, text: str, status: int) -> int:
     """Print the report, or write it to --output (a write error is a usage error)."""
-    from fito.diagnostics import UsageError
-
     if args.output is None:
         if text:
             print(text)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
+
+from fito.diagnostics import Diagnostic, render_text
 
 HELP = (
     "print .fito specs in canonical form (--write: rewrite them in place; --check: exit 1 "
@@ -28,19 +32,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.deep import run_deep
-    from fito.diagnostics import render_text
-    from fito.lang.printer.fmt import format_text
-    from fito.source import read_source
+    from fito.deep import run_deep  # lazy-import: start-up of every command
+    from fito.lang.printer.fmt import format_text  # lazy-import: start-up of every command
+    from fito.source import read_source  # lazy-import: start-up of every command
 
     status = 0
     for path in args.files:
         src = read_source(path)
-        if not hasattr(src, "text"):
-            print(render_text(src, path, None), file=sys.stderr)  # type: ignore[arg-type]
+        if isinstance(src, Diagnostic):
+            print(render_text(src, path, None), file=sys.stderr)
             status = 2
             continue
-        text: str = src.text  # type: ignore[union-attr]
+        text = src.text
         result = run_deep(format_text, text)
         if result.text is None:
             for d in result.diagnostics:
@@ -61,9 +64,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(path: str, text: str) -> int:
     """Replace the file's content (through a temporary file, so a failure leaves it whole)."""
-    import os
-    import tempfile
-
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:

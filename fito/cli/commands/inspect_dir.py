@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from fito.errorcodes import lookup
+
 HELP = "show the epochs a fito.runtime checkpoint directory holds and which one a restore takes"
 
 
@@ -22,7 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0: the newest epoch is consistent (or there is none); 1: it is mixed, torn or
     uncommitted; 2: DIR cannot be read or is not a checkpoint directory."""
-    from fito.runtime import CheckpointError, NotACheckpointDir, prometheus_text, report, scan
+    from fito.runtime import (  # lazy-import: start-up of every command
+        CheckpointError,
+        NotACheckpointDir,
+        prometheus_text,
+        report,
+        scan,
+    )
 
     try:
         result = scan(args.dir)
@@ -42,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(args: argparse.Namespace, message: str, code: str) -> int:
-    from fito.errorcodes import lookup
-
     name = lookup(code).name
     if args.format == "json":
         print(

@@ -67,7 +67,7 @@ EXACT_DIGITS = 4_000  # exact values longer than this: float and log10 only (str
 def _fraction(text: str, option: str) -> Fraction:
     """A finite decimal or fraction whose numerator and denominator have at most
     PARAMETER_DIGITS digits (so that exact arithmetic on it stays small)."""
-    from fractions import Fraction
+    from fractions import Fraction  # lazy-import: start-up of every command
 
     try:
         value = Fraction(text.strip())
@@ -147,9 +147,9 @@ def _float(value: Fraction) -> float | None:
 
 
 def _lattice_part(k: int, n: int) -> dict[str, Any]:
-    from fractions import Fraction
+    from fractions import Fraction  # lazy-import: start-up of every command
 
-    from fito.models.epochs import lattice as lat
+    from fito.models.epochs import lattice as lat  # lazy-import: start-up of every command
 
     forms = lat.closed_forms()
     values = forms.evaluate(k, n)
@@ -192,7 +192,7 @@ def _probability(
 
 
 def _independent(k: int, p: Fraction) -> dict[str, Any]:
-    from fito.models.epochs import atomicity as at
+    from fito.models.epochs import atomicity as at  # lazy-import: start-up of every command
 
     d = at.derive_independent()
     if k <= EXACT_UP_TO:
@@ -216,7 +216,7 @@ def _independent(k: int, p: Fraction) -> dict[str, Any]:
 
 
 def _fixed_delay(mu_tau: tuple[Fraction, ...]) -> dict[str, Any]:
-    from fito.models.epochs import atomicity as at
+    from fito.models.epochs import atomicity as at  # lazy-import: start-up of every command
 
     d, v = at.derive_fixed_delay(), at.fixed_delay_values(mu_tau)
     total = (
@@ -241,7 +241,7 @@ def _fixed_delay(mu_tau: tuple[Fraction, ...]) -> dict[str, Any]:
 
 
 def _random_crash(k: int, r: Fraction) -> dict[str, Any]:
-    from fito.models.epochs import atomicity as at
+    from fito.models.epochs import atomicity as at  # lazy-import: start-up of every command
 
     d, s = at.derive_random_crash(), at.symbols()
     if k <= EXACT_UP_TO:
@@ -277,15 +277,15 @@ def _finite(x: float) -> float | None:
 
 
 def _sym(x: Fraction) -> Any:
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     return sympy.Rational(x.numerator, x.denominator)
 
 
 def _fraction_of(expr: Any) -> Fraction:
-    from fractions import Fraction
+    from fractions import Fraction  # lazy-import: start-up of every command
 
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     q = sympy.simplify(expr)
     if not q.is_Rational:  # nsimplify only when needed (it can mangle an exact rational)
@@ -294,7 +294,7 @@ def _fraction_of(expr: Any) -> Fraction:
 
 
 def _fixed_expr(mu_tau: tuple[Fraction, ...]) -> str:
-    from fito.models.epochs import atomicity as at
+    from fito.models.epochs import atomicity as at  # lazy-import: start-up of every command
 
     if len(mu_tau) > 16:
         return "prod_(d=1..k) (1 - exp(-mu_d*tau))"
@@ -306,7 +306,7 @@ def _fixed_expr(mu_tau: tuple[Fraction, ...]) -> str:
 
 def _decay_table(k: int, p: Fraction, r: Fraction) -> list[dict[str, Any]]:
     """P(atomic) of the independent and random-crash models for k = 1, 2, 4, ..., as floats."""
-    from fito.models.epochs import atomicity as at
+    from fito.models.epochs import atomicity as at  # lazy-import: start-up of every command
 
     top = 1 << max(6, (k - 1).bit_length())
     rows, size = [], 1

@@ -61,9 +61,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.lint.run import LintOptions, discover, exit_status, lint_path, summary
-    from fito.render.report import render_report
-    from fito.source import DEFAULT_MAX_BYTES
+    from fito.lint.run import (  # lazy-import: start-up of every command
+        LintOptions,
+        discover,
+        exit_status,
+        lint_path,
+        summary,
+    )
+    from fito.render.report import render_report  # lazy-import: start-up of every command
+    from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
 
     unknown = [c for c in args.select + args.ignore if not c.startswith("FITOL")]
     if unknown:
@@ -74,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
         model_dir=args.model_dir if args.model else None,
     )
-    from fito.deep import run_deep
+    from fito.deep import run_deep  # lazy-import: start-up of every command
 
     try:
         results = [run_deep(lint_path, p, options) for p in discover(args.paths)]

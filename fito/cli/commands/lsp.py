@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from fito.editors.lsp.server import main
+        from fito.editors.lsp.server import main  # lazy-import: start-up of every command
     except ImportError as exc:
         raise UsageError(
             f"the language server needs pygls ({exc}); install it with pip install 'fito[lsp]'"

@@ -6,6 +6,9 @@ import argparse
 import json
 import sys
 
+from fito.budget import BudgetExceeded
+from fito.diagnostics import error, render_text
+
 HELP = "export the labelled transition system of a small process (DOT or JSON)"
 DEFAULT_LIMIT = 5000
 
@@ -26,21 +29,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Every stage on a deep stack, as `fito check` runs them (long prefix chains and deep
     `if`s recurse in the compiler)."""
-    from fito.deep import run_deep
+    from fito.deep import run_deep  # lazy-import: start-up of every command
 
     return run_deep(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from fito.budget import BudgetExceeded
-    from fito.check.lts import TooLarge, build_lts, to_dot, to_json
-    from fito.diagnostics import error, render_text
-    from fito.lang import nodes as A
-    from fito.pipeline import load_path
-    from fito.semantics.compiled import compile_model
-    from fito.semantics.ir import Fault
-    from fito.semantics.network import StructureGrows
-    from fito.semantics.rules.refusal import NotSupported
+    from fito.check.lts import (  # lazy-import: start-up of every command
+        TooLarge,
+        build_lts,
+        to_dot,
+        to_json,
+    )
+    from fito.lang import nodes as A  # lazy-import: start-up of every command
+    from fito.pipeline import load_path  # lazy-import: start-up of every command
+    from fito.semantics.compiled import compile_model  # lazy-import: start-up of every command
+    from fito.semantics.ir import Fault  # lazy-import: start-up of every command
+    from fito.semantics.network import StructureGrows  # lazy-import: start-up of every command
+    from fito.semantics.rules.refusal import NotSupported  # lazy-import: start-up of every command
 
     loaded = load_path(args.file)
     text = loaded.source.text if loaded.source is not None else None
@@ -70,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         lts = build_lts(c, c.initial(proc), args.max_states)
     except NotSupported as refusal:  # too large an expansion, or variables it cannot keep
-        print(render_text(refusal.diagnostic, args.file, text), file=sys.stderr)  # type: ignore[union-attr]
+        print(render_text(refusal.diagnostic, args.file, text), file=sys.stderr)
         return 1
     except TooLarge:
         d = error(
@@ -108,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
                 text,
             ),
             file=sys.stderr,
-        )  # type: ignore[union-attr]
+        )
         return 1
     print(to_dot(c, lts, name) if args.format == "dot" else json.dumps(to_json(c, lts), indent=2))
     return 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from typing import TYPE_CHECKING
+
+from fito.budget import Budget, default_max_bytes, parse_size, show_bytes
 
 if TYPE_CHECKING:
     from fito.budget import Budget
@@ -24,8 +27,6 @@ def positive_int(text: str) -> int:
 def job_count(text: str) -> int:
     """A positive number of processes, or `auto`: the cores this process may run on."""
     if text.strip().lower() == "auto":
-        import os
-
         cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
         return max(1, len(cores) if cores else os.cpu_count() or 1)
     return positive_int(text)
@@ -44,8 +45,6 @@ def positive_seconds(text: str) -> float:
 
 def memory_size(text: str) -> int:
     """A memory size such as 512M, 4G or 1000000 (bytes), else a usage error."""
-    from fito.budget import parse_size
-
     try:
         return parse_size(text)
     except ValueError:
@@ -57,8 +56,6 @@ def memory_size(text: str) -> int:
 def add_budget_arguments(p: argparse.ArgumentParser) -> None:
     """`--max-memory` for every command, and `--timeout` (the whole command) where the command
     does not define a `--timeout` of its own (`fito check`: per assertion)."""
-    from fito.budget import default_max_bytes, show_bytes
-
     p.add_argument(
         "--max-memory",
         type=memory_size,
@@ -83,8 +80,6 @@ def add_budget_arguments(p: argparse.ArgumentParser) -> None:
 
 def budget_of(args: argparse.Namespace) -> Budget:
     """The budget of a command from its parsed arguments."""
-    from fito.budget import Budget, default_max_bytes
-
     max_bytes = getattr(args, "max_memory", None) or default_max_bytes()
     timeout = (
         getattr(args, "timeout", None) if getattr(args, "_whole_command_timeout", False) else None

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from fito.diagnostics import UsageError
+from fito.diagnostics import Span, UsageError, error, render_text
 
 HELP = "discharge the claims in proofs/*.py and write re-checkable certificates"
 DEFAULT_DIR = "certificates"
@@ -60,8 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.diagnostics import error, render_text
-    from fito.proof import runner
+    from fito.proof import runner  # lazy-import: start-up of every command
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be positive")
@@ -130,13 +129,11 @@ class Progress:
 
 
 def _span(line: int):
-    from fito.diagnostics import Span
-
     return Span.point(line, 1)
 
 
 def _write(directory: str, r) -> str | None:
-    from fito.proof import runner
+    from fito.proof import runner  # lazy-import: start-up of every command
 
     return runner.write_certificate(directory, r)
 

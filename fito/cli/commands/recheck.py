@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
-    """The certificate files named by paths (directories: every *.json below, sorted), and missing paths."""
+    """The certificate files named by paths (directories: every *.json below, sorted), and
+    the missing paths."""
     files: list[str] = []
     missing: list[str] = []
     for p in paths:
@@ -48,7 +49,7 @@ def certificate_files(paths: list[str]) -> tuple[list[str], list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.proof import kernel
+    from fito.proof import kernel  # lazy-import: start-up of every command
 
     files, missing = certificate_files(args.paths)
     rows: list[dict[str, Any]] = [
@@ -114,7 +115,7 @@ def _check(kernel, path: str, strict: bool) -> dict:
 
 
 def _text(rows: list[dict], show: bool = False) -> None:
-    from fito.proof.kernel.props import render
+    from fito.proof.kernel.props import render  # lazy-import: start-up of every command
 
     for r in rows:
         if r["status"] == "accepted":

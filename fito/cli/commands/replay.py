@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from fito.cli.commands.options import positive_int
-from fito.diagnostics import UsageError
+from fito.diagnostics import Diagnostic, UsageError, render_text
 
 HELP = (
     "re-run a trace saved by `fito check --format json` on a spec: exit 1 if it still "
@@ -32,12 +32,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.check.traces.replay import replay
-    from fito.deep import run_deep
-    from fito.diagnostics import Diagnostic, render_text
-    from fito.pipeline import front_end
-    from fito.render.text import render_run
-    from fito.source import read_source
+    from fito.check.traces.replay import replay  # lazy-import: start-up of every command
+    from fito.deep import run_deep  # lazy-import: start-up of every command
+    from fito.pipeline import front_end  # lazy-import: start-up of every command
+    from fito.render.text import render_run  # lazy-import: start-up of every command
+    from fito.source import read_source  # lazy-import: start-up of every command
 
     saved, line, text = _load(args.trace, args.line)
     src = read_source(args.spec)
@@ -60,14 +59,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fails(saved: object) -> bool:
-    from fito.check.traces.records import WITNESS
+    from fito.check.traces.records import WITNESS  # lazy-import: start-up of every command
 
     return saved.final.kind != WITNESS  # type: ignore[attr-defined]
 
 
 def _load(path: str, line: int | None) -> tuple:
     """The saved trace, its assertion's line and text (a usage error when unusable)."""
-    from fito.check.traces.records import Trace
+    from fito.check.traces.records import Trace  # lazy-import: start-up of every command
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -107,7 +106,9 @@ def _assertions(data: object) -> list[dict]:
 
 def _find(model: Any, line: int | None, text: str) -> Any:
     """The assertion of the spec on that line, or else the one with the same text."""
-    from fito.lang.printer.canonical import print_assertion
+    from fito.lang.printer.canonical import (  # lazy-import: start-up of every command
+        print_assertion,
+    )
 
     assertions = model.assertions
     for a in assertions:

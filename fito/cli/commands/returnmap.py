@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Any
 
-from fito.diagnostics import UsageError
+from fito.diagnostics import UsageError, error, render_text
 
 HELP = "derive the return map of a fleet branch: matrix, eigenvalues, determinant, region"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from fito.cli.fleet_args import add_model_arguments
+    from fito.cli.fleet_args import add_model_arguments  # lazy-import: start-up of every command
 
     add_model_arguments(parser)
     parser.add_argument(
@@ -34,7 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.cli.fleet_args import InputFailure, load_model
+    from fito.cli.fleet_args import (  # lazy-import: start-up of every command
+        InputFailure,
+        load_model,
+    )
 
     try:
         fleet, path, _ = load_model(args, uses_phases=False)
@@ -73,13 +76,13 @@ def _check_usage(args: argparse.Namespace, fleet: Any, UsageError: type) -> None
 
 
 def _reports(args: argparse.Namespace, fleet: Any) -> list[dict[str, Any]]:
-    from fito.models.fleet.branch_report import (
+    from fito.models.fleet.branch_report import (  # lazy-import: start-up of every command
         branches_for,
         describe,
         enumerate_report,
         setting_for,
     )
-    from fito.models.fleet.returnmap import derive
+    from fito.models.fleet.returnmap import derive  # lazy-import: start-up of every command
 
     branches = branches_for(args.branch, fleet)
     if branches is None:
@@ -90,8 +93,13 @@ def _reports(args: argparse.Namespace, fleet: Any) -> list[dict[str, Any]]:
 
 def _pairwise_summary(fleet: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Theorem 4 on this model: over every two-cycle branch, the gap is unchanged."""
-    from fito.models.fleet.branch_report import setting_for
-    from fito.models.fleet.branches import enumerate_branches, gap_differences
+    from fito.models.fleet.branch_report import (  # lazy-import: start-up of every command
+        setting_for,
+    )
+    from fito.models.fleet.branches import (  # lazy-import: start-up of every command
+        enumerate_branches,
+        gap_differences,
+    )
 
     setting = setting_for(fleet, args.symbolic)
     result = enumerate_branches(setting, cycles=2)
@@ -193,8 +201,6 @@ def _branch_text(r: dict[str, Any]) -> list[str]:
 
 
 def _empty_note(path: str, names: list[str], fleet: Any) -> None:
-    from fito.diagnostics import error, render_text
-
     diag = error(
         "S102",
         f"the region of branch {', '.join(names)} is empty for this model",

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from fito.diagnostics import UsageError
+from fito.diagnostics import UsageError, error, render_text
 
 HELP = "simulate a fleet of checkpointing jobs event by event (exact or floating point)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from fito.cli.fleet_args import add_model_arguments
+    from fito.cli.fleet_args import add_model_arguments  # lazy-import: start-up of every command
 
     add_model_arguments(parser)
     parser.add_argument("--cycles", help="firings per job to simulate (default: the model's)")
@@ -53,8 +54,11 @@ SUMMARY_LIMIT = 20_000
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.cli.fleet_args import InputFailure, load_model
-    from fito.models.fleet.sim import simulate
+    from fito.cli.fleet_args import (  # lazy-import: start-up of every command
+        InputFailure,
+        load_model,
+    )
+    from fito.models.fleet.sim import simulate  # lazy-import: start-up of every command
 
     if args.max_events is not None and args.max_events < 1:
         raise UsageError("--max-events must be positive")
@@ -105,7 +109,7 @@ def _write(target: str, text: str) -> None:
 
 def _summary(args: argparse.Namespace, fleet, path: str, result, where: str) -> str:
     """The header and a sample of the firings: a few jobs, each with its first and last."""
-    from fito.models.fleet.sim import format_number as fmt
+    from fito.models.fleet.sim import format_number as fmt  # lazy-import: start-up of every command
 
     jobs = len(result.firings)
     shown = sorted({0, 1, 2, jobs - 1} & set(range(jobs)))
@@ -132,7 +136,7 @@ def _sample(times: list, fmt) -> list[str]:
 
 
 def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
-    from fito.models.fleet.sim import format_number as fmt
+    from fito.models.fleet.sim import format_number as fmt  # lazy-import: start-up of every command
 
     out = {
         "model": fleet.name,
@@ -168,7 +172,7 @@ def _parameters(fleet) -> dict:
 
 
 def _text(fleet, path: str, result, writers: bool, sections: bool) -> str:
-    from fito.models.fleet.sim import format_number as fmt
+    from fito.models.fleet.sim import format_number as fmt  # lazy-import: start-up of every command
 
     cap = "inf" if fleet.capacity is None else str(fleet.capacity)
     lines = [
@@ -187,10 +191,6 @@ def _text(fleet, path: str, result, writers: bool, sections: bool) -> str:
 
 
 def _limit_note(path: str, result, fmt: str) -> None:
-    import sys
-
-    from fito.diagnostics import error, render_text
-
     if result.stopped:  # a bound of fito.budget: --timeout or --max-memory
         diag = error(
             "M003",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from fito import budget
 from fito.cli.commands.options import positive_int, positive_seconds
 
 if TYPE_CHECKING:
@@ -47,10 +48,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fito.render.report import render_report
-    from fito.source import DEFAULT_MAX_BYTES
-    from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
-    from fito.types.run import exit_status, render_revealed, summary
+    from fito.render.report import render_report  # lazy-import: start-up of every command
+    from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
+    from fito.types.oracle import (  # lazy-import: start-up of every command
+        DEFAULT_TIMEOUT_MS,
+        EpochOracle,
+    )
+    from fito.types.run import (  # lazy-import: start-up of every command
+        exit_status,
+        render_revealed,
+        summary,
+    )
 
     timeout_ms = DEFAULT_TIMEOUT_MS if args.timeout is None else max(1, int(args.timeout * 1000))
     oracle = EpochOracle(timeout_ms=timeout_ms)
@@ -77,13 +85,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _one(path: str, oracle: EpochOracle, max_bytes: int, args: argparse.Namespace) -> TypeReport:
     """One file under the command's budget, with the deadline of --timeout from now."""
-    from fito import budget
-    from fito.deep import run_deep
-    from fito.lang.syntax.parser import machinery
-    from fito.pipeline import type_check_path
+    from fito.deep import run_deep  # lazy-import: start-up of every command
+    from fito.lang.syntax.parser import machinery  # lazy-import: start-up of every command
+    from fito.pipeline import type_check_path  # lazy-import: start-up of every command
 
     machinery()  # built (or loaded) once per process: not part of any file's time
-    import z3  # noqa: F401 - the same: imported once, before any file's clock starts
+    # the same for Z3: imported once, before any file's clock starts
+    import z3  # noqa: F401  # lazy-import: start-up of every command
 
     with budget.active(budget.current().within(args.timeout)):
         return run_deep(type_check_path, path, oracle, max_bytes, args.reveal)

@@ -16,6 +16,8 @@ from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_decl, print_type
 from fito.lang.resolve.resolver import Model
 from fito.lang.resolve.values import BoolT, EnumT, IntRange, ValueType
+from fito.lang.syntax.lexer import ScanError
+from fito.lang.syntax.parser import machinery
 from fito.pipeline import check, check_source
 from fito.source import Source
 
@@ -50,9 +52,6 @@ def check_assertions(text: str, timeout: float = 10.0) -> tuple[Verdict, ...]:
 
 def word_at(text: str, line: int, column: int) -> tuple[str, Span] | None:
     """The name (identifier token) at a position, with its span."""
-    from fito.lang.syntax.lexer import ScanError
-    from fito.lang.syntax.parser import machinery
-
     try:
         tokens = machinery().scanner.scan(text)
     except ScanError:
@@ -110,8 +109,8 @@ def definition(a: Analysis, line: int, column: int) -> Span | None:
 
 def formatted(text: str) -> str | None:
     """The canonical form, or None when the text does not parse."""
-    from fito.deep import run_deep
-    from fito.lang.printer.fmt import format_text
+    from fito.deep import run_deep  # lazy-import: only formatting loads the printer
+    from fito.lang.printer.fmt import format_text  # lazy-import: only formatting loads the printer
 
     return run_deep(format_text, text).text
 
@@ -169,7 +168,7 @@ def _global(model: Model, name: str) -> str | None:
 
 def _pipeline_local(model: Model, name: str, span: Span) -> tuple[str, str, Span] | None:
     """(type, pipeline, definition) of a pipeline's epoch or let name at span."""
-    from fito.types import reveal_types
+    from fito.types import reveal_types  # lazy-import: fito.types loads z3 (for hovers only)
 
     pipe = next(
         (

@@ -59,7 +59,7 @@ def lsp_diagnostic(text: str, d: Diagnostic) -> T.Diagnostic:
 
 
 def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
-    from fito.render.text import render_run
+    from fito.render.text import render_run  # lazy-import: only failing assertions render a run
 
     out = []
     for v in features.check_assertions(text):

@@ -45,11 +45,11 @@ def check(trace: Trace) -> list[Finding]:
             s.is_torch_like and is_checkpoint_like(s.payload) and is_path_like(s.path)
         ) or is_analysis_dump(s.path):
             continue
-        k = first_after(trace, i, s, lambda e: isinstance(e, Rename) and _publishes(e, s))
+        k = first_after(trace, i, s, lambda e, s=s: isinstance(e, Rename) and _publishes(e, s))
         if k is None:
             committed = (
                 s.path.is_versioned
-                and first_after(trace, i, s, lambda e: is_marker(e, [s])) is not None
+                and first_after(trace, i, s, lambda e, s=s: is_marker(e, [s])) is not None
             )
             if not s.path.is_tmp and not committed:
                 out.append(_in_place(s))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fito.lint import vocab
@@ -95,14 +95,18 @@ def _inside(s: Save, directory: str) -> bool:
 
 
 def first_after(
-    trace: Trace, start: int, anchor: Event, pred: object, stop: int | None = None
+    trace: Trace,
+    start: int,
+    anchor: Event,
+    pred: Callable[..., bool],  # called with an event
+    stop: int | None = None,
 ) -> int | None:
     """The index of the first event after `start` (before `stop`) satisfying `pred` that can
     run together with `anchor`."""
     end = len(trace.events) if stop is None else stop
     for j in range(start + 1, end):
         e = trace.events[j]
-        if e.ctx.compatible(anchor.ctx) and pred(e):  # type: ignore[operator]
+        if e.ctx.compatible(anchor.ctx) and pred(e):
             return j
     return None
 

@@ -44,7 +44,7 @@ def analyse(trace: Trace) -> list[Analysis]:
             trace,
             i,
             shard,
-            lambda e: is_marker(e, [shard]) and not _marker_path(e).is_rank_dependent,
+            lambda e, shard=shard: is_marker(e, [shard]) and not _marker_path(e).is_rank_dependent,
         )
         if j is not None and INFERRED in _marker_path(trace.events[j]).flags:
             continue  # a call of another module named like a commit: its barrier is not seen

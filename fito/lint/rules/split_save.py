@@ -86,11 +86,8 @@ def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:
     saves = [s for _, s in part]
     marker = first_after(trace, last_i, last, lambda e: is_marker(e, saves))
     early = first_after(trace, first_i, first, lambda e: is_marker(e, saves), stop=last_i)
-    renamed_dir = (
-        marker is not None
-        and isinstance(trace.events[marker], Rename)
-        and not vocab.is_marker_path(trace.events[marker].dst.text)
-    )  # type: ignore[attr-defined]
+    marked = trace.events[marker] if marker is not None else None
+    renamed_dir = isinstance(marked, Rename) and not vocab.is_marker_path(marked.dst.text)
     versioned = renamed_dir or all(s.path.is_versioned or s.path.is_tmp for s in saves)
     labels = tuple(component_label(s.payload) for s in saves)
     notes = [

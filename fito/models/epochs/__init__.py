@@ -1,1 +1,2 @@
-"""Paper A: the epoch lattice, P(atomic), optimizer algebra, guardrails, coordination and bilateral commit."""
+"""Paper A: the epoch lattice, P(atomic), optimizer algebra, guardrails, coordination and
+bilateral commit."""

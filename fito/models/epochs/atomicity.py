@@ -13,14 +13,14 @@ the number of domains k. `monte_carlo` samples the same models with numpy.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    import sympy
+import sympy
 
 MODELS: tuple[str, ...] = ("independent", "fixed-delay", "random-crash")
 
@@ -46,8 +46,6 @@ class Derivation:
 @functools.cache
 def symbols() -> dict[str, Any]:
     """The symbols every derivation shares (k, d, j, p, mu, tau, lam, r, t, x, u, and mu[d])."""
-    import sympy
-
     pos = dict(positive=True)
     out: dict[str, Any] = {
         name: sympy.Symbol(name, integer=True, positive=True) for name in ("k", "d", "j")
@@ -59,8 +57,6 @@ def symbols() -> dict[str, Any]:
 
 
 def _ratio(atomic: sympy.Expr) -> sympy.Expr:
-    import sympy
-
     k = symbols()["k"]
     return sympy.simplify(sympy.powsimp(atomic.subs(k, k + 1) / atomic, force=True))
 
@@ -68,8 +64,7 @@ def _ratio(atomic: sympy.Expr) -> sympy.Expr:
 @functools.cache
 def bernoulli_marginals() -> tuple[sympy.Expr, sympy.Expr]:
     """(P(X_d = 1), P(X_d = 0)) of one domain, from the Bernoulli(p) distribution."""
-    import sympy
-    from sympy.stats import Bernoulli, P
+    from sympy.stats import Bernoulli, P  # lazy-import: sympy.stats is slow to load
 
     p = symbols()["p"]
     return P(sympy.Eq(Bernoulli("X", p), 1)), P(sympy.Eq(Bernoulli("X", p), 0))
@@ -78,10 +73,6 @@ def bernoulli_marginals() -> tuple[sympy.Expr, sympy.Expr]:
 def joint_law(k: int) -> list[tuple[tuple[int, ...], sympy.Expr]]:
     """The joint law of k independent domains: each outcome (bits: 1 = newest epoch) with
     its probability, the product of the marginals (sympy.Mul, kept as a product)."""
-    import itertools
-
-    import sympy
-
     new, old = bernoulli_marginals()
     return [
         (bits, sympy.Mul(*(new if b else old for b in bits), evaluate=False))
@@ -92,8 +83,7 @@ def joint_law(k: int) -> list[tuple[tuple[int, ...], sympy.Expr]]:
 @functools.cache
 def derive_independent() -> Derivation:
     """P = prod_d P(X_d = 1) for independent Bernoulli(p) domains: p^k, exponential decay."""
-    import sympy
-    from sympy.stats import Bernoulli, P
+    from sympy.stats import Bernoulli, P  # lazy-import: sympy.stats is slow to load
 
     s = symbols()
     k, d, p = s["k"], s["d"], s["p"]
@@ -125,8 +115,6 @@ def box_probability(rates: Sequence[sympy.Expr], tau: sympy.Expr) -> list[Step]:
     """P(X_d <= tau for every d) for independent X_d ~ Exp(rates[d]): the joint density (the
     product of the densities) integrated over the box [0, tau]^k one variable at a time by
     SymPy; each step's value is the next step's integrand, the last value the probability."""
-    import sympy
-
     xs = sympy.symbols(f"x1:{len(rates) + 1}", positive=True)
     current = sympy.Mul(*(r * sympy.exp(-r * x) for r, x in zip(rates, xs)))
     out = []
@@ -140,8 +128,6 @@ def box_probability(rates: Sequence[sympy.Expr], tau: sympy.Expr) -> list[Step]:
 
 def exp_cdf(rate: sympy.Expr, at: sympy.Expr) -> sympy.Expr:
     """P(X <= at) for X ~ Exp(rate), by integrating the density rate * exp(-rate x) over [0, at]."""
-    import sympy
-
     x = symbols()["x"]
     return sympy.integrate(rate * sympy.exp(-rate * x), (x, 0, at))
 
@@ -149,8 +135,6 @@ def exp_cdf(rate: sympy.Expr, at: sympy.Expr) -> sympy.Expr:
 @functools.cache
 def derive_fixed_delay(equal_rates: bool = False) -> Derivation:
     """P = prod_d P(X_d <= tau), X_d ~ Exp(mu_d): the product of the CDFs at tau."""
-    import sympy
-
     s = symbols()
     k, d, tau = s["k"], s["d"], s["tau"]
     m = sympy.Symbol("m", positive=True)
@@ -182,8 +166,6 @@ class ByParts:
 @functools.cache
 def random_crash_by_parts() -> ByParts:
     """Derive I_k = k mu / (k mu + lambda) I_(k-1) by integrating by parts over the crash time."""
-    import sympy
-
     s = symbols()
     k, t, mu, lam = s["k"], s["t"], s["mu"], s["lam"]
     cdf = exp_cdf(mu, t)
@@ -204,8 +186,6 @@ def random_crash_by_parts() -> ByParts:
 @functools.cache
 def derive_random_crash() -> Derivation:
     """P(atomic) = E[(1 - exp(-mu T))^k] as the product of the by-parts ratios, I_0 = 1."""
-    import sympy
-
     s = symbols()
     k, j, mu, lam, r = s["k"], s["j"], s["mu"], s["lam"], s["r"]
     parts = random_crash_by_parts()
@@ -237,8 +217,6 @@ def derive_random_crash() -> Derivation:
 
 def random_crash_beta() -> sympy.Expr:
     """P(atomic) via u = exp(-mu t): r * integral_0^1 u^(r-1) (1-u)^k du (slow: seconds)."""
-    import sympy
-
     s = symbols()
     k, t, u, mu, lam, r = s["k"], s["t"], s["u"], s["mu"], s["lam"], s["r"]
     integral = sympy.Integral(lam * sympy.exp(-lam * t) * exp_cdf(mu, t) ** k, (t, 0, sympy.oo))
@@ -252,8 +230,6 @@ def random_crash_beta() -> sympy.Expr:
 
 def random_crash_term(j_value: sympy.Expr) -> sympy.Expr:
     """E[exp(-j mu T)] for T ~ Exp(lambda), in r = lambda/mu: one term of the binomial expansion."""
-    import sympy
-
     s = symbols()
     t, mu, lam, r = s["t"], s["mu"], s["lam"], s["r"]
     density = lam * sympy.exp(-lam * t)
@@ -263,8 +239,6 @@ def random_crash_term(j_value: sympy.Expr) -> sympy.Expr:
 
 def random_crash_term_rate(j_value: sympy.Expr) -> sympy.Expr:
     """E[exp(-j mu T)] for T ~ Exp(lambda), in lambda and mu (SymPy's integral over t)."""
-    import sympy
-
     s = symbols()
     t, mu, lam = s["t"], s["mu"], s["lam"]
     term = sympy.integrate(
@@ -275,8 +249,6 @@ def random_crash_term_rate(j_value: sympy.Expr) -> sympy.Expr:
 
 def random_crash_expanded(k: int) -> sympy.Expr:
     """P(atomic) for a concrete k: expand (1 - exp(-mu T))^k binomially and integrate each term."""
-    import sympy
-
     j = symbols()["j"]
     term = random_crash_term(j)
     return sympy.together(
@@ -286,16 +258,12 @@ def random_crash_expanded(k: int) -> sympy.Expr:
 
 def leading_term() -> sympy.Expr:
     """The claimed leading term of the random-crash P(atomic): Gamma(1+r) k^(-r)."""
-    import sympy
-
     s = symbols()
     return sympy.gamma(1 + s["r"]) * s["k"] ** (-s["r"])
 
 
 def asymptotic_random_crash() -> tuple[sympy.Expr, sympy.Expr]:
     """(Gamma(1+r) k^(-r), lim_(k->oo) P(atomic) k^r) by SymPy's limit (trusted; seconds)."""
-    import sympy
-
     s = symbols()
     k, r = s["k"], s["r"]
     atomic = derive_random_crash().atomic
@@ -314,8 +282,6 @@ def leading_term_value(k: int, r: Fraction) -> float:
 @functools.cache
 def random_crash_step() -> Any:
     """I_k / I_(k-1) as a function of (k, r): the derived by-parts ratio with lambda = r mu."""
-    import sympy
-
     s = symbols()
     step = sympy.simplify(random_crash_by_parts().ratio.subs(s["lam"], s["r"] * s["mu"]))
     if s["mu"] in step.free_symbols:
@@ -356,8 +322,6 @@ def random_crash_values(k: int, r: Fraction) -> dict[str, Fraction]:
 def fixed_delay_values(mu_tau: Sequence[Fraction]) -> dict[str, float]:
     """P(atomic), P(all old), P(mixed) for lags with mu_d * tau = mu_tau[d], as floats: the
     derived products over domains of P(X_d <= tau) and P(X_d > tau) (tau = 1, rates mu_d tau)."""
-    import sympy
-
     s = symbols()
     m = sympy.Symbol("m", positive=True)
     cdf = exp_cdf(m, s["tau"]).subs(s["tau"], 1)
@@ -374,8 +338,6 @@ def _product(values: Sequence[float]) -> float:
 
 
 def _exact(expr: sympy.Expr, values: dict[str, Any]) -> Fraction:
-    import sympy
-
     s = symbols()
     subs = {
         s[n]: sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
@@ -417,7 +379,7 @@ def monte_carlo(
     r: float = 1.0,
 ) -> Estimate:
     """Sample the model `trials` times (numpy, seeded) and estimate P(atomic)."""
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     rng = np.random.default_rng(seed)
     if model == "independent":

@@ -13,6 +13,8 @@ checker. `fito.models.epochs.bilateral_count` counts its interleavings and mixed
 
 from __future__ import annotations
 
+from fito.lang.printer.fmt import format_text
+
 MAX_DOMAINS = 8
 
 _HEADER = """\
@@ -150,7 +152,6 @@ def spec(k: int, epochs: int = 2, crashes: int = 1) -> str:
     ):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError(f"{name} must be an integer in {lo}..{hi}, not {value!r}")
-    from fito.lang.printer.fmt import format_text
 
     body = _BODY.format(k=k, epochs=epochs, crashes=crashes)
     text = "\n".join([_HEADER.format(k=k, epochs=epochs, crashes=crashes), body, _assertions()])

@@ -88,7 +88,7 @@ def _best_recovery_epoch(pieces: Mapping[str, tuple[int, ...] | None]) -> int | 
     """Each piece is a coordinate of the durable vector; its best recovery point is (min, ...)."""
     if any(p is None for p in pieces.values()):
         return None
-    vector = tuple(e for p in pieces.values() for e in p if p is not None)
+    vector = tuple(e for p in pieces.values() if p is not None for e in p)
     lattice = EpochLattice(len(vector), max(vector))
     return lattice.best_recovery_point(vector)[0]
 
@@ -116,7 +116,7 @@ class InvariantCheck:
 
 
 def _arrays(*xs: Any) -> list[Any]:
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     arrays = [np.asarray(x, dtype=np.float64) for x in xs]
     shape = arrays[0].shape
@@ -128,7 +128,7 @@ def _arrays(*xs: Any) -> list[Any]:
 
 
 def _report(name: str, excess: Any, detail: str) -> InvariantCheck:
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     bad = excess > 0
     count = int(bad.sum())
@@ -147,7 +147,7 @@ def check_momentum(
     if not lr > 0:
         raise ValueError(f"the learning rate must be positive, not {lr!r}")
     prev, cur, mom = _arrays(theta_prev, theta, m)
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     residual = np.abs(cur - prev + lr * mom)
     scale = atol + rtol * np.maximum(np.abs(cur - prev), np.abs(lr * mom))
@@ -161,9 +161,9 @@ def check_momentum(
 @functools.cache
 def _adam_constant() -> Callable[[int, float, float], float]:
     """K(t, beta1, beta2) from the derived c and q: K_t = c (1 - q^t)/(1 - q), or c t when q = 1."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
-    from fito.models.epochs import optimizer as opt
+    from fito.models.epochs import optimizer as opt  # lazy-import: optimizer loads sympy
 
     bound, s = opt.adam_bound(), opt.symbols()
     args = (s["beta1"], s["beta2"])
@@ -203,7 +203,7 @@ def check_adam(
     """m^2 <= K_step v elementwise (Adam's moments and its step counter), within tolerance."""
     K = adam_constant(step, beta1, beta2)
     mm, vv = _arrays(m, v)
-    import numpy as np
+    import numpy as np  # lazy-import: numpy is slow to load
 
     if (vv < 0).any():
         bad = vv < 0
@@ -215,6 +215,6 @@ def check_adam(
 
 def reliable_invariants() -> tuple[Any, ...]:
     """Which checks on a restored optimizer state are sound (see optimizer.invariant_advice)."""
-    from fito.models.epochs.optimizer import invariant_advice
+    from fito.models.epochs.optimizer import invariant_advice  # lazy-import: optimizer loads sympy
 
     return invariant_advice()

@@ -10,7 +10,7 @@ symbolically with SymPy from the same definitions (`closed_forms`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -116,7 +116,7 @@ class EpochLattice:
         return _greatest(above, lambda a, b: self.leq(b, a))
 
 
-def _greatest(candidates: list[Vector], leq) -> Vector:  # type: ignore[no-untyped-def]
+def _greatest(candidates: list[Vector], leq: Callable[[Vector, Vector], bool]) -> Vector:
     """The element above all others in `candidates`; ValueError if there is none."""
     for c in candidates:
         if all(leq(z, c) for z in candidates):
@@ -184,7 +184,7 @@ class ClosedForms:
 
 
 def _to_fraction(value: sympy.Expr) -> Fraction:
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     q = value if value.is_Rational else sympy.nsimplify(value)  # nsimplify can mangle
     if not q.is_Rational:  # an exact rational
@@ -194,7 +194,7 @@ def _to_fraction(value: sympy.Expr) -> Fraction:
 
 def closed_forms() -> ClosedForms:
     """Derive |E|, |L|, |diagonal|, the mixed fraction and the window count from the definitions."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     k, n = sympy.symbols("k n", integer=True, positive=True)
     d, e, x, j = sympy.symbols("d e x j", integer=True, nonnegative=True)
@@ -231,7 +231,7 @@ def steps() -> Steps:
     """The recurrences' steps. A vector of E^(k+1) is (x, y), x in E^k and y in E; it is
     mixed iff x is mixed, or x = (e, ..., e) and y != e. Epoch n + 1 adds the one
     consistent vector (n+1, ..., n+1)."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     n = sympy.Symbol("n", integer=True, positive=True)
     e, y = sympy.symbols("e y", integer=True, nonnegative=True)

@@ -14,17 +14,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    import sympy
+import sympy
 
 
 @functools.cache
 def symbols() -> dict[str, Any]:
     """The shared symbols: theta, m, v, g, eta, beta, beta1, beta2, eps, a, b, t, i."""
-    import sympy
-
     real = {name: sympy.Symbol(name, real=True) for name in ("theta", "m", "g", "b")}
     pos = {
         name: sympy.Symbol(name, positive=True)
@@ -45,8 +42,6 @@ class StepMap:
 
     def step(self, values: Mapping[Any, Any], g: Any) -> dict[Any, Any]:
         """The state after one step from `values` (a map state symbol -> value) with gradient g."""
-        import sympy
-
         subs = {**{s: values[s] for s in self.state}, self.gradient: g}
         return {s: sympy.expand(u.xreplace(subs)) for s, u in zip(self.state, self.update)}
 
@@ -66,8 +61,6 @@ def quadratic_loss() -> sympy.Expr:
 
 def gradient_descent() -> StepMap:
     """theta' = theta - eta dL/dtheta on the quadratic loss: the gradient is derived, not given."""
-    import sympy
-
     s = symbols()
     grad = sympy.diff(quadratic_loss(), s["theta"])
     return StepMap("gradient descent", (s["theta"],), s["g"], (s["theta"] - s["eta"] * grad,))
@@ -88,8 +81,6 @@ def momentum() -> StepMap:
 
 def adam(step_counter: sympy.Symbol | None = None) -> StepMap:
     """Adam: m' = b1 m + (1-b1) g, v' = b2 v + (1-b2) g^2, bias-corrected update, t' = t + 1."""
-    import sympy
-
     s = symbols()
     b1, b2, t = s["beta1"], s["beta2"], step_counter if step_counter is not None else s["t"]
     m_new = b1 * s["m"] + (1 - b1) * s["g"]
@@ -104,8 +95,6 @@ def adam(step_counter: sympy.Symbol | None = None) -> StepMap:
 # ---------------------------------------------------------------- gradient descent
 def gd_trajectory() -> sympy.Expr:
     """theta_t in closed form: rsolve of theta_(t+1) = U(theta_t), theta_0 = theta0."""
-    import sympy
-
     s = symbols()
     n = sympy.Symbol("n", integer=True, nonnegative=True)
     theta0 = sympy.Symbol("theta0", real=True)
@@ -118,8 +107,6 @@ def gd_trajectory() -> sympy.Expr:
 # ---------------------------------------------------------------- momentum
 def momentum_two_state_residual() -> sympy.Expr:
     """(theta_(t+1) - theta_t) + eta m_(t+1) after one momentum step (zero: the identity)."""
-    import sympy
-
     s = symbols()
     theta_new, m_new = momentum().update
     return sympy.expand(theta_new - s["theta"] + s["eta"] * m_new)
@@ -141,8 +128,6 @@ class AdamBound:
 
 def _coefficient(decay: sympy.Expr, gain: sympy.Expr) -> sympy.Expr:
     """c(n) solving c(n+1) = decay c(n), c(0) = gain: the weight of a gradient n steps back."""
-    import sympy
-
     n = sympy.Symbol("n", integer=True, nonnegative=True)
     c = sympy.Function("c")
     return sympy.rsolve(c(n + 1) - decay * c(n), c(n), {c(0): gain}), n
@@ -151,8 +136,6 @@ def _coefficient(decay: sympy.Expr, gain: sympy.Expr) -> sympy.Expr:
 @functools.cache
 def adam_bound() -> AdamBound:
     """Derive K_t: unroll the moment recurrences, maximize (a.g)^2 / (g.Dg) (Lagrange), sum up."""
-    import sympy
-
     s = symbols()
     b1, b2, t, i = s["beta1"], s["beta2"], s["t"], s["i"]
     a_n, n = _coefficient(b1, 1 - b1)
@@ -172,15 +155,11 @@ def adam_bound() -> AdamBound:
 
 def adam_K_closed() -> sympy.Expr:
     """K_t in closed form: SymPy's evaluation of the geometric sum (a Piecewise on q = 1)."""
-    import sympy
-
     return sympy.simplify(adam_bound().K_geometric.doit())
 
 
 def adam_K(t_value: int) -> sympy.Expr:
     """K_t at a concrete step t, summed exactly from the derived terms."""
-    import sympy
-
     bound = adam_bound()
     s = symbols()
     return sympy.factor(
@@ -190,8 +169,6 @@ def adam_K(t_value: int) -> sympy.Expr:
 
 def adam_moments(t_value: int) -> tuple[sympy.Expr, sympy.Expr, tuple[sympy.Symbol, ...]]:
     """(m_t, v_t, (g_1..g_t)) by unrolling Adam's step map from m_0 = v_0 = 0."""
-    import sympy
-
     s = symbols()
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, t_value + 1))
     last = adam().unroll({s["theta"]: 0, s["m"]: 0, s["v"]: 0, s["t"]: 0}, gs)[-1]
@@ -200,8 +177,6 @@ def adam_moments(t_value: int) -> tuple[sympy.Expr, sympy.Expr, tuple[sympy.Symb
 
 def adam_lagrange_gap(t_value: int) -> tuple[sympy.Expr, list[tuple[sympy.Expr, sympy.Expr]]]:
     """K_t v_t - m_t^2 and its Lagrange-identity terms [(weight, form)]: sum weight * form^2."""
-    import sympy
-
     m, v, gs = adam_moments(t_value)
     s = symbols()
     bound = adam_bound()
@@ -234,8 +209,6 @@ class InductionStep:
 
 def adam_induction_step() -> InductionStep:
     """From m^2 <= K v (K > 0) one Adam step gives m'^2 <= K' v': the certificate, SymPy-checked."""
-    import sympy
-
     s = symbols()
     b1, b2, m, v, g = s["beta1"], s["beta2"], s["m"], s["v"], s["g"]
     K = sympy.Symbol("K", positive=True)
@@ -251,8 +224,6 @@ def adam_induction_step() -> InductionStep:
 
 def adam_counter_rescale() -> sympy.Expr:
     """Factor by which restoring the step counter t2 instead of t scales m_hat / sqrt(v_hat)."""
-    import sympy
-
     s = symbols()
     b1, b2, t = s["beta1"], s["beta2"], s["t"]
     t2 = sympy.Symbol("t2", integer=True, positive=True)
@@ -274,8 +245,6 @@ class Reach:
 
 def reach(step_map: StepMap, steps: int) -> Reach:
     """Solve U^steps(start, g_1..g_steps) = target for the gradients, start and target symbolic."""
-    import sympy
-
     start = {x: sympy.Symbol(f"{x.name}_0", real=True) for x in step_map.state}
     target = {x: sympy.Symbol(f"{x.name}_target", real=True) for x in step_map.state}
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, steps + 1))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import sympy
+
 from fito.models.epochs import optimizer as opt
 
 Pairs = tuple[tuple[str, Fraction], ...]
@@ -34,8 +36,6 @@ class MixedState:
 
     def holds(self) -> bool:
         """The invariant evaluated exactly at the assignment (False for a genuine violation)."""
-        import sympy
-
         value = self.formula.xreplace(
             {sympy.Symbol(n, real=True): _rat(v) for n, v in self.assignment}
         )
@@ -44,8 +44,7 @@ class MixedState:
 
 def _z3_of(expr: Any, env: Mapping[Any, Any]) -> Any:
     """A SymPy polynomial/rational expression as a Z3 real term."""
-    import sympy
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     if isinstance(expr, sympy.Symbol):
         return env[expr]
@@ -76,7 +75,7 @@ def _z3_of(expr: Any, env: Mapping[Any, Any]) -> Any:
 
 def _solve(violation: Any, unknowns: Sequence[Any], box: int) -> dict[Any, Fraction] | None:
     """Z3 values of the unknowns in [-box, box] satisfying `violation`, as rationals."""
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     env = {u: z3.Real(u.name) for u in unknowns}
     solver = z3.Solver()
@@ -93,7 +92,7 @@ def _solve(violation: Any, unknowns: Sequence[Any], box: int) -> dict[Any, Fract
 
 
 def _fraction(value: Any) -> Fraction:
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     if z3.is_algebraic_value(value):
         value = value.approx(30)  # a strict inequality survives rounding; re-checked exactly
@@ -121,8 +120,6 @@ def momentum_violation(
     box: int = 10,
 ) -> MixedState | None:
     """(theta_(e-1), theta_e) from epoch e, m from e': break theta_e - theta_(e-1) = -eta m."""
-    import sympy
-
     s = opt.symbols()
     theta0, m0 = sympy.Symbol("theta0", real=True), sympy.Symbol("m0", real=True)
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, horizon + 1))
@@ -171,8 +168,6 @@ def adam_violation(
     box: int = 10,
 ) -> MixedState | None:
     """m and the step counter from epoch e, v from e': break m^2 <= K_e v (m_0 = v_0 = 0)."""
-    import sympy
-
     s = opt.symbols()
     gs = tuple(sympy.Symbol(f"g{k}", real=True) for k in range(1, horizon + 1))
     fixed = {
@@ -217,8 +212,6 @@ def gd_violation(
     box: int = 10,
 ) -> MixedState | None:
     """Two shards on a known quadratic loss; shard 0 and the counter from e, shard 1 from e'."""
-    import sympy
-
     s = opt.symbols()
     starts = tuple(sympy.Symbol(f"theta0_{c}", real=True) for c in range(len(a)))
     step_map = opt.gradient_descent()
@@ -267,7 +260,5 @@ def gd_violation(
 
 
 def _rat(x: Fraction | int) -> Any:
-    import sympy
-
     x = Fraction(x)
     return sympy.Rational(x.numerator, x.denominator)

@@ -1,1 +1,2 @@
-"""Paper B: fleets of checkpointing jobs as integrate-and-fire oscillators, simulated and mapped symbolically."""
+"""Paper B: fleets of checkpointing jobs as integrate-and-fire oscillators, simulated and
+mapped symbolically."""

@@ -6,6 +6,8 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from fito.models.fleet.branches import enumerate_branches
+from fito.models.fleet.crosscheck import agrees
 from fito.models.fleet.linear import (
     Constraint,
     inequality_text,
@@ -98,8 +100,6 @@ def describe(der: Derivation, fleet: Fleet, check: bool = True) -> dict[str, Any
         if verdict.params:
             out["region"]["witness_parameters"] = {k: str(v) for k, v in verdict.params}
         if check and not setting.symbols:
-            from fito.models.fleet.crosscheck import agrees
-
             ok, message = agrees(der, fleet, point)
             out["simulator_check"] = {"agrees": ok, "detail": message}
     return out
@@ -156,8 +156,6 @@ def _region(forms, names, K) -> dict[str, Any]:
 
 def enumerate_report(fleet: Fleet, symbolic: bool, check: bool = True) -> list[dict[str, Any]]:
     """Every feasible one-cycle branch of a small fleet, each described."""
-    from fito.models.fleet.branches import enumerate_branches
-
     setting = setting_for(fleet, symbolic)
     result = enumerate_branches(setting, cycles=1)
     reports = []

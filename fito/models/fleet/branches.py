@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fito import budget
-from fito.models.fleet.linear import Constraint, Form
+from fito.models.fleet.linear import Constraint, Form, f_sub
 from fito.models.fleet.returnmap import COMPUTE, END, FIRE, WRITE, Branch, Event, Setting, Stepper
 from fito.models.fleet.solve import SAT, UNSAT, RegionSolver, Session, Verdict
 
@@ -175,8 +175,6 @@ def firing_orders(leaf: Leaf) -> list[tuple[int, ...]]:
 
 def gap_differences(leaf: Leaf, K) -> list[Form]:
     """For a two-cycle leaf: (t_j in cycle 2 - T_1) - (t_j in cycle 1), per job j >= 1."""
-    from fito.models.fleet.linear import f_sub
-
     first, second = leaf.cycles()[:2]
     section = first[-1][1]
     t1 = {j: t for j, t in first if j != 0}

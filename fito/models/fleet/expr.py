@@ -11,11 +11,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 from fito.errors import FitoError
 
-Number = Union[Fraction, float]
+Number = Fraction | float
 
 FUNCTIONS = ("min", "max", "sqrt", "log", "exp", "abs", "floor", "ceil")
 _TOKEN = re.compile(
@@ -65,7 +64,7 @@ class Call:
     offset: int
 
 
-Node = Union[Num, Name, Unary, Binary, Call]
+Node = Num | Name | Unary | Binary | Call
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,9 +302,9 @@ def _binary(op: str, a: Number, b: Number) -> Number:
 def _call(node: Call, args: list[Number]) -> Number:
     func = node.func
     if func == "min":
-        return min(args)  # type: ignore[type-var]
+        return min(args)
     if func == "max":
-        return max(args)  # type: ignore[type-var]
+        return max(args)
     if func == "abs":
         return abs(args[0])  # type: ignore[return-value]
     if func in ("floor", "ceil"):
@@ -335,7 +334,7 @@ def _exact_sqrt(x: Fraction) -> Fraction | None:
 
 
 def _sympy(node: Node, env: Mapping[str, object]):
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     if isinstance(node, Num):
         return sympy.Rational(node.value.numerator, node.value.denominator)

@@ -8,6 +8,7 @@ QQ(W, V, f1, ...) for symbolic parameters). A region is a tuple of forms, each m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -96,7 +97,7 @@ def witness(
     constraints: Sequence[Constraint], m: int, K: Any, timeout_ms: int = 20000
 ) -> tuple[str, tuple[Fraction, ...] | None]:
     """('sat', a point of the open region) | ('unsat', None) | ('unknown', None); QQ forms."""
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     xs = [z3.Real(f"x{i}") for i in range(m)]
     solver = z3.Solver()
@@ -112,7 +113,7 @@ def witness(
 
 
 def _z3_form(form: Form, xs: Sequence[Any], K: Any):
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     terms = []
     for i, c in sorted(form.items()):
@@ -149,7 +150,7 @@ def farkas_on(
 
 
 def motzkin(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction, ...] | None:
-    from fito.proof.lp import feasible_nonnegative
+    from fito.proof.lp import feasible_nonnegative  # lazy-import: the proof kit, for Motzkin only
 
     rows = [f_row(con.form, m, K) for con in constraints]
     if not rows:
@@ -165,7 +166,7 @@ def motzkin(constraints: Sequence[Constraint], m: int, K: Any) -> tuple[Fraction
 
 
 def _q(c: Any, K: Any):
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     v = to_fraction(c, K)
     return z3.Q(v.numerator, v.denominator)
@@ -247,7 +248,7 @@ def substitute(form: Form, matrix_rows: Mapping[int, Form], K: Any) -> Form:
 # ---------------------------------------------------------------------------- symbolic
 def z3_poly(poly: Any, params: Sequence[Any]):
     """A SymPy PolyElement (over QQ) as a Z3 real term in `params`."""
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     terms = []
     for monom, coef in poly.terms():
@@ -268,7 +269,7 @@ def has_positive_coefficients(poly: Any) -> bool:
 def z3_form_cleared(form: Form, xs: Sequence[Any], params: Sequence[Any]):
     """(form * L) as a Z3 term: L = lcm of the denominators, squared unless it is plainly
     positive (positive coefficients, positive symbols), so that the sign is the form's."""
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     if not form:
         return z3.RealVal(0)
@@ -292,8 +293,6 @@ def normalized(form: Form, K: Any) -> Form:
     if not form:
         return form
     if K.is_Numerical:
-        import math
-
         fracs = {i: to_fraction(c, K) for i, c in form.items()}
         lcm = math.lcm(*(v.denominator for v in fracs.values()))
         gcd = math.gcd(*(int(v * lcm) for v in fracs.values()))
@@ -316,7 +315,7 @@ def normalized(form: Form, K: Any) -> Form:
 def irredundant(forms: Sequence[Form], m: int, K: Any, timeout_ms: int = 5000) -> list[Form]:
     """Drop every inequality implied by the others (QQ forms; each dropped one is checked
     infeasible against the kept ones, in order)."""
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     xs = [z3.Real(f"x{i}") for i in range(m)]
     terms = [_z3_form(f, xs, K) for f in forms]

@@ -43,7 +43,7 @@ class GapMap:
 
 
 def _dm(rows: Sequence[Sequence[Any]], K: Any):
-    from sympy.polys.matrices import DomainMatrix
+    from sympy.polys.matrices import DomainMatrix  # lazy-import: sympy is slow to load
 
     m = len(rows)
     return DomainMatrix([list(r) for r in rows], (m, len(rows[0]) if m else 0), K)
@@ -95,7 +95,7 @@ def _inverse(rows: list[list], K: Any) -> list[list] | None:
     """T^-1, over QQ when every entry is a rational constant (the usual case), else over K."""
     ground = getattr(K, "domain", None)
     if ground is not None and all(_is_ground(v) for row in rows for v in row):
-        from sympy import QQ
+        from sympy import QQ  # lazy-import: sympy is slow to load
 
         q = [
             [QQ.convert(v.numer.LC) / QQ.convert(v.denom.LC) if v else QQ.zero for v in row]
@@ -166,7 +166,7 @@ def determinant(rows: Sequence[Sequence[Any]], K: Any) -> Any:
 
 def eigenvalues(gm: GapMap) -> tuple[Any, ...]:
     """The eigenvalues of M (with multiplicity) as exact SymPy expressions where possible."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     K, M = gm.K, gm.M
     if gm.is_triangular():

@@ -42,7 +42,7 @@ def phases_per_cycle(firings: Sequence[Sequence[float]], cycles: int) -> list[li
     """phi_j in [0, 1) at each cycle k of job 0: (first firing of j at or after t0_k - t0_k)
     divided by the period t0_{k+1} - t0_k."""
     zero = firings[0]
-    out = []
+    out: list[list[float]] = []
     for k in range(min(cycles, len(zero) - 1)):
         start, period = zero[k], zero[k + 1] - zero[k]
         row = []

@@ -17,9 +17,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from fito.models.fleet.linear import CONST, Constraint, Form
+from fito.models.fleet.linear import CONST, Constraint, Form, substitute
+from fito.models.fleet.linear import witness as lra
 from fito.models.fleet.returnmap import Derivation, Setting
-from fito.models.fleet.solve import Verdict
+from fito.models.fleet.solve import SAT, Verdict, instantiate
+from fito.proof import farkas, to_expr, witness
+from fito.proof.kernel.expr import KernelError, parse
+from fito.proof.kernel.expr import substitute as substitute_expr
+from fito.proof.kernel.linear import check_farkas, parameters, rf_sign
+from fito.proof.kernel.normal import Normalizer
 
 Json = Any
 
@@ -32,8 +38,6 @@ def names(prefix: str, m: int) -> list[str]:
 
 def value_json(c: Any, K: Any) -> Json:
     """One coefficient of K (a rational or a rational function of the parameters) as JSON."""
-    from fito.proof import to_expr
-
     return to_expr(K.to_sympy(c))
 
 
@@ -135,8 +139,6 @@ def _qq_json(form: Form, K: Any) -> Any:
 
 def assumptions_json(setting: Setting) -> list:
     """The setting's assumptions (C in its regime, symbols positive) as JSON comparisons."""
-    from fito.proof import to_expr
-
     out = []
     for a in setting.assumptions:
         op = {
@@ -152,11 +154,7 @@ def assumptions_json(setting: Setting) -> list:
 def instance_witness(der: Derivation, values: dict[str, Fraction], note: str) -> Any:
     """A witness of the branch region with the parameters fixed at rational values: the
     formula is the region with those values substituted (an LRA problem for the state)."""
-    from sympy import QQ
-
-    from fito.models.fleet.linear import witness as lra
-    from fito.models.fleet.solve import SAT, instantiate
-    from fito.proof import witness
+    from sympy import QQ  # lazy-import: sympy is slow to load
 
     ordered = [values[str(s)] for s in der.setting.symbols]
     numeric = [Constraint(instantiate(c.form, der.K, ordered), c.why) for c in der.constraints]
@@ -198,10 +196,6 @@ def empty_region(
     regime (symbolic settings, one state variable): two of its constraints whose
     coefficients have opposite signs, multiplied crosswise (the kernel checks the signs for
     every parameter value); those two alone have no common point. None if no pair does."""
-    from fito.proof import farkas
-    from fito.proof.kernel.expr import KernelError
-    from fito.proof.kernel.linear import check_farkas
-
     formula = region_formula(constraints, K, m)[1:]
     if K.is_Numerical or m != 1:
         return None
@@ -230,14 +224,10 @@ def empty_region(
 
 def _signs(coefficients: Sequence[Any], K: Any, params: dict[str, Any]) -> list[str | None]:
     """The sign of each coefficient for every parameter value of the regime (the kernel's rule)."""
-    from fito.proof.kernel.expr import parse, substitute
-    from fito.proof.kernel.linear import parameters, rf_sign
-    from fito.proof.kernel.normal import Normalizer
-
     subst, positive, nonneg, _ = parameters(params, set(params))
     norm = Normalizer(positive=positive, nonneg=nonneg)
     return [
-        rf_sign(norm.rf(substitute(parse(value_json(c, K)), subst)), positive, nonneg)
+        rf_sign(norm.rf(substitute_expr(parse(value_json(c, K)), subst)), positive, nonneg)
         for c in coefficients
     ]
 
@@ -247,8 +237,6 @@ def numeric_empty_region(
 ) -> Any:
     """The engine's Motzkin multipliers for a numeric region as a Farkas obligation, on the
     constraints they use (those alone have no common point, so neither has the region)."""
-    from fito.proof import farkas
-
     used = [i for i, y in enumerate(multipliers) if y]
     formula = region_formula([constraints[i] for i in used], K, m)[1:]
     return farkas(formula, [multipliers[i] for i in used], note=note)
@@ -262,8 +250,6 @@ def image_constraints(
 ) -> list[Constraint]:
     """The points x of a branch's region whose image (the branch's end state, affine in x)
     lies in the target region: the branch's constraints and the target's at the image."""
-    from fito.models.fleet.linear import substitute
-
     rows = dict(enumerate(end_state))
     return list(leaf_constraints) + [
         Constraint(substitute(c.form, rows, K), f"image: {c.why}") for c in target

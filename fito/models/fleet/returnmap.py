@@ -73,7 +73,7 @@ class Setting:
 
     def domain(self):
         """QQ, or the field of rational functions in the setting's symbols."""
-        from sympy import QQ
+        from sympy import QQ  # lazy-import: sympy is slow to load
 
         return QQ.frac_field(*self.symbols) if self.symbols else QQ
 
@@ -123,7 +123,7 @@ class Derivation:
 # ---------------------------------------------------------------------------- settings
 def setting_from_fleet(fleet: Any) -> Setting:
     """The exact numeric setting of a fleet model (rational f(n) required)."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     f = fleet.throughputs()
     if any(not hasattr(v, "denominator") for v in f):
@@ -150,7 +150,7 @@ def symbolic_setting(
     g(n) = n for n <= k and C beyond (k = 0 means 0 < C < 1: g(n) = C for all n).
     volumes='per-job': V0..V(N-1) and W0..W(N-1) instead of one W and one V.
     """
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     pos = dict(positive=True)
     if volumes == "per-job":
@@ -179,7 +179,7 @@ def symbolic_setting(
 
 
 def _throughput(jobs: int, kind: str) -> tuple[tuple, list]:
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     if kind == "general":
         fs = tuple(sympy.Symbol(f"f{n}", positive=True) for n in range(1, jobs + 1))

@@ -18,6 +18,7 @@ from fito.models.fleet.linear import (
     CONST,
     Constraint,
     Form,
+    _z3_form,
     farkas,
     farkas_on,
     witness,
@@ -57,7 +58,7 @@ class RegionSolver:
         return self._check_symbolic(constraints)
 
     def _check_symbolic(self, constraints: Sequence[Constraint]) -> Verdict:
-        import z3
+        import z3  # lazy-import: z3 is slow to load
 
         params = [z3.Real(str(s)) for s in self.setting.symbols]
         xs = [z3.Real(f"x{i}") for i in range(self.m)]
@@ -81,7 +82,7 @@ class RegionSolver:
         """Fix the parameters at rational values and solve the linear system for x."""
         if not self._assumptions_hold(values):
             return Verdict(UNKNOWN)
-        from sympy import QQ
+        from sympy import QQ  # lazy-import: sympy is slow to load
 
         numeric = [Constraint(instantiate(c.form, self.K, values), c.why) for c in constraints]
         status, point = witness(numeric, self.m, QQ, self.timeout_ms)
@@ -91,7 +92,7 @@ class RegionSolver:
         return Verdict(SAT, point, tuple(zip(names, values)))
 
     def _assumptions_hold(self, values: list[Fraction]) -> bool:
-        import sympy
+        import sympy  # lazy-import: sympy is slow to load
 
         env = {
             s: sympy.Rational(v.numerator, v.denominator)
@@ -104,7 +105,7 @@ class Session:
     """An incremental Z3 session over one setting: push constraints, check, pop (DFS)."""
 
     def __init__(self, region: RegionSolver, cores: bool = False) -> None:
-        import z3
+        import z3  # lazy-import: z3 is slow to load
 
         self.region = region
         self.cores = cores and not region.symbolic  # track constraints for unsat cores
@@ -118,7 +119,7 @@ class Session:
         self.solver.add(*(sympy_to_z3(a, env) for a in region.setting.assumptions))
 
     def push(self, constraints: Sequence[Constraint]) -> None:
-        import z3
+        import z3  # lazy-import: z3 is slow to load
 
         self.solver.push()
         self.marks.append(len(self.flags))
@@ -137,13 +138,12 @@ class Session:
     def _term(self, form: Form):
         if self.region.symbolic:
             return z3_form_cleared(form, self.xs, self.params)
-        from fito.models.fleet.linear import _z3_form
 
         return _z3_form(form, self.xs, self.region.K)
 
     def check(self, constraints: Sequence[Constraint], certify: bool) -> Verdict:
         """The verdict of everything pushed; `constraints` (the same set) for certificates."""
-        import z3
+        import z3  # lazy-import: z3 is slow to load
 
         verdict = self.solver.check(*self.flags)
         if verdict == z3.unknown:
@@ -166,7 +166,7 @@ class Session:
 
 def instantiate(form: Form, K: Any, values: Sequence[Fraction]) -> Form:
     """A form over QQ(params) evaluated at rational parameter values (a form over QQ)."""
-    from sympy import QQ
+    from sympy import QQ  # lazy-import: sympy is slow to load
 
     out: Form = {}
     for i, c in form.items():
@@ -192,7 +192,7 @@ def _eval_poly(poly: Any, values: Sequence[Fraction]) -> Fraction:
 
 
 def _rational(value: Any) -> Fraction:
-    import z3
+    import z3  # lazy-import: z3 is slow to load
 
     if z3.is_rational_value(value):
         return Fraction(value.numerator_as_long(), value.denominator_as_long())
@@ -204,8 +204,8 @@ def _rational(value: Any) -> Fraction:
 
 def sympy_to_z3(expr: Any, env: dict[str, Any]):
     """A SymPy relation or polynomial expression (numbers, symbols, +, *, ^) as Z3."""
-    import sympy
-    import z3
+    import sympy  # lazy-import: sympy is slow to load
+    import z3  # lazy-import: z3 is slow to load
 
     if isinstance(expr, sympy.core.relational.Relational):
         lhs, rhs = sympy_to_z3(expr.lhs, env), sympy_to_z3(expr.rhs, env)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fito.proof import instance, to_expr
+
 Json = Any
 
 
@@ -42,7 +44,7 @@ class SymbolicOverlap:
 
 def _counts() -> tuple[Any, Any]:
     """Writers during gap j (j fired, none ended) and after the m-th end (N fired, m ended)."""
-    import sympy
+    import sympy  # lazy-import: sympy is slow to load
 
     i, j, m, N = sympy.symbols("i j m N", integer=True, positive=True)
     during = sympy.Sum(1, (i, 1, j)).doit() - sympy.Sum(0, (i, 1, j)).doit()
@@ -51,8 +53,6 @@ def _counts() -> tuple[Any, Any]:
 
 
 def _to_json(e: Any) -> Json:
-    from fito.proof import to_expr
-
     return to_expr(e)
 
 
@@ -77,8 +77,6 @@ def compute_rate() -> Json:
 
 def overlapping_symbolic(throughput: str = "general") -> SymbolicOverlap:
     """Derive a'_m for the fully overlapping branch with symbolic N and m (1 <= m <= N-1)."""
-    from fito.proof import instance
-
     during, after = _counts()
     n_gap, n_tail = _to_json(during), _to_json(after)
     rate_gap = write_rate(throughput, instance(n_gap, {"j": "m"}))  # writers during a_m

@@ -143,7 +143,7 @@ def check(cert: dict[str, Any], *, strict: bool = False) -> Result:
     return Result(True, claim, "", trusted, len(cert["obligations"]), tuple(cert["statement"]))
 
 
-def conclusions(obligations: list[Any], strict: bool = False) -> tuple[list[Any], list[str]]:
+def conclusions(obligations: object, strict: bool = False) -> tuple[list[Any], list[str]]:
     """Check every obligation in order: (their conclusions, the trust tags met)."""
     if not isinstance(obligations, list) or not obligations:
         raise KernelError("a certificate needs at least one obligation")
@@ -162,7 +162,7 @@ def statement_of(verdict: str, obligations: list[Any], strict: bool = False) -> 
     return _statement(verdict, [ob["kind"] for ob in obligations], found)
 
 
-def _statement(verdict: str, kinds: list[str], found: list[Any]) -> list[Any]:
+def _statement(verdict: object, kinds: list[str], found: list[Any]) -> list[Any]:
     """Proved: the conclusions. Refuted: the claims they refute (each obligation must be
     a counterexample, witness or Farkas refutation, at least one evaluated at a point)."""
     if verdict == "proved":
@@ -189,7 +189,8 @@ def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
     """Complete a certificate (every field but `statement` and `sha256`) with the statement
     its obligations establish and its hash, checking every obligation once: the sealed
     certificate and the kernel's result (what `check` would answer for it)."""
-    claim = body.get("id") if isinstance(body.get("id"), str) else "?"
+    given = body.get("id")
+    claim = given if isinstance(given, str) else "?"
     cert = dict(body)
     try:
         found, trusted = conclusions(cert.get("obligations"))

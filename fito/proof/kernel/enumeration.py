@@ -92,7 +92,8 @@ def conclusion(agg: str, over: Json, expr: Any, where: Any, value: Json) -> Json
 def _domain(x: Any) -> tuple[list[tuple[str, Callable, Callable]], list]:
     if not isinstance(x, list) or not x:
         raise KernelError("domain must be a nonempty list of [symbol, lo, hi]")
-    out, names, bound = [], set(), []
+    out, bound = [], []
+    names: set[str] = set()
     size: int | None = 1
     for i, item in enumerate(x, 1):
         if not isinstance(item, list) or len(item) != 3 or not is_symbol(item[0]):

@@ -10,6 +10,7 @@ from typing import Any
 
 from fito.proof.kernel import poly as P
 from fito.proof.kernel import props
+from fito.proof.kernel.checks import fields, not_constant
 from fito.proof.kernel.expr import (
     COMPARISONS,
     KernelError,
@@ -85,8 +86,6 @@ def parameters(x: Any, names: set[str]) -> tuple[dict[str, Any], set[str], set[s
 def check_farkas(ob: dict) -> Json:
     """A nonnegative combination of the constraints reads 0 < 0 or 0 <= c < 0: no real
     solution (for every value of the parameters, when multipliers depend on them)."""
-    from fito.proof.kernel.checks import fields
-
     fields(ob, ("constraints", "multipliers"), ("variables", "parameters"))
     cons = [parse(c) for c in _list(ob["constraints"], "constraints")]
     if not cons:
@@ -256,8 +255,6 @@ def hypotheses(formula: Any) -> list[Any]:
 def check_linear_valid(ob: dict) -> Json:
     """The formula holds for all real values: every case of its negation has a Farkas
     refutation; and each hypothesis it assumes holds at a given point (it is not vacuous)."""
-    from fito.proof.kernel.checks import fields, not_constant
-
     fields(ob, ("formula", "cases"), ("witnesses",))
     formula = parse(ob["formula"])
     not_constant(formula, "the formula")

@@ -13,7 +13,7 @@ from fractions import Fraction
 from fito.proof.kernel.expr import KernelError
 
 Mono = tuple[tuple[str, int], ...]
-Poly = dict[Mono, Fraction]
+Poly = dict[Mono, Fraction | int]  # coefficients: ints when integral (see num)
 RF = tuple[Poly, Poly]
 
 MAX_TERMS = 200_000
@@ -61,7 +61,7 @@ def sub(a: Poly, b: Poly) -> Poly:
     return add(a, neg(b))
 
 
-def scale(a: Poly, k: Fraction) -> Poly:
+def scale(a: Poly, k: Fraction | int) -> Poly:
     """k * a."""
     if not k:
         return {}
@@ -171,7 +171,7 @@ def poly_str(a: Poly, limit: int = 8) -> str:
     return " + ".join(terms[:limit]) + more
 
 
-def first_difference(a: Poly, b: Poly) -> tuple[Mono, Fraction, Fraction] | None:
+def first_difference(a: Poly, b: Poly) -> tuple[Mono, Fraction | int, Fraction | int] | None:
     """The first monomial (in sorted order) whose coefficients in a and b differ."""
     for m in sorted(set(a) | set(b)):
         ca, cb = a.get(m, Fraction(0)), b.get(m, Fraction(0))

@@ -11,6 +11,7 @@ positive (or nonnegative): l = sum mu_i g_i + gamma with g_i >= 0 the range's fa
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -37,7 +38,7 @@ Obligation = dict[str, Any]
 class Range:
     """lo <= var <= hi over integer parameters, with extra facts g >= 0 (linear polynomials)."""
 
-    def __init__(self, ob: Obligation, extra: list[P.Poly] = ()) -> None:
+    def __init__(self, ob: Obligation, extra: Sequence[P.Poly] = ()) -> None:
         self.var = ob["var"]
         if not is_symbol(self.var):
             raise KernelError("var must be a symbol")
@@ -275,6 +276,6 @@ def _compare_counts(
     c = P.coefficient(ell, ((j, 1),))
     if c == 0:
         raise KernelError(f"linear does not depend on {j}")
-    from fito.proof.kernel.quasi import count_matches
+    from fito.proof.kernel.quasi import count_matches  # lazy-import: start-up of `fito recheck`
 
     count_matches(c, P.sub(ell, P.scale(P.var(j), c)), strict, rng.lo, rng.hi, n, start, value)
