@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import Model, ValueType
 from fito.reference.store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
 
 Event = tuple[Any, ...]  # (channel, v1, ..., vn)

@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import IntRange, IntT, SetT, ValueType
+from fito.lang.resolve.model import IntRange, IntT, Model, SetT, ValueType
 from fito.semantics.state.layout import Layout
 
 IR = tuple
@@ -250,7 +249,7 @@ def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
 
 def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
     """The values of a (finite) type written in the spec (refused past MAX_EXPANSION)."""
-    from fito.lang.resolve.values import BOOL
+    from fito.lang.resolve.model import BOOL
     from fito.semantics.rules.refusal import check_expansion, values_of
 
     if isinstance(t, A.TypeName):

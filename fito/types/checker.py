@@ -21,7 +21,7 @@ from fito.types.ops import call_statement, call_type
 from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Model
+    from fito.lang.resolve.model import Model
 
 
 def check_pipelines(

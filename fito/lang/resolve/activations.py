@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
-from fito.lang.resolve.values import INT, ValueType, size
+from fito.lang.resolve.model import INT, ValueType, size
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Channel, Function, Variable
+    from fito.lang.resolve.model import Channel, Function, Variable
 
 MAX_BUFFER = 1_000  # messages one buffer may hold
 MAX_ARRAY = 1_000_000  # elements of one local array (as for cells)
@@ -83,7 +83,7 @@ class FormDefs:
         self, d: A.ProcessDecl, params: Mapping[str, ValueType]
     ) -> dict[str, Variable]:
         """The variables of d's activation (`var` parameters, then locals), as a frame."""
-        from fito.lang.resolve.resolver import Variable
+        from fito.lang.resolve.model import Variable
 
         frame: dict[str, Variable] = {}
         for p in d.params:
@@ -102,7 +102,7 @@ class FormDefs:
         return frame
 
     def _local_variable(self, v: A.LocalVar, params: Mapping[str, ValueType]) -> Variable | None:
-        from fito.lang.resolve.resolver import Variable
+        from fito.lang.resolve.model import Variable
 
         index_types = [self.finite_type(p.type, "an array index") for p in v.indices]
         vtype = self.finite_type(v.type, "a variable")
@@ -143,7 +143,7 @@ class FormDefs:
     # ------------------------------------------------------------------ functions
     def function_sig(self, name: str) -> Function | None:
         """The parameter and result types of a user function (None after an error)."""
-        from fito.lang.resolve.resolver import Function
+        from fito.lang.resolve.model import Function
 
         if name in self.functions:
             return self.functions[name]

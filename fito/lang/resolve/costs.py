@@ -22,8 +22,8 @@ from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.build.parts import PROC_TYPES
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
-from fito.lang.resolve.declarations import MAX_VALUES, show_type
-from fito.lang.resolve.values import ValueType, size
+from fito.lang.resolve.declarations import MAX_VALUES
+from fito.lang.resolve.model import ValueType, show_type, size
 
 if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Resolver
@@ -136,7 +136,7 @@ def _const_failure(r: Resolver, e: A.Expr, bound: set[str]) -> ConstError | None
 
 def _quiet_type(r: Resolver, t: A.TypeExpr) -> ValueType | None:
     """The type t denotes if it is already known or plainly constant; None (no report) else."""
-    from fito.lang.resolve.values import BOOL, IntRange
+    from fito.lang.resolve.model import BOOL, IntRange
 
     if isinstance(t, A.BoolType):
         return BOOL

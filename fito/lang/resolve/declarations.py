@@ -15,7 +15,7 @@ from fito import budget
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
-from fito.lang.resolve.values import (
+from fito.lang.resolve.model import (
     BOOL,
     INT,
     BoolT,
@@ -25,11 +25,12 @@ from fito.lang.resolve.values import (
     SetT,
     ValueType,
     is_finite,
+    show_type,
     size,
 )
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Cell, Channel
+    from fito.lang.resolve.model import Cell, Channel
 
 #: The most values the resolver enumerates (array cells, quantifier domains in constants).
 MAX_VALUES = 1_000_000
@@ -79,7 +80,7 @@ class TypeRules:
 
     def define(self, name: str, kind: str, decl: object) -> None:
         """Compute the definition of one declared name (a no-op for kinds defined on use)."""
-        from fito.lang.resolve.resolver import Channel
+        from fito.lang.resolve.model import Channel
 
         if kind == "const":
             self.const_value(name)
@@ -318,7 +319,7 @@ class TypeRules:
 
     # ------------------------------------------------------------------ cells
     def _define_cell(self, d: A.DomainDecl) -> None:
-        from fito.lang.resolve.resolver import Cell
+        from fito.lang.resolve.model import Cell
 
         index_types = [self.finite_type(p.type, "an array index") for p in d.indices]
         vtype = self.finite_type(d.type, "a cell")
@@ -412,16 +413,3 @@ def _count(types: list[ValueType]) -> int:
     for t in types:
         n *= len(t.values())
     return n
-
-
-def show_type(t: ValueType) -> str:
-    """A type as messages show it: 0..3, Dom, {0, 2}, Int, Bool."""
-    if isinstance(t, IntRange):
-        return f"{t.lo}..{t.hi}"
-    if isinstance(t, EnumT):
-        return t.name
-    if isinstance(t, SetT):
-        return "{" + ", ".join(t.show(v) for v in t.members) + "}"
-    if isinstance(t, IntT):
-        return "Int"
-    return "Bool"

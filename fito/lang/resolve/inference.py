@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
-from fito.lang.resolve.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite, size
+from fito.lang.resolve.model import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite, size
 
 if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Resolver
@@ -80,7 +80,8 @@ def _quant(r: Resolver, e: A.Quant, scope: Scope) -> ValueType:
 def _refuse_costly_nest(r: Resolver, e: A.Quant) -> None:
     """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
     cost is the product of the domains' sizes, on every evaluation."""
-    from fito.lang.resolve.declarations import MAX_VALUES, show_type
+    from fito.lang.resolve.declarations import MAX_VALUES
+    from fito.lang.resolve.model import show_type
 
     doms = [d for d in r.quantifiers if d is not None]
     sizes = [size(d) or 1 for d in doms]

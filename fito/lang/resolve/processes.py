@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
+from fito.lang.resolve.model import INT, SetT, ValueType, is_finite, within
 from fito.lang.resolve.statements import (
     array_shape,
     check_array_copy,
@@ -23,7 +24,6 @@ from fito.lang.resolve.statements import (
     check_operator,
     warn_internal_first_steps,
 )
-from fito.lang.resolve.values import INT, SetT, ValueType, is_finite, within
 
 if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Resolver
@@ -123,7 +123,7 @@ def _check_call(r: Resolver, p: A.ProcRef, scope: Scope) -> None:
             continue
         value = try_const(r, arg, scope)
         if value is not None and not want.contains(value):
-            from fito.lang.resolve.resolver import show_type
+            from fito.lang.resolve.model import show_type
 
             r.err(
                 "T008",
@@ -214,7 +214,7 @@ def _check_event(r: Resolver, ev: A.Event, scope: Scope, own: bool) -> tuple[Sco
             continue
         value = try_const(r, f.value, inner)
         if value is not None and not want.contains(value):
-            from fito.lang.resolve.resolver import show_type
+            from fito.lang.resolve.model import show_type
 
             r.diagnostics.append(
                 warning(
@@ -307,7 +307,7 @@ def _check_assign(r: Resolver, a: A.Assign, root: A.Name, scope: Scope) -> None:
     elif target_t is not None:
         value = try_const(r, a.value, scope)
         if value is not None and not target_t.contains(value):
-            from fito.lang.resolve.resolver import show_type
+            from fito.lang.resolve.model import show_type
 
             r.diagnostics.append(
                 warning(

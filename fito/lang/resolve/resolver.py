@@ -14,90 +14,27 @@ checked by `fito.lang.resolve.processes`; expressions are typed by `fito.lang.re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang.resolve import inference, processes
 from fito.lang.resolve.activations import FormDefs
-from fito.lang.resolve.declarations import TypeRules, show_type
-from fito.lang.resolve.values import BoolT, EnumT, ValueType
+from fito.lang.resolve.declarations import TypeRules
+from fito.lang.resolve.model import (
+    CRASH,
+    BoolT,
+    Cell,
+    Channel,
+    EnumT,
+    Function,
+    Model,
+    ValueType,
+    Variable,
+)
 
-CRASH = "crash"
 ERROR_NAME = ""  # the name of placeholders the builder puts where a term was malformed
 MAX_SUGGESTIONS = 100  # misspellings that get a `did you mean` hint, per file
 MAX_POOL = 500  # candidates compared for one hint (same first letter, similar length)
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """A persistence-domain cell (or an array of them)."""
-
-    name: str
-    indices: tuple[ValueType, ...]
-    type: ValueType
-    durable: bool
-    init: tuple[int, ...]  # one value per element, row-major over the indices
-    decl: A.DomainDecl | None
-
-
-@dataclass(frozen=True, slots=True)
-class Channel:
-    """A channel; with `capacity` N >= 1, a FIFO buffer of N messages (docs/semantics.md)."""
-
-    name: str
-    fields: tuple[ValueType, ...]  # an array's indices first: `q[i].v` is the event q.i.v
-    capacity: int = 0
-    durable: bool = False
-    arrays: int = 0  # how many leading fields index an array (one FIFO per index, buffered)
-
-    @property
-    def buffered(self) -> bool:
-        return self.capacity > 0
-
-
-@dataclass(frozen=True, slots=True)
-class Variable:
-    """A process-local variable (one slot or an array of the definition's activation), or a
-    `var` parameter (`init` None: it belongs to the control path, set by calls and by
-    assignments, not to the activation)."""
-
-    name: str
-    indices: tuple[ValueType, ...]
-    type: ValueType
-    durable: bool
-    init: A.Expr | None
-    index_names: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Function:
-    """A user function `fun f(x: T): U = e`."""
-
-    name: str
-    params: tuple[ValueType, ...]
-    result: ValueType
-    decl: A.FunDecl
-
-
-@dataclass(frozen=True, slots=True)
-class Model:
-    """A resolved spec: everything the type checker and the model checker need."""
-
-    spec: A.Spec
-    consts: Mapping[str, tuple[ValueType, int]]
-    types: Mapping[str, ValueType]
-    members: Mapping[str, tuple[EnumT, int]]
-    channels: Mapping[str, Channel]
-    cells: Mapping[str, Cell]
-    processes: Mapping[str, A.ProcessDecl]
-    param_types: Mapping[str, tuple[ValueType, ...]]
-    system: A.Proc | None
-    assertions: tuple[A.AssertDecl, ...]
-    pipelines: tuple[A.PipelineDecl, ...]
-    #: process name -> the variables of its activation: `var` parameters, then locals
-    variables: Mapping[str, tuple[Variable, ...]] = field(default_factory=dict)
-    functions: Mapping[str, Function] = field(default_factory=dict)
 
 
 class Resolver(FormDefs, TypeRules):
@@ -400,16 +337,4 @@ def kind_word(kind: str) -> str:
     return words.get(kind, kind)
 
 
-__all__ = [
-    "Cell",
-    "Channel",
-    "Function",
-    "Model",
-    "Resolver",
-    "Variable",
-    "resolve",
-    "kind_word",
-    "show_type",
-    "CRASH",
-    "ERROR_NAME",
-]
+__all__ = ["Resolver", "resolve", "a_kind", "kind_word", "ERROR_NAME"]

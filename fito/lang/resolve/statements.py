@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from fito.diagnostics import warning
 from fito.lang import nodes as A
-from fito.lang.resolve.values import ValueType, within
+from fito.lang.resolve.model import ValueType, within
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Channel, Resolver
+    from fito.lang.resolve.model import Channel
+    from fito.lang.resolve.resolver import Resolver
 
 Scope = Mapping[str, ValueType]
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fito.lang.resolve.values import SetT
+from fito.lang.resolve.model import SetT
 from fito.semantics.ir import IR, chain_of
 from fito.semantics.state.layout import Layout
 from fito.semantics.state.packing import value_range

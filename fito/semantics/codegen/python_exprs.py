@@ -4,7 +4,7 @@ checks the generated code calls."""
 
 from __future__ import annotations
 
-from fito.lang.resolve.values import BoolT, EnumT, IntRange, IntT, SetT, ValueType
+from fito.lang.resolve.model import BoolT, EnumT, IntRange, IntT, SetT, ValueType
 from fito.semantics.ir import IR, Fault, chain_of
 
 _PY = {

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import ValueType
 from fito.semantics.codegen.python_exprs import chk_range, chk_set, contains_source, to_python
 from fito.semantics.ir import IR, Fault
 from fito.semantics.network import Network, Placement, Transition

@@ -16,8 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import CRASH
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import CRASH, ValueType
 from fito.semantics.ir import IR, Fault, conjoin, disjoin, fold, split_index
 from fito.semantics.rules.atomic import Atomic as AtomicRun
 from fito.semantics.rules.refusal import check_expansion, values_of

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fito.diagnostics import NO_SPAN, Diagnostic, Span, error
 from fito.errors import FitoError
-from fito.lang.resolve.values import ValueType, size
+from fito.lang.resolve.model import ValueType, show_type, size
 
 MAX_EXPANSION = 100_000  # values one replicated operator, quantifier or input may range over
 
@@ -43,8 +43,6 @@ def check_expansion(count: int, what: str, span: Span = NO_SPAN) -> None:
 
 def values_of(t: ValueType, what: str, span: Span = NO_SPAN) -> tuple[int, ...]:
     """The values of a type, refused when there are too many to list."""
-    from fito.lang.resolve.resolver import show_type
-
     n = size(t)
     if n is None:
         raise NotSupported(error("S002", f"{what} ranges over Int, which is unbounded", span))

@@ -14,8 +14,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import Model, ValueType
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.state.layout import Layout
 from fito.semantics.terms.closures import OMEGA, Terms
