@@ -12,6 +12,10 @@ from typing import Union
 
 from fito.diagnostics import NO_SPAN, Span
 
+#: The name of the placeholders the builder puts where a term was malformed (a diagnostic
+#: says why); later phases stay silent about them.
+ERROR_NAME = ""
+
 
 def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)  # type: ignore[return-value]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
 
 from fito.lang import nodes as A
 
@@ -110,7 +109,7 @@ class SetT:
         return v in self.members
 
 
-ValueType = Union[BoolT, IntRange, IntT, EnumT, SetT]
+ValueType = BoolT | IntRange | IntT | EnumT | SetT
 
 BOOL = BoolT()
 INT = IntT()

@@ -1,14 +1,18 @@
 """Name resolution and static checks: AST -> `Model`, with diagnostics (never exceptions).
 
-Names are global (one namespace) and resolved after the whole file is read. Checks
-(issue #2): undefined and duplicate names, process arity, channel field counts and types,
-assignments to undeclared cells, two writes to one cell in one block, non-constant or
-empty ranges, constants out of a declared range, unguarded recursion. Every problem is
-reported once, where it is, and checking goes on: a name whose definition failed is
-known to have failed, so its uses add no further diagnostics.
+Names are global (one namespace) and resolved after the whole file is read. The checks:
+undefined and duplicate names, process arity, channel field counts and types, assignments
+to undeclared cells, two writes to one cell in one block, non-constant or empty ranges,
+constants out of a declared range, unguarded recursion, and what a term would cost to
+enumerate. Every problem is reported once, where it is, and checking goes on: a name whose
+definition failed is known to have failed, so its uses add no further diagnostics.
 
-Constants, types and cells are defined by `fito.lang.resolve.declarations`; process terms are
-checked by `fito.lang.resolve.processes`; expressions are typed by `fito.lang.resolve.inference`.
+`Resolver` is one class in parts: constants, types, channels and cells are defined by
+`fito.lang.resolve.declarations`, buffers, process variables and functions by
+`fito.lang.resolve.activations`; expressions are typed by `fito.lang.resolve.inference`,
+process terms checked by `fito.lang.resolve.processes` (their assignments and blocks by
+`fito.lang.resolve.statements`) and their costs by `fito.lang.resolve.costs`. The result is
+a `fito.lang.resolve.model.Model`.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from collections.abc import Mapping
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang.resolve import inference, processes
-from fito.lang.resolve.activations import FormDefs
-from fito.lang.resolve.declarations import TypeRules
+from fito.lang.resolve.activations import ActivationRules
+from fito.lang.resolve.costs import check_costs
+from fito.lang.resolve.declarations import DeclarationRules, a_kind
 from fito.lang.resolve.model import (
     CRASH,
     BoolT,
@@ -31,13 +36,13 @@ from fito.lang.resolve.model import (
     ValueType,
     Variable,
 )
+from fito.lang.syntax.parser import no_gc
 
-ERROR_NAME = ""  # the name of placeholders the builder puts where a term was malformed
 MAX_SUGGESTIONS = 100  # misspellings that get a `did you mean` hint, per file
 MAX_POOL = 500  # candidates compared for one hint (same first letter, similar length)
 
 
-class Resolver(FormDefs, TypeRules):
+class Resolver(ActivationRules, DeclarationRules):
     """Builds the Model; every problem is appended to `diagnostics`."""
 
     def __init__(self, spec: A.Spec) -> None:
@@ -78,7 +83,7 @@ class Resolver(FormDefs, TypeRules):
         Answers are cached, and only the first `MAX_SUGGESTIONS` distinct misspellings get
         one, so a file full of unknown names costs no quadratic search.
         """
-        from fito.lang.syntax.foreign import FOREIGN_NAMES
+        from fito.lang.syntax.foreign import FOREIGN_NAMES  # lazy-import: misspellings only
 
         if name in FOREIGN_NAMES and name not in self.names:
             return FOREIGN_NAMES[name]
@@ -86,7 +91,7 @@ class Resolver(FormDefs, TypeRules):
         if key not in self._suggestions:
             if len(self._suggestions) >= MAX_SUGGESTIONS:
                 return None
-            import difflib
+            import difflib  # lazy-import: misspellings only
 
             first = name[:1].lower()
             pool = [
@@ -209,9 +214,7 @@ class Resolver(FormDefs, TypeRules):
 
     def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType], initial: bool = False) -> None:
         """Static checks of a process term (`initial`: a system's or an assertion's term,
-        whose calls are evaluated when the check starts), and what it costs (fito.lang.resolve.costs)."""
-        from fito.lang.resolve.costs import check_costs
-
+        whose calls are evaluated when the check starts), and what it costs."""
         processes.check_proc(self, p, scope)
         check_costs(self, p, scope, initial)
 
@@ -233,9 +236,7 @@ class Resolver(FormDefs, TypeRules):
                 self.err("T001", f"a property must be Bool, this is {t.kind()}", d.expr.span)
 
     def _check_guarded_recursion(self) -> None:
-        from fito.lang.resolve.processes import unguarded_cycles
-
-        for name, span in unguarded_cycles(self.processes):
+        for name, span in processes.unguarded_cycles(self.processes):
             self.err(
                 "T010",
                 f"process '{name}' can recurse without performing an event",
@@ -246,8 +247,6 @@ class Resolver(FormDefs, TypeRules):
 
 def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
     """Resolve names and run the static checks."""
-    from fito.lang.syntax.parser import no_gc
-
     r = Resolver(spec)
     try:
         with no_gc():
@@ -275,12 +274,6 @@ def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
             r.functions,
         )
     return model, tuple(r.diagnostics)
-
-
-def a_kind(kind: str) -> str:
-    """The kind with its article: `a constant`, `an enumeration member`."""
-    word = kind_word(kind)
-    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
 def enumeration_decls(decls: tuple[A.Decl, ...]) -> set[int]:
@@ -326,15 +319,4 @@ def _declared_names(d: A.Decl) -> tuple[str, ...]:
     return (name,) if isinstance(name, str) else ()
 
 
-def kind_word(kind: str) -> str:
-    """How a message names a kind of declaration."""
-    words = {
-        "const": "constant",
-        "member": "enumeration member",
-        "cell": "domain cell",
-        "variable": "local variable",
-    }
-    return words.get(kind, kind)
-
-
-__all__ = ["Resolver", "resolve", "a_kind", "kind_word", "ERROR_NAME"]
+__all__ = ["Resolver", "enumeration_decls", "resolve"]
