@@ -7,7 +7,7 @@ decides which one a term is from where it stands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Union
 
 from fito.diagnostics import NO_SPAN, Span
@@ -586,8 +586,6 @@ _FIELDS: dict[type, tuple[str, ...] | None] = {}
 def _compared_fields(cls: type) -> tuple[str, ...] | None:
     """The fields that take part in equality, for a node class; None for other values."""
     if cls not in _FIELDS:
-        from dataclasses import fields, is_dataclass
-
         compared = tuple(f.name for f in fields(cls) if f.compare) if is_dataclass(cls) else None
         _FIELDS[cls] = compared
     return _FIELDS[cls]

@@ -259,7 +259,7 @@ def _call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
         elif entry is not None and entry[0] == "cell":
             r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
         else:
-            from fito.lang.syntax.foreign import FOREIGN_NAMES
+            from fito.lang.syntax.foreign import FOREIGN_NAMES  # lazy-import: unknown names only
 
             r.err(
                 "R001",

@@ -87,8 +87,7 @@ def parse(text: str) -> ParseResult:
         try:
             spec = lalr.run(m.tables, tokens, end_token(tokens))
         except lalr.ParseFailure as exc:
-            # lazy-import: the wording of syntax errors, needed only when there is one
-            from fito.lang.syntax.messages import describe_failure
+            from fito.lang.syntax.messages import describe_failure  # lazy-import: errors only
 
             return ParseResult(None, (describe_failure(exc, m, text),))
         except RecursionError:
