@@ -225,10 +225,6 @@ class EventSet:
     items: tuple[Event, ...] = ()
     span: Span = _span()
 
-    def channel_names(self) -> tuple[str, ...]:
-        """The channels of a plain `{| c, d |}` (the only sets the old engine reads)."""
-        return tuple(e.channel for e in self.items)
-
 
 @dataclass(frozen=True, slots=True)
 class RenamePair:
