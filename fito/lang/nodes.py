@@ -8,7 +8,6 @@ decides which one a term is from where it stands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Union
 
 from fito.diagnostics import NO_SPAN, Span
 
@@ -53,7 +52,7 @@ class SetType:
     span: Span = _span()
 
 
-TypeExpr = Union[TypeName, BoolType, IntType, RangeType, SetType]
+TypeExpr = TypeName | BoolType | IntType | RangeType | SetType
 
 
 # ------------------------------------------------------------------ value expressions
@@ -131,7 +130,7 @@ class Let:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Name, Index, Call, Unary, Binary, IfExpr, Quant, Let]
+Expr = IntLit | BoolLit | Name | Index | Call | Unary | Binary | IfExpr | Quant | Let
 
 
 # ------------------------------------------------------------------ events and assignments
@@ -154,7 +153,7 @@ class InField:
     span: Span = _span()
 
 
-EventField = Union[DotField, OutField, InField]
+EventField = DotField | OutField | InField
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +187,7 @@ class AssignLoop:
     span: Span = _span()
 
 
-Assignment = Union[Assign, AssignLoop]
+Assignment = Assign | AssignLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +208,7 @@ class BlockAssert:
     span: Span = _span()
 
 
-Statement = Union[Assign, AssignLoop, BlockIf, BlockAssert]
+Statement = Assign | AssignLoop | BlockIf | BlockAssert
 
 
 # ------------------------------------------------------------------ sets of events
@@ -364,23 +363,23 @@ class Replicated:
     span: Span = _span()
 
 
-Proc = Union[
-    Stop,
-    Skip,
-    ProcRef,
-    Prefix,
-    Guard,
-    ProcBinary,
-    Parallel,
-    Hide,
-    ProcIf,
-    Replicated,
-    AssertStep,
-    Atomic,
-    Select,
-    AlphaParallel,
-    Rename,
-]
+Proc = (
+    Stop
+    | Skip
+    | ProcRef
+    | Prefix
+    | Guard
+    | ProcBinary
+    | Parallel
+    | Hide
+    | ProcIf
+    | Replicated
+    | AssertStep
+    | Atomic
+    | Select
+    | AlphaParallel
+    | Rename
+)
 
 
 # ------------------------------------------------------------------ declarations
@@ -523,7 +522,7 @@ class CallStmt:
     span: Span = _span()
 
 
-Stmt = Union[EpochStmt, RequireStmt, LetStmt, CallStmt]
+Stmt = EpochStmt | RequireStmt | LetStmt | CallStmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,17 +533,17 @@ class PipelineDecl:
     name_span: Span = _span()
 
 
-Decl = Union[
-    ConstDecl,
-    TypeDecl,
-    ChannelDecl,
-    DomainDecl,
-    ProcessDecl,
-    SystemDecl,
-    AssertDecl,
-    PipelineDecl,
-    FunDecl,
-]
+Decl = (
+    ConstDecl
+    | TypeDecl
+    | ChannelDecl
+    | DomainDecl
+    | ProcessDecl
+    | SystemDecl
+    | AssertDecl
+    | PipelineDecl
+    | FunDecl
+)
 
 
 @dataclass(frozen=True, slots=True)
