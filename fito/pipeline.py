@@ -25,7 +25,8 @@ from fito.diagnostics import Diagnostic, error, sort_key
 from fito.errors import FitoError
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion
-from fito.lang.resolve.resolver import Model, resolve
+from fito.lang.resolve.model import Model
+from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import ParseResult, machinery, parse
 from fito.outcome import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
 from fito.source import DEFAULT_MAX_BYTES, Source, read_source

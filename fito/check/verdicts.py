@@ -26,7 +26,7 @@ from fito.check.traces.records import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion, print_expr, print_proc
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.semantics.compiled import Compiled, TimeLimit, compile_model
 from fito.semantics.ir import Fault
 from fito.semantics.network import StructureGrows

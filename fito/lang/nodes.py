@@ -7,10 +7,13 @@ decides which one a term is from where it stands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Union
+from dataclasses import dataclass, field, fields, is_dataclass
 
 from fito.diagnostics import NO_SPAN, Span
+
+#: The name of the placeholders the builder puts where a term was malformed (a diagnostic
+#: says why); later phases stay silent about them.
+ERROR_NAME = ""
 
 
 def _span() -> Span:
@@ -49,7 +52,7 @@ class SetType:
     span: Span = _span()
 
 
-TypeExpr = Union[TypeName, BoolType, IntType, RangeType, SetType]
+TypeExpr = TypeName | BoolType | IntType | RangeType | SetType
 
 
 # ------------------------------------------------------------------ value expressions
@@ -127,7 +130,7 @@ class Let:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Name, Index, Call, Unary, Binary, IfExpr, Quant, Let]
+Expr = IntLit | BoolLit | Name | Index | Call | Unary | Binary | IfExpr | Quant | Let
 
 
 # ------------------------------------------------------------------ events and assignments
@@ -150,7 +153,7 @@ class InField:
     span: Span = _span()
 
 
-EventField = Union[DotField, OutField, InField]
+EventField = DotField | OutField | InField
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +187,7 @@ class AssignLoop:
     span: Span = _span()
 
 
-Assignment = Union[Assign, AssignLoop]
+Assignment = Assign | AssignLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +208,7 @@ class BlockAssert:
     span: Span = _span()
 
 
-Statement = Union[Assign, AssignLoop, BlockIf, BlockAssert]
+Statement = Assign | AssignLoop | BlockIf | BlockAssert
 
 
 # ------------------------------------------------------------------ sets of events
@@ -220,10 +223,6 @@ class EventSet:
     kind: str
     items: tuple[Event, ...] = ()
     span: Span = _span()
-
-    def channel_names(self) -> tuple[str, ...]:
-        """The channels of a plain `{| c, d |}` (the only sets the old engine reads)."""
-        return tuple(e.channel for e in self.items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,23 +363,23 @@ class Replicated:
     span: Span = _span()
 
 
-Proc = Union[
-    Stop,
-    Skip,
-    ProcRef,
-    Prefix,
-    Guard,
-    ProcBinary,
-    Parallel,
-    Hide,
-    ProcIf,
-    Replicated,
-    AssertStep,
-    Atomic,
-    Select,
-    AlphaParallel,
-    Rename,
-]
+Proc = (
+    Stop
+    | Skip
+    | ProcRef
+    | Prefix
+    | Guard
+    | ProcBinary
+    | Parallel
+    | Hide
+    | ProcIf
+    | Replicated
+    | AssertStep
+    | Atomic
+    | Select
+    | AlphaParallel
+    | Rename
+)
 
 
 # ------------------------------------------------------------------ declarations
@@ -523,7 +522,7 @@ class CallStmt:
     span: Span = _span()
 
 
-Stmt = Union[EpochStmt, RequireStmt, LetStmt, CallStmt]
+Stmt = EpochStmt | RequireStmt | LetStmt | CallStmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,17 +533,17 @@ class PipelineDecl:
     name_span: Span = _span()
 
 
-Decl = Union[
-    ConstDecl,
-    TypeDecl,
-    ChannelDecl,
-    DomainDecl,
-    ProcessDecl,
-    SystemDecl,
-    AssertDecl,
-    PipelineDecl,
-    FunDecl,
-]
+Decl = (
+    ConstDecl
+    | TypeDecl
+    | ChannelDecl
+    | DomainDecl
+    | ProcessDecl
+    | SystemDecl
+    | AssertDecl
+    | PipelineDecl
+    | FunDecl
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,8 +581,6 @@ _FIELDS: dict[type, tuple[str, ...] | None] = {}
 def _compared_fields(cls: type) -> tuple[str, ...] | None:
     """The fields that take part in equality, for a node class; None for other values."""
     if cls not in _FIELDS:
-        from dataclasses import fields, is_dataclass
-
         compared = tuple(f.name for f in fields(cls) if f.compare) if is_dataclass(cls) else None
         _FIELDS[cls] = compared
     return _FIELDS[cls]

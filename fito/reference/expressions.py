@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import ValueType
+from fito.lang.arithmetic import DIVISION, ZeroDivisor, divide
+from fito.lang.resolve.model import Model, ValueType
 from fito.reference.store import ACT, DEF, Frame, Loc, RefFault, Store, frames_of
 
 Event = tuple[Any, ...]  # (channel, v1, ..., vn)
@@ -138,10 +138,11 @@ class Evaluator:
         if e.op == "=>":
             return int((not a) or bool(self.ev(e.right, env, store)))
         b = self.ev(e.right, env, store)
-        if e.op in ("/", "%"):
-            if b == 0:
-                raise RefFault("division by zero")
-            return a // b if e.op == "/" else a % b
+        if e.op in DIVISION:
+            try:
+                return divide(e.op, a, b)
+            except ZeroDivisor:
+                raise RefFault("division by zero") from None
         return {
             "+": a + b,
             "-": a - b,

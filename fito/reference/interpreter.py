@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.reference.steps import TAU, TICK
 from fito.reference.store import RefFault, Store
 from fito.reference.terms import OMEGA, Reference

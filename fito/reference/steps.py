@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import CRASH
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import CRASH, ValueType
 from fito.reference.expressions import member
 from fito.reference.store import (
     ACT,

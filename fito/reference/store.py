@@ -16,8 +16,7 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fito.lang.resolve.resolver import Model, Variable
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import Model, ValueType, Variable
 
 ACT = "@act"  # the environment key of the current activation (no name contains '@')
 DEF = "@def"  # ... and of its definition (an index into Evaluator.proc_names)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from fito.lang import nodes as A
 from fito.lang.resolve.loops import loop_calls
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.reference.expressions import Evaluator, images, member
 from fito.reference.steps import EVENT, TAU, TICK, StepRules, Tr, retarget, to
 from fito.reference.store import (

@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.semantics.codegen.loader import load
 from fito.semantics.codegen.python_exprs import to_python
 from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import IntRange, IntT, SetT, ValueType
+from fito.lang.arithmetic import DIVISION, ZeroDivisor, divide, zero_divisor
+from fito.lang.resolve.model import IntRange, IntT, Model, SetT, ValueType
 from fito.semantics.state.layout import Layout
 
 IR = tuple
@@ -180,10 +180,8 @@ class ExprCompiler:
             return self.compile(e.right, env) if a[1] else ("k", 1)
         b = self.compile(e.right, env)
         err = -1
-        if e.op in ("/", "%"):
-            err = self.sites.add(
-                "M002", "division by zero" if e.op == "/" else "modulo by zero", e.span
-            )
+        if e.op in DIVISION:
+            err = self.sites.add("M002", zero_divisor(e.op), e.span)
         return fold(("op", e.op, a, b, err))
 
     def _call(self, e: A.Call, env: Mapping[str, object]) -> IR:
@@ -250,7 +248,7 @@ def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
 
 def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
     """The values of a (finite) type written in the spec (refused past MAX_EXPANSION)."""
-    from fito.lang.resolve.values import BOOL
+    from fito.lang.resolve.model import BOOL
     from fito.semantics.rules.refusal import check_expansion, values_of
 
     if isinstance(t, A.TypeName):
@@ -333,7 +331,7 @@ def may_fault(ir: IR) -> bool:
     tag = ir[0]
     if tag in ("cd", "rd", "chk", "fault"):
         return True
-    if tag == "op" and ir[1] in ("/", "%"):
+    if tag == "op" and ir[1] in DIVISION:
         return True
     return any(
         isinstance(x, tuple)
@@ -488,10 +486,11 @@ def apply_op(op: str, a: int, b: int, err: int) -> int:
         return a - b
     if op == "*":
         return a * b
-    if op in ("/", "%"):
-        if b == 0:
-            raise Fault(err)
-        return a // b if op == "/" else a % b
+    if op in DIVISION:
+        try:
+            return divide(op, a, b)
+        except ZeroDivisor:
+            raise Fault(err) from None
     if op == "==":
         return int(a == b)
     if op == "!=":

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
-from fito.types.context import Context, Fact, text
+from fito.types.context import Context, Fact
 from fito.types.decide import decide
 from fito.types.env import Binding, Scope, definitions, globals_of, kind_word
 from fito.types.epochs import Lin
 from fito.types.expr import fact, infer
-from fito.types.kinds import UNKNOWN, EpochRef, EpochT, FitoType, Snap, reveal_text
+from fito.types.kinds import UNKNOWN, EpochRef, EpochT, FitoType, Snap, reveal_text, text
 from fito.types.ops import call_statement, call_type
 from fito.types.oracle import DEFAULT_TIMEOUT_MS, EpochOracle
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Model
+    from fito.lang.resolve.model import Model
 
 
 def check_pipelines(
@@ -49,7 +49,7 @@ def check_pipeline(p: A.PipelineDecl, scope: Scope, oracle: EpochOracle) -> list
 
 def run_pipeline(p: A.PipelineDecl, scope: Scope, oracle: EpochOracle) -> Context:
     """Both passes over one pipeline; the context keeps the bindings and the diagnostics."""
-    ctx = Context(p, scope)
+    ctx = Context(p, scope, call_type)
     for stmt in p.stmts:
         check_statement(ctx, stmt)
     decide(ctx, oracle)

@@ -8,15 +8,14 @@ states what is true of the pipeline's symbolic epochs, not of a program point.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from fito.diagnostics import Diagnostic, Span, error, warning
 from fito.lang import nodes as A
-from fito.lang.printer.canonical import print_expr
 from fito.types.env import Scope
 from fito.types.epochs import Formula
-from fito.types.kinds import Conv, EpochRef, Snap
+from fito.types.kinds import Conv, EpochRef, FitoType, Snap, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +55,17 @@ class Obligation:
         return call_text(self.func, self.args)
 
 
+#: How a call is typed, given the expression after its `@` (fito.types.ops.call_type)
+CallRule = Callable[["Context", A.Call, "A.Expr | None"], FitoType]
+
+
 @dataclass(slots=True)
 class Context:
     pipeline: A.PipelineDecl
     scope: Scope
+    #: the call rules: expressions reach them through the context, so that the expression
+    #: rules (fito.types.expr) need not import the call rules (fito.types.ops), which use them
+    call_type: CallRule
     diagnostics: list[Diagnostic] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     obligations: list[Obligation] = field(default_factory=list)
@@ -91,12 +97,6 @@ class Context:
     def fresh_time(self) -> int:
         self.times += 1
         return self.times
-
-
-def text(e: A.Expr) -> str:
-    """The canonical source text of an expression, shortened for messages."""
-    out = print_expr(e)
-    return out if len(out) <= 60 else out[:57] + "..."
 
 
 def call_text(func: str, args: Sequence[A.Expr]) -> str:

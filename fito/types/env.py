@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from fito.diagnostics import NO_SPAN, Span
 from fito.lang import nodes as A
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import ValueType
 from fito.types.kinds import FitoType
 
 if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Model
+    from fito.lang.resolve.model import Model
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
+from fito.lang.arithmetic import div, mod
+
 
 @dataclass(frozen=True, slots=True)
 class Div:
@@ -236,15 +238,16 @@ def ite_int(c: Formula, a: Lin, b: Lin) -> Lin:
 
 
 def floor_div(a: Lin, k: int) -> Lin:
-    """a / k rounding toward negative infinity; k != 0."""
+    """a / k in the language's arithmetic (fito.lang.arithmetic); k != 0."""
     if a.is_const:
-        return Lin.lit(a.const // k)
+        return Lin.lit(div(a.const, k))
     return Lin.atom(Div(a, k))
 
 
 def floor_mod(a: Lin, k: int) -> Lin:
+    """a % k in the language's arithmetic (fito.lang.arithmetic); k != 0."""
     if a.is_const:
-        return Lin.lit(a.const % k)
+        return Lin.lit(mod(a.const, k))
     return Lin.atom(Mod(a, k))
 
 

@@ -8,7 +8,7 @@ terms, and division by a non-constant, are outside linear arithmetic (T013).
 from __future__ import annotations
 
 from fito.lang import nodes as A
-from fito.types.context import Context, text
+from fito.types.context import Context
 from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import (
     FALSE,
@@ -34,6 +34,7 @@ from fito.types.kinds import (
     Unknown,
     describe,
     number_term,
+    text,
 )
 
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
@@ -49,9 +50,7 @@ def infer(ctx: Context, e: A.Expr) -> FitoType:
     if isinstance(e, A.Name):
         return name_type(ctx, e)
     if isinstance(e, A.Call):
-        from fito.types.ops import call_type
-
-        return call_type(ctx, e, None)
+        return ctx.call_type(ctx, e, None)
     if isinstance(e, A.Unary):
         return _unary(ctx, e)
     if isinstance(e, A.Binary):

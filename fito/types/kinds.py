@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_expr
 from fito.types.epochs import TRUE, Formula, Lin, show_lin
+
+
+def text(e: A.Expr) -> str:
+    """The canonical source text of an expression, shortened for messages."""
+    out = print_expr(e)
+    return out if len(out) <= 60 else out[:57] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +38,6 @@ class EpochRef:
         if self.name is not None:
             return self.name
         if self.expr is not None:
-            from fito.types.context import text
-
             return text(self.expr)
         return show_lin(self.term)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.types.context import Context, Obligation, Part, call_text, text
+from fito.types.context import Context, Obligation, Part, call_text
 from fito.types.env import Binding, Global, kind_word
 from fito.types.epochs import compare, ite_int
 from fito.types.expr import infer, number
@@ -29,6 +29,7 @@ from fito.types.kinds import (
     TimeT,
     Unknown,
     describe,
+    text,
 )
 
 STATEMENTS = ("restore", "resume", "deploy", "save", "log")
@@ -122,7 +123,8 @@ def domain(ctx: Context, e: A.Expr) -> str | None:
         hint = (
             f"did you mean '{close}'?"
             if close
-            else "declare it, e.g. `type Dom = {gpu, host, nvme}` or `domain d: Bool = false durable`"
+            else "declare it, e.g. `type Dom = {gpu, host, nvme}` or "
+            "`domain d: Bool = false durable`"
         )
         ctx.error(
             "T012",

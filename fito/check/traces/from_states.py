@@ -31,7 +31,7 @@ from fito.check.traces.records import (
 )
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_proc
-from fito.lang.resolve.values import EnumT, ValueType
+from fito.lang.resolve.model import EnumT, ValueType
 from fito.semantics.compiled import Compiled, StepFault
 from fito.semantics.ir import Fault, evaluate
 from fito.semantics.rules import steps as S

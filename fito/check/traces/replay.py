@@ -26,7 +26,7 @@ from fito.check.traces.records import (
     TraceStep,
 )
 from fito.lang import nodes as A
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.semantics.compiled import Compiled, StepFault, compile_model
 from fito.semantics.ir import Fault
 

@@ -14,8 +14,7 @@ from fito.check.result import Verdict
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_decl, print_type
-from fito.lang.resolve.resolver import Model
-from fito.lang.resolve.values import BoolT, EnumT, IntRange, ValueType
+from fito.lang.resolve.model import BoolT, EnumT, IntRange, Model, ValueType
 from fito.lang.syntax.lexer import ScanError
 from fito.lang.syntax.parser import machinery
 from fito.pipeline import check, check_source

@@ -1,23 +1,33 @@
-"""The builder's rules for the Promela- and CSPm-style forms (a mixin of `Builder`).
+"""The builder's rules for sets of events, renaming, the committing choice and steps (a
+mixin of `fito.lang.build.terms.Builder`).
 
-Sets of events (`{| c.0 |}`, `{c.0.1, d}`, `Events`), renaming, the committing choice
-`if :: ... fi`, `assert(b)` and `atomic { }` steps, loop assignments and `let`.
+Sets of events (`{| c.0 |}`, `{c.0.1, d}`, `Events`), renaming (`P[[a <- b]]`), the
+committing choice `if :: ... fi`, `assert(b)` and `atomic { }` steps with their statement
+blocks, loop assignments (`forall j: T @ x[j] := 0`) and `let`.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.build.parts import Assigned, EventParts, StepHead, make_span, span_of, tok_span
-
-ERROR_NAME = ""
+from fito.lang.build.parts import (
+    Assigned,
+    EventParts,
+    StepHead,
+    channel_array,
+    make_span,
+    span_of,
+    tok_span,
+)
 
 _SET_HINT = "write {| c |} for every event of channel c, {c.0} for one event, or Events"
 
 
-class FormRules:
-    """Rules for the newer forms; relies on the term rules of `Builder`."""
+class CompoundReductions:
+    """Reductions of sets of events, renaming, the committing choice, steps and statement
+    blocks; relies on the term rules of `Builder`."""
 
     def err(self, message: str, span: Span, hint: str | None = None, code: str = "T001") -> None:
         raise NotImplementedError
@@ -40,8 +50,10 @@ class FormRules:
             return A.EventSet("events", (), span=x.span)
         hint = _SET_HINT
         if type(x) is A.Name:
-            hint = (f"write the set out: {{| {x.id} |}} for every event of channel {x.id}, or "
-                    f"{{{x.id}}}; fito has no named sets")
+            hint = (
+                f"write the set out: {{| {x.id} |}} for every event of channel {x.id}, or "
+                f"{{{x.id}}}; fito has no named sets"
+            )
         elif type(x) is A.Call and x.func in ("union", "Union", "diff", "inter"):
             hint = f"CSPm's {x.func}(...) is written as one set: {{| a, b |}} or {{a.0, b}}"
         self.err(f"{what} needs a set of events", span_of(x), hint=hint)
@@ -52,18 +64,18 @@ class FormRules:
         if type(x) is A.Name:
             return A.Event(x.id, (), span=x.span)
         if type(x) is A.Index:
-            from fito.lang.build.terms import channel_array
-
             x = channel_array(x) or x
         if type(x) is EventParts:
             event = x.finish()
             if any(isinstance(f, A.InField) for f in event.fields):
-                self.err("an input `?x` cannot stand in a set of events", event.span,
-                         hint="name the values: {| c.0 |}, or the whole channel: {| c |}")
+                self.err(
+                    "an input `?x` cannot stand in a set of events",
+                    event.span,
+                    hint="name the values: {| c.0 |}, or the whole channel: {| c |}",
+                )
             return event
-        self.err("a set of events lists channels and events (c, c.0.1)", span_of(x),
-                 hint=_SET_HINT)
-        return A.Event(ERROR_NAME, (), span=span_of(x))
+        self.err("a set of events lists channels and events (c, c.0.1)", span_of(x), hint=_SET_HINT)
+        return A.Event(A.ERROR_NAME, (), span=span_of(x))
 
     def event_set(self, c: list[Any]) -> A.EventSet:
         items = tuple(self.set_item(x) for x in c[1])

@@ -1,4 +1,6 @@
-"""The builder's declaration, type and pipeline rules (a mixin of `fito.lang.build.terms.Builder`)."""
+"""The builder's rules for declarations, types and pipelines (a mixin of
+`fito.lang.build.terms.Builder`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,8 +12,9 @@ from fito.lang.syntax.fastnew import constructor
 _TypeName = constructor(A.TypeName)
 
 
-class DeclRules:
-    """Rules for declarations; relies on the term rules' `as_expr`, `as_proc`, `_resolve`."""
+class DeclarationReductions:
+    """Reductions of declarations, types and pipelines; relies on the term rules' `as_expr`,
+    `as_proc` and `_resolve`."""
 
     def as_expr(self, x: Any) -> A.Expr:
         raise NotImplementedError
@@ -58,27 +61,37 @@ class DeclRules:
 
     def const_decl(self, c: list[Any]) -> A.ConstDecl:
         name, typ, value = c[1], c[3], self.as_expr(c[5])
-        return A.ConstDecl(name[1], typ, value, span=make_span(tok_span(c[0]), value.span),
-                           name_span=tok_span(name))
+        return A.ConstDecl(
+            name[1],
+            typ,
+            value,
+            span=make_span(tok_span(c[0]), value.span),
+            name_span=tok_span(name),
+        )
 
     def type_decl(self, c: list[Any]) -> A.TypeDecl:
         rhs = c[3]
-        return A.TypeDecl(c[1][1], rhs, span=make_span(tok_span(c[0]), rhs.span),
-                          name_span=tok_span(c[1]))
+        return A.TypeDecl(
+            c[1][1], rhs, span=make_span(tok_span(c[0]), rhs.span), name_span=tok_span(c[1])
+        )
 
     def channel_decl(self, c: list[Any]) -> A.ChannelDecl:
         names: list[Any] = c[1]
         indices = tuple(c[2:-3])
         fields = tuple(c[-2] or ())
-        last = fields[-1].span if fields else indices[-1].span if indices \
-            else tok_span(names[-1])
+        last = fields[-1].span if fields else indices[-1].span if indices else tok_span(names[-1])
         size, durable = None, False
         if c[-1] is not None:  # `buffer N [durable]`
             size, durable, last = c[-1]
-        return A.ChannelDecl(tuple(n[1] for n in names), fields,
-                             span=make_span(tok_span(c[0]), last),
-                             name_spans=tuple(tok_span(n) for n in names), buffer=size,
-                             durable=durable, indices=indices)
+        return A.ChannelDecl(
+            tuple(n[1] for n in names),
+            fields,
+            span=make_span(tok_span(c[0]), last),
+            name_spans=tuple(tok_span(n) for n in names),
+            buffer=size,
+            durable=durable,
+            indices=indices,
+        )
 
     def chan_index(self, c: list[Any]) -> A.TypeExpr:
         return c[1]  # type: ignore[no-any-return]
@@ -96,9 +109,15 @@ class DeclRules:
         name = c[1]
         indices = tuple(x for x in c[2:-5])
         typ, init, persistence = c[-4], self.as_expr(c[-2]), c[-1]
-        return A.DomainDecl(name[1], indices, typ, init, persistence[1] == "durable",
-                            span=make_span(tok_span(c[0]), tok_span(persistence)),
-                            name_span=tok_span(name))
+        return A.DomainDecl(
+            name[1],
+            indices,
+            typ,
+            init,
+            persistence[1] == "durable",
+            span=make_span(tok_span(c[0]), tok_span(persistence)),
+            name_span=tok_span(name),
+        )
 
     def cell_index(self, c: list[Any]) -> A.Param:
         return A.Param(c[1][1], c[3], span=make_span(tok_span(c[1]), c[3].span))
@@ -108,18 +127,28 @@ class DeclRules:
 
     def process_decl(self, c: list[Any]) -> A.ProcessDecl:
         name, params, body = c[1], c[2], self.as_proc(c[-1])
-        return A.ProcessDecl(name[1], tuple(params or ()), body,
-                             span=make_span(tok_span(c[0]), body.span), name_span=tok_span(name),
-                             locals=tuple(c[3:-2]))
+        return A.ProcessDecl(
+            name[1],
+            tuple(params or ()),
+            body,
+            span=make_span(tok_span(c[0]), body.span),
+            name_span=tok_span(name),
+            locals=tuple(c[3:-2]),
+        )
 
     def local_var(self, c: list[Any]) -> A.LocalVar:
         name, persistence = c[1], c[-1]
         indices = tuple(c[2:-5])
         typ, init = c[-4], self.as_expr(c[-2])
         end = tok_span(persistence) if persistence is not None else init.span
-        return A.LocalVar(name[1], indices, typ, init,
-                          persistence is not None and persistence[1] == "durable",
-                          span=make_span(tok_span(c[0]), end))
+        return A.LocalVar(
+            name[1],
+            indices,
+            typ,
+            init,
+            persistence is not None and persistence[1] == "durable",
+            span=make_span(tok_span(c[0]), end),
+        )
 
     def params(self, c: list[Any]) -> list[A.Param]:
         return c[1:-1:2] if c[1] is not None else []
@@ -132,8 +161,14 @@ class DeclRules:
 
     def fun_decl(self, c: list[Any]) -> A.FunDecl:
         name, params, result, body = c[1], c[2], c[4], self.as_expr(c[6])
-        return A.FunDecl(name[1], tuple(params), result, body,
-                         span=make_span(tok_span(c[0]), body.span), name_span=tok_span(name))
+        return A.FunDecl(
+            name[1],
+            tuple(params),
+            result,
+            body,
+            span=make_span(tok_span(c[0]), body.span),
+            name_span=tok_span(name),
+        )
 
     def system_decl(self, c: list[Any]) -> A.SystemDecl:
         proc = self.as_proc(c[1])
@@ -143,8 +178,9 @@ class DeclRules:
         return None if x is None else self.as_proc(x)
 
     def assert_deadlock(self, c: list[Any]) -> A.AssertDecl:
-        return A.AssertDecl("deadlock", self._opt_proc(c[1]),
-                            span=make_span(tok_span(c[0]), tok_span(c[-1])))
+        return A.AssertDecl(
+            "deadlock", self._opt_proc(c[1]), span=make_span(tok_span(c[0]), tok_span(c[-1]))
+        )
 
     def assert_always(self, c: list[Any]) -> A.AssertDecl:
         return self._assert_expr("always", c)
@@ -154,8 +190,9 @@ class DeclRules:
 
     def _assert_expr(self, kind: str, c: list[Any]) -> A.AssertDecl:
         expr = self.as_expr(c[-1])
-        return A.AssertDecl(kind, self._opt_proc(c[1]), expr,
-                            span=make_span(tok_span(c[0]), expr.span))
+        return A.AssertDecl(
+            kind, self._opt_proc(c[1]), expr, span=make_span(tok_span(c[0]), expr.span)
+        )
 
     def assert_reaches(self, c: list[Any]) -> A.AssertDecl:
         expr = self.as_expr(c[-1])
@@ -168,15 +205,20 @@ class DeclRules:
 
     # ---------------------------------------------------------------- pipelines
     def pipeline_decl(self, c: list[Any]) -> A.PipelineDecl:
-        return A.PipelineDecl(c[1][1], tuple(c[3:-1]),
-                              span=make_span(tok_span(c[0]), tok_span(c[-1])),
-                              name_span=tok_span(c[1]))
+        return A.PipelineDecl(
+            c[1][1],
+            tuple(c[3:-1]),
+            span=make_span(tok_span(c[0]), tok_span(c[-1])),
+            name_span=tok_span(c[1]),
+        )
 
     def epoch_stmt(self, c: list[Any]) -> A.EpochStmt:
         names = c[1]
-        return A.EpochStmt(tuple(n[1] for n in names),
-                           span=make_span(tok_span(c[0]), tok_span(names[-1])),
-                           name_spans=tuple(tok_span(n) for n in names))
+        return A.EpochStmt(
+            tuple(n[1] for n in names),
+            span=make_span(tok_span(c[0]), tok_span(names[-1])),
+            name_spans=tuple(tok_span(n) for n in names),
+        )
 
     def require_stmt(self, c: list[Any]) -> A.RequireStmt:
         expr = self.as_expr(c[1])
@@ -186,10 +228,10 @@ class DeclRules:
         value = self.as_expr(c[3])
         at = None if c[5] is None else self.as_expr(c[5])
         end = at.span if at is not None else value.span
-        return A.LetStmt(c[1][1], value, at, span=make_span(tok_span(c[0]), end),
-                         name_span=tok_span(c[1]))
+        return A.LetStmt(
+            c[1][1], value, at, span=make_span(tok_span(c[0]), end), name_span=tok_span(c[1])
+        )
 
     def call_stmt(self, c: list[Any]) -> A.CallStmt:
         args = tuple(self.as_expr(a) for a in c[2]) if c[2] is not None else ()
         return A.CallStmt(c[0][1], args, span=make_span(tok_span(c[0]), tok_span(c[3])))
-

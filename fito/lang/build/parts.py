@@ -1,4 +1,6 @@
-"""The builder's intermediate values and span helpers (tokens are tuples, see fito.lang.syntax.lexer)."""
+"""The builder's intermediate values and span helpers (tokens are tuples, see
+fito.lang.syntax.lexer)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,12 +11,30 @@ from fito.lang import nodes as A
 from fito.lang.syntax.fastnew import constructor
 
 new_span = constructor(Span)
+_DotField = constructor(A.DotField)
 
-EXPR_TYPES = frozenset({A.IntLit, A.BoolLit, A.Name, A.Index, A.Call, A.Unary, A.Binary, A.IfExpr,
-                        A.Quant, A.Let})
-PROC_TYPES = frozenset({A.Stop, A.Skip, A.ProcRef, A.Prefix, A.Guard, A.ProcBinary, A.Parallel,
-                        A.Hide, A.ProcIf, A.Replicated, A.AssertStep, A.Atomic, A.Select,
-                        A.AlphaParallel, A.Rename})
+EXPR_TYPES = frozenset(
+    {A.IntLit, A.BoolLit, A.Name, A.Index, A.Call, A.Unary, A.Binary, A.IfExpr, A.Quant, A.Let}
+)
+PROC_TYPES = frozenset(
+    {
+        A.Stop,
+        A.Skip,
+        A.ProcRef,
+        A.Prefix,
+        A.Guard,
+        A.ProcBinary,
+        A.Parallel,
+        A.Hide,
+        A.ProcIf,
+        A.Replicated,
+        A.AssertStep,
+        A.Atomic,
+        A.Select,
+        A.AlphaParallel,
+        A.Rename,
+    }
+)
 
 
 @dataclass(slots=True)
@@ -30,7 +50,7 @@ class SyncOp(str):
 
     sync: A.EventSet
 
-    def __new__(cls, sync: A.EventSet) -> "SyncOp":
+    def __new__(cls, sync: A.EventSet) -> SyncOp:
         op = super().__new__(cls, "[||]")
         op.sync = sync
         return op
@@ -42,7 +62,7 @@ class AlphaOp(str):
     left: A.EventSet
     right: A.EventSet
 
-    def __new__(cls, left: A.EventSet, right: A.EventSet) -> "AlphaOp":
+    def __new__(cls, left: A.EventSet, right: A.EventSet) -> AlphaOp:
         op = super().__new__(cls, "[a||b]")
         op.left, op.right = left, right
         return op
@@ -106,3 +126,17 @@ def span_of(x: Any) -> Span:
     if type(x) is Chain:
         return make_span(span_of(x.operands[0]), span_of(x.operands[-1]))
     return x.span  # type: ignore[no-any-return]
+
+
+def channel_array(x: A.Index) -> EventParts | None:
+    """`q[i][j]` read as the event `q.i.j` (an element of an array of channels), when the
+    index chain is rooted at a name."""
+    indices: list[A.Expr] = []
+    root: A.Expr = x
+    while type(root) is A.Index:
+        indices.append(root.index)
+        root = root.base
+    if type(root) is not A.Name:
+        return None
+    fields: list[A.EventField] = [_DotField(i, i.span) for i in reversed(indices)]
+    return EventParts(root.id, fields, x.span, len(fields))

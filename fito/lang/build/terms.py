@@ -6,8 +6,11 @@ and deep inputs cost no recursion. Terms arrive as flat chains; `operators.resol
 applies precedence. Whether a term is a process or a value is decided here, from where it
 stands (`as_proc`, `as_expr`); a term in the wrong place becomes a diagnostic.
 
-This module holds the term rules; `fito.lang.build.decls` holds the declaration rules.
+This module holds the term rules; `fito.lang.build.decls` holds the declaration rules and
+`fito.lang.build.compound` those of sets of events, renaming, the committing choice and
+steps with their statement blocks.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +18,8 @@ from typing import Any
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
-from fito.lang.build.decls import DeclRules
-from fito.lang.build.compound import FormRules
+from fito.lang.build.compound import CompoundReductions
+from fito.lang.build.decls import DeclarationReductions
 from fito.lang.build.parts import (
     EXPR_TYPES,
     PROC_TYPES,
@@ -27,15 +30,14 @@ from fito.lang.build.parts import (
     EventParts,
     StepHead,
     SyncOp,
+    channel_array,
     make_span,
     new_span,
     span_of,
     tok_span,
 )
-from fito.lang.syntax.fastnew import constructor
 from fito.lang.operators import resolve_chain
-
-ERROR_NAME = ""  # placeholders for malformed terms; later phases stay silent about them
+from fito.lang.syntax.fastnew import constructor
 
 _Name = constructor(A.Name)
 _IntLit = constructor(A.IntLit)
@@ -61,7 +63,7 @@ class _Binder:
     span: Span
 
 
-class Builder(DeclRules, FormRules):
+class Builder(DeclarationReductions, CompoundReductions):
     """One method per grammar rule; `diagnostics` collects what goes wrong while building."""
 
     def __init__(self) -> None:
@@ -95,8 +97,11 @@ class Builder(DeclRules, FormRules):
         elif kind is Assigned:
             self.err("an assignment block must be followed by `->`", x.span)
         elif kind is StepHead:
-            self.err("an `assert(...)` or `atomic { }` step must be followed by `->`", x.span,
-                     hint="write `assert(b) -> P`")
+            self.err(
+                "an `assert(...)` or `atomic { }` step must be followed by `->`",
+                x.span,
+                hint="write `assert(b) -> P`",
+            )
         elif kind is A.EventSet:
             self.err("a set of events stands where a process is expected", x.span)
         else:
@@ -109,14 +114,18 @@ class Builder(DeclRules, FormRules):
             return x  # type: ignore[no-any-return]
         if type(x) is EventParts:
             out = bool(x.fields) and type(x.fields[-1]) in (A.OutField, A.DotField)
-            self.err("an event stands where a value is expected", x.span,
-                     hint="an event field is one atom: write c!(x + 1)" if out
-                     else "events only appear before `->`")
+            self.err(
+                "an event stands where a value is expected",
+                x.span,
+                hint="an event field is one atom: write c!(x + 1)"
+                if out
+                else "events only appear before `->`",
+            )
         elif type(x) in (A.EventSet, Assigned, StepHead):
             self.err("this form stands where a value is expected", span_of(x))
         else:
             self.err("a process stands where a value is expected", span_of(x))
-        return A.Name(ERROR_NAME, span=span_of(x))
+        return A.Name(A.ERROR_NAME, span=span_of(x))
 
     def _as_event(self, x: Any) -> A.Event:
         if type(x) is EventParts:
@@ -126,13 +135,17 @@ class Builder(DeclRules, FormRules):
         if type(x) is A.Index and channel_array(x) is not None:
             return channel_array(x).finish()  # type: ignore[union-attr]
         if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
-            self.err("a condition stands before `->`, where an event is expected", span_of(x),
-                     hint="a guard is written `b & P` (Promela's `b -> P`); a step that only "
-                     "tests it: `b & {} -> P`")
+            self.err(
+                "a condition stands before `->`, where an event is expected",
+                span_of(x),
+                hint="a guard is written `b & P` (Promela's `b -> P`); a step that only "
+                "tests it: `b & {} -> P`",
+            )
         else:
-            self.err("expected an event (a channel, optionally with fields) before `->`",
-                     span_of(x))
-        return A.Event(ERROR_NAME, (), span=span_of(x))
+            self.err(
+                "expected an event (a channel, optionally with fields) before `->`", span_of(x)
+            )
+        return A.Event(A.ERROR_NAME, (), span=span_of(x))
 
     def _as_target(self, x: Any) -> A.Expr:
         root = x
@@ -140,7 +153,7 @@ class Builder(DeclRules, FormRules):
             root = root.base
         if type(root) is not A.Name:
             self.err("only a cell or a cell of an array can be assigned", span_of(x), code="T004")
-            return A.Name(ERROR_NAME, span=span_of(x))
+            return A.Name(A.ERROR_NAME, span=span_of(x))
         return x  # type: ignore[no-any-return]
 
     # ---------------------------------------------------------------- chains
@@ -200,8 +213,11 @@ class Builder(DeclRules, FormRules):
         return resolve_chain(chain.operands, chain.operators, self._combine, self._chained)
 
     def _chained(self, first: str, second: str, left: Any, right: Any) -> None:
-        self.err("comparisons do not chain", make_span(span_of(left), span_of(right)),
-                 hint=f"write `a {first} b and b {second} c`")
+        self.err(
+            "comparisons do not chain",
+            make_span(span_of(left), span_of(right)),
+            hint=f"write `a {first} b and b {second} c`",
+        )
         self._chain_pending = True
 
     def _split_chained(self, op: str, left: A.Binary, right: Any, span: Span) -> A.Binary:
@@ -230,8 +246,9 @@ class Builder(DeclRules, FormRules):
         if type(op) is SyncOp:
             return A.Parallel(self.as_proc(left), op.sync, self.as_proc(right), span=span)
         if type(op) is AlphaOp:
-            return A.AlphaParallel(self.as_proc(left), op.left, op.right, self.as_proc(right),
-                                   span=span)
+            return A.AlphaParallel(
+                self.as_proc(left), op.left, op.right, self.as_proc(right), span=span
+            )
         if type(left) is EventParts or type(right) is EventParts:  # `c!x + 1 -> P`: keep the event
             event = left if type(left) is EventParts else right
             self.as_expr(event)
@@ -239,8 +256,12 @@ class Builder(DeclRules, FormRules):
         if self._chained_node is not None and left is self._chained_node:
             self._chained_node = None
             return self._split_chained(op, left, right, span)
-        node = _Binary(op, left if type(left) in EXPR_TYPES else self.as_expr(left),
-                       right if type(right) in EXPR_TYPES else self.as_expr(right), span)
+        node = _Binary(
+            op,
+            left if type(left) in EXPR_TYPES else self.as_expr(left),
+            right if type(right) in EXPR_TYPES else self.as_expr(right),
+            span,
+        )
         if self._chain_pending:
             self._chain_pending = False
             self._chained_node = node
@@ -263,7 +284,7 @@ class Builder(DeclRules, FormRules):
         block = c[0]
         return Assigned(None, block.items, make_span(tok_span(block.open), tok_span(block.close)))
 
-    def assigns(self, c: list[Any]) -> "_Block":
+    def assigns(self, c: list[Any]) -> _Block:
         return _Block(c[0], tuple(c[1:-1:2]) if c[1] is not None else (), c[-1])
 
     def assign(self, c: list[Any]) -> A.Assign:
@@ -310,15 +331,18 @@ class Builder(DeclRules, FormRules):
     def replicated_alpha(self, c: list[Any]) -> A.Proc:
         binders = c[1]
         if len(binders) > 1:
-            self.err("`|| x: T @ [A] P` takes one binder", make_span(binders[1].span,
-                                                                     binders[-1].span),
-                     hint="nest them: || x: T @ [A] (|| y: U @ [B] P)")
+            self.err(
+                "`|| x: T @ [A] P` takes one binder",
+                make_span(binders[1].span, binders[-1].span),
+                hint="nest them: || x: T @ [A] (|| y: U @ [B] P)",
+            )
             binders = binders[:1]
         alpha = self.as_event_set(c[4], "an alphabet")
         return self._replicate("||", alpha, binders, c[6], tok_span(c[0]))
 
-    def _replicate(self, op: str, sync: A.EventSet | None, binders: list[_Binder], body: Any,
-                   start: Span) -> A.Proc:
+    def _replicate(
+        self, op: str, sync: A.EventSet | None, binders: list[_Binder], body: Any, start: Span
+    ) -> A.Proc:
         proc = self.as_proc(body)
         for b in reversed(binders):
             proc = A.Replicated(op, b.var, b.domain, proc, sync, span=make_span(start, proc.span))
@@ -355,12 +379,13 @@ class Builder(DeclRules, FormRules):
         if type(base) is A.Name:
             return EventParts(base.id, [field], span)
         self.err("only a channel name can start an event", span_of(base))
-        return EventParts(ERROR_NAME, [field], span)
+        return EventParts(A.ERROR_NAME, [field], span)
 
     def dot(self, c: list[Any]) -> EventParts:
         value = self.as_expr(c[2])
-        return self._extend_event(c[0], _DotField(value, value.span),
-                                  make_span(span_of(c[0]), value.span))
+        return self._extend_event(
+            c[0], _DotField(value, value.span), make_span(span_of(c[0]), value.span)
+        )
 
     def out(self, c: list[Any]) -> EventParts:
         value = self.as_expr(c[2])
@@ -410,17 +435,3 @@ class _Block:
     open: Any
     items: tuple[A.Assign, ...]
     close: Any
-
-
-def channel_array(x: A.Index) -> EventParts | None:
-    """`q[i][j]` read as the event `q.i.j` (an element of an array of channels), when the
-    index chain is rooted at a name."""
-    indices: list[A.Expr] = []
-    root: A.Expr = x
-    while type(root) is A.Index:
-        indices.append(root.index)
-        root = root.base
-    if type(root) is not A.Name:
-        return None
-    fields: list[A.EventField] = [_DotField(i, i.span) for i in reversed(indices)]
-    return EventParts(root.id, fields, x.span, len(fields))

@@ -13,17 +13,15 @@ from typing import TYPE_CHECKING
 
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
-from fito.lang.resolve.values import INT, ValueType, size
-
-if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Channel, Function, Variable
+from fito.lang.resolve.model import INT, Channel, Function, ValueType, Variable, size
 
 MAX_BUFFER = 1_000  # messages one buffer may hold
 MAX_ARRAY = 1_000_000  # elements of one local array (as for cells)
 
 
-class FormDefs:
-    """Definitions for the newer declarations; expects the attributes of `Resolver`."""
+class ActivationRules:
+    """Definitions of buffer capacities, process activations (their variables) and user
+    functions; expects the attributes of `Resolver`."""
 
     names: dict[str, tuple[str, object, Span]]
     diagnostics: list[Diagnostic]
@@ -34,7 +32,7 @@ class FormDefs:
     processes: dict[str, A.ProcessDecl]
     channels: dict[str, Channel]
 
-    if TYPE_CHECKING:  # provided by Resolver and TypeRules
+    if TYPE_CHECKING:  # provided by Resolver and DeclarationRules
 
         def err(
             self,
@@ -83,8 +81,6 @@ class FormDefs:
         self, d: A.ProcessDecl, params: Mapping[str, ValueType]
     ) -> dict[str, Variable]:
         """The variables of d's activation (`var` parameters, then locals), as a frame."""
-        from fito.lang.resolve.resolver import Variable
-
         frame: dict[str, Variable] = {}
         for p in d.params:
             if p.var and p.name in params:
@@ -102,8 +98,6 @@ class FormDefs:
         return frame
 
     def _local_variable(self, v: A.LocalVar, params: Mapping[str, ValueType]) -> Variable | None:
-        from fito.lang.resolve.resolver import Variable
-
         index_types = [self.finite_type(p.type, "an array index") for p in v.indices]
         vtype = self.finite_type(v.type, "a variable")
         if vtype is None or any(t is None for t in index_types):
@@ -143,8 +137,6 @@ class FormDefs:
     # ------------------------------------------------------------------ functions
     def function_sig(self, name: str) -> Function | None:
         """The parameter and result types of a user function (None after an error)."""
-        from fito.lang.resolve.resolver import Function
-
         if name in self.functions:
             return self.functions[name]
         decl = self.names[name][1]
@@ -219,7 +211,7 @@ def _called_functions(e: A.Expr, functions: Mapping[str, object]) -> Iterator[st
             yield x.func
 
 
-def _free_cells(r: FormDefs, e: A.Expr, scope: Mapping[str, ValueType]) -> Iterator[str]:
+def _free_cells(r: ActivationRules, e: A.Expr, scope: Mapping[str, ValueType]) -> Iterator[str]:
     """Cells (and buffers) that e reads outside the names bound in scope."""
     inner = {x.var for x in _nodes(e) if isinstance(x, (A.Quant, A.Let))}
     for x in _nodes(e):

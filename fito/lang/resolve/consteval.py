@@ -1,7 +1,7 @@
 """Evaluation of constant expressions (constants, range bounds, initializers, arguments).
 
-Values are ints (Bool 0/1, enumeration members by index). Integer `/` and `%` round toward
-negative infinity, as in Python (LANGUAGE.md).
+Values are ints (Bool 0/1, enumeration members by index); `/` and `%` are the language's
+(fito.lang.arithmetic: rounded toward negative infinity, a zero divisor an error).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
+from fito.lang.arithmetic import ZeroDivisor, divide
 
 #: The largest magnitude of a constant, in bits: a constant that squares itself repeatedly
 #: is refused (T009) before its digits take the machine, as any value that needs more bits
@@ -45,9 +46,10 @@ def arith(op: str, a: int, b: int, span: Span) -> int:
         if a.bit_length() + b.bit_length() > MAX_BITS + 1:
             raise ConstError(f"the product has more than {MAX_BITS} bits", span)
         return _bounded(a * b, span)
-    if b == 0:
-        raise ConstError("division by zero" if op == "/" else "modulo by zero", span)
-    return a // b if op == "/" else a % b
+    try:
+        return divide(op, a, b)
+    except ZeroDivisor as exc:
+        raise ConstError(str(exc), span) from None
 
 
 def _bounded(v: int, span: Span) -> int:

@@ -4,6 +4,8 @@ it runs (docs/limits.md).
 - A replicated operator (`[] v: T @ P`) has one operand per value of T, and the inputs of
   one event (`c?x?y`) one transition per combination of their values: more than
   `MAX_VALUES` is refused (S004 too-many-values), with the range named.
+- Nested quantifiers (`forall x: T @ forall y: U @ ...`) enumerate the product of their
+  domains on every evaluation: past `MAX_VALUES` combinations, S004 too.
 - A constant argument of a process call that cannot be evaluated (`P(1 / 0)`) is T009: an
   error in the term of a `system` or an assertion, which the check starts from; elsewhere a
   warning (the call is a model error where it is reached).
@@ -22,11 +24,14 @@ from fito.diagnostics import Span, warning
 from fito.lang import nodes as A
 from fito.lang.build.parts import PROC_TYPES
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
-from fito.lang.resolve.declarations import MAX_VALUES, show_type
-from fito.lang.resolve.values import ValueType, size
+from fito.lang.resolve.model import BOOL, IntRange, ValueType, show_type, size
 
 if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Resolver
+
+#: The most values the resolver enumerates (array cells, quantifier domains in constants),
+#: and the most a replicated operator, an input or nested quantifiers may range over.
+MAX_VALUES = 1_000_000
 
 
 def check_costs(r: Resolver, p: A.Proc, scope: Mapping[str, object], initial: bool) -> None:
@@ -43,6 +48,35 @@ def check_costs(r: Resolver, p: A.Proc, scope: Mapping[str, object], initial: bo
             _check_inputs(r, node.event)
         elif isinstance(node, A.ProcRef):
             _check_arguments(r, node, bound, initial)
+
+
+def refuse_costly_nest(r: Resolver, e: A.Quant) -> None:
+    """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
+    cost is the product of the domains' sizes, on every evaluation."""
+    doms = [d for d in r.quantifiers if d is not None]
+    sizes = [size(d) or 1 for d in doms]
+    product = 1
+    for n in sizes[:-1]:
+        product *= n
+    if product > MAX_VALUES or not doms or product * sizes[-1] <= MAX_VALUES:
+        return  # within the limit, or reported at an outer quantifier
+    product *= sizes[-1]
+    if len(doms) == 1:
+        r.err(
+            "T006",
+            f"a quantifier needs a finite domain of at most {MAX_VALUES:,} values; "
+            f"{show_type(doms[0])} has {product:,}",
+            e.domain.span,
+        )
+        return
+    over = ", ".join(show_type(d) for d in doms)
+    r.err(
+        "S004",
+        f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
+        f"more than {MAX_VALUES:,}",
+        e.domain.span,
+        hint="quantify over smaller types",
+    )
 
 
 def _nodes(p: A.Proc) -> Iterator[object]:
@@ -136,8 +170,6 @@ def _const_failure(r: Resolver, e: A.Expr, bound: set[str]) -> ConstError | None
 
 def _quiet_type(r: Resolver, t: A.TypeExpr) -> ValueType | None:
     """The type t denotes if it is already known or plainly constant; None (no report) else."""
-    from fito.lang.resolve.values import BOOL, IntRange
-
     if isinstance(t, A.BoolType):
         return BOOL
     if isinstance(t, A.TypeName):

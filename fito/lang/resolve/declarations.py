@@ -1,4 +1,5 @@
-"""Constants, types, channels, parameters and cells of a spec (a mixin of `Resolver`).
+"""Constants, types, channels, parameters and cells of a spec (a mixin of `Resolver`), and
+how messages name the kinds of declarations.
 
 Each definition is computed on first use (declarations may come in any order), reported
 once when wrong, and remembered as failed (`Resolver.failed`) so that uses of a bad name
@@ -15,32 +16,30 @@ from fito import budget
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
-from fito.lang.resolve.values import (
+from fito.lang.resolve.costs import MAX_VALUES
+from fito.lang.resolve.model import (
     BOOL,
     INT,
     BoolT,
+    Cell,
+    Channel,
     EnumT,
     IntRange,
-    IntT,
     SetT,
     ValueType,
     is_finite,
+    show_type,
     size,
 )
-
-if TYPE_CHECKING:
-    from fito.lang.resolve.resolver import Cell, Channel
-
-#: The most values the resolver enumerates (array cells, quantifier domains in constants).
-MAX_VALUES = 1_000_000
 
 
 class Reported(NotConstant):
     """Not a constant because of an error already reported (nothing more to say)."""
 
 
-class TypeRules:
-    """Definitions of named things; expects the attributes and helpers of `Resolver`."""
+class DeclarationRules:
+    """Definitions of constants, types, channels, process parameters and cells; expects the
+    attributes and helpers of `Resolver`."""
 
     names: dict[str, tuple[str, object, Span]]
     consts: dict[str, tuple[ValueType, int]]
@@ -71,7 +70,7 @@ class TypeRules:
     def infer(self, e: A.Expr, scope: Mapping[str, ValueType]) -> ValueType | None:
         raise NotImplementedError
 
-    if TYPE_CHECKING:  # provided by FormDefs
+    if TYPE_CHECKING:  # provided by ActivationRules
 
         def buffer_capacity(self, name: str, decl: A.ChannelDecl) -> int: ...
 
@@ -79,8 +78,6 @@ class TypeRules:
 
     def define(self, name: str, kind: str, decl: object) -> None:
         """Compute the definition of one declared name (a no-op for kinds defined on use)."""
-        from fito.lang.resolve.resolver import Channel
-
         if kind == "const":
             self.const_value(name)
         elif kind == "type":
@@ -172,11 +169,37 @@ class TypeRules:
             self.err("T009", exc.message, exc.span)
         return None
 
-    def _const_lookup(self, name: str, span: Span) -> int:
-        from fito.lang.resolve.resolver import ERROR_NAME
+    def try_const(self, e: A.Expr, scope: Mapping[str, ValueType]) -> int | None:
+        """The value of e if it is a constant expression (no cells, no names bound in scope),
+        else None; nothing is reported."""
+        if isinstance(e, A.IntLit):
+            return e.value
+        if isinstance(e, A.Name) and (
+            e.id in scope or self.names.get(e.id, ("",))[0] not in ("const", "member")
+        ):
+            return None
 
+        def lookup(name: str, span: Span) -> int:
+            if name in scope:
+                raise NotConstant(span)
+            entry = self.names.get(name)
+            if entry is None or entry[0] not in ("const", "member"):
+                raise NotConstant(span)
+            if entry[0] == "member":
+                return self.members_of(name)[1]
+            got = self.const_value(name)
+            if got is None:
+                raise NotConstant(span)
+            return got[1]
+
+        try:
+            return evaluate(e, lookup)
+        except (NotConstant, ConstError):
+            return None
+
+    def _const_lookup(self, name: str, span: Span) -> int:
         entry = self.names.get(name)
-        if name == ERROR_NAME:
+        if name == A.ERROR_NAME:
             raise Reported(span)
         if entry is None:
             self.err("R001", f"'{name}' is not defined", span, hint=self.suggest(name))
@@ -267,8 +290,6 @@ class TypeRules:
                 )
                 return None
             if entry[0] != "type":
-                from fito.lang.resolve.resolver import a_kind
-
                 self.err("R004", f"'{t.name}' is {a_kind(entry[0])}, not a type", t.span)
                 return None
             return self.named_type(t.name)
@@ -318,8 +339,6 @@ class TypeRules:
 
     # ------------------------------------------------------------------ cells
     def _define_cell(self, d: A.DomainDecl) -> None:
-        from fito.lang.resolve.resolver import Cell
-
         index_types = [self.finite_type(p.type, "an array index") for p in d.indices]
         vtype = self.finite_type(d.type, "a cell")
         seen: set[str] = set()
@@ -414,14 +433,18 @@ def _count(types: list[ValueType]) -> int:
     return n
 
 
-def show_type(t: ValueType) -> str:
-    """A type as messages show it: 0..3, Dom, {0, 2}, Int, Bool."""
-    if isinstance(t, IntRange):
-        return f"{t.lo}..{t.hi}"
-    if isinstance(t, EnumT):
-        return t.name
-    if isinstance(t, SetT):
-        return "{" + ", ".join(t.show(v) for v in t.members) + "}"
-    if isinstance(t, IntT):
-        return "Int"
-    return "Bool"
+def a_kind(kind: str) -> str:
+    """The kind with its article: `a constant`, `an enumeration member`."""
+    word = kind_word(kind)
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
+def kind_word(kind: str) -> str:
+    """How a message names a kind of declaration."""
+    words = {
+        "const": "constant",
+        "member": "enumeration member",
+        "cell": "domain cell",
+        "variable": "local variable",
+    }
+    return words.get(kind, kind)

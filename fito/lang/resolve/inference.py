@@ -11,13 +11,16 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.operators import ARITHMETIC, COMPARISONS
-from fito.lang.resolve.values import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite, size
+from fito.lang.resolve.costs import refuse_costly_nest
+from fito.lang.resolve.declarations import a_kind
+from fito.lang.resolve.model import BOOL, INT, BoolT, EnumT, IntT, SetT, ValueType, is_finite
 
 if TYPE_CHECKING:
     from fito.lang.resolve.resolver import Resolver
 
 BUILTIN_FUNCTIONS = {"min": 2, "max": 2}
 BUFFER_FUNCTIONS: dict[str, ValueType] = {"len": INT, "empty": BOOL, "full": BOOL}  # of a buffer
+#: The names bound where an expression stands (parameters, inputs, quantified variables)
 Scope = Mapping[str, ValueType]
 
 
@@ -25,6 +28,18 @@ def infer(r: Resolver, e: A.Expr, scope: Scope) -> ValueType | None:
     """The type of e in scope, or None after reporting an error."""
     rule = _RULES.get(type(e))
     return rule(r, e, scope) if rule is not None else None
+
+
+def expect_bool(r: Resolver, e: A.Expr, scope: Scope, what: str) -> None:
+    """Type e, with T001 when it is not Bool (`what` names it: "a guard", "an assertion")."""
+    _expect(r, e, scope, BOOL, what)
+
+
+def bind(scope: Scope, own: bool, name: str, t: ValueType) -> dict[str, ValueType]:
+    """scope with name bound to t: in place when the scope is owned, else in a copy."""
+    inner = scope if own and isinstance(scope, dict) else dict(scope)
+    inner[name] = t
+    return inner
 
 
 def _int_lit(r: Resolver, e: A.IntLit, scope: Scope) -> ValueType:
@@ -70,42 +85,11 @@ def _quant(r: Resolver, e: A.Quant, scope: Scope) -> ValueType:
     inner[e.var] = dom or INT
     r.quantifiers.append(dom)
     try:
-        _refuse_costly_nest(r, e)
+        refuse_costly_nest(r, e)
         _expect(r, e.body, inner, BOOL, f"the body of '{e.kind}'")
     finally:
         r.quantifiers.pop()
     return BOOL
-
-
-def _refuse_costly_nest(r: Resolver, e: A.Quant) -> None:
-    """S004 where nested quantifiers first enumerate more than MAX_VALUES combinations: their
-    cost is the product of the domains' sizes, on every evaluation."""
-    from fito.lang.resolve.declarations import MAX_VALUES, show_type
-
-    doms = [d for d in r.quantifiers if d is not None]
-    sizes = [size(d) or 1 for d in doms]
-    product = 1
-    for n in sizes[:-1]:
-        product *= n
-    if product > MAX_VALUES or not doms or product * sizes[-1] <= MAX_VALUES:
-        return  # within the limit, or reported at an outer quantifier
-    product *= sizes[-1]
-    if len(doms) == 1:
-        r.err(
-            "T006",
-            f"a quantifier needs a finite domain of at most {MAX_VALUES:,} values; "
-            f"{show_type(doms[0])} has {product:,}",
-            e.domain.span,
-        )
-        return
-    over = ", ".join(show_type(d) for d in doms)
-    r.err(
-        "S004",
-        f"{len(doms)} nested quantifiers over {over} enumerate {product:,} values, "
-        f"more than {MAX_VALUES:,}",
-        e.domain.span,
-        hint="quantify over smaller types",
-    )
 
 
 def _join(a: ValueType | None, b: ValueType | None) -> ValueType | None:
@@ -166,8 +150,6 @@ def _name(r: Resolver, e: A.Name, scope: Scope) -> ValueType | None:
             )
             return None
         return cell.type
-    from fito.lang.resolve.resolver import a_kind
-
     r.err("R004", f"'{e.id}' is {a_kind(kind)}, not a value", e.span)
     return None
 
@@ -277,7 +259,7 @@ def _call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
         elif entry is not None and entry[0] == "cell":
             r.err("T001", f"'{e.func}' is a cell: index it with [ ], not ( )", e.span)
         else:
-            from fito.lang.syntax.foreign import FOREIGN_NAMES
+            from fito.lang.syntax.foreign import FOREIGN_NAMES  # lazy-import: unknown names only
 
             r.err(
                 "R001",

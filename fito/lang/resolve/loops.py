@@ -1,5 +1,5 @@
 """Which calls of a process keep its activation: the one syntactic rule that both the
-engine (fito/semantics) and the reference interpreter (fito/check/reference_*) follow for
+engine (fito/semantics) and the reference interpreter (fito/reference) follow for
 process variables (docs/semantics.md)."""
 
 from __future__ import annotations

@@ -1,106 +1,48 @@
 """Name resolution and static checks: AST -> `Model`, with diagnostics (never exceptions).
 
-Names are global (one namespace) and resolved after the whole file is read. Checks
-(issue #2): undefined and duplicate names, process arity, channel field counts and types,
-assignments to undeclared cells, two writes to one cell in one block, non-constant or
-empty ranges, constants out of a declared range, unguarded recursion. Every problem is
-reported once, where it is, and checking goes on: a name whose definition failed is
-known to have failed, so its uses add no further diagnostics.
+Names are global (one namespace) and resolved after the whole file is read. The checks:
+undefined and duplicate names, process arity, channel field counts and types, assignments
+to undeclared cells, two writes to one cell in one block, non-constant or empty ranges,
+constants out of a declared range, unguarded recursion, and what a term would cost to
+enumerate. Every problem is reported once, where it is, and checking goes on: a name whose
+definition failed is known to have failed, so its uses add no further diagnostics.
 
-Constants, types and cells are defined by `fito.lang.resolve.declarations`; process terms are
-checked by `fito.lang.resolve.processes`; expressions are typed by `fito.lang.resolve.inference`.
+`Resolver` is one class in parts: constants, types, channels and cells are defined by
+`fito.lang.resolve.declarations`, buffers, process variables and functions by
+`fito.lang.resolve.activations`; expressions are typed by `fito.lang.resolve.inference`,
+process terms checked by `fito.lang.resolve.processes` (their assignments and blocks by
+`fito.lang.resolve.statements`) and their costs by `fito.lang.resolve.costs`. The result is
+a `fito.lang.resolve.model.Model`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang.resolve import inference, processes
-from fito.lang.resolve.activations import FormDefs
-from fito.lang.resolve.declarations import TypeRules, show_type
-from fito.lang.resolve.values import BoolT, EnumT, ValueType
+from fito.lang.resolve.activations import ActivationRules
+from fito.lang.resolve.costs import check_costs
+from fito.lang.resolve.declarations import DeclarationRules, a_kind
+from fito.lang.resolve.model import (
+    CRASH,
+    BoolT,
+    Cell,
+    Channel,
+    EnumT,
+    Function,
+    Model,
+    ValueType,
+    Variable,
+)
+from fito.lang.syntax.parser import no_gc
 
-CRASH = "crash"
-ERROR_NAME = ""  # the name of placeholders the builder puts where a term was malformed
 MAX_SUGGESTIONS = 100  # misspellings that get a `did you mean` hint, per file
 MAX_POOL = 500  # candidates compared for one hint (same first letter, similar length)
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """A persistence-domain cell (or an array of them)."""
-
-    name: str
-    indices: tuple[ValueType, ...]
-    type: ValueType
-    durable: bool
-    init: tuple[int, ...]  # one value per element, row-major over the indices
-    decl: A.DomainDecl | None
-
-
-@dataclass(frozen=True, slots=True)
-class Channel:
-    """A channel; with `capacity` N >= 1, a FIFO buffer of N messages (docs/semantics.md)."""
-
-    name: str
-    fields: tuple[ValueType, ...]  # an array's indices first: `q[i].v` is the event q.i.v
-    capacity: int = 0
-    durable: bool = False
-    arrays: int = 0  # how many leading fields index an array (one FIFO per index, buffered)
-
-    @property
-    def buffered(self) -> bool:
-        return self.capacity > 0
-
-
-@dataclass(frozen=True, slots=True)
-class Variable:
-    """A process-local variable (one slot or an array of the definition's activation), or a
-    `var` parameter (`init` None: it belongs to the control path, set by calls and by
-    assignments, not to the activation)."""
-
-    name: str
-    indices: tuple[ValueType, ...]
-    type: ValueType
-    durable: bool
-    init: A.Expr | None
-    index_names: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Function:
-    """A user function `fun f(x: T): U = e`."""
-
-    name: str
-    params: tuple[ValueType, ...]
-    result: ValueType
-    decl: A.FunDecl
-
-
-@dataclass(frozen=True, slots=True)
-class Model:
-    """A resolved spec: everything the type checker and the model checker need."""
-
-    spec: A.Spec
-    consts: Mapping[str, tuple[ValueType, int]]
-    types: Mapping[str, ValueType]
-    members: Mapping[str, tuple[EnumT, int]]
-    channels: Mapping[str, Channel]
-    cells: Mapping[str, Cell]
-    processes: Mapping[str, A.ProcessDecl]
-    param_types: Mapping[str, tuple[ValueType, ...]]
-    system: A.Proc | None
-    assertions: tuple[A.AssertDecl, ...]
-    pipelines: tuple[A.PipelineDecl, ...]
-    #: process name -> the variables of its activation: `var` parameters, then locals
-    variables: Mapping[str, tuple[Variable, ...]] = field(default_factory=dict)
-    functions: Mapping[str, Function] = field(default_factory=dict)
-
-
-class Resolver(FormDefs, TypeRules):
+class Resolver(ActivationRules, DeclarationRules):
     """Builds the Model; every problem is appended to `diagnostics`."""
 
     def __init__(self, spec: A.Spec) -> None:
@@ -141,7 +83,7 @@ class Resolver(FormDefs, TypeRules):
         Answers are cached, and only the first `MAX_SUGGESTIONS` distinct misspellings get
         one, so a file full of unknown names costs no quadratic search.
         """
-        from fito.lang.syntax.foreign import FOREIGN_NAMES
+        from fito.lang.syntax.foreign import FOREIGN_NAMES  # lazy-import: misspellings only
 
         if name in FOREIGN_NAMES and name not in self.names:
             return FOREIGN_NAMES[name]
@@ -149,7 +91,7 @@ class Resolver(FormDefs, TypeRules):
         if key not in self._suggestions:
             if len(self._suggestions) >= MAX_SUGGESTIONS:
                 return None
-            import difflib
+            import difflib  # lazy-import: misspellings only
 
             first = name[:1].lower()
             pool = [
@@ -272,9 +214,7 @@ class Resolver(FormDefs, TypeRules):
 
     def check_proc(self, p: A.Proc, scope: Mapping[str, ValueType], initial: bool = False) -> None:
         """Static checks of a process term (`initial`: a system's or an assertion's term,
-        whose calls are evaluated when the check starts), and what it costs (fito.lang.resolve.costs)."""
-        from fito.lang.resolve.costs import check_costs
-
+        whose calls are evaluated when the check starts), and what it costs."""
         processes.check_proc(self, p, scope)
         check_costs(self, p, scope, initial)
 
@@ -296,9 +236,7 @@ class Resolver(FormDefs, TypeRules):
                 self.err("T001", f"a property must be Bool, this is {t.kind()}", d.expr.span)
 
     def _check_guarded_recursion(self) -> None:
-        from fito.lang.resolve.processes import unguarded_cycles
-
-        for name, span in unguarded_cycles(self.processes):
+        for name, span in processes.unguarded_cycles(self.processes):
             self.err(
                 "T010",
                 f"process '{name}' can recurse without performing an event",
@@ -309,8 +247,6 @@ class Resolver(FormDefs, TypeRules):
 
 def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
     """Resolve names and run the static checks."""
-    from fito.lang.syntax.parser import no_gc
-
     r = Resolver(spec)
     try:
         with no_gc():
@@ -338,12 +274,6 @@ def resolve(spec: A.Spec) -> tuple[Model, tuple[Diagnostic, ...]]:
             r.functions,
         )
     return model, tuple(r.diagnostics)
-
-
-def a_kind(kind: str) -> str:
-    """The kind with its article: `a constant`, `an enumeration member`."""
-    word = kind_word(kind)
-    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
 def enumeration_decls(decls: tuple[A.Decl, ...]) -> set[int]:
@@ -389,27 +319,4 @@ def _declared_names(d: A.Decl) -> tuple[str, ...]:
     return (name,) if isinstance(name, str) else ()
 
 
-def kind_word(kind: str) -> str:
-    """How a message names a kind of declaration."""
-    words = {
-        "const": "constant",
-        "member": "enumeration member",
-        "cell": "domain cell",
-        "variable": "local variable",
-    }
-    return words.get(kind, kind)
-
-
-__all__ = [
-    "Cell",
-    "Channel",
-    "Function",
-    "Model",
-    "Resolver",
-    "Variable",
-    "resolve",
-    "kind_word",
-    "show_type",
-    "CRASH",
-    "ERROR_NAME",
-]
+__all__ = ["Resolver", "enumeration_decls", "resolve"]

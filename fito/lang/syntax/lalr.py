@@ -17,21 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fito import budget
+from fito.lang.syntax.grammar import Analysis, RuleShape
 from fito.lang.syntax.lexer import Tok
-
-if TYPE_CHECKING:
-    from fito.lang.syntax.tables import Analysis
 
 #: Parse-stack depth beyond which the input is refused (nesting without brackets, such as
 #: `- - - ... 1` or `if .. then if .. then ...`, grows the stack; sequences do not).
 MAX_STACK = 20_000
 
 Reducer = Callable[[list[Any]], Any]
-#: (size, origin, alias, expand1, empty_indices, spliced children): fito.lang.syntax.tables
-RuleShape = tuple[int, str, str | None, bool, tuple[bool, ...], tuple[bool, ...]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ from typing import Any
 from lark import Lark, Token
 from lark.lexer import Lexer
 
-from fito.lang.syntax.lalr import RuleShape
-from fito.lang.syntax.tables import LARK_OPTIONS, Analysis
+from fito.lang.syntax.grammar import LARK_OPTIONS, Analysis, RuleShape
 
 
 class TokenFeed(Lexer):

@@ -280,3 +280,12 @@ def show_char(ch: str) -> str:
     if ch.isprintable() and not ch.isspace():
         return f"'{ch}'"
     return f"U+{ord(ch):04X}"
+
+
+def end_token(tokens: list[Tok]) -> Tok:
+    """The `$END` token, placed just after the last token (or at 1:1 in an empty file)."""
+    if not tokens:
+        return ("$END", "", 0, 1, 1)
+    last = tokens[-1]
+    n = len(last[1])
+    return ("$END", "", last[2] + n, last[3], last[4] + n)

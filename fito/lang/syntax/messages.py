@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from fito.diagnostics import Diagnostic, Span, error
 from fito.lang.syntax import lalr
+from fito.lang.syntax.foreign import foreign_form
 from fito.lang.syntax.lalr import MAX_STACK, ParseFailure
+from fito.lang.syntax.lexer import end_token
 
 if TYPE_CHECKING:
     from fito.lang.syntax.parser import Machinery
@@ -171,7 +173,7 @@ def describe_failure(exc: ParseFailure, m: Machinery, text: str) -> Diagnostic:
             span,
             hint=f"choose another name, such as '{tok[1]}_'",
         )
-    wanted = expected_phrase(expected, exc.values)
+    wanted = expected_phrase(expected, exc.values, m.display)
     notes = (
         _open_bracket_note(exc.values)
         if ttype in CLOSERS or ttype == "$END" or ttype in DECL_START
@@ -272,7 +274,7 @@ def failure_point(m: Machinery, snippet: str) -> tuple[int, str] | None:
     )
     tokens = m.scanner.scan(snippet)
     try:
-        lalr.run(recognizer, tokens, end_of(tokens))
+        lalr.run(recognizer, tokens, end_token(tokens))
     except lalr.ParseFailure as exc:
         return exc.state, exc.token[0]
     return None
@@ -282,14 +284,9 @@ def _ignore(children: list[Any]) -> None:
     return None
 
 
-def end_of(tokens: list[Any]) -> Any:
-    from fito.lang.syntax.parser import end_token
-
-    return end_token(tokens)
-
-
-def expected_phrase(expected: frozenset[str], values: list[Any]) -> str:
-    """`; expected X, Y or Z` summarising the expected terminals, or '' when there are none."""
+def expected_phrase(expected: frozenset[str], values: list[Any], display: dict[str, str]) -> str:
+    """`; expected X, Y or Z` summarising the expected terminals (shown as `display` names
+    them), or '' when there are none."""
     rest = set(expected)
     parts: list[str] = []
     if "NAME" in rest and "LPAR" in rest and "INT" in rest:
@@ -307,7 +304,7 @@ def expected_phrase(expected: frozenset[str], values: list[Any]) -> str:
         parts.append("a name")
         rest.discard("NAME")
     if len(rest) <= 6:
-        parts.extend(sorted(_show_terminal(t) for t in rest))
+        parts.extend(sorted(display.get(t, t) for t in rest))
     if not parts:
         return ""
     if len(parts) == 1:
@@ -352,8 +349,6 @@ def _after_binders(values: list[Any]) -> str:
 
 def _foreign(exc: ParseFailure, m: Machinery, text: str, at_decl: bool) -> tuple[str, str] | None:
     """A Promela or CSPm form at the failure (fito.lang.syntax.foreign), as (message, hint)."""
-    from fito.lang.syntax.foreign import foreign_form
-
     tokens = m.scanner.scan(text)
     i = next((k for k, t in enumerate(tokens) if t[2] == exc.token[2]), len(tokens))
     tokens = tokens + [exc.token] if i == len(tokens) else tokens
@@ -379,12 +374,6 @@ def _open_bracket_note(values: list[Any]) -> tuple[str, ...]:
                 f"(expected {OPENERS[v[0]]})",
             )
     return ()
-
-
-def _show_terminal(name: str) -> str:
-    from fito.lang.syntax.parser import machinery
-
-    return machinery().display.get(name, name)
 
 
 def _span(tok: tuple[str, str, int, int, int]) -> Span:

@@ -20,7 +20,7 @@ from fito.diagnostics import Diagnostic, Span, error
 from fito.lang import nodes as A
 from fito.lang.build.terms import Builder
 from fito.lang.syntax import lalr
-from fito.lang.syntax.lexer import ScanError, Scanner, Tok
+from fito.lang.syntax.lexer import ScanError, Scanner, end_token
 from fito.lang.syntax.tables import analysis, grammar_text
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Machinery:
 
 @lru_cache(maxsize=1)
 def machinery() -> Machinery:
-    """Build the parser from the grammar's strict LALR analysis (`fito.lang.syntax.tables`), once."""
+    """Build the parser from the grammar's strict LALR analysis (fito.lang.syntax.tables), once."""
     a = analysis()
     terminal_of = {value: name for name, value in a.literals.items()}
     terminal_of["[T="] = "REFINES"
@@ -62,7 +62,7 @@ def machinery() -> Machinery:
 
 def lark_parser() -> Lark:
     """A plain Lark parser of the same grammar (tree output), for tools such as Hypothesis."""
-    from lark import Lark
+    from lark import Lark  # lazy-import: Lark costs 0.1 s; parsing never needs it
 
     return Lark(grammar_text(), parser="lalr", lexer="basic", strict=True, maybe_placeholders=True)
 
@@ -87,7 +87,7 @@ def parse(text: str) -> ParseResult:
         try:
             spec = lalr.run(m.tables, tokens, end_token(tokens))
         except lalr.ParseFailure as exc:
-            from fito.lang.syntax.messages import describe_failure
+            from fito.lang.syntax.messages import describe_failure  # lazy-import: errors only
 
             return ParseResult(None, (describe_failure(exc, m, text),))
         except RecursionError:
@@ -108,18 +108,9 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def end_token(tokens: list[Tok]) -> Tok:
-    """The `$END` token, placed just after the last token (or at 1:1 in an empty file)."""
-    if not tokens:
-        return ("$END", "", 0, 1, 1)
-    last = tokens[-1]
-    n = len(last[1])
-    return ("$END", "", last[2] + n, last[3], last[4] + n)
-
-
 def lark_runtime_parse(text: str) -> Any:
     """The peer of `bench/parse.py`: Lark's own LALR loop and tree builder on our tokens."""
-    from lark import Token
+    from lark import Token  # lazy-import: Lark costs 0.1 s; parsing never needs it
 
     m = machinery()
     tokens = [
@@ -131,6 +122,6 @@ def lark_runtime_parse(text: str) -> Any:
 
 @lru_cache(maxsize=1)
 def _lark_analyser() -> Any:
-    from fito.lang.syntax.larkgrammar import lark_analyser
+    from fito.lang.syntax.larkgrammar import lark_analyser  # lazy-import: Lark (0.1 s)
 
     return lark_analyser(grammar_text())

@@ -15,42 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Union
+from typing import Union
 
-from fito.lang.syntax.lalr import RuleShape
+from fito.lang.syntax.grammar import HERE, LARK_OPTIONS, Analysis, grammar_text
 
-#: Bumped whenever the stored layout or the Lark options below change.
+#: Bumped whenever the stored layout or the Lark options (fito.lang.syntax.grammar) change.
 FORMAT = 1
-LARK_OPTIONS: dict[str, Any] = dict(
-    parser="lalr", strict=True, keep_all_tokens=True, maybe_placeholders=True
-)
-#: os.path rather than pathlib or importlib.resources: neither is imported otherwise on the way
-#: to a verdict, and in a plain environment they cost about 15 ms of start-up
-HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, "grammar_tables.json")
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """The parse table (actions `s >= 0` shift to s, `r < 0` reduce by rule ~r, as in
-    `fito.lang.syntax.lalr.Tables`), each rule's shape, and the literal terminals."""
-
-    key: str  # grammar_key() of the grammar analysed
-    literals: dict[str, str]  # terminal name -> its text, e.g. ARROW -> "->"
-    actions: tuple[dict[str, int], ...]  # per state: terminal -> action
-    gotos: tuple[dict[str, int], ...]  # per state: nonterminal -> state
-    rules: tuple[RuleShape, ...]
-    start: int
-    end: int
-
-
-def grammar_text() -> str:
-    """The grammar, shipped as package data."""
-    with open(os.path.join(HERE, "grammar.lark"), encoding="utf-8") as f:
-        return f.read()
 
 
 def grammar_key(text: str) -> str:
@@ -67,7 +40,7 @@ def analysis() -> Analysis:
     stored = load(CACHE)
     if stored is not None and stored.key == key:
         return stored
-    from fito.lang.syntax.larkgrammar import analyse
+    from fito.lang.syntax.larkgrammar import analyse  # lazy-import: Lark only when stale
 
     return analyse(text, key)
 
@@ -109,7 +82,7 @@ def dump(a: Analysis) -> str:
 
 def write_cache(path: PathLike = CACHE) -> Analysis:
     """Recompute the analysis from Lark and store it (the build step)."""
-    from fito.lang.syntax.larkgrammar import analyse
+    from fito.lang.syntax.larkgrammar import analyse  # lazy-import: Lark, for the build step
 
     text = grammar_text()
     fresh = analyse(text, grammar_key(text))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import ValueType
 from fito.semantics.ir import IR
 from fito.semantics.rules.step import Write
 from fito.semantics.state.layout import Layout

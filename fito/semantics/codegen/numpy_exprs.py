@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fito.lang.resolve.values import SetT
+from fito.lang.arithmetic import NUMPY_FUNCTIONS
+from fito.lang.resolve.model import SetT
 from fito.semantics.ir import IR, chain_of
 from fito.semantics.state.layout import Layout
 from fito.semantics.state.packing import value_range
@@ -148,8 +149,7 @@ class Emitter:
             return f"({a} {op} {b})", "i"
         t = self.fresh()
         self.prelude += [f"{t} = {b}", self.flag_rows(f"np.asarray({t} == 0, dtype=bool)")]
-        fn = "np.floor_divide" if op == "/" else "np.remainder"
-        return f"{fn}({a}, np.where({t} == 0, 1, {t}))", "i"
+        return f"{NUMPY_FUNCTIONS[op]}({a}, np.where({t} == 0, 1, {t}))", "i"
 
     def offset(self, cell: Any, index: Sequence[IR]) -> tuple[str, list[int]]:
         """The slot of an element of a cell array at computed indices (faults flagged), and

@@ -4,7 +4,8 @@ checks the generated code calls."""
 
 from __future__ import annotations
 
-from fito.lang.resolve.values import BoolT, EnumT, IntRange, IntT, SetT, ValueType
+from fito.lang.arithmetic import DIVISION, PYTHON_HELPERS
+from fito.lang.resolve.model import BoolT, EnumT, IntRange, IntT, SetT, ValueType
 from fito.semantics.ir import IR, Fault, chain_of
 
 _PY = {
@@ -58,10 +59,8 @@ def to_python(ir: IR, var: str = "s") -> str:
     sa, sb = to_python(a, var), to_python(b, var)
     if op == "=>":
         return f"((not {sa}) or {sb})"
-    if op == "/":
-        return f"_div({sa}, {sb}, {err})"
-    if op == "%":
-        return f"_mod({sa}, {sb}, {err})"
+    if op in DIVISION:
+        return f"{PYTHON_HELPERS[op]}({sa}, {sb}, {err})"
     return f"({sa} {_PY[op]} {sb})"
 
 

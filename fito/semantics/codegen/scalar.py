@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fito.lang.resolve.values import ValueType
+from fito.lang.arithmetic import checked_helpers
+from fito.lang.resolve.model import ValueType
 from fito.semantics.codegen.loader import load
 from fito.semantics.codegen.notes import reset_note, write_note
 from fito.semantics.codegen.python_exprs import chk_range, chk_set, contains_source, to_python
@@ -59,8 +60,7 @@ class ScalarCode:
             "Fault": Fault,
             "StepFault": StepFault,
             "_rd": self._read,
-            "_div": _div,
-            "_mod": _mod,
+            **checked_helpers(Fault),
             "_fault": _fault,
             "_slot": self._slot,
             "_conflict": self._conflict,
@@ -311,18 +311,6 @@ def guard_source(guard: Sequence[IR]) -> str:
 def contains(var: str, t: ValueType) -> str:
     """A Python test that the value named var lies in t."""
     return contains_source(var, t)
-
-
-def _div(a: int, b: int, err: int) -> int:
-    if b == 0:
-        raise Fault(err)
-    return a // b
-
-
-def _mod(a: int, b: int, err: int) -> int:
-    if b == 0:
-        raise Fault(err)
-    return a % b
 
 
 def _fault(err: int, detail: object = "") -> None:

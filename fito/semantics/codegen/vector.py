@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fito.lang.resolve.values import SetT, ValueType
+from fito.lang.resolve.model import SetT, ValueType
 from fito.semantics.codegen.loader import load
 from fito.semantics.codegen.notes import write_note
 from fito.semantics.codegen.numpy_exprs import (

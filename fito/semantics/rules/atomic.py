@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import ValueType
 from fito.semantics.codegen.python_exprs import type_bounds
 from fito.semantics.ir import IR, conjoin, fold, may_fault
 from fito.semantics.rules.refusal import refuse

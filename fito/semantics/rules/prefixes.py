@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr
-from fito.lang.resolve.resolver import CRASH
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import CRASH, ValueType
 from fito.semantics.ir import IR, Fault, disjoin, domain_values, fold, split_index
 from fito.semantics.rules.atomic import Atomic as AtomicRun
 from fito.semantics.rules.buffers import buffer_steps

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from fito.diagnostics import NO_SPAN, Diagnostic, Span, error
 from fito.errors import FitoError
-from fito.lang.resolve.resolver import show_type
-from fito.lang.resolve.values import ValueType, size
+from fito.lang.resolve.model import ValueType, show_type, size
 
 MAX_EXPANSION = 100_000  # values one replicated operator, quantifier or input may range over
 

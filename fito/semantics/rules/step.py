@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fito.lang.resolve.values import ValueType
+from fito.lang.resolve.model import ValueType
 from fito.semantics.ir import IR
 
 EVENT, TAU, TICK = 0, 1, 2

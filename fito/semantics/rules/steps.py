@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.semantics.ir import IR, ExprCompiler, Sites, conjoin, fold, negate, relocate
 from fito.semantics.rules.prefixes import Prefixes
 from fito.semantics.rules.step import EVENT, TAU, TICK, Step, Write

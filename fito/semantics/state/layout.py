@@ -12,8 +12,7 @@ import itertools
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
-from fito.lang.resolve.resolver import Cell, Model
-from fito.lang.resolve.values import IntRange, ValueType
+from fito.lang.resolve.model import Cell, IntRange, Model, ValueType
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fito.lang.resolve.values import BoolT, EnumT, IntRange, SetT, ValueType
+from fito.lang.resolve.model import BoolT, EnumT, IntRange, SetT, ValueType
 
 PACK_AT_ONCE = 32  # states of one mode packed column by column from this many on
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
 from fito.lang.resolve.loops import loop_calls
-from fito.lang.resolve.resolver import Model
+from fito.lang.resolve.model import Model
 from fito.semantics.ir import (
     ACT,
     IR,
