@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from fito.lang.resolve.resolver import Cell, Model
 from fito.lang.resolve.values import IntRange, ValueType
+from fito.semantics.state.ranges import value_range
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +163,6 @@ class Layout:
 
 def with_zero(t: ValueType) -> IntRange:
     """A range holding every value of t and 0 (the value of an unused slot)."""
-    from fito.semantics.state.packing import value_range
-
     lo, hi = value_range(t)
     return IntRange(min(lo, 0), max(hi, 0))
 
