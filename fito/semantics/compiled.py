@@ -67,13 +67,14 @@ from fito.semantics.codegen.python_exprs import to_python
 from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail
 from fito.semantics.descriptors import (
     BufferView,
+    Expr,
     GroupInfo,
     StateLayout,
     TransitionInfo,
     group_info,
     state_layout,
 )
-from fito.semantics.ir import IR, Fault, Sites, TimeLimit, evaluate
+from fito.semantics.ir import Fault, Sites, TimeLimit, evaluate
 from fito.semantics.network import Mode, Network, StructureGrows, Transition
 from fito.semantics.rules.refusal import NotSupported
 from fito.semantics.rules.steps import EVENT, TAU, TICK, Semantics, Step, Write
@@ -91,9 +92,9 @@ RANK_BITS = 32
 ESTIMATE_CAP = 64  # locations counted per position when estimating field widths
 NO_GROUP = Group((), None, lambda s, g, out, base: None)
 _MISS = object()
-Entry = tuple[
-    Callable[[tuple], tuple] | None, Callable[[tuple, tuple | None, list, int], None], int
-]
+Guards = Callable[[State], tuple[object, ...]]  # every guard of a group, at once
+Effects = Callable[[State, tuple[object, ...] | None, list[tuple[Rank, State]], int], None]
+Entry = tuple[Guards | None, Effects, int]  # a group of a control: guards, effects, rank base
 GroupKey = tuple[int, int, tuple[int, ...]]
 
 
@@ -147,7 +148,7 @@ class Compiled:
         self._by_control: dict[tuple[int, ...], list[Entry]] = {}
         self._reader_cache: dict[int, list[tuple[int, bool, Callable[[State], Any]]]] = {}
         self._group_lists: dict[tuple[int, ...], list[Group]] = {}
-        self._entry_finders: dict[int, Callable[[tuple], list[Entry]]] = {}
+        self._entry_finders: dict[int, Callable[[State], list[Entry]]] = {}
         self._offer_masks = OfferMasks(network)
         self._K = layout.size
         self._whole = not layout.region  # the control is all of a state after the store
@@ -287,10 +288,7 @@ class Compiled:
             got = []
             for h, movers in enumerate(self._network.modes[mode].candidates):
                 at = [base + p for p in movers]
-                read: Callable[[State], Any] = (
-                    itemgetter(*at) if len(at) > 1 else (lambda s, i=at[0]: (s[i],))
-                )
-                got.append((h, len(at) == 1, read))
+                got.append((h, len(at) == 1, _reader(at)))
             self._reader_cache[mode] = got
         return got
 
@@ -332,7 +330,7 @@ class Compiled:
         self._by_control[self.control(s)] = entries
         return entries
 
-    def _entry_finder(self, mode: int) -> Callable[[tuple], list[Entry]]:
+    def _entry_finder(self, mode: int) -> Callable[[State], list[Entry]]:
         """Generated Python listing the entries of a state of this mode: per candidate, one
         look-up of its members' locations in a table of its own (a state of a model whose
         control changes at every step makes a new control almost every time)."""
@@ -381,7 +379,7 @@ class Compiled:
             raise TimeLimit()
 
     # ------------------------------------------------------------------ predicates
-    def expression(self, e: A.Expr) -> IR:
+    def expression(self, e: A.Expr) -> Expr:
         """A store expression as IR (fito/semantics/ir.py), e.g. for the packed view."""
         return self._semantics.compiler.compile(e, {})
 
@@ -426,7 +424,7 @@ class Compiled:
         _, chan, idx, fields = label
         types = self.model.channels[chan].fields
         k = len(idx)
-        head = chan + "".join(f"[{t.show(self._value(i, s))}]" for i, t in zip(idx, types))
+        head: str = chan + "".join(f"[{t.show(self._value(i, s))}]" for i, t in zip(idx, types))
         mark = "!" if kind == "send" else "?"
         return head + "".join(mark + t.show(self._value(f, s)) for f, t in zip(fields, types[k:]))
 
@@ -443,7 +441,7 @@ class Compiled:
         parts = [step.channel] + [t.show(self._value(f, s)) for f, t in zip(step.fields, types)]
         return ".".join(parts)
 
-    def _value(self, ir: IR, s: Sequence[int]) -> int:
+    def _value(self, ir: Expr, s: Sequence[int]) -> int:
         try:
             return int(evaluate(ir, s, self._layout))
         except (Fault, TypeError):
@@ -524,6 +522,14 @@ class Compiled:
                         todo.append(s.target)
             bits.append((len(seen) * 2 + 1).bit_length())
         return bits
+
+
+def _reader(at: list[int]) -> Callable[[State], Any]:
+    """A function reading the slots `at` of a state, as a tuple."""
+    if len(at) > 1:
+        return itemgetter(*at)
+    i = at[0]
+    return lambda s: (s[i],)
 
 
 def _finder_lines(m: Mode, base: int, masks: OfferMasks) -> list[str]:

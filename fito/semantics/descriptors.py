@@ -22,14 +22,16 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any, cast
 
 from fito.lang.resolve.values import ValueType
-from fito.semantics.ir import IR
 from fito.semantics.network import Transition
 from fito.semantics.rules.steps import EVENT, Step
 from fito.semantics.state.layout import BufferSlots, CellSlots, Layout
+from fito.semantics.terms.deferred import Deferred, Joint
 
 Slots = frozenset[int]
+Expr = tuple[Any, ...]  # an expression as IR: nested tuples (fito/semantics/ir.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +115,8 @@ def state_layout(layout: Layout) -> StateLayout:
         for var in frame.vars.values():
             idx = var.slots.cell.indices
             for combo in itertools.product(*(t.values() for t in idx)):
-                shown = "".join(f"[{t.show(v)}]" for t, v in zip(idx, combo))
-                names.append(f"{frame.proc}.{var.name}{shown}")
+                suffix = "".join(f"[{t.show(v)}]" for t, v in zip(idx, combo))
+                names.append(f"{frame.proc}.{var.name}{suffix}")
         volatile += frame.volatile()
     by_name: dict[str, CellSlots | BufferView] = {s.cell.name: s for s in cells}
     by_name.update((b.name, b) for b in buffers)
@@ -201,7 +203,7 @@ class _Unknown(Exception):
     """An IR form whose reads are not known here (read every slot)."""
 
 
-def ir_reads(ir: IR, cells: Mapping[str, CellSlots], out: set[int]) -> None:
+def ir_reads(ir: Expr, cells: Mapping[str, CellSlots], out: set[int]) -> None:
     """Add the slots ir reads to out (every element of an array read at computed indices)."""
     tag = ir[0]
     if tag in ("k", "fault"):
@@ -228,7 +230,7 @@ def ir_reads(ir: IR, cells: Mapping[str, CellSlots], out: set[int]) -> None:
             ir_reads(x, cells, out)
 
 
-def _all_reads(irs: Iterable[IR], cells: Mapping[str, CellSlots], out: set[int]) -> None:
+def _all_reads(irs: Iterable[Expr], cells: Mapping[str, CellSlots], out: set[int]) -> None:
     for x in irs:
         ir_reads(x, cells, out)
 
@@ -292,7 +294,7 @@ def transition_info(source: _Source, rank: int, t: Transition) -> TransitionInfo
                 reads.update(elements)  # the elements not written keep their values
                 _all_reads(w.loc[2], cells, reads)
         if t.deferred is not None:
-            arguments = t.deferred.arguments()
+            arguments = cast("Deferred | Joint", t.deferred).arguments()
             if arguments is None:
                 raise _Unknown("a target made from the whole state after the step")
             _all_reads(arguments, cells, reads)

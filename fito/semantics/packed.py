@@ -25,7 +25,7 @@ import numpy as np
 
 from fito.semantics.codegen.numpy_exprs import NotVector
 from fito.semantics.codegen.vector import VectorCode
-from fito.semantics.ir import IR
+from fito.semantics.descriptors import Expr
 from fito.semantics.network import Network
 from fito.semantics.state.layout import Layout
 from fito.semantics.state.packing import (
@@ -51,7 +51,8 @@ def _mix(z: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser, vectorised (uint64 arithmetic wraps)."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+    out: np.ndarray = z ^ (z >> _S31)
+    return out
 
 
 def hash_rows(block: Block) -> np.ndarray:
@@ -167,9 +168,9 @@ class PackedStates:
         """The numpy successor function of a group (NotVector when numpy cannot run it)."""
         movers = self._network.modes[mode].candidates[h]
         transitions = self._network.transitions(mode, h, locations)
-        return self._vector.compile(mode, movers, locations, transitions)  # type: ignore[return-value]
+        return self._vector.compile(mode, movers, locations, transitions)
 
-    def predicate(self, ir: IR, negate: bool) -> Callable[[Block], tuple[np.ndarray, np.ndarray]]:
+    def predicate(self, ir: Expr, negate: bool) -> Callable[[Block], tuple[np.ndarray, np.ndarray]]:
         """A store predicate over a block: (truth per row, rows where it may fault)."""
         return self._vector.predicate(ir, negate)
 
