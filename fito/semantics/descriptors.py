@@ -22,13 +22,12 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from fito.lang.resolve.values import ValueType
 from fito.semantics.network import Transition
 from fito.semantics.rules.steps import EVENT, Step
 from fito.semantics.state.layout import BufferSlots, CellSlots, Layout
-from fito.semantics.terms.deferred import Deferred, Joint
 
 Slots = frozenset[int]
 Expr = tuple[Any, ...]  # an expression as IR: nested tuples (fito/semantics/ir.py)
@@ -293,11 +292,8 @@ def transition_info(source: _Source, rank: int, t: Transition) -> TransitionInfo
                 writes.update(elements)
                 reads.update(elements)  # the elements not written keep their values
                 _all_reads(w.loc[2], cells, reads)
-        if t.deferred is not None:
-            arguments = cast("Deferred | Joint", t.deferred).arguments()
-            if arguments is None:
-                raise _Unknown("a target made from the whole state after the step")
-            _all_reads(arguments, cells, reads)
+        if t.deferred is not None:  # making the target may read any slot after the step
+            raise _Unknown("a target made from the state after the step")
     except _Unknown:
         reads.update(range(source.width))
     if step.crash:
