@@ -208,7 +208,7 @@ class Compiled:
         return s[K : K + 1 + self._network.modes[s[K]].size]
 
     # ------------------------------------------------------------------ transition groups
-    def group(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
+    def _compiled_group(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
         """The compiled group of candidate h at these locations (compiled on first use)."""
         key = (mode, h, locations)
         got = self._groups.get(key)
@@ -220,19 +220,19 @@ class Compiled:
             self.check_time()
         return got
 
-    def groups(self, s: State) -> list[Group]:
+    def _state_groups(self, s: State) -> list[Group]:
         """The groups of a state, in rank order (an empty one for a candidate that cannot
         move at these locations)."""
         mode = s[self._K]
-        return [self.groups_at(mode, h, read(s)) for h, _, read in self._readers(mode)]
+        return [self._group_at(mode, h, read(s)) for h, _, read in self._readers(mode)]
 
-    def groups_at(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
+    def _group_at(self, mode: int, h: int, locations: tuple[int, ...]) -> Group:
         """The group of candidate h at these locations (NO_GROUP if it cannot move there)."""
         key = (mode, h, locations)
         got = self._groups.get(key)
         if got is None:
             if len(locations) == 1 or self._network.relevant(*key):
-                got = self.group(*key)
+                got = self._compiled_group(*key)
             else:
                 got = self._groups[key] = NO_GROUP
         return got
@@ -314,7 +314,7 @@ class Compiled:
         """(rank, state after) of the enabled transitions of candidate h of the state's
         mode (StepFault as `successors`, for this group's guards and effects alone)."""
         readers = self._readers(s[self._K])
-        g = self.groups_at(s[self._K], h, readers[h][2](s))
+        g = self._group_at(s[self._K], h, readers[h][2](s))
         out: list[tuple[Rank, State]] = []
         if g.transitions:
             g.effects(s, g.guards(s) if g.guards is not None else None, out, rank_of(h, 0))
@@ -340,7 +340,7 @@ class Compiled:
         ]
 
         def miss(h: int, key: object, locations: tuple[int, ...]) -> Entry | None:
-            g = self.groups_at(mode, h, locations)
+            g = self._group_at(mode, h, locations)
             got = tables[h][key] = (g.guards, g.effects, rank_of(h, 0)) if g.transitions else None
             return got
 
@@ -355,7 +355,7 @@ class Compiled:
         control = self.control(s)
         groups = self._group_lists.get(control)
         if groups is None:  # once per control: refinement asks for every step of a state
-            groups = self._group_lists[control] = self.groups(s)
+            groups = self._group_lists[control] = self._state_groups(s)
         return groups[rank >> RANK_BITS].transitions[rank & ((1 << RANK_BITS) - 1)]
 
     def step(self, s: State, rank: Rank) -> Step:

@@ -28,6 +28,7 @@ from fito.lang.resolve.values import ValueType
 from fito.semantics.network import Transition
 from fito.semantics.rules.steps import EVENT, Step
 from fito.semantics.state.layout import BufferSlots, CellSlots, Layout
+from fito.semantics.state.ranges import value_range
 
 Slots = frozenset[int]
 Expr = tuple[Any, ...]  # an expression as IR: nested tuples (fito/semantics/ir.py)
@@ -86,6 +87,17 @@ class StateLayout:
     def width(self, size: int) -> int:
         """The length of a state whose mode has `size` positions."""
         return len(self.init) + 1 + size * (1 + len(self.region))
+
+    def bounds(self, slot: int, size: int) -> tuple[int, int] | None:
+        """The lowest and highest value of a slot in a state whose mode has `size`
+        positions (None for the mode and the locations: numbers of shapes and of terms;
+        NotPackable for a cell of an unbounded type)."""
+        K = len(self.init)
+        if slot < K:
+            return value_range(self.types[slot])
+        if slot <= K + size:
+            return None
+        return value_range(self.region[(slot - K - 1 - size) % len(self.region)])
 
     def block(self, size: int, p: int) -> tuple[int, ...]:
         """Position p's own slots, its location then its region (what symmetry permutes)."""

@@ -21,7 +21,6 @@ from fito.semantics.compiled import (
     StructureGrows,
     compile_model,
 )
-from fito.semantics.state.ranges import value_range
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from random_specs import Gen  # noqa: E402
@@ -69,15 +68,11 @@ def outcome(c: Compiled, s: tuple, h: int) -> object:
 def other_value(c: Compiled, s: tuple, slot: int, r: random.Random, terms: list[int]) -> int:
     """A value for a slot other than its value in s: within the slot's type for the store
     and the regions, another location for a location."""
-    K, size = c.cells, c.mode(s[c.cells]).size
-    if K < slot <= K + size:
+    bounds = c.layout.bounds(slot, c.mode(s[c.cells]).size)
+    if bounds is None:  # a location
         choices = [t for t in terms if t != s[slot]] or [s[slot] + 1]
         return r.choice(choices)
-    if slot < K:
-        lo, hi = value_range(c.layout.types[slot])
-    else:
-        lo, hi = value_range(c.layout.region[(slot - K - 1 - size) % c.region])
-        lo, hi = min(lo, 0), max(hi, 0)
+    lo, hi = bounds
     choices = [v for v in range(lo, hi + 1) if v != s[slot]]
     return r.choice(choices) if choices else s[slot]
 
