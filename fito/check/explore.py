@@ -1,9 +1,9 @@
 """Breadth-first exploration, state by state: shortest counterexamples by construction.
 
 States are flat tuples (cells, then control; fito/semantics/compiled.py); the visited set
-maps them to numbers, and parent links (number, rank) rebuild traces. No AST objects are kept per state. Each level is
-finished before a verdict is drawn, so the reported trace is the shortest among
-violations, deadlocks and model errors alike.
+maps them to numbers, and parent links (number, rank) rebuild traces. No AST objects are
+kept per state. Each level is finished before a verdict is drawn, so the reported trace is
+the shortest among violations, deadlocks and model errors alike.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 
 from fito import budget
 from fito.check.options import Limits
-from fito.semantics.compiled import Compiled, Rank, StepFault, TimeLimit
-from fito.semantics.ir import Fault
-from fito.semantics.network import StructureGrows
+from fito.semantics.compiled import Compiled, Fault, Rank, StepFault, StructureGrows, TimeLimit
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
 
@@ -168,6 +166,18 @@ class Answers:
             found, self.graph, states, transitions, depth, time.perf_counter() - self.start
         )
 
+    def decide_root(self, root: tuple) -> None:
+        """Decide the tasks whose goal holds in the initial state (or meets a model error
+        there): a run of no step, one state."""
+        for i, t in enumerate(self.tasks):
+            if t.goal is None:
+                continue
+            try:
+                if t.goal(root):
+                    self.decide(i, Found(GOAL, 0), 1, 0, 0)
+            except Fault as f:
+                self.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
+
     def close(self, found: Found, states: int, transitions: int, depth: int) -> list[Decided]:
         """Every undecided task ends with `found` (exhausted, limit)."""
         for i in self.open():
@@ -197,14 +207,7 @@ def search(
     g.add(root, -1, -1)
     answers = Answers(tasks, g)
     g.answers = answers
-    for i, t in enumerate(tasks):
-        if t.goal is None:
-            continue
-        try:
-            if t.goal(root):
-                answers.decide(i, Found(GOAL, 0), 1, 0, 0)
-        except Fault as f:
-            answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
+    answers.decide_root(root)
     if not answers.open():
         return answers.got, g  # type: ignore[return-value]
     progress = Progress(limits.progress)

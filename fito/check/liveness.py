@@ -21,8 +21,7 @@ from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK, END, LOOP, MODEL_ERROR, Failure
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr
-from fito.semantics.compiled import Compiled, StepFault, TimeLimit
-from fito.semantics.ir import Fault
+from fito.semantics.compiled import Compiled, Fault, StepFault, TimeLimit
 
 
 class _Stop(Exception):
@@ -151,7 +150,8 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
 def _fair_loop(
     edges: list[list[tuple[int, int, frozenset]]], enabled: list[frozenset]
 ) -> tuple[int, list[tuple[int, int]]] | None:
-    """The entry state and the steps of a fair cycle, or None (components by Tarjan, iteratively)."""
+    """The entry state and the steps of a fair cycle, or None (components by Tarjan,
+    iteratively)."""
     best: tuple[int, list[tuple[int, int]]] | None = None
     for comp in _components(edges):
         members = set(comp)

@@ -17,9 +17,7 @@ from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import Transition, build_trace
 from fito.check.traces.records import MODEL_ERROR, REFUSAL, Failure
 from fito.lang import nodes as A
-from fito.semantics.compiled import Compiled, StepFault, TimeLimit
-from fito.semantics.ir import Fault
-from fito.semantics.rules.steps import TAU
+from fito.semantics.compiled import TAU, Compiled, Fault, StepFault, TimeLimit
 
 
 class SpecFault(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 from fito.budget import BudgetExceeded
 from fito.check.explore import (
@@ -18,7 +19,9 @@ from fito.check.explore import (
     Task,
     search,
 )
+from fito.check.liveness import check_eventually
 from fito.check.options import CheckOptions, Limits
+from fito.check.refine import check_refinement
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK as TRACE_DEADLOCK
@@ -27,10 +30,15 @@ from fito.diagnostics import Diagnostic
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion, print_expr, print_proc
 from fito.lang.resolve.model import Model
-from fito.semantics.compiled import Compiled, TimeLimit, compile_model
-from fito.semantics.ir import Fault
-from fito.semantics.network import StructureGrows
-from fito.semantics.rules.refusal import NotSupported
+from fito.semantics.compiled import (
+    Compiled,
+    Fault,
+    NotPackable,
+    NotSupported,
+    StructureGrows,
+    TimeLimit,
+    compile_model,
+)
 
 
 def assertion_text(model: Model, a: A.AssertDecl) -> str:
@@ -96,14 +104,11 @@ def _process_key(model: Model, a: A.AssertDecl) -> str | None:
 def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verdict]:
     """Verdicts of one assertion, or of a group of safety assertions about one process;
     --timeout bounds each assertion, so a group has the sum of their times."""
-    from dataclasses import replace
-
     model = c.model
     start = time.perf_counter()
     if limits.timeout is not None:
         limits = replace(limits, timeout=limits.timeout * len(group))
-        c.deadline = time.monotonic() + limits.timeout
-    c.semantics.compiler.deadline = c.deadline  # quantifiers expanded while compiling
+        c.set_deadline(time.monotonic() + limits.timeout)
     reason = None
     try:
         if len(group) == 1 and group[0].kind not in SAFETY:
@@ -150,8 +155,6 @@ def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -
 
 
 def _with_time(v: Verdict, seconds: float) -> Verdict:
-    from dataclasses import replace
-
     return replace(v, seconds=seconds)
 
 
@@ -164,11 +167,7 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
     if proc is None:
         return Verdict(text, a.span.line, UNKNOWN, reason="no process to check")
     if a.kind == "refines":
-        from fito.check.refine import check_refinement
-
         return check_refinement(c, a, text, limits)
-    from fito.check.liveness import check_eventually
-
     return check_eventually(c, a, text, limits)
 
 
@@ -206,7 +205,7 @@ def _task(c: Compiled, a: A.AssertDecl) -> Task:
         return Task(deadlock=True)
     assert a.expr is not None
     negate = a.kind == "always"
-    return Task(c.predicate(a.expr, negate), c.semantics.compiler.compile(a.expr, {}), negate)
+    return Task(c.predicate(a.expr, negate), c.expression(a.expr), negate)
 
 
 HANDOVER_AT = 5_000  # engine auto: state by state up to here, then whole levels
@@ -222,8 +221,7 @@ def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list
         if got is not None:
             return got
         start = g
-    from fito.check.frontier.search import frontier_search
-    from fito.semantics.state.packing import NotPackable
+    from fito.check.frontier.search import frontier_search  # lazy-import: numpy, large searches
 
     try:
         answers = None if start is None else start.answers

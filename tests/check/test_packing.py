@@ -18,7 +18,7 @@ SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 def packer_for(compiled, states) -> Packer:
     """A packer wide enough for these states."""
-    modes = compiled.network.modes
+    modes = [compiled.mode(m) for m in range(compiled.mode_count)]
     positions = max(m.size for m in modes)
     book = Codebook()
     book.ensure(positions)
@@ -58,7 +58,7 @@ def test_pack_many_is_pack_row_by_row(name: str) -> None:
     many = packer.pack_many(states)
     assert many.dtype == np.uint64
     assert np.array_equal(many, np.stack([packer.pack(s) for s in states]))
-    sizes = [m.size for m in compiled.network.modes]
+    sizes = [compiled.mode(m).size for m in range(compiled.mode_count)]
     assert all(packer.unpack(row, sizes) == tuple(s) for row, s in zip(many, states))
 
 

@@ -1,9 +1,10 @@
 """Successors of a block of packed states: the work of one chunk of a frontier level.
 
 The rows of a chunk are grouped by mode and, per candidate of the mode, by the locations of
-the candidate's positions; each group's compiled numpy function (fito/semantics/codegen/vector.py)
-produces the successors of all its rows at once. Rows that may meet a model error are redone
-state by state by the scalar code, which decides the error exactly (docs/semantics.md).
+the candidate's positions; each group's numpy function (`compile_group` of the packed view,
+fito/semantics/packed.py) produces the successors of all its rows at once. Rows that may
+meet a model error are redone state by state by the scalar code, which decides the error
+exactly (docs/semantics.md).
 """
 
 from __future__ import annotations
@@ -16,15 +17,12 @@ import numpy as np
 
 from fito.check.frontier.visited import StateStore
 from fito.check.options import Limits
-from fito.semantics.codegen.numpy_exprs import NotVector
-from fito.semantics.codegen.vector import VectorCode
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
-from fito.semantics.state.packing import Codebook, Packer, Packing, extract, layout_fields, repack  # noqa: F401
+from fito.semantics.packed import NotVector
 
 GROUP_BITS = 16  # candidate number and transition number in a dense rank (each < 2**16)
 SCALAR = object()  # a group whose rows are always run state by state
 VECTOR_AFTER = 64  # rows a group must have met before its numpy code is compiled
-ESTIMATE_CAP = 64  # locations counted per position when estimating field widths
 LIVE_BITS = 16  # a candidate keeps a table of its live locations if its key is this narrow
 
 
@@ -79,7 +77,7 @@ class Chunk:
 
 
 class Expander:
-    """Packing, compiled groups and the visited store of one frontier search."""
+    """The packed view, vectorised groups and the visited store of one frontier search."""
 
     def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
         self.c = c
@@ -88,42 +86,22 @@ class Expander:
         self.lock = threading.RLock()
         self.jobs = max(1, limits.jobs)  # processes expanding a large level (workers.py)
         self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
-        self.codebook = Codebook()
-        self.packing = _estimate(c, root)
-        self.packer = Packer(self.packing, self.codebook, c.network.modes)
-        self.vector = VectorCode(
-            c.layout, self.packing, self.codebook, c.network, c.code.resets, self.lock
-        )
+        self.packed = c.packed_view(root, self.lock)
         self.groups: dict[tuple, object] = {}
         self.met: dict[tuple, int] = {}  # rows met by groups still run state by state
         self.tables: dict[tuple, np.ndarray] = {}
-        self.store = StateStore(self.packing.words)
+        self.store = StateStore(self.packed.words)
 
     def state(self, sid: int) -> tuple:
-        return self.packer.unpack(self.store.keys[sid], [m.size for m in self.c.network.modes])
+        return self.packed.unpack(self.store.keys[sid])
 
     def close(self) -> None:
         """Nothing is held between levels (workers live for one level)."""
 
     def widen(self) -> None:
         """Re-pack every stored state with control fields wide enough for what is known."""
-        c, old = self.c, self.packing
-        positions = max([old.positions] + [m.size for m in c.network.modes])
-        self.codebook.ensure(positions)
-        bits = [
-            max(
-                old.position_field(p).width if p < old.positions else 0,
-                (len(self.codebook.terms[p]) * 2).bit_length(),
-            )
-            for p in range(positions)
-        ]
-        mode_bits = max(old.mode_field.width, (len(c.network.modes) * 2).bit_length())
-        new = layout_fields(c.layout.types, mode_bits, bits, c.layout.region)
-        keys = repack(self.store.keys[: self.store.n], old, new)
+        keys = self.packed.widen(self.store.keys[: self.store.n])
         self.store = StateStore.of(keys, self.store.keys.shape[0])
-        self.packing = new
-        self.packer = Packer(new, self.codebook, c.network.modes)
-        self.vector = VectorCode(c.layout, new, self.codebook, c.network, c.code.resets, self.lock)
         self.groups.clear()
         self.met.clear()
 
@@ -132,26 +110,29 @@ class Expander:
         """Successor candidates of the states start .. stop - 1 (no insertion yet)."""
         chunk = Chunk(start, stop - start)
         F = self.store.keys[start:stop]
-        f = self.packing.mode_field
-        if len(self.c.network.modes) == 1 or not f.width:
+        packed = self.packed
+        if self.c.mode_count == 1 or not packed.mode_width:
             self._expand_mode(
-                0 if not f.width else int(extract(F[:1], f)[0]), F, np.arange(chunk.size), chunk
+                0 if not packed.mode_width else int(packed.modes(F[:1])[0]),
+                F,
+                np.arange(chunk.size),
+                chunk,
             )
         else:
-            modes = extract(F, f)
+            modes = packed.modes(F)
             for m in np.unique(modes).tolist():
                 self._expand_mode(m, F, np.flatnonzero(modes == m), chunk)
         self._scalar_rows(chunk)
         return chunk
 
     def _expand_mode(self, m: int, F: np.ndarray, rows_m: np.ndarray, chunk: Chunk) -> None:
-        mode = self.c.network.modes[m]
+        mode = self.c.mode(m)
         Fm = F[rows_m] if rows_m.size != F.shape[0] else F
         codes: dict[int, np.ndarray] = {}
         for h, movers in enumerate(mode.candidates):
             for p in movers:
                 if p not in codes:
-                    codes[p] = extract(Fm, self.packing.position_field(p))
+                    codes[p] = self.packed.locations(Fm, p)
             member = tuple(codes[p] for p in movers)
             key, live = self._live(m, h, movers, member)
             if live is not None:  # rows at locations not yet known to have no transitions
@@ -184,7 +165,7 @@ class Expander:
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Each row's locations of the movers as one key, and the candidate's table over
         keys: False where the group is known to have no transitions (None: too many keys)."""
-        widths = tuple(self.packing.position_field(p).width for p in movers)
+        widths = tuple(self.packed.location_width(p) for p in movers)
         if sum(widths) > 62:  # numbered by distinct combination instead
             inverse = np.unique(np.stack(member, axis=1), axis=0, return_inverse=True)[1]
             return inverse.reshape(-1), None
@@ -212,12 +193,12 @@ class Expander:
         return out
 
     def _member_table(self, reason: tuple, key: str | None, p: int) -> np.ndarray:
-        terms = self.codebook.terms[p]
+        terms = self.packed.terms(p)
         got = self.tables.get((key, p))
         if got is None or got.size < len(terms):
             with self.lock:
                 got = np.array(
-                    [tid >= 0 and self.c.network.takes_part(reason, key, tid) for tid in terms],
+                    [tid >= 0 and self.c.takes_part(reason, key, tid) for tid in terms],
                     dtype=bool,
                 )
                 self.tables[(key, p)] = got
@@ -239,7 +220,7 @@ class Expander:
         """Apply the groups of one candidate to some rows of its mode (`rows`, numbered in the
         chunk; `which`, numbered in Fm; None: all of Fm), grouped by location."""
         for combo, k, at in _groups_by(member, key):
-            terms = tuple(self.codebook.terms[p][code] for p, code in zip(movers, combo))
+            terms = tuple(self.packed.terms(p)[code] for p, code in zip(movers, combo))
             sel = rows if at is None else rows[at]
             group = self._group(m, h, movers, terms, sel.size)
             if group is None:
@@ -277,8 +258,7 @@ class Expander:
             got = self.groups.get(key, key)
             if got is not key:
                 return got
-            relevant = len(movers) == 1 or self.c.network.relevant(m, h, terms)
-            transitions = self.c.network.transitions(m, h, terms) if relevant else ()
+            transitions = self.c.transition_count(m, h, terms)
             met = self.met.get(key, 0) + rows
             if transitions and met < VECTOR_AFTER:
                 self.met[key] = met
@@ -286,11 +266,11 @@ class Expander:
             self.met.pop(key, None)
             if not transitions:
                 got = None
-            elif h >> GROUP_BITS or len(transitions) >> GROUP_BITS:
+            elif h >> GROUP_BITS or transitions >> GROUP_BITS:
                 got = SCALAR
             else:
                 try:
-                    got = self.vector.compile(m, movers, terms, transitions)
+                    got = self.packed.compile_group(m, h, terms)
                 except NotVector:
                     got = SCALAR
             self.groups[key] = got
@@ -306,13 +286,12 @@ class Expander:
             self._scalar_rows_locked(chunk, rows)
 
     def _scalar_rows_locked(self, chunk: Chunk, rows: np.ndarray) -> None:
-        sizes = [m.size for m in self.c.network.modes]
         mask = (1 << RANK_BITS) - 1
         posts, parents, ranks = [], [], []
         keys = self.store.keys
         for row in rows.tolist():
             sid = chunk.start + row
-            s = self.packer.unpack(keys[sid], sizes)
+            s = self.packed.unpack(keys[sid])
             chunk.counts[row] = 0
             try:
                 moves = self.c.successors(s)
@@ -329,7 +308,7 @@ class Expander:
                 ranks.append(((r >> RANK_BITS) << GROUP_BITS) | (r & mask))
         if posts:
             chunk.add(
-                self.packer.pack_many(posts),
+                self.packed.pack_many(posts),
                 np.array(parents, dtype=np.int64),
                 np.array(ranks, dtype=np.int64),
                 scalar=True,
@@ -355,26 +334,3 @@ def _groups_by(
     combos = list(zip(*(c[firsts].tolist() for c in codes)))
     keys = ordered[bounds[:-1]].tolist()
     return [(combo, k, order[a:b]) for combo, k, a, b in zip(combos, keys, bounds, bounds[1:])]
-
-
-def _estimate(c: Compiled, root: tuple) -> Packing:
-    """Field widths from the root: each position's locations reachable by its own steps."""
-    terms = c.semantics.terms
-    bits = []
-    for tid in c.control(root)[1:]:
-        seen = {tid}
-        todo = [tid]
-        while todo and len(seen) < ESTIMATE_CAP:
-            c.check_time()
-            for s in c.semantics.steps(todo.pop()):
-                if (
-                    isinstance(s.target, int)
-                    and s.target not in seen
-                    and not terms.has_par(s.target)
-                ):
-                    seen.add(s.target)
-                    todo.append(s.target)
-        bits.append((len(seen) * 2 + 1).bit_length())
-    return layout_fields(
-        c.layout.types, (len(c.network.modes) * 2 + 1).bit_length(), bits, c.layout.region
-    )

@@ -77,7 +77,7 @@ def expand_chunk(
     chunk = ex.expand(start, stop)
     out.transitions += int(chunk.counts.sum())
     note(ex, chunk, out, deadlock)
-    return chunk.candidates(ex.packing.words)
+    return chunk.candidates(ex.packed.words)
 
 
 def note(ex: Expander, chunk: Chunk, out: Outcome, deadlock: bool) -> None:

@@ -35,10 +35,8 @@ from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import CHUNK, Fresh, Outcome, expand_range
 from fito.check.frontier.visited import StateStore
 from fito.check.options import Limits
-from fito.semantics.compiled import Compiled, TimeLimit
-from fito.semantics.ir import Fault
-from fito.semantics.network import StructureGrows
-from fito.semantics.state.packing import Overflow
+from fito.semantics.compiled import Compiled, Fault, StructureGrows, TimeLimit
+from fito.semantics.packed import Overflow
 
 
 @dataclass(slots=True)
@@ -111,7 +109,7 @@ def frontier_search(
         else:
             _insert_root(ex, root)
             level = (0, 1)
-            _root_answers(answers, root)
+            answers.decide_root(root)
         if answers.open():
             _levels(ex, graph, level, answers, progress)
     except (TimeLimit, StructureGrows, BudgetExceeded) as stop:
@@ -126,21 +124,10 @@ def frontier_search(
     return answers.got, graph  # type: ignore[return-value]
 
 
-def _root_answers(answers: Answers, root: tuple) -> None:
-    for i, t in enumerate(answers.tasks):
-        if t.goal is None:
-            continue
-        try:
-            if t.goal(root):
-                answers.decide(i, Found(GOAL, 0), 1, 0, 0)
-        except Fault as f:
-            answers.decide(i, Found(ERROR, 0, None, f), 1, 0, 0)
-
-
 def _insert_root(ex: Expander, root: tuple) -> None:
     while True:
         try:
-            ex.store.insert(ex.packer.pack(root)[None, :])
+            ex.store.insert(ex.packed.pack(root)[None, :])
             return
         except Overflow:
             ex.widen()
@@ -150,7 +137,7 @@ def _adopt(ex: Expander, graph: FrontierGraph, start: Graph) -> tuple[int, int]:
     """Take over the states, parent links and pending level of a scalar search."""
     while True:
         try:
-            keys = ex.packer.pack_many(start.states)
+            keys = ex.packed.pack_many(start.states)
             break
         except Overflow:
             ex.widen()
@@ -179,7 +166,7 @@ def _levels(
                 outcome, best = _expand_level(ex, lo, hi, deadlock)
                 for i in todo:
                     if tasks[i].ir is not None and i not in predicates:
-                        predicates[i] = ex.vector.predicate(tasks[i].ir, tasks[i].negate)
+                        predicates[i] = ex.packed.predicate(tasks[i].ir, tasks[i].negate)
                 break
             except Overflow:
                 ex.store.truncate(first)

@@ -14,10 +14,8 @@ import mmap
 import numpy as np
 
 from fito import budget
+from fito.semantics.packed import hash_rows
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 EMPTY = -1
 REGION_LOAD = 0.75  # a region fuller than this during a level gives the level up
 MAX_STATES = 2**31 - 2
@@ -68,13 +66,6 @@ class Provisional:
         return self.rows[: self.n], self.best[: self.n], self.slots[: self.n]
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, vectorised (uint64 arithmetic wraps)."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
 def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row by row, whether two blocks of packed rows are equal (word by word: numpy's
     all(axis=1) over a short axis is slow)."""
@@ -82,13 +73,6 @@ def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for w in range(1, a.shape[1]):
         eq &= a[:, w] == b[:, w]
     return eq
-
-
-def hash_rows(block: np.ndarray) -> np.ndarray:
-    h = _mix(block[:, 0].copy())
-    for w in range(1, block.shape[1]):
-        h = _mix(h ^ block[:, w])
-    return h
 
 
 class StateStore:

@@ -56,7 +56,7 @@ def available() -> bool:
 
 def fingerprint(ex: Expander) -> tuple:
     """What a worker must not have learnt: the network's modes and each position's codes."""
-    return (len(ex.c.network.modes),) + tuple(len(t) for t in ex.codebook.terms)
+    return ex.packed.fingerprint()
 
 
 @dataclass(slots=True)

@@ -1,11 +1,12 @@
 """The one seam between the explicit-state engine and the reports: `build_trace`.
 
 It turns a run of the engine (flat states and transition ranks, fito/semantics/compiled.py)
-into a `fito.check.traces.records` value, which holds names and shown values only. Everything engine-specific about traces is
-here: replaying a step to get the state after it, naming the processes that moved (mover
-paths through the parallel structure of the term, mapped to the process declaration whose
-prefix made the step), and, in a deadlock, what each process waits for. A new engine
-re-implements this module with the same signature and leaves the reports alone.
+into a `fito.check.traces.records` value, which holds names and shown values only.
+Everything engine-specific about traces is here: replaying a step to get the state after
+it, naming the processes that moved (mover paths through the parallel structure of the
+term, mapped to the process declaration whose prefix made the step), and, in a deadlock,
+what each process waits for. A new engine re-implements this module with the same
+signature and leaves the reports alone.
 """
 
 from __future__ import annotations
@@ -32,10 +33,8 @@ from fito.check.traces.records import (
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_proc
 from fito.lang.resolve.model import EnumT, ValueType
-from fito.semantics.compiled import Compiled, StepFault
-from fito.semantics.ir import Fault, evaluate
-from fito.semantics.rules import steps as S
-from fito.semantics.state.layout import Layout
+from fito.semantics import compiled as S
+from fito.semantics.compiled import Compiled, StateLayout, StepFault
 
 Transition = tuple[tuple, int]  # the state a step leaves (cells, then control), its rank
 
@@ -86,13 +85,11 @@ def build_trace(
     return Trace(names.root, cell_infos(layout), _shown(layout, initial[1]), tuple(steps), failure)
 
 
-def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
+def cell_infos(layout: StateLayout) -> tuple[CellInfo, ...]:
     """Every cell element's name, domain (its first enumeration index) and durability, then
-    every buffer's (the entries `Layout.entries` shows)."""
+    every buffer's (the entries `StateLayout.entries` shows)."""
     out: list[CellInfo] = []
-    for slots in layout.cells.values():
-        if slots.base >= (layout.size if layout.shown < 0 else layout.shown):
-            continue  # a buffer's slots, or a process variable's array placed in a region
+    for slots in layout.cells:
         cell = slots.cell
         combos = itertools.product(*(t.values() for t in cell.indices))
         for k, combo in enumerate(combos):
@@ -100,19 +97,18 @@ def cell_infos(layout: Layout) -> tuple[CellInfo, ...]:
                 (t.show(v) for t, v in zip(cell.indices, combo) if isinstance(t, EnumT)), OTHER
             )
             out.append(CellInfo(layout.names[slots.base + k], domain, cell.durable))
-    for b in (layout.buffers or {}).values():
-        durable = layout.cells[b.length].cell.durable
-        out.extend(CellInfo(label, OTHER, durable) for label in layout.buffer_labels(b))
+    for b in layout.buffers:
+        out.extend(CellInfo(label, OTHER, b.durable) for label in b.labels)
     return tuple(out)
 
 
-def _shown(layout: Layout, cells: Sequence[int]) -> Cells:
-    return tuple(layout.entries(tuple(cells)))
+def _shown(layout: StateLayout, cells: Sequence[int]) -> Cells:
+    return tuple(layout.entries(cells))
 
 
 def _split(c: Compiled, state: tuple) -> tuple[int, tuple]:
     """(term id, cells) of a flat state: the term rebuilt from the network's control."""
-    return c.network.term(state[c.cells :]), state[: c.cells]
+    return c.term_of(state), state[: c.cells]
 
 
 def _after(c: Compiled, state: tuple, k: int) -> tuple[int, tuple] | None:
@@ -187,9 +183,7 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
     todo: list[object] = [e]
     while todo:
         node = todo.pop()
-        if isinstance(node, A.Name) and (
-            node.id in c.layout.cells or node.id in (c.layout.buffers or {})
-        ):
+        if isinstance(node, A.Name) and c.layout.find(node.id) is not None:
             used[node.id] = None
         elif isinstance(node, tuple):
             todo.extend(node)
@@ -197,12 +191,12 @@ def _cells_read(c: Compiled, e: A.Expr, cells: Sequence[int]) -> Cells:
             todo.extend(getattr(node, f) for f in node.__dataclass_fields__ if f != "span")
     shown = _shown(c.layout, cells)
     out: list[tuple[str, str]] = []
-    for name, slots in c.layout.cells.items():
-        if name in used and name not in (c.layout.buffers or {}):
+    for slots in c.layout.cells:
+        if slots.cell.name in used:
             out.extend(shown[slots.base : slots.base + slots.size])
-    for name, b in (c.layout.buffers or {}).items():
-        if name in used:
-            labels = set(c.layout.buffer_labels(b))
+    for b in c.layout.buffers:
+        if b.name in used:
+            labels = set(b.labels)
             out.extend(pair for pair in shown if pair[0] in labels)
     return tuple(out)
 
@@ -237,7 +231,7 @@ class _Names:
     def __init__(self, c: Compiled, root: str) -> None:
         self.c = c
         self.root = root
-        self.table = c.semantics.terms.table
+        self.table = c.terms
         self.seen: dict[tuple[int, ...], _Who | str] = {}
         self.owner: dict[int, tuple[A.ProcessDecl, dict[str, ValueType | None]]] = {}
         types = c.model.types
@@ -353,7 +347,7 @@ class _Names:
                 return None
             t = todo.pop(0)
             if t[0] == "pre":
-                node = self.c.semantics.terms.node(t[1])
+                node = self.c.program_node(t[1])
                 ev = getattr(node, "event", None)
                 if (ev.channel if ev is not None else None) == step.channel:
                     return node.span.line or None  # type: ignore[attr-defined]
@@ -435,25 +429,14 @@ def _waiting(
             continue
         offers: list[str] = []
         guarded: list[str] = []
-        for step in c.semantics.steps(_tid(c, thread)):
+        for step in c.steps_of(c.term_id(thread)):
             shown = (
                 "tick"
                 if step.kind == S.TICK
                 else (c.event_text(step, cells) if step.channel is not None else "tau")
             )
-            (offers if _enabled(c, step, cells) else guarded).append(shown)
+            (offers if c.guard_holds(step, cells) else guarded).append(shown)
         yield who, Waiting("", tuple(dict.fromkeys(offers)), tuple(dict.fromkeys(guarded)))
-
-
-def _tid(c: Compiled, t: tuple) -> int:
-    return c.semantics.terms.ids[t]
-
-
-def _enabled(c: Compiled, step: S.Step, cells: tuple) -> bool:
-    try:
-        return all(evaluate(g, cells, c.layout) for g in step.guard)
-    except (Fault, AssertionError):  # an error, or a guard on process variables
-        return False
 
 
 def _threads(names: _Names, tid: int, path: tuple[int, ...]) -> Iterator[tuple[tuple, tuple]]:

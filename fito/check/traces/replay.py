@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from fito.check.refine import Normaliser
 from fito.check.traces.from_states import Transition, build_trace
 from fito.check.traces.records import (
     DEADLOCK,
@@ -27,8 +28,7 @@ from fito.check.traces.records import (
 )
 from fito.lang import nodes as A
 from fito.lang.resolve.model import Model
-from fito.semantics.compiled import Compiled, StepFault, compile_model
-from fito.semantics.ir import Fault
+from fito.semantics.compiled import TAU, Compiled, Fault, StepFault, compile_model
 
 MAX_BRANCHES = 10_000  # states followed at once (saved steps with equal labels and states)
 
@@ -213,9 +213,6 @@ def _ends_as(
 
 def _refused(c: Compiled, a: A.AssertDecl, path: list[Transition]) -> bool:
     """The specification can follow every visible event of path but the last."""
-    from fito.check.refine import Normaliser
-    from fito.semantics.rules.steps import TAU
-
     if a.spec is None or not path:
         return False
     norm = Normaliser(c)

@@ -14,7 +14,7 @@ from fito.lang.arithmetic import NUMPY_FUNCTIONS
 from fito.lang.resolve.model import SetT
 from fito.semantics.ir import IR, chain_of
 from fito.semantics.state.layout import Layout
-from fito.semantics.state.packing import value_range
+from fito.semantics.state.ranges import value_range
 
 if TYPE_CHECKING:
     from fito.semantics.codegen.vector import VectorCode

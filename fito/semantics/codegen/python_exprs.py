@@ -5,8 +5,9 @@ checks the generated code calls."""
 from __future__ import annotations
 
 from fito.lang.arithmetic import DIVISION, PYTHON_HELPERS
-from fito.lang.resolve.model import BoolT, EnumT, IntRange, IntT, SetT, ValueType
+from fito.lang.resolve.model import IntT, SetT, ValueType
 from fito.semantics.ir import IR, Fault, chain_of
+from fito.semantics.state.ranges import value_range
 
 _PY = {
     "==": "==",
@@ -68,21 +69,8 @@ def _check_source(value: str, t: ValueType, err: int) -> str:
     """`value` checked against t, by the helpers _chkr (a range) and _chks (a set)."""
     if isinstance(t, SetT):
         return f"_chks({value}, {frozenset(t.members)!r}, {err})"
-    lo, hi = type_bounds(t)
+    lo, hi = value_range(t)
     return f"_chkr({value}, {lo}, {hi}, {err})"
-
-
-def type_bounds(t: ValueType) -> tuple[int, int]:
-    """The lowest and highest value of a finite type."""
-    if isinstance(t, IntRange):
-        return t.lo, t.hi
-    if isinstance(t, BoolT):
-        return 0, 1
-    if isinstance(t, EnumT):
-        return 0, len(t.members) - 1
-    if isinstance(t, SetT):
-        return min(t.members), max(t.members)
-    raise ValueError(f"{t} is unbounded")
 
 
 def contains_source(var: str, t: ValueType) -> str:
@@ -91,7 +79,7 @@ def contains_source(var: str, t: ValueType) -> str:
         return "True"
     if isinstance(t, SetT):
         return f"{var} in {set(t.members)!r}"
-    lo, hi = type_bounds(t)
+    lo, hi = value_range(t)
     return f"{lo} <= {var} <= {hi}"
 
 

@@ -37,7 +37,8 @@ from fito.semantics.ir import IR, may_fault
 from fito.semantics.network import Network, Transition
 from fito.semantics.rules.step import ASSERT, EVAL
 from fito.semantics.state.layout import Layout
-from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract, value_range
+from fito.semantics.state.packing import Codebook, Field, Overflow, Packing, extract
+from fito.semantics.state.ranges import value_range
 
 
 @dataclass(frozen=True, slots=True)

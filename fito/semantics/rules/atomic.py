@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr
 from fito.lang.resolve.model import ValueType
-from fito.semantics.codegen.python_exprs import type_bounds
 from fito.semantics.ir import IR, conjoin, fold, may_fault
 from fito.semantics.rules.refusal import refuse
 from fito.semantics.rules.step import ASSERT, EVAL, Write
+from fito.semantics.state.ranges import value_range
 
 if TYPE_CHECKING:
     from fito.semantics.rules.prefixes import Prefixes
@@ -184,4 +184,4 @@ def _neutral(kind: object) -> IR:
         return ("k", 1)
     if kind == EVAL:
         return ("k", 0)
-    return ("k", type_bounds(kind)[0])  # type: ignore[arg-type]
+    return ("k", value_range(kind)[0])  # type: ignore[arg-type]

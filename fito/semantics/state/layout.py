@@ -13,6 +13,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
 from fito.lang.resolve.model import Cell, IntRange, Model, ValueType
+from fito.semantics.state.ranges import value_range
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +162,6 @@ class Layout:
 
 def with_zero(t: ValueType) -> IntRange:
     """A range holding every value of t and 0 (the value of an unused slot)."""
-    from fito.semantics.state.packing import value_range
-
     lo, hi = value_range(t)
     return IntRange(min(lo, 0), max(hi, 0))
 

@@ -17,17 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fito.lang.resolve.model import BoolT, EnumT, IntRange, SetT, ValueType
+from fito.lang.resolve.model import ValueType
+from fito.semantics.state.ranges import NotPackable, value_range
 
 PACK_AT_ONCE = 32  # states of one mode packed column by column from this many on
 
 
 class Overflow(Exception):
     """A mode or a location index does not fit its field: widen and re-pack."""
-
-
-class NotPackable(Exception):
-    """A cell's type is too wide for a 63-bit field: the state-by-state engine is used."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,19 +59,6 @@ class Packing:
 
     def region_field(self, p: int, j: int) -> Field:
         return self.fields[self.cells + 1 + self.positions + p * self.region + j]
-
-
-def value_range(t: ValueType) -> tuple[int, int]:
-    """Lowest and highest value of a cell type."""
-    if isinstance(t, IntRange):
-        return t.lo, t.hi
-    if isinstance(t, BoolT):
-        return 0, 1
-    if isinstance(t, EnumT):
-        return 0, len(t.members) - 1
-    if isinstance(t, SetT):
-        return min(t.members), max(t.members)
-    raise NotPackable(f"type {t} has no finite range")
 
 
 def layout_fields(
