@@ -1,1 +1,2 @@
-"""A deliberately naive reference interpreter of the process language: the test oracle of the engines."""
+"""A deliberately naive reference interpreter of the process language: the test oracle of
+the engines."""

@@ -114,7 +114,7 @@ class Reference(StepRules, Evaluator):
         decl = self.m.processes[p.name]
         args = [self.ev(a, env, store) for a in p.args]
         inner: dict[str, int] = {q.name: v for q, v in zip(decl.params, args)}
-        for q, v, t in zip(decl.params, args, self.m.param_types.get(p.name, ())):
+        for v, t in zip(args, self.m.param_types.get(p.name, ())):
             if not t.contains(v):
                 raise RefFault(f"argument {v} of '{p.name}' is out of range")
         frame = self.frames.get(p.name)

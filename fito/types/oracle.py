@@ -104,8 +104,9 @@ class EpochOracle:
     ) -> Equality:
         """Does `a == b` follow from the facts (assumed consistent)?
 
-        `order` lists epoch names as declared (or maps them to their rank): the witness (an assignment of the question's
-        epochs where a != b) shows them in that order. Without `witness`, only the status.
+        `order` lists epoch names as declared (or maps them to their rank): the witness (an
+        assignment of the question's epochs where a != b) shows them in that order. Without
+        `witness`, only the status.
         """
         self.stats.questions += 1
         question = equals(a, b)

@@ -30,7 +30,8 @@ def exit_status(results: Sequence[TypeReport]) -> int:
 
 
 def summary(results: Sequence[TypeReport]) -> str:
-    """mypy's closing line: `Found 2 errors and 1 warning in 1 file (checked 3 pipelines in 2 files)`."""
+    """mypy's closing line, e.g. `Found 2 errors and 1 warning in 1 file (checked 3 pipelines
+    in 2 files)`."""
     errors = sum(1 for r in results for d in r.report.diagnostics if d.is_error)
     warnings = sum(1 for r in results for d in r.report.diagnostics if d.severity == "warning")
     bad_files = sum(1 for r in results if any(d.is_error for d in r.report.diagnostics))

@@ -187,3 +187,13 @@ def test_any_table_builds_or_gives_a_model_error(raw):
         assert exc.status in (1, 2) and str(exc)
     else:
         assert fleet.jobs == len(fleet.phases)
+
+
+def test_a_number_too_large_for_an_expression_is_a_model_error():
+    """A number in an expression field that cannot be made exact (too many digits) is a
+    model error naming the field, not an ExprError (found by the table property above)."""
+    from fito.models.fleet.oscillators import build_fleet
+
+    with pytest.raises(ModelError) as info:
+        build_fleet({"jobs": 1, "throughput": 1e30})
+    assert "throughput" in str(info.value) and info.value.status == 1

@@ -12,7 +12,6 @@ without recursion. `{` is never followed directly by `-` (that would open a comm
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
 
 from fito.lang import nodes as A
 from fito.lang.operators import LEVEL
@@ -22,8 +21,8 @@ _UNARY = max(LEVEL.values()) + 1
 _ATOM = 100
 _INDENT = "  "
 
-Node = Union[A.Expr, A.Proc]
-Piece = Union[str, tuple[Node, int]]
+Node = A.Expr | A.Proc
+Piece = str | tuple[Node, int]
 
 
 def print_spec(spec: A.Spec) -> str:

@@ -11,7 +11,6 @@ looks at most `width` characters ahead.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ class Group:
     doc: Doc
 
 
-Doc = Union[Text, Line, Concat, Nest, Align, Hang, Group]
+Doc = Text | Line | Concat | Nest | Align | Hang | Group
 LINE = Line()
 _FLAT, _BREAK = True, False
 

@@ -199,7 +199,10 @@ def _rational(value: Any, key: str, params: Mapping[str, Fraction]) -> Fraction:
 
 def _expr(value: Any, key: str, params: Mapping[str, Fraction]) -> Expr:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = str(number(value))
+        try:
+            value = str(number(value))
+        except ExprError as exc:  # nan, inf, or too many digits
+            raise ModelError(BAD_MODEL, f"{key}: {exc}", key) from None
     if not isinstance(value, str):
         raise ModelError(BAD_MODEL, f"{key} must be a number or an expression string", key)
     try:

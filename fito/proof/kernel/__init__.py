@@ -1,4 +1,5 @@
-"""The proof kernel: re-checks `fito-certificate/2` files (`certificate.FORMAT`) with exact rational arithmetic.
+"""The proof kernel: re-checks `fito-certificate/2` files (`certificate.FORMAT`) with exact
+rational arithmetic.
 
 Standard library only (json, hashlib, fractions, re): it imports no solver and nothing from
 fito outside this package, so trusting a "proved" means trusting these few hundred lines,
