@@ -18,7 +18,7 @@ class Bad(Exception):
 
 
 def _ev(e: Any, env: dict) -> Any:
-    from oracle import evaluator
+    from tests.proof.oracle import evaluator
 
     return evaluator(e)(env)
 
@@ -44,7 +44,7 @@ def _reachability(ob: dict, rng) -> bool:
                 if nxt not in seen:
                     seen.add(nxt)
                     queue.append(nxt)
-    from oracle import _enumeration_values
+    from tests.proof.oracle import _enumeration_values
 
     envs = [dict(zip(names, s)) for s in seen]
     return _enumeration_values(ob, envs)
@@ -204,7 +204,7 @@ def _mp(e: Any, env: dict) -> Any:
 
 
 def _integral(ob: dict, rng) -> bool:
-    from oracle import symbols_of
+    from tests.proof.oracle import symbols_of
 
     x = ob["var"]
     names = (

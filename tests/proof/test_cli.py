@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from conftest import DATA, KIT, run_cli
+from tests.proof.proof_helpers import DATA, KIT, run_cli
 
 
 def test_prove_kit_all_proved_and_rechecked(capsys, tmp_path):

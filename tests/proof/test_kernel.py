@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import certificate as cert
 
 from fito.proof.kernel import Unreadable, certificate_hash, check, load
+from tests.proof.proof_helpers import certificate as cert
 
 WITNESS = {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1}}
 

@@ -13,11 +13,11 @@ import os
 import random
 
 import pytest
-from conftest import load_all
-from oracle import holds
 
 from fito.proof.kernel import KernelError, certificate_hash, check, statement_of
 from fito.proof.mutation import mutant, sites
+from tests.proof.oracle import holds
+from tests.proof.proof_helpers import load_all
 
 SAMPLE = int(os.environ.get("FITO_MUTATION_SAMPLE", "20"))  # 0: every mutant
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT
+from tests.proof.proof_helpers import ROOT
 
 BLOCKER = textwrap.dedent("""
     import importlib.abc, sys

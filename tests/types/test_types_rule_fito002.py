@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from types_helpers import (
+
+from tests.types.types_helpers import (
     SHARED,
     codes,
     column_of,

@@ -4,7 +4,8 @@ trace lengths are worked out by hand from the rules."""
 from __future__ import annotations
 
 import pytest
-from conftest import run_spec, verdicts
+
+from tests.helpers.check import run_spec, verdicts
 
 HEAD = """
 channel a, b, c2
