@@ -39,6 +39,7 @@ system P ||| Q
 assert :[deadlock free]
 """
 
+
 def report(text: str, name: str = "t.fito"):  # type: ignore[no-untyped-def]
     return check_source(Source(name, text), CheckOptions())
 
@@ -48,12 +49,13 @@ def replays_in_reference(text: str, trace: Trace) -> bool:
     model = front_end(text).model
     ref = Reference(model)
     assert model.system is not None
-    shown = lambda store: (
-        tuple(  # noqa: E731
-            (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells)
+
+    def shown(store):  # type: ignore[no-untyped-def]
+        cells = tuple((name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells))
+        return cells + tuple(
+            _fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs)
         )
-        + tuple(_fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs))
-    )
+
     root = ref.root(model.system)
     frontier = {root}
     if shown(root[1]) != trace.initial_state:

@@ -36,4 +36,3 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         cwd=ROOT,
         timeout=600,
     )
-

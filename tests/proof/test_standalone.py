@@ -45,7 +45,8 @@ def test_recheck_loads_only_the_kernel(kit_certificates):
     proc = _run(f"""
         import argparse
         from fito.cli.commands import recheck
-        code = recheck.run(argparse.Namespace(paths=[{str(kit_certificates)!r}], strict=True, format="text"))
+        args = argparse.Namespace(paths=[{str(kit_certificates)!r}], strict=True, format="text")
+        code = recheck.run(args)
         loaded = sorted(m for m in sys.modules if m == "fito" or m.startswith("fito."))
         print("MODULES", " ".join(loaded))
         sys.exit(code)
@@ -86,7 +87,8 @@ def test_kernel_modules_import_only_the_standard_library():
         import fito.proof.kernel.normal, fito.proof.kernel.poly, fito.proof.kernel.expr
         import fito.proof.kernel.linear
         third = sorted(m for m in set(sys.modules) - before
-                       if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("fito"))
+                       if m.split(".")[0] not in sys.stdlib_module_names
+                       and not m.startswith("fito"))
         print(json.dumps(third))
     """)
     assert proc.returncode == 0, proc.stderr
