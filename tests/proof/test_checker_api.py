@@ -8,7 +8,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PUBLIC = {"fito.check.verdicts", "fito.check.result", "fito.check.options"}  # options: fito.CheckOptions
+# the verdicts and their values; the options are fito.CheckOptions
+PUBLIC = {"fito.check.verdicts", "fito.check.result", "fito.check.options"}
 
 
 def checker_imports(path: Path) -> set[str]:
