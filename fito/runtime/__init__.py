@@ -13,11 +13,13 @@ with CheckpointWriter(ckpt_dir, keep=2, resume_from=start) as w:
 `async_save` does the same on a background thread. Across the ranks of a torch.distributed
 job: `fito.runtime.distributed`; for PyTorch DCP users: `fito.runtime.dcp` (both import
 torch; this package does not). The layout and the manifest format are documented in
-docs/runtime.md.
+docs/runtime.md; the public names are `__all__` below (docs/api.md), `faults` the numbered
+fault points tests and demonstrations kill a writer at.
 """
 
 from __future__ import annotations
 
+from fito.runtime import faults
 from fito.runtime.durable import DiskFull
 from fito.runtime.layout import CheckpointError, NotACheckpointDir
 from fito.runtime.manifest import Manifest, ShardRecord
@@ -49,6 +51,7 @@ __all__ = [
     "ShardRecord",
     "Skip",
     "capture_rng",
+    "faults",
     "prometheus_text",
     "restore",
     "restore_rng",

@@ -7,7 +7,6 @@ transition that does not write it carries over)."""
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,9 +20,7 @@ from fito.semantics.compiled import (
     StructureGrows,
     compile_model,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from random_specs import Gen  # noqa: E402
+from tests.helpers.random_specs import Gen
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 SHIPPED = [

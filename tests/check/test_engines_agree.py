@@ -4,7 +4,6 @@ number new states in the order a breadth-first search finds them (issue 12, poin
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,36 +13,12 @@ from hypothesis import strategies as st
 from fito.check.options import CheckOptions
 from fito.pipeline import check_source
 from fito.source import Source
-
-sys.path.insert(0, str(Path(__file__).parent))
-from random_specs import Gen  # noqa: E402
+from tests.helpers.agreement import answers, assert_same
+from tests.helpers.random_specs import Gen
+from tests.oracles.family import closed_form, spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SAFETY = ("deadlock", "always", "reaches")
-
-
-def answers(text: str, engine: str, limit: int = 20_000, seconds: float = 20) -> list[tuple | None]:
-    """Each verdict's figures and trace; None where a limit was hit."""
-    options = CheckOptions(max_states=limit, timeout=seconds, engine=engine)
-    report = check_source(Source("t.fito", text), options)
-    return [
-        None
-        if v.limit_hit
-        else (v.text, v.verdict, v.states, v.transitions, v.trace, v.reason, v.error)
-        for v in report.verdicts
-    ]
-
-
-def assert_same(text: str, label: str, limit: int = 20_000, seconds: float = 20) -> int:
-    """Both engines on text; the verdicts neither gave up on are the same. Returns how many
-    were compared."""
-    scalar = answers(text, "scalar", limit, seconds)
-    frontier = answers(text, "frontier", limit, seconds)
-    assert len(scalar) == len(frontier), label
-    pairs = [(a, b) for a, b in zip(scalar, frontier) if a is not None and b is not None]
-    for a, b in pairs:
-        assert a == b, f"{label}\n{text}"
-    return len(pairs)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -77,8 +52,6 @@ def test_frontier_agrees_with_scalar_on_shipped_specs(name: str) -> None:
 
 
 def test_oracle_family_counts_match_the_closed_form_on_both_engines() -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import closed_form, spec
 
     for k, e, variant in ((3, 2, "naive"), (4, 3, "2pc"), (2, 3, "naive")):
         text = spec(k, e, variant).replace("assert always true\n", "")

@@ -8,7 +8,6 @@ workers, the pipes and the parent's insertion.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,9 +18,8 @@ from fito.check.frontier import workers
 from fito.check.options import CheckOptions
 from fito.pipeline import check_source
 from fito.source import Source
-
-sys.path.insert(0, str(Path(__file__).parent))
-from random_specs import Gen  # noqa: E402
+from tests.helpers.random_specs import Gen
+from tests.oracles.family import closed_form, spec
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not workers.available(), reason="no os.fork here")
@@ -105,8 +103,6 @@ def workers_only(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_workers_answer_on_the_oracle_family(small_levels: dict, workers_only: None) -> None:
     """2pc K=4, E=3 (the closed form's count) and naive (a 3-step counterexample): the
     workers' rows are used, not redone."""
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import closed_form, spec
 
     text = spec(4, 3, "2pc").replace("assert always true\n", "")
     (v,) = check_source(Source("f.fito", text), CheckOptions(engine="frontier", jobs=2)).verdicts
@@ -136,8 +132,6 @@ def test_a_worker_that_dies_is_redone(
         os._exit(1)
 
     monkeypatch.setattr(workers, "_work", die)
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import closed_form, spec
 
     text = spec(3, 2, "2pc").replace("assert always true\n", "")
     (v,) = check_source(Source("f.fito", text), CheckOptions(engine="frontier", jobs=2)).verdicts
@@ -146,8 +140,6 @@ def test_a_worker_that_dies_is_redone(
 
 
 def test_limits_hold_with_several_jobs(small_levels: dict) -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import spec
 
     text = spec(4, 3, "2pc").replace("assert always true\n", "")
     options = CheckOptions(engine="frontier", jobs=2, max_states=500)
@@ -178,8 +170,6 @@ def test_a_region_that_fills_up_gives_the_level_to_the_parent(
     from fito.check.frontier import visited
 
     monkeypatch.setattr(visited, "REGION_LOAD", 0.0)
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import spec
 
     assert_same(spec(4, 3, "2pc").replace("assert always true\n", ""), "2pc", jobs=2)
     assert small_levels["redone"] > 0
@@ -194,8 +184,6 @@ def test_no_fork_to_be_had_leaves_the_level_to_the_parent(
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(workers.os, "fork", refuse)
-    sys.path.insert(0, str(ROOT / "tests" / "oracles"))
-    from family import spec
 
     assert_same(spec(3, 2, "2pc").replace("assert always true\n", ""), "2pc", jobs=2)
     assert small_levels["received"] == 0 and small_levels["redone"] > 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import cli
+from tests.helpers.check import cli
 
 BIG = """channel a
 type N = 0..200000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_spec
+from tests.helpers.check import run_spec
 
 HEAD = """channel a, b, done
 domain fin: Bool = false volatile

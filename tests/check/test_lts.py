@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import cli
+from tests.helpers.check import cli
 
 
 def test_dot_export_lists_every_state_and_edge(spec_file) -> None:  # type: ignore[no-untyped-def]

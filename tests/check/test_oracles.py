@@ -18,10 +18,8 @@ from pathlib import Path
 import pytest
 
 from fito.check.result import FAILS, HOLDS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
-from conftest import run_spec
-from family import closed_form, spec
+from tests.helpers.check import run_spec
+from tests.oracles.family import closed_form, spec
 
 ORACLES = Path(__file__).resolve().parents[1] / "oracles"
 SIZES = [(k, e) for k in (2, 3, 4, 5) for e in (2, 3)]

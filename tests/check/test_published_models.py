@@ -11,7 +11,6 @@ model records exact ones, are met.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import ModuleType
 
 import pytest
 
+from bench.models import harness
 from fito.check.options import CheckOptions
 from fito.check.result import FAILS, HOLDS
 from fito.expect import compare
@@ -26,8 +26,6 @@ from fito.outcome import FileReport
 from fito.pipeline import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench" / "models"))
-import harness  # noqa: E402
 
 pytestmark = [
     pytest.mark.spin,

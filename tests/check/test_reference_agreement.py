@@ -3,50 +3,16 @@ same verdicts, same state counts, same trace lengths (issue #3, point 6)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fito.check.options import CheckOptions
-from fito.check.verdicts import check_assertions
-from fito.lang.resolve.resolver import resolve
-from fito.lang.syntax.parser import parse
-from fito.reference.interpreter import RefLimit, check
-
-sys.path.insert(0, str(Path(__file__).parent))
-from random_specs import Gen
+from tests.helpers.agreement import agree
+from tests.helpers.random_specs import Gen
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
-
-
-def agree(text: str, limit: int, label: str, seconds: float = 5.0, engine: str = "auto") -> int:
-    """Check every assertion of text both ways; returns how many were compared.
-
-    Both engines are bounded in states and in seconds: a random spec whose process terms
-    grow without bound (a tau under an external choice that recurses into it) makes every
-    state a new term, which is correct but slow, and is skipped once either limit is hit."""
-    parsed = parse(text)
-    assert parsed.spec is not None, parsed.diagnostics
-    model, diags = resolve(parsed.spec)
-    if any(d.is_error for d in diags):
-        return 0  # the generator may write a constant out of range: a static error, fine
-    compared = 0
-    options = CheckOptions(max_states=limit, timeout=seconds, engine=engine)
-    for a, v in zip(model.assertions, check_assertions(model, options)):
-        if v.limit_hit:
-            continue
-        try:
-            ref = check(model, a, limit, seconds)  # the naive reference can be very slow
-        except RefLimit:
-            continue
-        assert (v.verdict, v.states, len(v.trace)) == (ref.verdict, ref.states, ref.trace_length), (
-            f"{label}, {a.kind} on line {a.span.line}: {v.reason}\n{text}"
-        )
-        compared += 1
-    return compared
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,7 +14,6 @@ from fito.check.traces.records import DEADLOCK, VIOLATION, Trace
 from fito.pipeline import check_source, front_end
 from fito.reference.steps import EVENT, TICK
 from fito.reference.terms import Reference
-from fito.render.runs import Collapsed, rows
 from fito.source import Source
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,13 +39,6 @@ system P ||| Q
 assert :[deadlock free]
 """
 
-HIDDEN = """
-channel a, b
-process P = (||| i: {0, 1, 2} @ SKIP) ; a -> b -> STOP
-system P \\ {| a |}
-assert :[deadlock free]
-"""
-
 
 def report(text: str, name: str = "t.fito"):  # type: ignore[no-untyped-def]
     return check_source(Source(name, text), CheckOptions())
@@ -57,12 +49,13 @@ def replays_in_reference(text: str, trace: Trace) -> bool:
     model = front_end(text).model
     ref = Reference(model)
     assert model.system is not None
-    shown = lambda store: (
-        tuple(  # noqa: E731
-            (name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells)
+
+    def shown(store):  # type: ignore[no-untyped-def]
+        cells = tuple((name, t.show(v)) for (name, t), v in zip(_names(model, ref), store.cells))
+        return cells + tuple(
+            _fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs)
         )
-        + tuple(_fifo(model, name, idx, q) for (name, idx), q in zip(ref.buffers, store.bufs))
-    )
+
     root = ref.root(model.system)
     frontier = {root}
     if shown(root[1]) != trace.initial_state:
@@ -174,19 +167,6 @@ def test_a_deadlock_says_what_each_process_waits_for() -> None:
     waiting = {w.process: w for w in v.run.final.waiting}
     assert waiting["P"].guarded == ("a",) and not waiting["P"].offers
     assert waiting["Q"].terminated
-
-
-def test_runs_of_internal_steps_are_collapsed_unless_verbose() -> None:
-    v = report(HIDDEN).verdicts[0]
-    assert v.run is not None
-    internal = [s.index for s in v.run.steps if s.is_internal]
-    shown = rows(v.run)
-    collapsed = [r for r in shown if isinstance(r, Collapsed)]
-    assert sum(r.count for r in collapsed) + sum(
-        1 for r in shown if not isinstance(r, Collapsed) and r.is_internal
-    ) == len(internal)
-    assert collapsed and len(rows(v.run, verbose=True)) == len(v.run.steps)
-    assert any(s.kind == "hidden" and s.label == "tau (a)" for s in v.run.steps)
 
 
 def test_an_atomic_label_names_the_elements_it_writes_at_a_computed_index() -> None:

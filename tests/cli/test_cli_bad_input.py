@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import DIAGNOSTIC_LINE, USAGE_LINE, assert_no_traceback, first_line, fito
+
+from tests.cli.cli_helpers import DIAGNOSTIC_LINE, USAGE_LINE, assert_no_traceback, first_line, fito
 
 CASES = {
     "empty": (b"", "C006", 1, 1),

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import DIAGNOSTIC_LINE, ROOT
 
 from fito.cli.main import main
+from tests.cli.cli_helpers import DIAGNOSTIC_LINE, ROOT
 
 BROKEN = """channel c: (0..3)
 domain x: 0..3 = 0 volatile

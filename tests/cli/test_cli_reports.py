@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT
 
 from fito.cli.main import main
+from tests.cli.cli_helpers import ROOT
 
 NAIVE = ROOT / "specs" / "checkpoint_naive.fito"
 SCHEMA = ROOT / "docs" / "report-schema.json"
@@ -160,15 +160,3 @@ def test_replay_reproduces_or_says_where_the_spec_parts(capsys, tmp_path: Path) 
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{")
     assert main(["replay", str(garbage), str(NAIVE)]) == 2
-
-
-def test_notebooks_render_reports_verdicts_and_runs_as_html() -> None:
-    from fito.check.options import CheckOptions
-    from fito.pipeline import check_file
-
-    report = check_file(str(NAIVE), CheckOptions())
-    verdict = report.verdicts[0]
-    assert verdict.run is not None
-    for shown in (report._repr_html_(), verdict._repr_html_(), verdict.run._repr_html_()):
-        assert shown.count("<svg") >= 1 and "flush.gpu.1" in shown and "<table" in shown
-    assert report._repr_html_().count("<svg") == 2  # the counterexample and the witness

@@ -7,7 +7,8 @@ pages with `python tests/docs/docs_pages.py` and review the diff."""
 from __future__ import annotations
 
 import pytest
-from docs_pages import PAGES, ROOT, normalized, regenerate, stale
+
+from tests.docs.docs_pages import PAGES, ROOT, normalized, regenerate, stale
 
 
 @pytest.mark.parametrize("page", PAGES)

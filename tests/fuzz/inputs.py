@@ -6,10 +6,12 @@ import json
 import random
 from collections.abc import Callable, Iterator
 
+from tests.helpers.random_specs import Gen
+
 from .cases import DIR, Case
 from .grammar import program
 from .mutate import SNIPPETS, insert_line, mutate, mutate_bytes
-from .seeds import ROOT, Seeds
+from .seeds import Seeds
 
 NUMBERS = (
     "0",
@@ -137,20 +139,7 @@ def spec(r: random.Random, seeds: Seeds) -> tuple[bytes, str]:
 
 
 def _random_spec(r: random.Random) -> bytes:
-    import importlib.util
-
-    global _GEN
-    if _GEN is None:
-        path = ROOT / "tests" / "check" / "random_specs.py"
-        module_spec = importlib.util.spec_from_file_location("fuzz_random_specs", path)
-        assert module_spec is not None and module_spec.loader is not None
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-        _GEN = module.Gen
-    return _GEN(r.randrange(1 << 30)).spec().encode()
-
-
-_GEN: type | None = None
+    return Gen(r.randrange(1 << 30)).spec().encode()
 
 
 def _maybe(r: random.Random, p: float, *flags: str) -> list[str]:

@@ -37,10 +37,10 @@ def minimise(case: Case, outcome: Outcome, run: Runner, seconds: float) -> Case:
             if len(units) > 5000:
                 continue
 
-            def with_units(us: list[bytes], i: int = index, n: str = name) -> Case:
-                files = list(case.files)
+            def with_units(us: list[bytes], i: int = index, n: str = name, c: Case = case) -> Case:
+                files = list(c.files)
                 files[i] = (n, b"".join(us))
-                return case.with_files(tuple(files))
+                return c.with_files(tuple(files))
 
             kept = _remove_chunks(units, lambda us: fails(with_units(us)))
             case = with_units(kept)

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from lang_helpers import INVALID, VALID, checked_report
 
 from fito.check.options import CheckOptions
 from fito.deep import run_deep
@@ -15,6 +14,7 @@ from fito.errorcodes import CODES
 from fito.expect import compare, expectations
 from fito.outcome import EXIT_OK
 from fito.pipeline import check_file
+from tests.lang.lang_helpers import INVALID, VALID, checked_report
 
 _VERDICT = re.compile(r"(holds|fails|unknown)( in \d+)?")
 

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import pytest
-from lang_helpers import front_end
 
 from fito.deep import run_deep
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_spec
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
+from tests.lang.lang_helpers import front_end
 
 N = 100_000
 
@@ -84,7 +84,7 @@ def test_the_benchmark_spec_is_clean_and_realistic() -> None:
     """bench/parse.py measures a spec that parses and resolves without a diagnostic."""
     import importlib.util
 
-    from lang_helpers import ROOT
+    from tests.lang.lang_helpers import ROOT
 
     spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
     assert spec is not None and spec.loader is not None

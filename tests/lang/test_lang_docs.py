@@ -9,13 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lang_helpers import ROOT
 
 from fito.check.options import CheckOptions
 from fito.diagnostics import render_text
 from fito.errorcodes import CODES
 from fito.pipeline import check_source
 from fito.source import Source
+from tests.lang.lang_helpers import ROOT
 
 DOC = ROOT / "docs" / "diagnostics.md"
 SECTION = re.compile(r"^### `(?P<code>[A-Z]+\d+)` (?P<name>[a-z0-9-]+)$", re.M)

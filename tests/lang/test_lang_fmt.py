@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lang_helpers import EXAMPLES, SPECS, VALID, spec_of
 
 from fito.cli.main import main
 from fito.lang.printer.fmt import WIDTH, find_comments, format_text
+from tests.lang.lang_helpers import EXAMPLES, SPECS, VALID, spec_of
 
 FILES = [p for p in VALID + EXAMPLES + SPECS if "bad_syntax" not in p.name]
 

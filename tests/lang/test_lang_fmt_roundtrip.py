@@ -6,13 +6,13 @@ breaks put between their tokens, laid out in several widths."""
 from __future__ import annotations
 
 import pytest
-from ast_strategies import specs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fito.lang.printer.canonical import print_spec
 from fito.lang.printer.fmt import find_comments, format_text
 from fito.lang.syntax.parser import machinery, parse
+from tests.lang.ast_strategies import specs
 
 SETTINGS = settings(
     max_examples=60,
@@ -122,7 +122,7 @@ def test_long_assertions_keep_their_expectation_on_their_first_line() -> None:
 
 
 def test_the_shipped_specs_are_in_canonical_form() -> None:
-    from lang_helpers import SPECS
+    from tests.lang.lang_helpers import SPECS
 
     for path in SPECS:
         if path.name != "bad_syntax.fito":

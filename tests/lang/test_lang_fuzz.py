@@ -7,16 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grammar_programs import programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
-from lang_helpers import front_end, round_trip
 
 from fito.errorcodes import CODES
 from fito.lang.printer.canonical import print_spec
 from fito.lang.syntax.lexer import RESERVED_UNUSED
 from fito.lang.syntax.parser import lark_parser, parse
+from tests.lang.grammar_programs import programs
+from tests.lang.lang_helpers import front_end, round_trip
 
 SETTINGS = settings(
     deadline=None,

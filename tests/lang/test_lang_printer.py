@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ast_strategies import exprs, procs, specs
 from hypothesis import HealthCheck, given, settings
-from lang_helpers import round_trip, spec_of, well_formed
 
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr, print_proc, print_spec
+from tests.lang.ast_strategies import exprs, procs, specs
+from tests.lang.lang_helpers import round_trip, spec_of, well_formed
 
 SETTINGS = settings(
     max_examples=150,

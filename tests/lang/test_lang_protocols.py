@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import functools
 import re
-import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from lang_helpers import PROTOCOLS, ROOT, checked_report
 
+from bench.models import harness
 from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
 from fito.outcome import FileReport
 from fito.pipeline import check_source
 from fito.source import Source
+from tests.lang.lang_helpers import PROTOCOLS, checked_report
 
 
 @functools.cache
@@ -61,8 +61,6 @@ def test_a_failing_protocol_fails_as_expected_naming_its_assert(path: Path) -> N
 
 
 # ---------------------------------------------------------------------- against SPIN
-sys.path.insert(0, str(ROOT / "bench" / "models"))
-import harness  # noqa: E402
 
 TWIN = re.compile(r"SPIN twin of: (.+)")
 OFFSET = re.compile(r"fito states = SPIN states \+ (\d+)")

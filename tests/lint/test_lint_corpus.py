@@ -3,7 +3,7 @@ positive on correct code is a bug), and the corpus covers every code in every st
 
 from __future__ import annotations
 
-from corpus_score import CORPUS, corpus_files, expected_of, score, table
+from tests.lint.corpus_score import CORPUS, corpus_files, expected_of, score, table
 
 
 def test_no_false_positive_and_the_recall_is_reported(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,6 @@ from itertools import product
 from pathlib import Path
 
 import pytest
-from corpus_score import corpus_files
 
 from fito.lint import rules
 from fito.lint.index import build_index
@@ -17,6 +16,7 @@ from fito.lint.model import MISSING, RANKS, E, check_spec, spec_text
 from fito.lint.rules.common import Protocol
 from fito.lint.run import LintOptions, lint_path
 from fito.lint.walker import Walker
+from tests.lint.corpus_score import corpus_files
 
 
 # ------------------------------------------------------------------ an independent oracle

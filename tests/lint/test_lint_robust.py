@@ -3,12 +3,12 @@ shuffled training scripts, arbitrary text, deep nesting."""
 
 from __future__ import annotations
 
-from corpus_score import corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fito.lint.run import LintOptions, lint_source
 from fito.source import Source
+from tests.lint.corpus_score import corpus_files
 
 LINES = [line for p in corpus_files() for line in p.read_text(encoding="utf-8").splitlines()]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,7 +13,6 @@ MODELS = Path(__file__).parents[2] / "models"
 
 
 def script(name: str):
-    sys.path.insert(0, str(MODELS))
     spec = importlib.util.spec_from_file_location(f"fleet_numerics_{name}", MODELS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,4 +1,5 @@
-"""The fleet claims' certificates (proofs/fleet.py) make the kernel compare the engine with the paper.
+"""The fleet claims' certificates (proofs/fleet.py) make the kernel compare the engine with the
+paper.
 
 Every obligation must be re-checked for real: no identity whose two sides are the same JSON,
 no recurrence `step = prev, closed = initial`, no matrix equal to itself; a coefficient

@@ -1,4 +1,5 @@
-"""The guardrail API: classification of restored epochs, rollback targets, invariant checks on arrays."""
+"""The guardrail API: classification of restored epochs, rollback targets, invariant checks on
+arrays."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The epoch lattice E^k: enumeration and closed forms against the paper's formulas (PAPERS.md, claim 2)."""
+"""The epoch lattice E^k: enumeration and closed forms against the paper's formulas (PAPERS.md,
+claim 2)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,8 @@ def spec(k: int, e: int, variant: str) -> str:
         lines += [
             "channel commit",
             "domain c: Epoch = 0 durable",
-            "process Committer = (c < g and (forall i: Dom @ p[i] == g)) & commit { c := g } -> Committer",
+            "process Committer = (c < g and (forall i: Dom @ p[i] == g)) & commit { c := g }"
+            " -> Committer",
             "process Work = Trainer ||| Committer ||| (||| i: Dom @ Persist(i))",
             "process Node = Work /\\ (fail { crashed := true } -> STOP)",
             "system Node",

@@ -14,7 +14,8 @@ from typing import Any
 
 import sympy as sp
 import z3
-from oracle_kinds import NEW_KINDS
+
+from tests.proof.oracle_kinds import NEW_KINDS
 
 _NUM = re.compile(r"-?\d+(/\d+)?\Z")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -18,7 +18,7 @@ class Bad(Exception):
 
 
 def _ev(e: Any, env: dict) -> Any:
-    from oracle import evaluator
+    from tests.proof.oracle import evaluator
 
     return evaluator(e)(env)
 
@@ -44,7 +44,7 @@ def _reachability(ob: dict, rng) -> bool:
                 if nxt not in seen:
                     seen.add(nxt)
                     queue.append(nxt)
-    from oracle import _enumeration_values
+    from tests.proof.oracle import _enumeration_values
 
     envs = [dict(zip(names, s)) for s in seen]
     return _enumeration_values(ob, envs)
@@ -101,25 +101,28 @@ def _samples(ob: dict, rng) -> bool:
         mean = sum(xs) / n
         sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
         stats[name] = (mean, _t(ob["level"], n - 1) * sd / math.sqrt(n), xs)
-    for fact in ob["facts"]:
-        op, args = fact[0], fact[1:]
-        m, h, xs = stats[args[0]]
-        value = lambda e: float(_ev(e, {}))  # noqa: E731
-        ok = {
-            "mean_in": lambda: m - h >= value(args[1]) and m + h <= value(args[2]),
-            "mean_above_value": lambda: m - h > value(args[1]),
-            "mean_below_value": lambda: m + h < value(args[1]),
-            "mean_above": lambda: m - h > stats[args[1]][0] + stats[args[1]][1],
-            "all_above": lambda: all(x > value(args[1]) for x in xs),
-            "all_below": lambda: all(x < value(args[1]) for x in xs),
-            "ratio_in": lambda: (
-                (m - h) / (stats[args[1]][0] + stats[args[1]][1]) >= value(args[2])
-                and (m + h) / (stats[args[1]][0] - stats[args[1]][1]) <= value(args[3])
-            ),
-        }[op]()
-        if not ok:
-            return False
-    return True
+    return all(_sample_fact(fact[0], fact[1:], stats) for fact in ob["facts"])
+
+
+def _sample_fact(op: str, args: list, stats: dict) -> bool:
+    """One fact about the samples' confidence intervals (oracle of the kernel's `samples`)."""
+    m, h, xs = stats[args[0]]
+
+    def value(e: object) -> float:
+        return float(_ev(e, {}))
+
+    return {
+        "mean_in": lambda: m - h >= value(args[1]) and m + h <= value(args[2]),
+        "mean_above_value": lambda: m - h > value(args[1]),
+        "mean_below_value": lambda: m + h < value(args[1]),
+        "mean_above": lambda: m - h > stats[args[1]][0] + stats[args[1]][1],
+        "all_above": lambda: all(x > value(args[1]) for x in xs),
+        "all_below": lambda: all(x < value(args[1]) for x in xs),
+        "ratio_in": lambda: (
+            (m - h) / (stats[args[1]][0] + stats[args[1]][1]) >= value(args[2])
+            and (m + h) / (stats[args[1]][0] - stats[args[1]][1]) <= value(args[3])
+        ),
+    }[op]()
 
 
 def _params(ob: dict, rng, names: set[str]) -> dict:
@@ -204,7 +207,7 @@ def _mp(e: Any, env: dict) -> Any:
 
 
 def _integral(ob: dict, rng) -> bool:
-    from oracle import symbols_of
+    from tests.proof.oracle import symbols_of
 
     x = ob["var"]
     names = (
@@ -218,7 +221,7 @@ def _integral(ob: dict, rng) -> bool:
         env = {n: mpmath.mpf(rng.randint(1, 9)) / rng.randint(1, 4) for n in names}
         lo = _mp(ob["lo"], env)
         hi = mpmath.inf if ob["hi"] == "oo" else _mp(ob["hi"], env)
-        got = mpmath.quad(lambda t: _mp(ob["integrand"], {**env, x: t}), [lo, hi])
+        got = mpmath.quad(lambda t, env=env: _mp(ob["integrand"], {**env, x: t}), [lo, hi])
         want = _mp(ob["value"], env)
         if abs(got - want) > mpmath.mpf(10) ** -12 * (1 + abs(want)):
             return False

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import load_all
 
 from fito.proof.kernel import check
+from tests.proof.proof_helpers import load_all
 
 _NUM = re.compile(r"-?\d+(/\d+)?\Z")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from conftest import DATA, KIT, run_cli
+from tests.proof.proof_helpers import DATA, KIT, run_cli
 
 
 def test_prove_kit_all_proved_and_rechecked(capsys, tmp_path):
@@ -113,8 +113,8 @@ def test_bad_claims_files_exit_2_with_diagnostic(capsys, tmp_path):
     )
     assert code == 2 and out == ""
     assert (
-        "bad_import.py:3:1: error: import failed: RuntimeError: broken claims file [K003 claims-file-error]"
-        in err
+        "bad_import.py:3:1: error: import failed: RuntimeError: broken claims file"
+        " [K003 claims-file-error]" in err
     )
     code, _, err = run_cli(capsys, "prove", str(DATA / "duplicate_ids.py"), "--no-certificates")
     assert code == 2 and "duplicate claim id 'dup.same'" in err

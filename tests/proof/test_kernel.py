@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import certificate as cert
 
 from fito.proof.kernel import Unreadable, certificate_hash, check, load
+from tests.proof.proof_helpers import certificate as cert
 
 WITNESS = {"kind": "witness", "formula": [">", "x", 0], "assignment": {"x": 1}}
 
@@ -33,8 +33,8 @@ def test_polynomial_identity():
     assert accepted(sq)
     wrong = dict(sq, rhs=["+", ["^", "x", 2], ["*", 3, "x", "y"], ["^", "y", 2]])
     assert (
-        reason(wrong)
-        == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left, 3 on the right"
+        reason(wrong) == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left,"
+        " 3 on the right"
     )
 
 
@@ -309,8 +309,8 @@ def test_matrix_facts():
     }
     assert accepted(ob)
     assert (
-        "det differs from the recomputed value: coefficient of 1 is 2 in the certificate, 1 recomputed"
-        in reason(dict(ob, det=2))
+        "det differs from the recomputed value: coefficient of 1 is 2 in the certificate,"
+        " 1 recomputed" in reason(dict(ob, det=2))
     )
     assert "characteristic polynomial vs prod" in reason(dict(ob, eigenvalues=[2, "1/2", 2]))
     assert "count of eigenvalues is 1, the certificate says 2" in reason(
@@ -342,8 +342,8 @@ def test_trusted_and_strict():
     assert r.accepted and r.trusted == ("trusted: sympy 1.14.0",)
     r = check(cert(t), strict=True)
     assert (
-        r.reason
-        == "obligation 1 (trusted): trusted: sympy 1.14.0 is not re-checked by the kernel (--strict)"
+        r.reason == "obligation 1 (trusted): trusted: sympy 1.14.0 is not re-checked by the kernel"
+        " (--strict)"
     )
 
 

@@ -4,9 +4,9 @@ obligations that check nothing (constant, empty, vacuous), which every kind refu
 from __future__ import annotations
 
 import pytest
-from conftest import certificate
 
 from fito.proof.kernel import check
+from tests.proof.proof_helpers import certificate
 
 
 def accepted(*obs, **kw) -> bool:

@@ -13,11 +13,11 @@ import os
 import random
 
 import pytest
-from conftest import load_all
-from oracle import holds
 
 from fito.proof.kernel import KernelError, certificate_hash, check, statement_of
 from fito.proof.mutation import mutant, sites
+from tests.proof.oracle import holds
+from tests.proof.proof_helpers import load_all
 
 SAMPLE = int(os.environ.get("FITO_MUTATION_SAMPLE", "20"))  # 0: every mutant
 
@@ -181,8 +181,8 @@ def test_targeted_false_mutations_are_rejected(kit_certificates):
     bumped = [3 if v == 2 else v for v in rhs[i]]
     r = check(_mutated(sq, ("obligations", 0, "rhs", i), bumped))
     assert (
-        r.reason
-        == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left, 3 on the right"
+        r.reason == "obligation 1 (identity): lhs != rhs: coefficient of x*y is 2 on the left,"
+        " 3 on the right"
     )
 
     wit = certs["kit.triangle-region-nonempty.json"]
@@ -205,8 +205,8 @@ def test_targeted_false_mutations_are_rejected(kit_certificates):
     value = enum["obligations"][0]["value"]
     r = check(_mutated(enum, ("obligations", 0, "value"), value + 1))
     assert (
-        r.reason
-        == f"obligation 1 (enumeration): recomputed count is {value}, the certificate says {value + 1}"
+        r.reason == f"obligation 1 (enumeration): recomputed count is {value},"
+        f" the certificate says {value + 1}"
     )
 
     spec = certs["kit.triangular-spectrum.json"]
@@ -234,7 +234,8 @@ def test_every_proofs_certificate_resists_mutation(proofs_certificates):
         for k, v in judge(name, cert, sample=SAMPLE or None, focused=True).items():
             totals[k] += v
     print(
-        f"\nproofs/: {len(certs)} certificates, {totals['plain']} sampled mutants rejected by hash, "
+        f"\nproofs/: {len(certs)} certificates,"
+        f" {totals['plain']} sampled mutants rejected by hash, "
         f"{totals['rejected']} of {totals['rehashed']} sampled rehashed mutants rejected"
     )
 

@@ -6,16 +6,16 @@ from fractions import Fraction
 
 import sympy as sp
 import z3
-from conftest import certificate as _cert
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from oracle import to_sympy, to_z3
 
 from fito.proof import linear_infeasible, prove_linear, to_expr
 from fito.proof.kernel import check
 from fito.proof.kernel.expr import KernelError, evaluate, parse, symbols, to_json
 from fito.proof.kernel.linear import hypotheses
 from fito.proof.lp import farkas_multipliers
+from tests.proof.oracle import to_sympy, to_z3
+from tests.proof.proof_helpers import certificate as _cert
 
 NAMES = ("x", "y", "z")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

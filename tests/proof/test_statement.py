@@ -7,10 +7,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import certificate, run_cli
 
 from fito.proof.kernel import certificate_hash, check
 from fito.proof.kernel.props import render
+from tests.proof.proof_helpers import certificate, run_cli
 
 SQUARE = {
     "kind": "identity",

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from runtime_helpers import fork_server_of
+
+from tests.runtime.runtime_helpers import fork_server_of
 
 torch = pytest.importorskip("torch", exc_type=ImportError)
 pytest.importorskip("torch.distributed", exc_type=ImportError)

@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runtime_crash_child import DOMAINS, expected_state
-from runtime_helpers import child_env, fork_server_of
 
 from fito.runtime import NoConsistentEpoch, restore, scan
 from fito.runtime.layout import CheckpointError, manifest_epochs, shard_domains, shard_epochs
+from tests.runtime.runtime_crash_child import DOMAINS, expected_state
+from tests.runtime.runtime_helpers import child_env, fork_server_of
 
 SEED = 20260308
 KILLS = 200

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runtime_helpers import fork_server_of
+
+from tests.runtime.runtime_helpers import fork_server_of
 
 torch = pytest.importorskip("torch", exc_type=ImportError)  # absent or broken: skip
 
-from runtime_train_child import train  # noqa: E402 - needs torch
-
 from fito.runtime import CheckpointError, CheckpointWriter, faults, restore  # noqa: E402
+from tests.runtime.runtime_train_child import train  # noqa: E402 - needs torch
 
 pytestmark = pytest.mark.torch
 CHILD = Path(__file__).with_name("runtime_train_child.py")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from types_helpers import DATA, SHARED, pipeline
 
 from fito.cli.main import main
+from tests.types.types_helpers import DATA, SHARED, pipeline
 
 EXAMPLE = str(SHARED / "examples" / "pipelines.fito")
 

@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
-from types_helpers import DATA, SHARED
 
 from fito.check.options import CheckOptions
 from fito.expect import compare, expectations
 from fito.pipeline import check_source
 from fito.source import Source
+from tests.types.types_helpers import DATA, SHARED
 
 CORPUS = sorted(DATA.glob("*/*.fito"))
 

@@ -6,11 +6,11 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from types_helpers import pipeline, type_check
 
 from fito.types import EpochOracle
 from fito.types.epochs import FALSE, TRUE, Cmp, Div, Lin, Mod, compare, equality
 from fito.types.oracle import NEVER, POSSIBLE, PROVED, lin_to_z3
+from tests.types.types_helpers import pipeline, type_check
 
 e1, e2 = Lin.var("e1"), Lin.var("e2")
 

@@ -8,11 +8,18 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from types_gen import EPOCHS, FIRST_LINE, committed_pipelines, independent, pipelines, render
-from types_helpers import type_check
 
 from fito.errorcodes import CODES
 from fito.types import EpochOracle
+from tests.types.types_gen import (
+    EPOCHS,
+    FIRST_LINE,
+    committed_pipelines,
+    independent,
+    pipelines,
+    render,
+)
+from tests.types.types_helpers import type_check
 
 SETTINGS = settings(
     max_examples=60,

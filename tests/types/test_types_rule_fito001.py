@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from types_helpers import codes, column_of, line_of, only, pipeline, type_check
+
+from tests.types.types_helpers import codes, column_of, line_of, only, pipeline, type_check
 
 
 @pytest.mark.parametrize("consumer", ["restore", "resume", "deploy"])

@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from types_helpers import (
+
+from tests.types.types_helpers import (
     SHARED,
     codes,
     column_of,
@@ -35,11 +36,10 @@ def _least(requires, names, a, b):
     """The counterexample the checker promises: least sum of magnitudes, then fewest negative
     values, then the smallest first-declared epoch (enumerated, not solved)."""
     found = [m for m in _box_models(requires, names) if m[a] != m[b]]
-    key = lambda m: (
-        sum(abs(v) for v in m.values()),
-        sum(v < 0 for v in m.values()),
-        abs(m[names[0]]),
-    )
+
+    def key(m):
+        return (sum(abs(v) for v in m.values()), sum(v < 0 for v in m.values()), abs(m[names[0]]))
+
     best = min(map(key, found))
     winners = [m for m in found if key(m) == best]
     return winners

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types_helpers import codes, column_of, line_of, only, pipeline, type_check
+from tests.types.types_helpers import codes, column_of, line_of, only, pipeline, type_check
 
 
 def test_time_of_a_commit_is_fito003_at_the_argument():

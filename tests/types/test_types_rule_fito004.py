@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
 from fito.types import reveal_types
+from tests.types.types_helpers import DOMAINS, codes, column_of, line_of, only, pipeline, type_check
 
 
 def test_snapshot_of_several_domains_is_a_product_at_increasing_times():

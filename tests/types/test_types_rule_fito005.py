@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types_helpers import codes, line_of, only, pipeline, type_check
+from tests.types.types_helpers import codes, line_of, only, pipeline, type_check
 
 
 def test_a_cycle_of_strict_orderings_is_contradictory_and_names_every_require():

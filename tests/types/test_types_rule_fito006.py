@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types_helpers import SHARED, codes, column_of, line_of, only, pipeline, type_check
+from tests.types.types_helpers import SHARED, codes, column_of, line_of, only, pipeline, type_check
 
 
 def test_converging_a_bare_snapshot_is_fito006_with_a_fix():

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from types_helpers import codes, only, pipeline, type_check
-
 from fito.types import EpochOracle
+from tests.types.types_helpers import codes, only, pipeline, type_check
 
 HARD = pipeline("""
     epoch a, b, c, d, e

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from types_helpers import codes, line_of, only, pipeline, type_check
-
 from fito.check.options import CheckOptions
 from fito.pipeline import check_source
 from fito.source import Source
+from tests.types.types_helpers import codes, line_of, only, pipeline, type_check
 
 
 def test_assume_is_a_warning_spanning_the_call_and_gives_a_conv():

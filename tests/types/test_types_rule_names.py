@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from types_helpers import DOMAINS, codes, line_of, only, pipeline, type_check
+
+from tests.types.types_helpers import DOMAINS, codes, line_of, only, pipeline, type_check
 
 
 def test_an_undefined_variable_is_r001_at_its_span():

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from types_helpers import codes, pipeline, type_check
-
 from fito.lang.resolve.resolver import resolve
 from fito.lang.syntax.parser import parse
 from fito.types import reveal_types
+from tests.types.types_helpers import codes, pipeline, type_check
 
 
 def revealed(body: str) -> dict[str, str]:

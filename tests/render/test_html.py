@@ -12,11 +12,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT
 
 from fito.check.options import CheckOptions
 from fito.pipeline import check_file
 from fito.render.report import render_report
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BROWSER = next(
     (shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)),

@@ -6,7 +6,6 @@ random specs with those forms run through the reference without any exception bu
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,8 @@ from fito.lang.syntax.parser import parse
 from fito.pipeline import check_source
 from fito.reference.interpreter import RefLimit, RefResult, check
 from fito.source import Source
-
-sys.path.insert(0, str(Path(__file__).parent))
-from random_specs import Gen  # noqa: E402
-from test_reference_agreement import agree  # noqa: E402
+from tests.helpers.agreement import agree
+from tests.helpers.random_specs import Gen
 
 HEAD = """
 type V = 0..2

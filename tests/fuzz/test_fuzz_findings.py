@@ -1,5 +1,5 @@
-"""Issue 14's findings, one test each: a diagnostic, `unknown` (exit 3) or a verdict, never a
-traceback, a hang or a machine out of memory.
+"""The fuzzer's findings (docs/fuzzing.md), one minimal case each: a diagnostic, `unknown`
+(exit 3) or a verdict, never a traceback, a hang or a machine out of memory.
 
 Every case runs through the fuzzer's bounded workers (CPU time, resident memory), all of them
 at once on two workers. Costs that must be linear in a range or a chain run on a tighter CPU
@@ -363,7 +363,7 @@ def slow_outcomes() -> dict[str, Outcome]:
         for n, e in CASES.items()
     ],
 )
-def test_issue_14_case(name: str, request: pytest.FixtureRequest) -> None:
+def test_fuzz_finding(name: str, request: pytest.FixtureRequest) -> None:
     got = request.getfixturevalue("slow_outcomes" if name in SLOW else "outcomes")[name]
     expect = CASES[name]
     assert not got.failed, f"{got.signature}\n{got.detail}"

@@ -4,7 +4,8 @@ trace lengths are worked out by hand from the rules."""
 from __future__ import annotations
 
 import pytest
-from conftest import run_spec, verdicts
+
+from tests.helpers.check import run_spec, verdicts
 
 HEAD = """
 channel a, b, c2
@@ -167,7 +168,8 @@ def test_input_restricted_to_a_set() -> None:
         ("process P = (2 / x > 0) & a -> STOP", "assert P |= always true", 0, "M002"),
         ("process P = c!(x + 4) -> STOP", "assert P :[deadlock free]", 1, "M001"),
         (
-            "domain arr[i: 0..1]: Bool = false volatile\nprocess P = a {x := x + 1} -> b {arr[x] := true} -> P",
+            "domain arr[i: 0..1]: Bool = false volatile\n"
+            "process P = a {x := x + 1} -> b {arr[x] := true} -> P",
             "assert P |= always true",
             4,
             "M007",

@@ -5,13 +5,9 @@ traces and model errors (issue 12, point 5)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_engines_agree import assert_same  # noqa: E402
+from tests.helpers.agreement import assert_same
 
 # a: eight 10-bit fields over two words (shifted copies across words, computed indices
 # whose slots lie in both words); b: four fields of lowest value 1 written at computed

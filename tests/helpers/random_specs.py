@@ -41,17 +41,26 @@ class Gen:
             return f"({self.int_expr(depth + 1)} {r.choice(['+', '-'])} {self.int_expr(depth + 1)})"
         if choice == 4:
             return f"min({self.int_expr(depth + 1)}, {self.int_expr(depth + 1)})"
-        return f"(if {self.bool_expr(depth + 1)} then {self.int_expr(depth + 1)} else {self.int_expr(depth + 1)})"
+        return (
+            f"(if {self.bool_expr(depth + 1)} then {self.int_expr(depth + 1)}"
+            f" else {self.int_expr(depth + 1)})"
+        )
 
     def bool_expr(self, depth: int = 0) -> str:
         r = self.r
         choice = r.randrange(5 if depth < 2 else 2)
         if choice == 0:
-            return f"{self.int_expr(depth + 1)} {r.choice(['==', '!=', '<', '<=', '>', '>='])} {self.int_expr(depth + 1)}"
+            return (
+                f"{self.int_expr(depth + 1)} {r.choice(['==', '!=', '<', '<=', '>', '>='])}"
+                f" {self.int_expr(depth + 1)}"
+            )
         if choice == 1:
             return r.choice(["f", "not f", "true", "x < 2", "y > 0"])
         if choice == 2:
-            return f"({self.bool_expr(depth + 1)} {r.choice(['and', 'or', '=>'])} {self.bool_expr(depth + 1)})"
+            return (
+                f"({self.bool_expr(depth + 1)} {r.choice(['and', 'or', '=>'])}"
+                f" {self.bool_expr(depth + 1)})"
+            )
         if choice == 3:
             return f"(forall i: {{0..1}} @ arr[i] {r.choice(['<', '>=', '!='])} {r.randrange(3)})"
         return f"(exists i: {{0..1}} @ arr[i] == {self.int_expr(depth + 1)})"
@@ -93,13 +102,22 @@ class Gen:
         if k == 2:
             return r.choice(["STOP", "SKIP", f"{self.assigns() or '{x := 0} '}-> {call}"])
         if k == 3:
-            return f"({self.seq_proc(name, depth + 1, params)}) [] ({self.seq_proc(name, depth + 1, params)})"
+            return (
+                f"({self.seq_proc(name, depth + 1, params)})"
+                f" [] ({self.seq_proc(name, depth + 1, params)})"
+            )
         if k == 4:
-            return f"({self.seq_proc(name, depth + 1, params)}) |~| ({self.seq_proc(name, depth + 1, params)})"
+            return (
+                f"({self.seq_proc(name, depth + 1, params)})"
+                f" |~| ({self.seq_proc(name, depth + 1, params)})"
+            )
         if k == 5:
             return f"(a -> SKIP) ; ({self.seq_proc(name, depth + 1, params)})"
         if k == 6:
-            return f"if {self.bool_expr(1)} then ({self.seq_proc(name, depth + 1, params)}) else ({self.seq_proc(name, depth + 1, params)})"
+            return (
+                f"if {self.bool_expr(1)} then ({self.seq_proc(name, depth + 1, params)})"
+                f" else ({self.seq_proc(name, depth + 1, params)})"
+            )
         return f"[] j: {{0..1}} @ j == {r.randrange(2)} & {self.event()} -> {call}"
 
     def spec(self) -> str:
@@ -153,10 +171,12 @@ class Gen:
         lines.append(f"assert Sys reaches {self.bool_expr()}")
         spec = r.choice(["Spec1", "Spec2"])
         lines.append(
-            "process Spec1 = a -> Spec1 [] b -> Spec1 [] c?z -> Spec1 [] d?u?w -> Spec1 [] crash -> Spec1"
+            "process Spec1 = a -> Spec1 [] b -> Spec1 [] c?z -> Spec1 [] d?u?w -> Spec1"
+            " [] crash -> Spec1"
         )
         lines.append(
-            "process Spec2 = (a -> Spec2 [] c?z -> Spec2) |~| (b -> Spec2 [] d?u?w -> Spec2 [] crash -> Spec2)"
+            "process Spec2 = (a -> Spec2 [] c?z -> Spec2)"
+            " |~| (b -> Spec2 [] d?u?w -> Spec2 [] crash -> Spec2)"
         )
         lines.append(f"assert {spec} [T= Sys")
         return "\n".join(lines) + "\n"
