@@ -163,7 +163,7 @@ def model_check(
     if blocked:
         return _unknown(model, "not checked: the spec has errors"), ()
     from fito.check.verdicts import check_assertions  # lazy-import: start-up of `fito types`
-    from fito.semantics.rules.refusal import NotSupported
+    from fito.semantics.rules.refusal import NotSupported  # lazy-import: with check_assertions
 
     refusals: list[Diagnostic] = []
     try:

@@ -140,13 +140,13 @@ class Decided:
 
     @property
     def engine(self) -> str:
-        return self.graph.engine  # type: ignore[attr-defined, no-any-return]
+        return self.graph.engine
 
     def path(self, sid: int) -> list:
-        return self.graph.path(sid)  # type: ignore[attr-defined, no-any-return]
+        return self.graph.path(sid)
 
     def state(self, sid: int) -> tuple:
-        return self.graph.state(sid)  # type: ignore[attr-defined, no-any-return]
+        return self.graph.state(sid)
 
 
 class Answers:

@@ -50,7 +50,7 @@ def check_eventually(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
         )
 
 
-def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:  # type: ignore[no-untyped-def]
+def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple, goal) -> Verdict:
     proc = a.proc if a.proc is not None else c.model.system
     assert proc is not None and a.expr is not None
     shown = print_expr(a.expr)

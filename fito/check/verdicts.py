@@ -252,7 +252,7 @@ def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Ve
         depth=g.depth,
         engine=g.engine,
         **kw,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _common(c: Compiled, a: A.AssertDecl, text: str, found: Found, g: Graph) -> Verdict | None:

@@ -17,7 +17,7 @@ ERROR_NAME = ""
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)  # type: ignore[return-value]
+    return field(default=NO_SPAN, compare=False, repr=False, kw_only=True)
 
 
 # ------------------------------------------------------------------ types written in specs

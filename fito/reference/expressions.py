@@ -82,7 +82,7 @@ class Evaluator:
         if loc[0] == "c":
             return self.types[loc[1]]
         if loc[0] == "v":
-            return loc[2]  # type: ignore[no-any-return]
+            return loc[2]
         return self.frames[store.acts[loc[1]].proc].types[loc[2]]
 
     # ------------------------------------------------------------------ expressions

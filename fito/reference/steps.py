@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_expr
 from fito.lang.resolve.model import CRASH, ValueType
 from fito.reference.expressions import member
 from fito.reference.store import (
@@ -354,8 +355,6 @@ def _joint(
 
 
 def _text(e: A.Expr) -> str:
-    from fito.lang.printer.canonical import print_expr
-
     return print_expr(e)
 
 

@@ -454,7 +454,7 @@ def _reads(node: object) -> set[str]:
             for x in n:
                 walk(x, bound)
         elif hasattr(n, "__slots__"):
-            for name in n.__slots__:  # type: ignore[union-attr]
+            for name in n.__slots__:
                 if name not in ("span", "name_span", "name_spans"):
                     walk(getattr(n, name), bound)
 
@@ -462,7 +462,7 @@ def _reads(node: object) -> set[str]:
     return out
 
 
-def _walk_nodes(node: object):  # type: ignore[no-untyped-def]
+def _walk_nodes(node: object):
     stack = [node]
     while stack:
         n = stack.pop()

@@ -215,7 +215,9 @@ class Compiled:
         got = self._groups.get(key)
         if got is None:
             got = self._code.compile(
-                self._network.modes[mode].size, self._network.transitions(mode, h, locations)
+                self._network.modes[mode].size,
+                self._network.transitions(mode, h, locations),
+                where=f"mode={mode} cand={h}",
             )
             self._groups[key] = got
             self.check_time()

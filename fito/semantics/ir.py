@@ -31,7 +31,9 @@ from fito import budget
 from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.arithmetic import DIVISION, ZeroDivisor, divide, zero_divisor
-from fito.lang.resolve.model import IntRange, IntT, Model, SetT, ValueType
+from fito.lang.resolve.consteval import evaluate as evaluate_constant
+from fito.lang.resolve.model import BOOL, IntRange, IntT, Model, SetT, ValueType
+from fito.semantics.rules.refusal import check_expansion, values_of
 from fito.semantics.state.layout import Layout
 
 IR = tuple
@@ -248,9 +250,6 @@ def split_index(e: A.Expr) -> tuple[str, list[A.Expr]]:
 
 def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
     """The values of a (finite) type written in the spec (refused past MAX_EXPANSION)."""
-    from fito.lang.resolve.model import BOOL
-    from fito.semantics.rules.refusal import check_expansion, values_of
-
     if isinstance(t, A.TypeName):
         return values_of(model.types[t.name], f"the type '{t.name}'", t.span)
     if isinstance(t, A.BoolType):
@@ -266,14 +265,12 @@ def domain_values(model: Model, t: A.TypeExpr) -> tuple[int, ...]:
 
 
 def const_value(model: Model, e: A.Expr) -> int:
-    from fito.lang.resolve.consteval import evaluate
-
     def lookup(name: str, span: Span) -> int:
         if name in model.consts:
             return model.consts[name][1]
         return model.members[name][1]
 
-    return evaluate(e, lookup)
+    return evaluate_constant(e, lookup)
 
 
 # ---------------------------------------------------------------------- folding and helpers
@@ -423,7 +420,7 @@ def _certain_fault(ir: IR) -> IR | None:
         return first
     strict = ir[0] in ("min", "max") or (ir[0] == "op" and ir[1] not in ("and", "or", "=>"))
     if strict and first[0] in ("k", "c") and ops[1][0] == "fault":
-        return ops[1]  # type: ignore[no-any-return]
+        return ops[1]
     return None
 
 

@@ -151,7 +151,7 @@ class EpochOracle:
     def _solver(self, facts: tuple[Formula, ...]) -> Any:
         solver = self._solvers.get(facts) if self.cache else None
         if solver is None:
-            import z3
+            import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
             solver = z3.SimpleSolver()  # measured: the quickest on many small questions
             self._limit(solver)
@@ -166,7 +166,7 @@ class EpochOracle:
             solver.set("rlimit", int(self.rlimit))
         max_bytes = budget.current().max_bytes
         if max_bytes is not None:  # Z3's own allocations answer `unknown` past the budget
-            import z3
+            import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
             z3.set_param("memory_max_size", max(1, max_bytes >> 20))
 
@@ -178,7 +178,7 @@ class EpochOracle:
         return max(1, min(int(self.timeout_ms), int(left * 1000)))
 
     def _consistency(self, facts: tuple[Formula, ...]) -> Consistency:
-        import z3
+        import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
         solver = z3.SimpleSolver()
         self._limit(solver)
@@ -197,7 +197,7 @@ class EpochOracle:
         return Consistency(UNKNOWN, reason=solver.reason_unknown())
 
     def _equality(self, facts: tuple[Formula, ...], question: Formula, witness: bool) -> Equality:
-        import z3
+        import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
         differ, model, reason = self._check(facts, negate(question), want_model=witness)
         if differ == z3.unsat:
@@ -224,7 +224,7 @@ class EpochOracle:
         self, facts: tuple[Formula, ...], extra: Formula, want_model: bool
     ) -> tuple[Any, Any, str]:
         solver = self._solver(facts)
-        import z3
+        import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
         solver.push()
         try:
@@ -246,7 +246,7 @@ class EpochOracle:
         """A counterexample of least magnitude, non-negative where possible (for people)."""
         if not self.small_witness or not names:
             return None
-        import z3
+        import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
         opt = z3.Optimize()
         opt.set("timeout", min(self._timeout_ms(), 2_000))
@@ -274,7 +274,7 @@ def _variables(facts: Sequence[Formula]) -> list[str]:
 
 
 def _read(model: Any, names: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    import z3
+    import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
     return tuple((n, model.eval(z3.Int(n), model_completion=True).as_long()) for n in names)
 
@@ -282,7 +282,7 @@ def _read(model: Any, names: Sequence[str]) -> tuple[tuple[str, int], ...]:
 # ---------------------------------------------------------------------------- translation
 def to_z3(f: Formula) -> Any:
     """The Z3 expression of a canonical formula."""
-    import z3
+    import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
     if isinstance(f, Truth):
         return z3.BoolVal(f.value)
@@ -301,7 +301,7 @@ def to_z3(f: Formula) -> Any:
 def parse(facts: Sequence[Formula], marked: bool = False) -> Any:
     """The facts as Z3 assertions, built through one SMT-LIB text (far quicker than the
     Python API for large fact sets); `marked` guards fact i by the Boolean `mark{i}`."""
-    import z3
+    import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
     lines = [f"(declare-const {v} Int)" for v in _variables(facts)]
     for i, f in enumerate(facts):
@@ -351,7 +351,7 @@ def _smt2_atom(a: object) -> str:
 
 
 def lin_to_z3(t: Lin) -> Any:
-    import z3
+    import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
     parts = []
     for a, c in t.terms:
@@ -363,7 +363,7 @@ def lin_to_z3(t: Lin) -> Any:
 
 
 def _atom_to_z3(a: object) -> Any:
-    import z3
+    import z3  # lazy-import: z3 loads slowly; only an epoch question needs it
 
     if isinstance(a, str):
         return z3.Int(a)

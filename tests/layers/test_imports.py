@@ -20,28 +20,14 @@ MARKER = "# lazy-import:"
 
 # Cycles that are allowed for now, while the packages that hold them are reworked: a cycle
 # whose modules all lie in one of these packages is not reported. Empty this list as they go.
-CYCLE_EXEMPT_PACKAGES: tuple[str, ...] = (
-    "fito.lang",  # the builder's and the resolver's modules (lang/build, lang/resolve, syntax)
-    "fito.types",  # context/env/kinds and expr/ops
-    "fito.semantics.rules",  # the rule modules: atomic, buffers, prefixes, steps
-)
+CYCLE_EXEMPT_PACKAGES: tuple[str, ...] = ()
 
 # Packages whose function-level imports are not yet triaged (moved to module level or marked).
-MARKER_EXEMPT_PACKAGES: tuple[str, ...] = (
-    "fito.lang",
-    "fito.semantics",
-    "fito.check",
-    "fito.types",
-    "fito.reference",
-)
+MARKER_EXEMPT_PACKAGES: tuple[str, ...] = ()
 
 # Function-level imports without a marker on their line, by (importing module, imported
 # module), each with the reason it is lazy.
-KNOWN_LAZY: dict[tuple[str, str], str] = {
-    ("fito.pipeline", "fito.semantics.rules.refusal"): (
-        "start-up of `fito types`: loaded with check_assertions, on the same path"
-    ),
-}
+KNOWN_LAZY: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True, slots=True)

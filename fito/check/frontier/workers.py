@@ -28,6 +28,7 @@ every level runs in one process.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import pickle
 import queue
@@ -114,8 +115,6 @@ class Chunks:
     (a counter in memory shared by the forked processes, under a lock)."""
 
     def __init__(self, lo: int, hi: int, size: int) -> None:
-        import multiprocessing
-
         self.lo, self.hi, self.size = lo, hi, size
         self.count = -(-(hi - lo) // size)
         self.lock = multiprocessing.get_context("fork").Lock()

@@ -150,7 +150,7 @@ def _step(
     values: tuple[str, ...] = ()
     if channel is not None:
         types = c.model.channels[channel].fields
-        values = tuple(t.show(v) for v, t in zip(c.event_key(step, source)[1:], types))
+        values = tuple(t.show(int(v)) for v, t in zip(c.event_key(step, source)[1:], types))
     return TraceStep(
         index,
         _kind(step),
@@ -333,7 +333,7 @@ class _Names:
 
         def show(n: str) -> str:
             v = env[n]
-            return types[n].show(v) if n in types else str(v)  # type: ignore[union-attr]
+            return types[n].show(v) if n in types else str(v)
 
         params = tuple((p.name, show(p.name)) for p in decl.params if p.name in env)
         bound = tuple((n, show(n)) for n in sorted(env) if n in threads)

@@ -30,7 +30,7 @@ class DeclarationReductions:
 
     # ---------------------------------------------------------------- types
     def type_name(self, c: list[Any]) -> A.TypeName:
-        return _TypeName(c[0][1], tok_span(c[0]))  # type: ignore[no-any-return]
+        return _TypeName(c[0][1], tok_span(c[0]))
 
     def bool_type(self, c: list[Any]) -> A.BoolType:
         return A.BoolType(span=tok_span(c[0]))
@@ -94,7 +94,7 @@ class DeclarationReductions:
         )
 
     def chan_index(self, c: list[Any]) -> A.TypeExpr:
-        return c[1]  # type: ignore[no-any-return]
+        return c[1]
 
     def buffer(self, c: list[Any]) -> tuple[A.Expr, bool, Any]:
         size = self._bound(c[1])

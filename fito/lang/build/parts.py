@@ -111,12 +111,12 @@ class Assigned:
 def tok_span(t: tuple[str, str, int, int, int]) -> Span:
     """The span of one token `(type, text, offset, line, column)`."""
     n = len(t[1])
-    return new_span(t[3], t[4], t[3], t[4] + n, t[2], t[2] + n)  # type: ignore[no-any-return]
+    return new_span(t[3], t[4], t[3], t[4] + n, t[2], t[2] + n)
 
 
 def make_span(a: Span, b: Span) -> Span:
     """From the start of a to the end of b."""
-    return new_span(a.line, a.column, b.end_line, b.end_column, a.start, b.end)  # type: ignore[no-any-return]
+    return new_span(a.line, a.column, b.end_line, b.end_column, a.start, b.end)
 
 
 def span_of(x: Any) -> Span:
@@ -125,7 +125,7 @@ def span_of(x: Any) -> Span:
         return tok_span(x)
     if type(x) is Chain:
         return make_span(span_of(x.operands[0]), span_of(x.operands[-1]))
-    return x.span  # type: ignore[no-any-return]
+    return x.span
 
 
 def channel_array(x: A.Index) -> EventParts | None:

@@ -85,11 +85,11 @@ class Builder(DeclarationReductions, CompoundReductions):
         """x as a process: a name or call is a process reference; anything else is an error."""
         kind = type(x)
         if kind in PROC_TYPES:
-            return x  # type: ignore[no-any-return]
+            return x
         if kind is A.Name:
-            return _ProcRef(x.id, (), x.span)  # type: ignore[no-any-return]
+            return _ProcRef(x.id, (), x.span)
         if kind is A.Call:
-            return _ProcRef(x.func, x.args, x.span)  # type: ignore[no-any-return]
+            return _ProcRef(x.func, x.args, x.span)
         if kind is A.IfExpr:
             return A.ProcIf(x.cond, self.as_proc(x.then), self.as_proc(x.orelse), span=x.span)
         if kind is EventParts:
@@ -111,7 +111,7 @@ class Builder(DeclarationReductions, CompoundReductions):
     def as_expr(self, x: Any) -> A.Expr:
         """x as a value expression; a process, event or block in its place is an error."""
         if type(x) in EXPR_TYPES:
-            return x  # type: ignore[no-any-return]
+            return x
         if type(x) is EventParts:
             out = bool(x.fields) and type(x.fields[-1]) in (A.OutField, A.DotField)
             self.err(
@@ -131,7 +131,7 @@ class Builder(DeclarationReductions, CompoundReductions):
         if type(x) is EventParts:
             return x.finish()
         if type(x) is A.Name:
-            return _Event(x.id, (), x.span, 0)  # type: ignore[no-any-return]
+            return _Event(x.id, (), x.span, 0)
         if type(x) is A.Index and channel_array(x) is not None:
             return channel_array(x).finish()  # type: ignore[union-attr]
         if type(x) in EXPR_TYPES:  # Promela's guard `x > 0 -> P`
@@ -154,7 +154,7 @@ class Builder(DeclarationReductions, CompoundReductions):
         if type(root) is not A.Name:
             self.err("only a cell or a cell of an array can be assigned", span_of(x), code="T004")
             return A.Name(A.ERROR_NAME, span=span_of(x))
-        return x  # type: ignore[no-any-return]
+        return x
 
     # ---------------------------------------------------------------- chains
     def term(self, c: list[Any]) -> Any:
@@ -175,7 +175,7 @@ class Builder(DeclarationReductions, CompoundReductions):
     def chain(self, c: list[Any]) -> Chain:
         if len(c) == 2:  # a chain ending in `[A || B]`, then its right operand
             c[0].operands.append(c[1])
-            return c[0]  # type: ignore[no-any-return]
+            return c[0]
         head, op, unit = c
         op = op if type(op) is SyncOp else op[1]
         if type(head) is not Chain:
@@ -200,7 +200,7 @@ class Builder(DeclarationReductions, CompoundReductions):
             head.operators.append(op)
         head.operands.append(alpha.operand)
         head.operators.append(alpha.op)
-        return head  # type: ignore[no-any-return]
+        return head
 
     def alpha_left(self, c: list[Any]) -> AlphaLeft:
         left = self.as_event_set(c[2], "an alphabet")
@@ -291,7 +291,7 @@ class Builder(DeclarationReductions, CompoundReductions):
         target, _, value = c
         target = self._as_target(target)
         value = self.as_expr(value)
-        return _Assign(target, value, make_span(span_of(target), value.span))  # type: ignore[no-any-return]
+        return _Assign(target, value, make_span(span_of(target), value.span))
 
     def chanset(self, c: list[Any]) -> A.EventSet:
         items = tuple(self.set_item(x) for x in (c[1] or ()))
@@ -401,12 +401,12 @@ class Builder(DeclarationReductions, CompoundReductions):
     def name(self, c: list[Any]) -> A.Name:
         _, text, offset, line, column = c[0]  # tok_span inlined: the hottest rule
         n = len(text)
-        return _Name(text, new_span(line, column, line, column + n, offset, offset + n))  # type: ignore[no-any-return]
+        return _Name(text, new_span(line, column, line, column + n, offset, offset + n))
 
     def int(self, c: list[Any]) -> A.IntLit:
         _, text, offset, line, column = c[0]
         n = len(text)
-        return _IntLit(int(text), new_span(line, column, line, column + n, offset, offset + n))  # type: ignore[no-any-return]
+        return _IntLit(int(text), new_span(line, column, line, column + n, offset, offset + n))
 
     def true(self, c: list[Any]) -> A.BoolLit:
         return A.BoolLit(True, span=tok_span(c[0]))
@@ -422,7 +422,7 @@ class Builder(DeclarationReductions, CompoundReductions):
 
     def call(self, c: list[Any]) -> A.Call:
         args = tuple(self.as_expr(a) for a in c[2]) if c[2] is not None else ()
-        return _Call(c[0][1], args, make_span(tok_span(c[0]), tok_span(c[3])))  # type: ignore[no-any-return]
+        return _Call(c[0][1], args, make_span(tok_span(c[0]), tok_span(c[3])))
 
     def paren(self, c: list[Any]) -> Any:
         return c[1]

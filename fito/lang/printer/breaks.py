@@ -221,7 +221,7 @@ def _if(p: A.ProcIf | A.IfExpr, pieces: list) -> Doc:
         if type(node.orelse) is not type(p):
             parts.append(node_doc(node.orelse, 0))
             return Group(Align(concat(*parts)))
-        node = node.orelse  # type: ignore[assignment]
+        node = node.orelse
 
 
 def _select(p: A.Select, pieces: list) -> Doc:

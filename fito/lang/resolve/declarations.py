@@ -269,8 +269,8 @@ class DeclarationRules:
         items = decl.rhs.items  # type: ignore[union-attr]
         result = EnumT(name, tuple(item.id for item in items))  # type: ignore[union-attr]
         for i, item in enumerate(items):
-            if self.names.get(item.id, ("", None))[1] is decl:  # type: ignore[union-attr]
-                self.members[item.id] = (result, i)  # type: ignore[union-attr]
+            if self.names.get(item.id, ("", None))[1] is decl:
+                self.members[item.id] = (result, i)
         return result
 
     def resolve_type(self, t: A.TypeExpr) -> ValueType | None:

@@ -310,7 +310,7 @@ def _buffer_call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:
         got = infer(r, idx, scope)
         if got is not None and got.kind() != want.kind():
             r.err("T001", f"index of '{name}' must be {want.kind()}, not {got.kind()}", idx.span)
-    return BUFFER_FUNCTIONS[e.func]  # type: ignore[no-any-return]
+    return BUFFER_FUNCTIONS[e.func]
 
 
 def _user_call(r: Resolver, e: A.Call, scope: Scope) -> ValueType | None:

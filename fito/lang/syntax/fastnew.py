@@ -27,4 +27,4 @@ def constructor(cls: type) -> Callable[..., Any]:
     exec(code, env)  # noqa: S102 - generated from the class's own field list
     make = env["make"]
     make.__doc__ = f"A {cls.__name__} from its fields ({', '.join(names)})."
-    return make  # type: ignore[no-any-return]
+    return make

@@ -332,7 +332,7 @@ def term_context(values: list[Any]) -> str:
 def _declaration_keyword(values: Iterable[Any]) -> str:
     for v in reversed(list(values)):
         if type(v) is tuple and (v[0] in DECL_START or v[0] == "LET"):
-            return v[0]  # type: ignore[no-any-return]
+            return v[0]
     return ""
 
 

@@ -227,7 +227,7 @@ def region_items(
             start = K + 1 + size + (-e - 1) * R
             items += [("s", start + j) for j in range(R)]
             continue
-        for frame, how in zip(layout.frames.values(), recipe):  # type: ignore[union-attr]
+        for frame, how in zip(layout.frames.values(), recipe):
             if how is None:
                 items += [("k", 0)] * frame.size
             elif how[0] == "init":
@@ -289,7 +289,7 @@ def check_lines(checks: Sequence[tuple[IR, object, int]]) -> list[str]:
             out += [
                 f"x = {to_python(ir)}",
                 f"if not ({contains_source('x', kind)}): _fault({err}, x)",
-            ]  # type: ignore[arg-type]
+            ]
     return out
 
 

@@ -174,7 +174,7 @@ class VectorCode:
             puts += self._control(t, mode, movers, locations)
         else:
             post = Emitter(self, "y", "rs", "EF", constants)
-            args = [post.int(a) for a in t.deferred.arguments()]  # type: ignore[union-attr]
+            args = [post.int(a) for a in t.deferred.arguments()]
             self._deferred.append(t)
             puts += post.reads("Y") + post.prelude
             puts.append(
@@ -403,7 +403,7 @@ class VectorCode:
         for q, e in enumerate(t.locations):
             if e < 0 and -e - 1 != q:
                 return True
-            if e >= 0 and any(h is not None and h[0] == "copy" and h[1] != q for h in t.regions[q]):  # type: ignore[index]
+            if e >= 0 and any(h is not None and h[0] == "copy" and h[1] != q for h in t.regions[q]):
                 return True
         return False
 
@@ -516,7 +516,7 @@ class VectorCode:
                 code: object = 0
             elif e >= 0:
                 code = book.code(q, e)
-                if code >> b.width:  # type: ignore[operator]
+                if code >> b.width:
                     raise Overflow()
             else:
                 a = pk.position_field(-e - 1)

@@ -79,7 +79,7 @@ class Atomic:
         out = []
         for combo in itertools.product(*(t.values() for t in slots.cell.indices)):
             cond = conjoin([fold(("op", "==", i, ("k", v), -1)) for i, v in zip(idx, combo)])
-            out.append((slots.slot(combo), cond))  # type: ignore[arg-type]
+            out.append((slots.slot(combo), cond))
             self.combos[(tag[0], slots.slot(combo))] = combo
         return out
 

@@ -130,7 +130,7 @@ class Prefixes:
         for combo in itertools.product(*choices):
             inner = dict(env)
             for (_, f), v in zip(inputs, combo):
-                inner[f.var] = v  # type: ignore[union-attr]
+                inner[f.var] = v
             given = dict(zip((i for i, _ in inputs), combo))
             fields, checks = self.fields(ev, inner, chan.fields, given)
             writes, rebinds = self.writes(node.assigns, inner)
@@ -171,7 +171,7 @@ class Prefixes:
             if ir[0] != "k" or not types[i].contains(ir[1]):
                 err = self.sites.add(
                     "M001", f"value outside the field type of channel '{ev.channel}'", f.value.span
-                )  # type: ignore[union-attr]
+                )
                 checks.append((ir, types[i], err))
         return tuple(out), tuple(checks)
 

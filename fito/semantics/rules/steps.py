@@ -106,7 +106,7 @@ class Semantics:
             label = label[:2] + (tuple(rel(x) for x in label[2]), tuple(rel(x) for x in label[3]))
         target = (
             self.terms.retag(s.target, p) if isinstance(s.target, int) else s.target.placed(p, base)
-        )  # type: ignore[attr-defined]
+        )
         return replace(
             s,
             guard=tuple(rel(g) for g in s.guard),
@@ -260,7 +260,7 @@ class Semantics:
     def _replace_part(self, parts: tuple[int, ...], t: tuple, new: dict[int, object]) -> object:
         intern, tag, sets = self.terms.intern, t[0], t[1]
         if all(isinstance(v, int) for v in new.values()):
-            return intern((tag, sets, tuple(new.get(i, p) for i, p in enumerate(parts))))  # type: ignore[misc]
+            return intern((tag, sets, tuple(new.get(i, p) for i, p in enumerate(parts))))
 
         if len(new) == 1:
             ((i, inner),) = new.items()

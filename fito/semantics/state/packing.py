@@ -136,7 +136,7 @@ class Packer:
         """One state as a row of words; raises Overflow when a control field is too narrow."""
         pk = self.packing
         K = pk.cells
-        size = self.modes[s[K]].size  # type: ignore[attr-defined]
+        size = self.modes[s[K]].size
         if size > pk.positions:
             raise Overflow()
         self.codebook.ensure(pk.positions)
@@ -169,7 +169,7 @@ class Packer:
         index, code, modes, lows = self.codebook.index, self.codebook.code, self.modes, self._low
         rows = []
         for s in states:
-            size = modes[s[K]].size  # type: ignore[attr-defined]
+            size = modes[s[K]].size
             if size > positions:
                 raise Overflow()
             ctl = [index[p].get(t) for p, t in enumerate(s[K + 1 : K + 1 + size])]

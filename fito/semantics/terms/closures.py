@@ -40,6 +40,7 @@ the call is made (the state after the transition that reaches it).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -274,8 +275,6 @@ class Terms:
         self, p: A.ProcRef, frame: object, params: Mapping[str, object]
     ) -> tuple[int, ...]:
         """Initial values of a new activation (they read constants, parameters, indices)."""
-        import itertools
-
         vals: list[int] = []
         for v in frame.variables:  # type: ignore[attr-defined]
             for idx in itertools.product(*(t.values() for t in v.indices)):

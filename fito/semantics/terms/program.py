@@ -37,7 +37,7 @@ def _read(n: object, memo: dict[int, frozenset[str]]) -> frozenset[str]:
         return frozenset().union(
             *(
                 names_read(getattr(n, name), memo)
-                for name in n.__slots__  # type: ignore[union-attr]
+                for name in n.__slots__
                 if name not in ("span", "name_span", "name_spans")
             )
         )
