@@ -131,15 +131,15 @@ _TABLE = (
         "expectation-not-met",
         "a verdict or diagnostic differs from the file's `-- expect:` comment",
     ),
-    # FITO type checker (issue #4): pipeline epoch facts
+    # FITO type checker: pipeline epoch facts
     (
         "T013",
         "nonlinear-epoch-fact",
         "an epoch expression outside linear integer arithmetic (a product of epochs, a quantifier)",
     ),
-    # names (front end, issue #2)
+    # names (front end)
     ("R007", "recursive-type", "a type whose definition depends on itself"),
-    # `fito lint`: checkpoint mistakes in Python training code (issue #19, docs/lint.md)
+    # `fito lint`: checkpoint mistakes in Python training code (docs/lint.md)
     ("FITOL000", "python-syntax-error", "the file is not valid Python"),
     (
         "FITOL001",
@@ -182,7 +182,7 @@ _TABLE = (
         "partial-restore",
         "the optimizer, the LR scheduler or the step counter not restored with the weights",
     ),
-    # protocols: local variables, buffered channels, functions, CSPm operators (issue #13)
+    # protocols: local variables, buffered channels, functions, CSPm operators
     ("R008", "recursive-function", "a function that calls itself, directly or through others"),
     ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),
     ("T015", "rename-mismatch", "a renaming whose two sides are followed by different fields"),

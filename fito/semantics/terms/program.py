@@ -10,7 +10,7 @@ from fito.lang import nodes as A
 def names_read(node: object, memo: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
     """Every name a node reads and does not bind itself (binders, inputs). Composed from its
     children's names, each node once with a shared `memo` (by node id): the names of every
-    suffix of a prefix chain cost linear time, not quadratic (issue 14)."""
+    suffix of a prefix chain cost linear time, not quadratic."""
     memo = {} if memo is None else memo
     got = memo.get(id(node))
     if got is None:
