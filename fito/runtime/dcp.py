@@ -52,7 +52,7 @@ from fito.runtime.distributed import Collective
 from fito.runtime.durable import seal
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest, ShardRecord
-from fito.runtime.reader import NoConsistentEpoch
+from fito.runtime.reader import NoConsistentEpoch, NothingToRestore
 from fito.runtime.verify import UNDECODABLE, Skip, check_epoch, check_shard, read_manifest
 from fito.runtime.writer import check_keep
 
@@ -286,6 +286,9 @@ class FitoStorageReader(StorageReader):
 
     def _choose(self) -> dcp_metadata.Metadata:
         comm = _collective(self._group)
+        first = layout.is_first_run(self.root) if comm is None or comm.is_coordinator else None
+        if first if comm is None else comm.broadcast(first):
+            raise NothingToRestore(Path(self.root))
         path = layout.checkpoint_dir(self.root)
         listed = layout.manifest_epochs(path) if comm is None or comm.is_coordinator else []
         candidates: list[int] = listed if comm is None else comm.broadcast(listed)
@@ -305,7 +308,8 @@ class FitoStorageReader(StorageReader):
                 metadata.storage_meta.load_id = uuid.uuid4().hex
                 return metadata
             self.skipped += [p for _, found in verdicts for p in found if p not in self.skipped]
-
+        if not self.skipped and not candidates and self._wanted is None:
+            raise NothingToRestore(path)
         raise NoConsistentEpoch(path, tuple(self.skipped))
 
     def set_up_storage_reader(

@@ -28,7 +28,13 @@ from fito.runtime import commit, layout
 from fito.runtime.commit import Encoded
 from fito.runtime.layout import CheckpointError, rank_domain, split_rank
 from fito.runtime.manifest import Manifest, ShardRecord
-from fito.runtime.reader import NoConsistentEpoch, Restored, load_epoch, with_uncommitted
+from fito.runtime.reader import (
+    NoConsistentEpoch,
+    NothingToRestore,
+    Restored,
+    load_epoch,
+    with_uncommitted,
+)
 from fito.runtime.verify import Skip, read_manifest
 from fito.runtime.writer import AsyncWriterBase, check_keep
 
@@ -167,6 +173,8 @@ def restore_distributed(
     shards verify, the same epoch on every rank; `states` holds this rank's domains (named
     without their `@rank`). NoConsistentEpoch on every rank when there is none."""
     comm = Collective(group)
+    if comm.broadcast(layout.is_first_run(root) if comm.is_coordinator else None):
+        raise NothingToRestore(Path(root))
     path = layout.checkpoint_dir(root)
     wanted = tuple(layout.check_domain(d) for d in domains) if domains is not None else None
     candidates = comm.broadcast(layout.manifest_epochs(path) if comm.is_coordinator else None)
@@ -184,7 +192,10 @@ def restore_distributed(
             )
         found = (p for _, problems, _ in verdicts for p in problems)  # a torn manifest: once
         skipped.extend(p for p in dict.fromkeys(found) if p not in skipped)
-    raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, None))
+    refused = with_uncommitted(path, skipped, -1, None)
+    if not refused and not candidates:
+        raise NothingToRestore(path)
+    raise NoConsistentEpoch(path, refused)
 
 
 def _verify_own(

@@ -107,6 +107,21 @@ def checkpoint_dir(root: str | os.PathLike[str]) -> Path:
     return path
 
 
+def is_first_run(root: str | os.PathLike[str]) -> bool:
+    """True when root does not exist yet, or is a directory holding nothing but a writer's
+    lock file: no checkpoint was ever written there (the first run of a job)."""
+    path = Path(root)
+    if not path.exists():
+        return not path.is_symlink()
+    if not path.is_dir():
+        return False
+    with os.scandir(path) as it:
+        for n, entry in enumerate(it):  # at most two entries are read
+            if entry.name != LOCK or n > 0:
+                return False
+    return True
+
+
 def is_checkpoint_dir(root: Path) -> bool:
     """True when root looks like a directory written by `fito.runtime`."""
     return is_real_dir(root / SHARDS) or is_real_dir(root / COMMITS)

@@ -52,6 +52,16 @@ class NoConsistentEpoch(CheckpointError):
         )
 
 
+class NothingToRestore(NoConsistentEpoch):
+    """The first run: the directory does not exist yet, is empty, or holds no epoch at all
+    (neither a commit nor a shard). A `NoConsistentEpoch`, so the first-run pattern of
+    docs/runtime.md (`except NoConsistentEpoch: start = 0`) covers it."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, ())
+        self.args = (f"nothing to restore in {root}: no checkpoint was written there yet",)
+
+
 def restore(
     root: str | os.PathLike[str],
     *,
@@ -62,7 +72,10 @@ def restore(
     """Load the newest consistent committed epoch (or exactly `epoch`); never a mixed state.
 
     domains: the domains that must be present (and the only ones decoded); default all.
+    NothingToRestore (a NoConsistentEpoch) when nothing was ever written under root.
     """
+    if layout.is_first_run(root):
+        raise NothingToRestore(Path(root))
     path = layout.checkpoint_dir(root)
     required = tuple(layout.check_stored_domain(d) for d in domains) if domains is not None else ()
     candidates = layout.manifest_epochs(path)
@@ -76,7 +89,10 @@ def restore(
                 e, MappingProxyType(states), manifest, with_uncommitted(path, skipped, e, epoch)
             )
         skipped.extend(problems)
-    raise NoConsistentEpoch(path, with_uncommitted(path, skipped, -1, epoch))
+    refused = with_uncommitted(path, skipped, -1, epoch)
+    if not refused and not candidates and epoch is None:
+        raise NothingToRestore(path)
+    raise NoConsistentEpoch(path, refused)
 
 
 def load_epoch(
