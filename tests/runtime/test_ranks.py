@@ -8,7 +8,8 @@ digest), no older than the newest commit any rank saw complete, and the next lau
 resume every rank at the same epoch and finish bit-identically to the reference.
 
 The suite runs KILLS kills; the full run is 200, in two commands of a few minutes each:
-`FITO_RANK_TRIALS=100 FITO_RANK_SEED=1 python -m pytest -q -s -m slow tests/runtime/test_ranks.py -k kill`
+`FITO_RANK_TRIALS=100 FITO_RANK_SEED=1 python -m pytest -q -s -m slow
+tests/runtime/test_ranks.py -k kill`
 and the same with FITO_RANK_SEED=2."""
 
 from __future__ import annotations
