@@ -182,6 +182,11 @@ _TABLE = (
         "partial-restore",
         "the optimizer, the LR scheduler or the step counter not restored with the weights",
     ),
+    (
+        "FITOL050",
+        "save-in-place-versioned",
+        "(off by default) a checkpoint written in place under a fresh per-step name, uncommitted",
+    ),
     # protocols: local variables, buffered channels, functions, CSPm operators
     ("R008", "recursive-function", "a function that calls itself, directly or through others"),
     ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),

@@ -10,7 +10,7 @@ from dataclasses import replace
 from fito.lint import apis, vocab
 from fito.lint.events import Async, Barrier, Fsync, Load, Rename, Restore, Save, Wait, Write
 from fito.lint.exprs import Evaluator, site_of
-from fito.lint.index import FunctionNode, dotted
+from fito.lint.index import FunctionNode, ModuleIndex, dotted
 from fito.lint.values import (
     CONFIG,
     EXECUTOR,
@@ -83,6 +83,9 @@ class Calls(Evaluator):
     ) -> tuple[FunctionNode, str | None] | str | None:
         raise NotImplementedError
 
+    def index_of(self, fn: FunctionNode) -> ModuleIndex:
+        raise NotImplementedError
+
     def v_Call(self, node: ast.Call) -> Value:
         func = node.func
         recv = self.value(func.value) if isinstance(func, ast.Attribute) else None
@@ -147,11 +150,22 @@ class Calls(Evaluator):
         return args, kw
 
     def construct(self, node: ast.Call, cls: str, args: Args, kw: Kwargs) -> Value:
-        init = self.index.method(cls, "__init__")
-        instance = Value(text="{" + cls + "()}", flags=frozenset(("class:" + cls,)))
-        if init is not None and id(init) in self.index.relevant:
-            self.inline(node, init, args, kw, instance, cls)
+        """`Saver(...)`: a class of this file, or `Name@path` of another module's."""
+        name, _, path = cls.partition("@")
+        index = self.module_index(path) if path else self.index
+        init = index.method(name, "__init__")
+        instance = Value(text="{" + name + "()}", flags=frozenset(("class:" + cls,)))
+        if init is not None and id(init) in index.relevant:
+            if index is not self.index:
+                self.adopt(init, index)
+            self.inline(node, init, args, kw, instance, name)
         return instance
+
+    def module_index(self, path: str) -> ModuleIndex:
+        raise NotImplementedError
+
+    def adopt(self, fn: FunctionNode, index: ModuleIndex) -> None:
+        raise NotImplementedError
 
     def escape(self, v: Value) -> None:
         """A background save's handle handed to a caller or another function: theirs to wait."""
@@ -330,7 +344,7 @@ class Calls(Evaluator):
                 callee = self.resolve_callee(
                     n, self.value(n.value) if isinstance(n, ast.Attribute) else None
                 )
-                if isinstance(callee, tuple) and id(callee[0]) in self.index.saving:
+                if isinstance(callee, tuple) and id(callee[0]) in self.index_of(callee[0]).saving:
                     return True
             if isinstance(n, ast.Call) and _call_tag(self, n) in apis.SAVING:
                 return True

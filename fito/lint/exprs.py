@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from fito.lint import vocab
 from fito.lint.events import Compare, Context, Event, KeyRead
@@ -34,11 +35,17 @@ class Evaluator:
         self.ctx = Context()
         self.events: list[Event] = []
         self.silent = 0
+        #: inside a function of another module: the call site in this file that reached it,
+        #: and how many call sites of the context are this file's
+        self.foreign: tuple[Site, int] | None = None
 
     # ------------------------------------------------------------------ events
     def emit(self, event: Event) -> int:
         if self.silent:
             return -1
+        if self.foreign is not None:  # a helper of another module: reported at its call
+            site, depth = self.foreign
+            event = replace(event, site=site, ctx=replace(event.ctx, calls=event.ctx.calls[:depth]))
         self.events.append(event)
         return len(self.events) - 1
 
@@ -103,6 +110,8 @@ class Evaluator:
     def v_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.value(node.left), self.value(node.right)
         if isinstance(node.op, ast.Add):
+            if NUMBER in left.flags and NUMBER in right.flags or _is_number(node.right):
+                return join([left, right]).with_text("").plus(flags=frozenset((NUMBER,)))
             return join([left, right], text=left.text + right.text)
         if isinstance(node.op, ast.Div):
             return join([left, right], text=left.text + "/" + right.text)
@@ -244,6 +253,14 @@ class Evaluator:
         v = self.value(node.value)
         self.env[node.target.id] = v
         return v
+
+
+def _is_number(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    )
 
 
 def _is_last(index: ast.expr) -> bool:

@@ -47,6 +47,13 @@ class ModuleIndex:
     saving: set[int] = field(default_factory=set)  # ids of functions that save
     callers: dict[str, set[int]] = field(default_factory=dict)  # name -> calling scopes
     is_training_code: bool = False
+    path: str = ""  # the file (for calls into other modules of the project)
+    #: id(function) -> the functions of this file it calls or nests (the call graph)
+    callees: dict[int, set[int]] = field(default_factory=dict)
+    #: id(function) -> the import-resolved names of its calls into other modules
+    external: dict[int, list[str]] = field(default_factory=dict)
+    #: id(function) -> the names it calls (`save` for `self.ckpt.save(...)`)
+    called: dict[int, set[str]] = field(default_factory=dict)
 
     def qualify(self, node: ast.expr) -> str | None:
         d = dotted(node)
@@ -79,8 +86,8 @@ class ModuleIndex:
         return None
 
 
-def build_index(tree: ast.Module) -> ModuleIndex:
-    index = ModuleIndex(tree)
+def build_index(tree: ast.Module, path: str = "") -> ModuleIndex:
+    index = ModuleIndex(tree, path=path)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             index.functions[node.name] = node
@@ -165,10 +172,14 @@ def _add_import(index: ModuleIndex, node: ast.Import | ast.ImportFrom) -> None:
                 a.name if a.asname else a.name.split(".")[0]
             )
             index.is_training_code |= apis.is_training_import(a.name)
-    elif node.module and node.level == 0:
+    elif node.level == 0 and node.module:
         index.is_training_code |= apis.is_training_import(node.module)
         for a in node.names:
             index.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+    elif node.level > 0:  # `from .utils import save`: resolved against the file's package
+        base = "." * node.level + (node.module + "." if node.module else "")
+        for a in node.names:
+            index.imports[a.asname or a.name] = base + a.name
 
 
 def _name(func: ast.expr) -> str | None:
@@ -187,10 +198,15 @@ def _mark(index: ModuleIndex, scan: _Scan) -> None:
     by_name: dict[str, list[FunctionNode]] = {}
     for f in scan.functions:
         by_name.setdefault(f.name, []).append(f)
-    callees: dict[int, set[int]] = {}
+    callees = index.callees
     for f in scan.functions:
         out = set(scan.nested[id(f)])
+        called = index.called.setdefault(id(f), set())
+        external: list[str] = []
         for c in scan.calls_of[id(f)]:
+            d = dotted(c.func)
+            if d is not None and d.partition(".")[0] in index.imports:
+                external.append(index.imports[d.partition(".")[0]] + d[len(d.partition(".")[0]) :])
             tag = _tag(index, c)
             if tag in apis.RELEVANT:
                 index.relevant.add(id(f))
@@ -198,15 +214,23 @@ def _mark(index: ModuleIndex, scan: _Scan) -> None:
                 index.saving.add(id(f))
             name = _name(c.func)
             if name is not None:
+                called.add(name)
                 out.update(id(g) for g in by_name.get(name, ()) if g is not f)
         callees[id(f)] = out
+        if external:
+            index.external[id(f)] = external
+    propagate(index)
+
+
+def propagate(index: ModuleIndex) -> None:
+    """Close `relevant` and `saving` over the file's call graph (a fixpoint)."""
     changed = True
     while changed:
         changed = False
-        for f in scan.functions:
+        for f, out in index.callees.items():
             for target in (index.relevant, index.saving):
-                if id(f) not in target and callees[id(f)] & target:
-                    target.add(id(f))
+                if f not in target and out & target:
+                    target.add(f)
                     changed = True
 
 

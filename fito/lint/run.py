@@ -16,7 +16,8 @@ from pathlib import Path
 
 from fito.diagnostics import Diagnostic, Span, error, sort_key, warning
 from fito.lint import rules
-from fito.lint.index import build_index
+from fito.lint.index import ModuleIndex, build_index
+from fito.lint.project import Project
 from fito.lint.rules.common import Finding, Protocol
 from fito.lint.walker import Walker
 from fito.outcome import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
@@ -56,15 +57,29 @@ def discover(paths: list[str]) -> list[str]:
     return out
 
 
-def lint_path(path: str, options: LintOptions) -> LintReport:
+def lint_path(path: str, options: LintOptions, project: Project | None = None) -> LintReport:
+    """One file; calls into other modules are followed through `project` (by default one
+    for this file alone: the modules next to it and in its package)."""
     src = read_source(path, options.max_bytes)
     if isinstance(src, Diagnostic):
         return LintReport(FileReport(path, None, (src,), unreadable=True))
-    return lint_source(src, options)
+    return lint_source(src, options, project or Project(max_bytes=options.max_bytes))
 
 
-def lint_source(src: Source, options: LintOptions) -> LintReport:
+def lint_paths(paths: list[str], options: LintOptions) -> list[LintReport]:
+    """`fito lint PATHS`: every file `discover` finds, read as one project (a call into a
+    module of the tree runs that module's function; each module is parsed once)."""
+    project = Project.of(paths, options.max_bytes)
+    return [lint_path(p, options, project) for p in discover(paths)]
+
+
+def lint_source(src: Source, options: LintOptions, project: Project | None = None) -> LintReport:
     """Every finding of one Python source, as fito diagnostics."""
+    if project is not None and not os.path.isfile(src.path):
+        project = None  # a text without a file: no modules around it
+    known = project.cached(src.path) if project is not None else None
+    if known is not None and project is not None and project.source(src.path) == src:
+        return _lint_index(src, known, options, project)  # parsed already, as a callee
     try:
         tree = ast.parse(src.text, filename=src.path)
     except SyntaxError as exc:
@@ -74,11 +89,19 @@ def lint_source(src: Source, options: LintOptions) -> LintReport:
     except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
         diag = error(SYNTAX_ERROR, f"the file cannot be parsed as Python: {exc}")
         return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
-    index = build_index(tree)
+    index = project.index(src.path, tree) if project is not None else None
+    if index is None:
+        index = build_index(tree, os.path.realpath(src.path))
+    return _lint_index(src, index, options, project)
+
+
+def _lint_index(
+    src: Source, index: ModuleIndex, options: LintOptions, project: Project | None
+) -> LintReport:
     if not index.is_training_code:
         return LintReport(FileReport(src.path, src.text, ()))
     try:
-        traces = Walker(index).traces()
+        traces = Walker(index, project).traces()
         findings = rules.findings(traces, index)
     except RecursionError:  # beyond even run_deep's stack: say so, never a traceback
         diag = error(SYNTAX_ERROR, "the file nests expressions too deeply to be analysed")
@@ -98,7 +121,15 @@ def lint_source(src: Source, options: LintOptions) -> LintReport:
     return LintReport(FileReport(src.path, src.text, tuple(diags)), specs)
 
 
+#: codes reported only when `--select` names them (their own code, or `FITOL05`)
+DEFAULT_OFF = frozenset(("FITOL050",))
+
+
 def _selected(code: str, options: LintOptions) -> bool:
+    if code in DEFAULT_OFF and not any(
+        code.startswith(s) and len(s) > len("FITOL0") for s in options.select
+    ):
+        return False
     if options.select and not any(code.startswith(s) for s in options.select):
         return False
     return not any(code.startswith(s) for s in options.ignore)

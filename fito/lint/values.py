@@ -112,7 +112,12 @@ def join(values: list[Value] | tuple[Value, ...], text: str = "") -> Value:
         names=frozenset().union(*(v.names for v in values)),
         selections=frozenset().union(*(v.selections for v in values)),
         loads=frozenset().union(*(v.loads for v in values)),
-        flags=frozenset().union(*(v.flags for v in values)) - {LISTING, EXECUTOR, SERIAL, NUMBER},
+        flags=frozenset().union(*(v.flags for v in values))
+        - (
+            {LISTING, EXECUTOR, SERIAL, NUMBER}
+            if not all(NUMBER in v.flags for v in values)
+            else {LISTING, EXECUTOR, SERIAL}
+        ),
         aliases=frozenset().union(*(v.aliases for v in values)),
     )
 

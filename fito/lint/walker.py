@@ -17,6 +17,7 @@ from fito.lint.calls import Calls, async_index
 from fito.lint.events import Async, Context, KeyRead, Trace, Wait
 from fito.lint.exprs import Env, site_of
 from fito.lint.index import FunctionNode, ModuleIndex, dotted
+from fito.lint.project import Project
 from fito.lint.values import EXECUTOR, LOOP, UNKNOWN, Value, join
 
 MAX_DEPTH = 6
@@ -24,8 +25,11 @@ BUDGET = 20_000  # statements walked per entry point, helpers included
 
 
 class Walker(Calls):
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, project: Project | None = None) -> None:
         super().__init__(index)
+        self.home = index
+        self.project = project
+        self.fn_index: dict[int, ModuleIndex] = {}  # functions of other modules: their module
         self.cls: str | None = None
         self.stack: list[int] = []
         self.local_defs: list[dict[str, FunctionNode]] = [{}]
@@ -70,8 +74,9 @@ class Walker(Calls):
 
     def attr_env(self, cls: str) -> Env:
         """`self.x` as `__init__` assigns it (walked once, silently, per class)."""
-        if cls not in self._attr_envs:
-            self._attr_envs[cls] = {}
+        key = self.index.path + ":" + cls
+        if key not in self._attr_envs:
+            self._attr_envs[key] = {}
             init = self.index.method(cls, "__init__")
             if init is not None:
                 saved = (self.env, self.ctx, self.cls)
@@ -85,8 +90,8 @@ class Walker(Calls):
                     self.silent -= 1
                     found = {k: v for k, v in self.env.items() if k.startswith("self.")}
                     self.env, self.ctx, self.cls = saved
-                self._attr_envs[cls] = found
-        return self._attr_envs[cls]
+                self._attr_envs[key] = found
+        return self._attr_envs[key]
 
     # ------------------------------------------------------------------ helpers
     def resolve_callee(
@@ -98,18 +103,56 @@ class Walker(Calls):
                     return defs[func.id], None
             if func.id in self.index.functions:
                 return self.index.functions[func.id], None
-            return func.id if func.id in self.index.classes else None
+            if func.id in self.index.classes:
+                return func.id
+            return self._foreign(self.index.imports.get(func.id))
         if not isinstance(func, ast.Attribute):
             return None
         cls: str | None = None
+        index = self.index
         if isinstance(func.value, ast.Name) and func.value.id == "self":
             cls = self.cls
         elif recv is not None:
-            cls = next((f[6:] for f in recv.flags if f.startswith("class:")), None)
+            spec = next((f[6:] for f in recv.flags if f.startswith("class:")), None)
+            if spec is not None:
+                cls, _, path = spec.partition("@")
+                if path and self.project is not None:
+                    index = self.project.index(path) or index
         if cls is None and dotted(func.value) in self.index.classes:
             cls = dotted(func.value)
-        method = self.index.method(cls, func.attr) if cls else None
-        return (method, cls) if method is not None else None
+        method = index.method(cls, func.attr) if cls else None
+        if method is not None:
+            if index is not self.index:
+                self.adopt(method, index)
+            return method, cls
+        name = dotted(func)
+        head = name.partition(".")[0] if name else ""
+        if name and head in self.index.imports and head != name:
+            return self._foreign(self.index.imports[head] + name[len(head) :])
+        return None
+
+    def _foreign(self, qual: str | None) -> tuple[FunctionNode, str | None] | str | None:
+        """A function (or class) another module of the project defines, if `qual` names one."""
+        if qual is None or self.project is None:
+            return None
+        callee = self.project.resolve(self.index, qual)
+        if callee is None:
+            return None
+        if callee.fn is None:
+            return callee.cls + "@" + callee.index.path if callee.cls else None
+        self.adopt(callee.fn, callee.index)
+        return callee.fn, callee.cls
+
+    def index_of(self, fn: FunctionNode) -> ModuleIndex:
+        """The module that defines `fn`."""
+        return self.fn_index.get(id(fn), self.index)
+
+    def adopt(self, fn: FunctionNode, index: ModuleIndex) -> None:
+        self.fn_index[id(fn)] = index
+
+    def module_index(self, path: str) -> ModuleIndex:
+        found = self.project.index(path) if self.project is not None else None
+        return found or self.index
 
     def inline(
         self,
@@ -122,9 +165,11 @@ class Walker(Calls):
     ) -> Value | None:
         if id(fn) in self.stack or len(self.stack) >= MAX_DEPTH or self.budget <= 0:
             return None
-        if id(fn) not in self.index.relevant and not _returns_value(fn):
+        owner = self.index_of(fn)
+        if id(fn) not in owner.relevant and not _returns_value(fn):
             return None
         self.inlined.add(id(fn))
+        saved_module = (self.index, self.foreign)
         saved = (
             self.env,
             self.globals,
@@ -136,6 +181,11 @@ class Walker(Calls):
         )
         if self.module_scope:
             self.globals = self.env
+        if owner is not self.index:
+            self.index = owner
+            if self.foreign is None:  # entering another module: its events are this call's
+                self.foreign = (site_of(node), len(self.ctx.calls) + 1)
+            self.globals = {}
         self.env = dict(self.attr_env(cls)) if cls else {}
         self.packed, self.packed_kw = {}, {}
         self._bind_params(fn, args, kw, method=cls is not None)
@@ -160,6 +210,7 @@ class Walker(Calls):
                 self.packed,
                 self.packed_kw,
             ) = saved
+            self.index, self.foreign = saved_module
         if not rets:
             return UNKNOWN
         return join(rets, text=next((r.text for r in rets if r.text), ""))

@@ -1,6 +1,8 @@
 """Score `fito lint` on the corpus: each `# expect: FITOL0xx` comment is a warning that must be
 reported on its line, and every other warning is a false positive.
 
+The corpus is linted as `fito lint tests/lint/corpus` does, as one project (a package's
+modules call each other), with every code selected, the ones off by default included.
 `python tests/lint/corpus_score.py` prints precision and recall per code and overall.
 """
 
@@ -48,28 +50,44 @@ def corpus_files() -> list[Path]:
     return sorted(CORPUS.rglob("*.py"))
 
 
+def _name(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix() if path.is_relative_to(CORPUS) else path.name
+
+
 def expected_of(path: Path) -> set[Key]:
     out: set[Key] = set()
     for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = _EXPECT.search(text)
         if m:
-            out.update((path.name, n, c) for c in re.split(r"[\s,]+", m.group("codes")))
+            out.update((_name(path), n, c) for c in re.split(r"[\s,]+", m.group("codes")))
     return out
 
 
-def reported_of(path: Path) -> set[Key]:
-    from fito.lint.run import LintOptions, lint_path
+def every_code() -> tuple[str, ...]:
+    from fito.errorcodes import CODES
 
-    report = lint_path(str(path), LintOptions()).report
-    return {(path.name, d.span.line, d.code) for d in report.diagnostics}
+    return tuple(c for c in CODES if c.startswith("FITOL"))
+
+
+def reported_of(paths: list[Path], select: tuple[str, ...] | None = None) -> set[Key]:
+    """What `fito lint` reports on `paths` read as one project (every code selected)."""
+    from fito.lint.run import LintOptions, lint_paths
+
+    options = LintOptions(select=every_code() if select is None else select)
+    reports = lint_paths([str(p) for p in paths], options)
+    return {
+        (_name(Path(r.report.path)), d.span.line, d.code)
+        for r in reports
+        for d in r.report.diagnostics
+    }
 
 
 def score(paths: list[Path] | None = None) -> Score:
+    files = paths or corpus_files()
     expected: set[Key] = set()
-    reported: set[Key] = set()
-    for p in paths or corpus_files():
+    for p in files:
         expected |= expected_of(p)
-        reported |= reported_of(p)
+    reported = reported_of([CORPUS] if paths is None else files)
     return Score(frozenset(expected), frozenset(reported))
 
 

@@ -63,9 +63,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fito.lint.run import (  # lazy-import: start-up of every command
         LintOptions,
-        discover,
         exit_status,
-        lint_path,
+        lint_paths,
         summary,
     )
     from fito.render.report import render_report  # lazy-import: start-up of every command
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from fito.deep import run_deep  # lazy-import: start-up of every command
 
     try:
-        results = [run_deep(lint_path, p, options) for p in discover(args.paths)]
+        results = run_deep(lint_paths, args.paths, options)
     except OSError as exc:
         raise UsageError(f"cannot write the model specs: {exc.strerror or exc}") from None
     reports = [r.report for r in results] + [s for r in results for s in r.specs]

@@ -25,7 +25,7 @@ from fito.lint.rules.common import (
 )
 from fito.lint.values import is_analysis_dump, is_checkpoint_like
 
-SAVE_IN_PLACE, RENAME_WITHOUT_FSYNC = "FITOL003", "FITOL004"
+SAVE_IN_PLACE, RENAME_WITHOUT_FSYNC, FRESH_IN_PLACE = "FITOL003", "FITOL004", "FITOL050"
 HINT_IN_PLACE = (
     "write to a temporary file in the same directory, flush and os.fsync it, "
     "os.replace it onto the final name, then fsync the directory; "
@@ -68,21 +68,31 @@ def _publishes(r: Rename, s: Save) -> bool:
 
 
 def _in_place(s: Save) -> Finding:
-    notes = [
-        f"the file {shown(s.path)} is written in place: a crash during the write leaves a "
-        "torn file under the name a restore reads"
-    ]
-    if not s.path.is_versioned:
-        notes.append(
-            "its name is the same at every save, so the previous checkpoint is "
-            "truncated before the new one is complete"
+    if s.path.is_versioned:  # a fresh name per step: nothing older is overwritten
+        return Finding(
+            FRESH_IN_PLACE,
+            s.site,
+            "the checkpoint is written in place under a fresh per-step name, with no "
+            "commit after it",
+            (
+                f"the file {shown(s.path)} is new at every save, so no older checkpoint is "
+                "truncated; but a crash during the write leaves a torn newest file, which a "
+                "resume that takes the newest file reads",
+            ),
+            HINT_IN_PLACE,
         )
+    notes = (
+        f"the file {shown(s.path)} is written in place: a crash during the write leaves a "
+        "torn file under the name a restore reads",
+        "its name is the same at every save, so the previous checkpoint is "
+        "truncated before the new one is complete",
+    )
     api = "torch.save" if s.api == "torch.save" else "the save"
     return Finding(
         SAVE_IN_PLACE,
         s.site,
         f"{api} writes the checkpoint straight onto its final path",
-        tuple(notes),
+        notes,
         HINT_IN_PLACE,
     )
 

@@ -72,12 +72,33 @@ def _split(group: list[tuple[int, Save]]) -> list[tuple[int, Save]]:
             if (
                 ks
                 and kt
-                and not ks & kt
+                and _disjoint(s, t, ks, kt)
                 and not (ks | kt) <= {vocab.MODEL}
                 and s.ctx.compatible(t.ctx)
             ):
                 part[i], part[j] = s, t
     return sorted(part.items())
+
+
+def _disjoint(s: Save, t: Save, ks: frozenset[str], kt: frozenset[str]) -> bool:
+    """Two saves hold different parts of one state: disjoint components, or dictionaries
+    with disjoint entries (`{"generator": ...}` and `{"discriminator": ..., "optim_g": ...}`),
+    neither of them a copy of the weights (EMA, SWA, a shadow model)."""
+    if not ks & kt:
+        return True
+    a, b = _entries(s), _entries(t)
+    return bool(a and b) and not a & b and not any(_is_copy(x) for x in a | b)
+
+
+def _entries(s: Save) -> frozenset[str]:
+    return frozenset(k for k in s.payload.keys if vocab.kind_of_key(k) not in (None, vocab.STEP))
+
+
+def _is_copy(key: str) -> bool:
+    return vocab.has_word(key, _COPY_WORDS)
+
+
+_COPY_WORDS = frozenset(("ema", "swa", "shadow", "average", "averaged", "avg", "best"))
 
 
 def _sequential(trace: Trace, part: list[tuple[int, Save]]) -> Analysis:

@@ -40,8 +40,8 @@ def main():
         model.save_pretrained(output_dir)  # expect: FITOL001
         optimizer_file = os.path.join(output_dir, "optimizer.pt")
         scheduler_file = os.path.join(output_dir, "scheduler.pt")
-        torch.save(optimizer.state_dict(), optimizer_file)  # expect: FITOL003
-        torch.save(lr_scheduler.state_dict(), scheduler_file)  # expect: FITOL003
+        torch.save(optimizer.state_dict(), optimizer_file)  # expect: FITOL050
+        torch.save(lr_scheduler.state_dict(), scheduler_file)  # expect: FITOL050
 
 
 if __name__ == "__main__":

@@ -39,9 +39,9 @@ class Trainer:
         os.makedirs(output_dir, exist_ok=True)
         self.model.save_pretrained(output_dir)  # expect: FITOL001
         optimizer_file = os.path.join(output_dir, "optimizer.pt")
-        torch.save(self.optimizer.state_dict(), optimizer_file)  # expect: FITOL003
+        torch.save(self.optimizer.state_dict(), optimizer_file)  # expect: FITOL050
         scheduler_file = os.path.join(output_dir, "scheduler.pt")
-        torch.save(self.lr_scheduler.state_dict(), scheduler_file)  # expect: FITOL003
+        torch.save(self.lr_scheduler.state_dict(), scheduler_file)  # expect: FITOL050
         with open(os.path.join(output_dir, "trainer_state.json"), "w") as f:
             json.dump({"global_step": self.global_step}, f)
 

@@ -1,0 +1,208 @@
+"""A project read as a whole: calls into functions defined in other modules of the same tree.
+
+`fito lint DIR` (or several files) lints each file with one `Project` shared by all of them.
+When a walk meets a call whose name comes from an import (`utils.save_checkpoint(...)`,
+`from .ckpt import find_latest`), the project finds the module in the tree, parses it once
+(a cache of module indexes shared by the whole run), and hands the function to the walker,
+which inlines it like a helper of the file (bounded by the walker's depth). Which functions
+of a module save, load or publish is closed over the calls between modules too, so a
+`train()` that only calls `utils.save_checkpoint` twice is walked, and its two calls count as
+the two saves they perform.
+
+Modules are looked up, for a file `F`, under `F`'s directory (scripts that `import utils`),
+under the root of the package `F` belongs to (the first directory up without an
+`__init__.py`), and under every directory given on the command line; relative imports are
+resolved against `F`'s package. Nothing outside these directories is read.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+
+from fito.lint.index import FunctionNode, ModuleIndex, build_index, propagate
+from fito.source import DEFAULT_MAX_BYTES, Source, read_source
+
+#: how many modules deep the relevance of a call is followed (the walker has its own bound)
+MAX_MODULE_DEPTH = 6
+#: modules parsed per run at most beyond the files given (a bound on what a walk can pull in)
+MAX_MODULES = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Callee:
+    """A function of another module: the node, its class (for methods) and its module."""
+
+    fn: FunctionNode | None  # None: the class itself (a constructor call)
+    cls: str | None
+    index: ModuleIndex
+
+
+@dataclass(slots=True)
+class Project:
+    roots: tuple[str, ...] = ()
+    max_bytes: int = DEFAULT_MAX_BYTES
+    _indexes: dict[str, ModuleIndex | None] = field(default_factory=dict)  # by real path
+    _sources: dict[str, Source] = field(default_factory=dict)
+    _files: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _resolved: dict[tuple[str, str], Callee | None] = field(default_factory=dict)
+    _closing: set[str] = field(default_factory=set)
+    parsed: int = 0  # modules parsed (the cache's size, for tests and the bench)
+
+    @classmethod
+    def of(cls, paths: list[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Project:
+        roots = tuple(os.path.realpath(p) for p in paths if os.path.isdir(p))
+        return cls(roots, max_bytes)
+
+    # ------------------------------------------------------------------ the cache
+    def source(self, path: str) -> Source | None:
+        real = os.path.realpath(path)
+        if real not in self._sources:
+            src = read_source(path, self.max_bytes)
+            if not isinstance(src, Source):
+                return None
+            self._sources[real] = src
+        return self._sources[real]
+
+    def cached(self, path: str) -> ModuleIndex | None:
+        """The module's index if a walk already parsed it (then the file is not parsed again)."""
+        return self._indexes.get(os.path.realpath(path))
+
+    def index(self, path: str, tree: ast.Module | None = None) -> ModuleIndex | None:
+        """The module's index (parsed once per run), its relevance closed over the project."""
+        real = os.path.realpath(path)
+        if real in self._indexes:
+            return self._indexes[real]
+        if tree is None:
+            if self.parsed >= MAX_MODULES:
+                return None
+            src = self.source(path)
+            if src is None:
+                return None
+            try:
+                tree = ast.parse(src.text, filename=path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._indexes[real] = None
+                return None
+            self.parsed += 1
+        index = build_index(tree, real)
+        self._indexes[real] = index
+        self._close(index)
+        return index
+
+    def _close(self, index: ModuleIndex) -> None:
+        """Mark the functions whose calls into other modules save, load or publish."""
+        if (
+            not index.external
+            or index.path in self._closing
+            or len(self._closing) >= MAX_MODULE_DEPTH
+        ):
+            return
+        self._closing.add(index.path)
+        try:
+            before = -1
+            while before != len(index.relevant) + len(index.saving):
+                before = len(index.relevant) + len(index.saving)
+                relevant_methods: set[str] = set()  # of the other modules' classes used
+                saving_methods: set[str] = set()
+                for fid, names in index.external.items():
+                    for name in names:
+                        callee = self.resolve(index, name)
+                        if callee is None:
+                            continue
+                        if callee.fn is None and callee.cls is not None:
+                            info = callee.index.classes[callee.cls]
+                            for m in info.methods.values():
+                                if id(m) in callee.index.relevant:
+                                    relevant_methods.add(m.name)
+                                if id(m) in callee.index.saving:
+                                    saving_methods.add(m.name)
+                            continue
+                        if id(callee.fn) in callee.index.relevant:
+                            index.relevant.add(fid)
+                        if id(callee.fn) in callee.index.saving:
+                            index.saving.add(fid)
+                relevant_methods.discard("__init__")
+                saving_methods.discard("__init__")
+                for fid, called in index.called.items():
+                    if called & relevant_methods:
+                        index.relevant.add(fid)
+                    if called & saving_methods:
+                        index.saving.add(fid)
+                propagate(index)
+        finally:
+            self._closing.discard(index.path)
+
+    # ------------------------------------------------------------------ resolution
+    def resolve(self, index: ModuleIndex, qual: str) -> Callee | None:
+        """The function `qual` (an import-resolved name: `pkg.utils.save`, `.ckpt.find`,
+        `utils.Saver.save`) names, if a module of the project defines it."""
+        key = (index.path, qual)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None  # a cycle resolves to nothing while it is being resolved
+        found = self._resolve(index, qual)
+        self._resolved[key] = found
+        return found
+
+    def _resolve(self, index: ModuleIndex, qual: str) -> Callee | None:
+        level = len(qual) - len(qual.lstrip("."))
+        parts = qual.lstrip(".").split(".")
+        for cut in range(len(parts) - 1, -1 if level else 0, -1):
+            path = self.module_file(index.path, level, parts[:cut])
+            if path is None:
+                continue
+            if os.path.realpath(path) == index.path:
+                return None
+            target = self.index(path)
+            if target is None:
+                return None
+            rest = parts[cut:]
+            if len(rest) == 1 and rest[0] in target.functions:
+                return Callee(target.functions[rest[0]], None, target)
+            if len(rest) == 1 and rest[0] in target.classes:
+                return Callee(None, rest[0], target)
+            if len(rest) == 2 and rest[0] in target.classes:
+                method = target.method(rest[0], rest[1])
+                return Callee(method, rest[0], target) if method is not None else None
+            if len(rest) == 1 and rest[0] in target.imports:  # re-exported: `from .a import f`
+                if len(self._closing) < MAX_MODULE_DEPTH:
+                    return self.resolve(target, target.imports[rest[0]])
+            return None
+        return None
+
+    def module_file(self, importer: str, level: int, parts: list[str]) -> str | None:
+        """The file of module `parts` imported from `importer` (`level` leading dots)."""
+        key = (importer if level else os.path.dirname(importer), "." * level + ".".join(parts))
+        if key in self._files:
+            return self._files[key]
+        found: str | None = None
+        if level:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            found = _module_in(base, parts)
+        else:
+            for base in self._bases(importer):
+                found = _module_in(base, parts)
+                if found is not None:
+                    break
+        self._files[key] = found
+        return found
+
+    def _bases(self, importer: str) -> list[str]:
+        here = os.path.dirname(importer)
+        top = here
+        while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        out = [here, top, *self.roots]
+        return list(dict.fromkeys(out))
+
+
+def _module_in(base: str, parts: list[str]) -> str | None:
+    path = os.path.join(base, *parts)
+    if os.path.isfile(path + ".py"):
+        return path + ".py"
+    init = os.path.join(path, "__init__.py")
+    return init if os.path.isfile(init) else None

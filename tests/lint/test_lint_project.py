@@ -1,0 +1,148 @@
+"""`fito lint DIR` reads a project as a whole: calls into other modules of the tree run the
+functions they name (relative and absolute imports, re-exports, classes), each module is
+parsed once, cycles and depth are bounded, and nothing outside the tree is read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fito.lint.run import LintOptions, lint_paths
+
+SAVE_HELPER = """import torch
+
+
+def save_checkpoint(obj, path):
+    torch.save(obj, path)
+"""
+TRAIN = """import torch
+
+{imp}
+
+
+def train(model, optimizer):
+    {call}({{"model": model.state_dict()}}, "ckpt/model.pt")
+    {call}({{"optimizer": optimizer.state_dict()}}, "ckpt/optimizer.pt")
+"""
+
+
+def codes(tmp: Path, *paths: str) -> dict[str, list[tuple[int, str]]]:
+    reports = lint_paths([str(tmp / p) for p in paths] or [str(tmp)], LintOptions())
+    return {
+        Path(r.report.path).relative_to(tmp).as_posix(): sorted(
+            (d.span.line, d.code) for d in r.report.diagnostics
+        )
+        for r in reports
+    }
+
+
+def write(tmp: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).write_text(text, encoding="utf-8")
+
+
+def test_a_helper_of_another_module_counts_as_its_saves_at_the_calls(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "utils.py": SAVE_HELPER,
+            "train.py": TRAIN.format(imp="import utils", call="utils.save_checkpoint"),
+        },
+    )
+    got = codes(tmp_path)
+    # the split, at the first call; each call writes in place onto a fixed name
+    assert got["train.py"] == [(7, "FITOL001"), (7, "FITOL003"), (8, "FITOL003")]
+    assert got["utils.py"] == []  # alone, `obj` and `path` are unknown: nothing to say
+
+
+def test_relative_imports_packages_and_re_exports(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .io import save_checkpoint\n",
+            "pkg/io.py": SAVE_HELPER,
+            "pkg/train.py": TRAIN.format(
+                imp="from . import save_checkpoint", call="save_checkpoint"
+            ),
+            "run.py": TRAIN.format(imp="from pkg.io import save_checkpoint as sc", call="sc"),
+        },
+    )
+    got = codes(tmp_path)
+    assert got["pkg/train.py"] == [(7, "FITOL001"), (7, "FITOL003"), (8, "FITOL003")]
+    assert got["run.py"] == [(7, "FITOL001"), (7, "FITOL003"), (8, "FITOL003")]
+
+
+def test_a_class_of_another_module(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "ckpt.py": """import torch
+
+
+class Checkpointer:
+    def __init__(self, folder):
+        self.folder = folder
+
+    def save(self, model, optimizer):
+        torch.save(model.state_dict(), self.folder + "/model.pt")
+        torch.save(optimizer.state_dict(), self.folder + "/optimizer.pt")
+""",
+            "train.py": """import torch
+
+from ckpt import Checkpointer
+
+
+class Trainer:
+    def __init__(self, folder):
+        self.checkpointer = Checkpointer(folder)
+
+    def fit(self, model, optimizer):
+        optimizer.step()
+        self.checkpointer.save(model, optimizer)
+""",
+        },
+    )
+    got = codes(tmp_path)
+    assert (12, "FITOL001") in got["train.py"]
+
+
+def test_each_module_is_parsed_once_and_cycles_end(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write(
+        tmp_path,
+        {
+            "a.py": "import torch\nimport b\n\n\ndef f(x, p):\n    b.g(x, p)\n",
+            "b.py": "import torch\nimport a\n\n\ndef g(x, p):\n    a.f(x, p)\n"
+            "    torch.save(x, p)\n",
+            "t1.py": TRAIN.format(imp="import a", call="a.f"),
+            "t2.py": TRAIN.format(imp="import a", call="a.f"),
+        },
+    )
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counting_parse(source, filename="<unknown>", *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(Path(filename).name)
+        return real_parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    got = codes(tmp_path)
+    assert sorted(parsed) == ["a.py", "b.py", "t1.py", "t2.py"]  # each once, callee or not
+    assert got["t1.py"] == got["t2.py"] == [(7, "FITOL001"), (7, "FITOL003"), (8, "FITOL003")]
+
+
+def test_nothing_outside_the_tree_and_unresolvable_names_are_left_alone(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "train.py": TRAIN.format(
+                imp="from somewhere_else import save_checkpoint", call="save_checkpoint"
+            )
+        },
+    )
+    assert codes(tmp_path)["train.py"] == []
