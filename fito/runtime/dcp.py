@@ -28,6 +28,8 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import sys
+import threading
 import uuid
 from pathlib import Path
 from types import MappingProxyType
@@ -106,6 +108,7 @@ class FitoStorageWriter(StorageWriter):
         return str(self.root)
 
     def reset(self, checkpoint_id: Any = None) -> None:
+        _refuse_async_on_default_group()  # DCP calls reset before any collective
         if checkpoint_id is not None:
             self._epoch = epoch_of(checkpoint_id)
         self._save_id = uuid.uuid4().hex
@@ -352,6 +355,69 @@ class FitoStorageReader(StorageReader):
     @classmethod
     def validate_checkpoint_id(cls, checkpoint_id: Any) -> bool:
         return False
+
+
+class AsyncOnDefaultGroup(CheckpointError):
+    """`dcp.async_save` on the default process group of a job of several ranks."""
+
+
+_OWN_GROUPS: dict[int, Any] = {}
+
+
+def async_save(
+    state_dict: Any,
+    *,
+    storage_writer: FitoStorageWriter,
+    checkpoint_id: Any = None,
+    process_group: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """`torch.distributed.checkpoint.async_save` through fito's storage writer, on a gloo
+    process group of fito's own unless `process_group` is given: an asynchronous save runs
+    DCP's collectives on a background thread, and on the group the training loop uses
+    (`all_reduce` on the main thread) the two threads' collectives interleave differently
+    on different ranks and both hang. Every rank calls it, as `dcp.async_save`; the group is
+    made on the first call (a collective, on the calling thread) and reused."""
+    import torch.distributed.checkpoint as dcp  # lazy-import: this module loads without dcp's saver
+
+    if process_group is None and dist.is_available() and dist.is_initialized():
+        world = dist.get_world_size()
+        if world > 1:
+            if world not in _OWN_GROUPS:
+                _OWN_GROUPS[world] = dist.new_group(backend="gloo")
+            process_group = _OWN_GROUPS[world]
+    return dcp.async_save(
+        state_dict,
+        storage_writer=storage_writer,
+        checkpoint_id=checkpoint_id,
+        process_group=process_group,
+        **kwargs,
+    )
+
+
+def _refuse_async_on_default_group() -> None:
+    """AsyncOnDefaultGroup when DCP is saving on a background thread (an async_save) with
+    no process group of its own in a job of several ranks: that save would hang the
+    training loop's collectives. Raised before DCP's first collective, on every rank."""
+    if threading.current_thread() is threading.main_thread():
+        return
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
+        return
+    frame = sys._getframe(1)
+    while frame is not None:  # DCP's save(..., process_group=...) on this thread's stack
+        if frame.f_code.co_name == "save" and "torch/distributed/checkpoint" in (
+            frame.f_code.co_filename.replace(os.sep, "/")
+        ):
+            if frame.f_locals.get("process_group") is None:
+                raise AsyncOnDefaultGroup(
+                    "dcp.async_save through FitoStorageWriter needs a process group of its "
+                    "own: on the default group its collectives, on a background thread, "
+                    "interleave with the training loop's and hang every rank. Use "
+                    "fito.runtime.dcp.async_save(...), which makes a gloo group, or pass "
+                    "process_group=dist.new_group(backend='gloo') to dcp.async_save"
+                )
+            return
+        frame = frame.f_back  # type: ignore[assignment]
 
 
 def _collective(group: Any) -> Any:
