@@ -98,7 +98,15 @@ def _flag_keys(args: argparse.Namespace) -> set[str]:
 
 
 def _read(path: str, fmt: str) -> str:
-    p = Path(path)
+    try:
+        return _read_regular(Path(path), path, fmt)
+    except OSError as exc:  # a name too long, a loop of links, no permission
+        message = f"cannot read {path}: {exc.strerror or exc}"
+    report(path, None, ModelError("C002", message, status=2), fmt, False)
+    raise InputFailure(2)
+
+
+def _read_regular(p: Path, path: str, fmt: str) -> str:
     code, message = None, ""
     if not p.is_file():
         code, message = (

@@ -120,6 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with active(budget_of(args)):
             return int(args._run(args))
+    except SystemExit as exc:  # raised by code fito ran (a claims file): its status clamped
+        if exc.code is None:
+            return EXIT_OK
+        if type(exc.code) is int and exc.code in (EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_LIMIT):
+            return exc.code
+        print(f"fito: error: exit status {exc.code!r} requested [C001 bad-usage]", file=sys.stderr)
+        return EXIT_USAGE
     except UsageError as exc:
         print(f"fito: error: {exc} [C001 bad-usage]", file=sys.stderr)
         return EXIT_USAGE

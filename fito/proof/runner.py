@@ -105,7 +105,9 @@ def _import_claims(path: str) -> list[Claim]:
     sys.path.insert(0, os.path.dirname(real))
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 -- any failure of a user's file is a diagnostic
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 -- any failure
+        # of a user's file (sys.exit(7) included: that status is not fito's to give) is a
+        # diagnostic
         line = next(
             (
                 f.lineno
@@ -168,7 +170,8 @@ def discharge(c: Claim) -> dict[str, Any]:
         if not isinstance(outcome, Outcome):
             raise TypeError(f"the claim returned {type(outcome).__name__}, not an Outcome")
         result = _certify(c, outcome)
-    except Exception as exc:  # noqa: BLE001 -- a failing claim is `unknown` with the reason
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 -- a failing
+        # claim (one calling sys.exit too) is `unknown` with the reason
         result = {
             "verdict": UNKNOWN,
             "reason": f"{type(exc).__name__}: {exc}".splitlines()[0][:300],

@@ -105,7 +105,7 @@ def parse_manifest(data: bytes | bytearray, epoch: int) -> Manifest:
     claimed = body.pop("checksum")
     if body.get("format") != FORMAT:
         raise TornManifest(f"format is {body.get('format')!r}, not {FORMAT!r}")
-    if body.get("version") != VERSION:
+    if type(body.get("version")) is not int or body["version"] != VERSION:  # true is not 1
         raise TornManifest(f"unsupported manifest version {body.get('version')!r}")
     try:
         actual = hashlib.sha256(canonical(body)).hexdigest()

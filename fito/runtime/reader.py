@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from fito import budget
 from fito.runtime import layout
 from fito.runtime.codec import decode_payload, parse_header
 from fito.runtime.layout import CheckpointError
@@ -78,12 +79,14 @@ def restore(
         raise NothingToRestore(Path(root))
     path = layout.checkpoint_dir(root)
     required = tuple(layout.check_stored_domain(d) for d in domains) if domains is not None else ()
-    candidates = layout.manifest_epochs(path)
+    listing = layout.manifest_files(path)  # read once: a directory may hold 10^5 manifests
+    candidates = sorted(listing)
     if epoch is not None:
         candidates = [e for e in candidates if e == layout.check_epoch(epoch)]
     skipped: list[Skip] = []
     for e in reversed(candidates):
-        manifest, states, problems = load_epoch(path, e, required, map_location)
+        budget.check()  # the command's deadline and memory (none outside a command)
+        manifest, states, problems = load_epoch(path, e, required, map_location, listing=listing)
         if manifest is not None and states is not None:
             return Restored(
                 e, MappingProxyType(states), manifest, with_uncommitted(path, skipped, e, epoch)
@@ -101,12 +104,15 @@ def load_epoch(
     required: Iterable[str] = (),
     map_location: Any = None,
     only: Collection[str] | None = None,
+    listing: Mapping[int, tuple[str, ...]] | None = None,
 ) -> tuple[Manifest | None, dict[str, Any] | None, list[Skip]]:
     """Verify epoch (the shards of `only`, default all) and decode the required domains
     (default all verified ones): (manifest, states or None, problems). What `restore` and
     `scan` both do to an epoch, so that they never disagree on it. A CheckpointError (torch
     missing) is raised: it is about the environment, not the epoch."""
-    manifest, problems, blobs = check_epoch(root, epoch, required, keep_bytes=True, only=only)
+    manifest, problems, blobs = check_epoch(
+        root, epoch, required, keep_bytes=True, only=only, listing=listing
+    )
     if manifest is None or problems:
         return manifest, None, problems
     wanted = required or tuple(d for d in manifest.domains if only is None or d in only)
@@ -191,13 +197,16 @@ def scan(root: str | os.PathLike[str]) -> CheckpointScan:
     it and it are checked as `restore` checks them (decoded too), older ones verified only."""
     path = layout.checkpoint_dir(root)
     holdings = tuple((d, tuple(layout.shard_epochs(path, d))) for d in layout.shard_domains(path))
-    committed = set(layout.manifest_epochs(path))
-    all_epochs = sorted(committed.union(*(set(es) for _, es in holdings)), reverse=True)
-    known = _known_domains(path, sorted(committed), holdings)
+    listing = layout.manifest_files(path)  # read once: a directory may hold 10^5 manifests
+    committed = set(listing)
+    held = tuple((d, frozenset(es)) for d, es in holdings)
+    all_epochs = sorted(committed.union(*(es for _, es in held)), reverse=True)
+    known = _known_domains(path, sorted(committed), holdings, listing)
     verdicts: list[EpochVerdict] = []
     chosen: int | None = None
     for e in all_epochs:
-        verdict = _verdict(path, e, e in committed, holdings, known, decode=chosen is None)
+        budget.check()  # the command's deadline and memory (none outside a command)
+        verdict = _verdict(path, e, listing, held, known, decode=chosen is None)
         verdicts.append(verdict)
         if chosen is None and verdict.status == CONSISTENT:
             chosen = e
@@ -223,20 +232,21 @@ def _classify_durable(
 def _verdict(
     root: Path,
     epoch: int,
-    committed: bool,
-    holdings: tuple[tuple[str, tuple[int, ...]], ...],
+    listing: Mapping[int, tuple[str, ...]],
+    held: tuple[tuple[str, frozenset[int]], ...],
     known: tuple[str, ...],
     decode: bool,
 ) -> EpochVerdict:
-    present = tuple(d for d, es in holdings if epoch in es)
+    present = tuple(d for d, es in held if epoch in es)
+    committed = epoch in listing
     if committed and decode:
         try:
-            problems = load_epoch(root, epoch, map_location="cpu")[2]
+            problems = load_epoch(root, epoch, map_location="cpu", listing=listing)[2]
         except CheckpointError:  # not decodable here (torch missing): verified only
-            problems = check_epoch(root, epoch)[1]
+            problems = check_epoch(root, epoch, listing=listing)[1]
         complete = True
     elif committed:
-        problems = check_epoch(root, epoch)[1]
+        problems = check_epoch(root, epoch, listing=listing)[1]
         complete = True
     else:
         problems = [Skip(epoch, UNCOMMITTED, None, "shards without a commit manifest")]
@@ -247,11 +257,15 @@ def _verdict(
 
 
 def _known_domains(
-    root: Path, committed: list[int], holdings: tuple[tuple[str, tuple[int, ...]], ...]
+    root: Path,
+    committed: list[int],
+    holdings: tuple[tuple[str, tuple[int, ...]], ...],
+    listing: Mapping[int, tuple[str, ...]],
 ) -> tuple[str, ...]:
     """The domains of the newest readable manifest, else every domain directory."""
     for e in reversed(committed):
-        manifest, _ = read_manifest(root, e)
+        budget.check()
+        manifest, _ = read_manifest(root, e, listing)
         if manifest is not None:
             return manifest.domains
     return tuple(d for d, _ in holdings)

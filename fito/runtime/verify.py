@@ -8,7 +8,7 @@ SHA-256. Every problem is a `Skip` with a reason from `REASONS`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,10 +64,16 @@ def status_of(committed: bool, problems: Iterable[Skip], complete: bool) -> str:
     return MIXED if reasons else CONSISTENT
 
 
-def read_manifest(root: Path, epoch: int) -> tuple[Manifest | None, list[Skip]]:
+def read_manifest(
+    root: Path, epoch: int, listing: Mapping[int, tuple[str, ...]] | None = None
+) -> tuple[Manifest | None, list[Skip]]:
     """The manifest of epoch, or None and why not: torn, not a regular file, or two
-    different files (`e3.json`, `e0000000003.json`) for the one epoch."""
-    names = layout.manifest_files(root).get(epoch) or (layout.manifest_relpath(epoch),)
+    different files (`e3.json`, `e0000000003.json`) for the one epoch. listing: what
+    `layout.manifest_files(root)` gives, when the caller has it (read once per directory,
+    not once per epoch)."""
+    if listing is None:
+        listing = layout.manifest_files(root)
+    names = listing.get(epoch) or (layout.manifest_relpath(epoch),)
     contents: list[bytes] = []
     for name in names:
         try:
@@ -107,6 +113,7 @@ def check_epoch(
     *,
     keep_bytes: bool = False,
     only: Collection[str] | None = None,
+    listing: Mapping[int, tuple[str, ...]] | None = None,
 ) -> tuple[Manifest | None, list[Skip], dict[str, bytearray]]:
     """The manifest of epoch, every problem found, and (keep_bytes) the verified shard bytes.
 
@@ -114,7 +121,7 @@ def check_epoch(
     keep_bytes each shard is read once into memory and those very bytes are hashed, so what
     is later decoded is what was verified.
     """
-    manifest, problems = read_manifest(root, epoch)
+    manifest, problems = read_manifest(root, epoch, listing)
     if manifest is None:
         return None, problems, {}
     for domain in sorted(set(required) - set(manifest.domains)):
@@ -155,7 +162,7 @@ def check_shard(
                 return [
                     Skip(epoch, HASH_MISMATCH, rec.domain, f"{_size_note(size, rec)}; {exc}")
                 ], None
-            problems = _compare(epoch, rec, header.domain, header.epoch, size)
+            problems = _compare(epoch, rec, header.domain, header.epoch, size, header.codec)
             if problems:
                 return problems, None
             data = read_exact(fd, size) if keep_bytes else None
@@ -171,7 +178,9 @@ def check_shard(
     return [], data
 
 
-def _compare(epoch: int, rec: ShardRecord, domain: str, held: int, size: int) -> list[Skip]:
+def _compare(
+    epoch: int, rec: ShardRecord, domain: str, held: int, size: int, codec: str
+) -> list[Skip]:
     if held != epoch:
         return [
             Skip(epoch, EPOCH_MISMATCH, rec.domain, f"{rec.file} holds epoch {held}, not {epoch}")
@@ -180,6 +189,15 @@ def _compare(epoch: int, rec: ShardRecord, domain: str, held: int, size: int) ->
         return [Skip(epoch, DOMAIN_MISMATCH, rec.domain, f"{rec.file} holds domain {domain!r}")]
     if size != rec.bytes:
         return [Skip(epoch, HASH_MISMATCH, rec.domain, _size_note(size, rec))]
+    if codec != rec.codec:  # a re-signed manifest: what would decode it is not what wrote it
+        return [
+            Skip(
+                epoch,
+                UNDECODABLE,
+                rec.domain,
+                f"the manifest records codec {rec.codec!r}, {rec.file} was written with {codec!r}",
+            )
+        ]
     return []
 
 

@@ -190,6 +190,21 @@ CASES: list[tuple[str, Callable[[Path], None], str | None, int | None]] = [
         "torn-manifest",
         2,
     ),
+    (
+        "re-signed manifest whose version is true",
+        lambda r: _resign(r, lambda b: b.update(version=True)),
+        "torn-manifest",
+        2,
+    ),
+    *(
+        (
+            f"re-signed manifest claiming codec {codec!r} for an npz shard",
+            lambda r, codec=codec: _resign(r, lambda b: b["domains"]["model"].update(codec=codec)),
+            "undecodable",
+            2,
+        )
+        for codec in ("json", "torch", "dcp", "dcp-metadata", "pickle")
+    ),
     ("manifest of 17 MiB (sparse)", lambda r: _sparse(_manifest(r), 17 << 20), "torn-manifest", 2),
     (
         "shard header of 2,000 nested [",
@@ -408,5 +423,25 @@ def test_any_resigned_field_is_refused_or_harmless(
         holder[key] = value
 
     _resign(root, change)
-    harmless = (field == "metadata" and isinstance(value, dict)) or value == original[0]
+    same = value == original[0] and type(value) is type(original[0])  # true is not 1
+    harmless = (field == "metadata" and isinstance(value, dict)) or same
     _agree(root, 3 if harmless else 2)
+
+
+def test_torn_manifests_cost_one_listing(
+    pristine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hundreds of torn manifests above the intact epochs: restore and scan list commits/ a
+    bounded number of times, not once per epoch (which made them quadratic), and agree."""
+    from fito.runtime import layout
+
+    root = tmp_path / "ckpt"
+    shutil.copytree(pristine, root)
+    for e in range(4, 304):
+        (root / manifest_relpath(e)).write_bytes(b"{torn")
+    calls = []
+    listing = layout.manifest_files
+    monkeypatch.setattr(layout, "manifest_files", lambda r: calls.append(r) or listing(r))
+    _agree(root, 3)
+    assert len(calls) <= 8, len(calls)
+    assert {s.reason for s in restore(root).skipped} == {"torn-manifest"}

@@ -67,12 +67,15 @@ def _fails(saved: object) -> bool:
 def _load(path: str, line: int | None) -> tuple:
     """The saved trace, its assertion's line and text (a usage error when unusable)."""
     from fito.check.traces.records import Trace  # lazy-import: start-up of every command
+    from fito.source import read_source  # lazy-import: start-up of every command
 
+    src = read_source(path)  # bounded: a FIFO, a device or a huge file is refused
+    if isinstance(src, Diagnostic):
+        raise UsageError(f"cannot read the trace {path!r}: {src.message}")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the trace {path!r}: {exc}") from None
+        data = json.loads(src.text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
+        raise UsageError(f"cannot read the trace {path!r}: {_first_line(exc)}") from None
     candidates = _assertions(data)
     if line is not None:
         candidates = [a for a in candidates if a.get("line") == line]
@@ -87,6 +90,14 @@ def _load(path: str, line: int | None) -> tuple:
         raise UsageError(f"{path!r} is not a trace fito wrote: {exc}") from None
 
 
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _assertions(data: object) -> list[dict]:
     """Every assertion with a run: from a report, an assertion, or a bare run."""
     if isinstance(data, dict) and isinstance(data.get("files"), list):
@@ -94,7 +105,7 @@ def _assertions(data: object) -> list[dict]:
             a
             for f in data["files"]
             if isinstance(f, dict)
-            for a in f.get("assertions", [])
+            for a in _list(f.get("assertions"))
             if isinstance(a, dict) and a.get("run")
         ]
     if isinstance(data, dict) and isinstance(data.get("run"), dict):

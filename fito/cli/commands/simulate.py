@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 
+from fito import budget
 from fito.diagnostics import UsageError, error, render_text
 
 HELP = "simulate a fleet of checkpointing jobs event by event (exact or floating point)"
@@ -76,17 +78,16 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(f"{exc} (drop --exact)") from None
-    full = _render(args, fleet, path, result)
     firings = sum(len(times) for times in result.firings)
     if args.output is not None:
-        _write(args.output, full)
+        _write(args.output, _render(args, fleet, path, result))
         print(_summary(args, fleet, path, result, f"written to {args.output}"))
     elif firings > SUMMARY_LIMIT and not args.full:
         print(
             _summary(args, fleet, path, result, "--output FILE writes them all, --full prints them")
         )
     else:
-        print(full)
+        print(_render(args, fleet, path, result))
     if not result.complete:
         _limit_note(path, result, args.format)
         return 3
@@ -149,7 +150,7 @@ def _json(fleet, path: str, result, writers: bool, sections: bool) -> dict:
         "end_time": fmt(result.end_time),
         "parameters": _parameters(fleet),
         "tie_rule": "write completions before firings; then ascending key, then job index",
-        "firings": [[fmt(t) for t in times] for times in result.firings],
+        "firings": [[fmt(t) for t in times] for times in _polled(result.firings)],
     }
     if writers:
         out["writers"] = [[fmt(t), n] for t, n in result.writers]
@@ -181,7 +182,9 @@ def _text(fleet, path: str, result, writers: bool, sections: bool) -> str:
         f"end time {fmt(result.end_time)}"
     ]
     width = len(str(fleet.jobs - 1))
+    check = budget.current().check  # the command's deadline: a fleet may have 10^6 jobs
     for i, times in enumerate(result.firings):
+        check()
         lines.append(f"job {i:>{width}}: " + " ".join(str(fmt(t)) for t in times))
     if writers:
         lines.append("writers: " + " ".join(f"{fmt(t)}:{n}" for t, n in result.writers))
@@ -205,3 +208,11 @@ def _limit_note(path: str, result, fmt: str) -> None:
             hint="raise --max-events",
         )
     print(render_text(diag, path, None), file=sys.stderr)
+
+
+def _polled(items: list) -> Iterator:
+    """items, with the command's deadline and memory (fito.budget) looked at on each."""
+    check = budget.current().check
+    for item in items:
+        check()
+        yield item

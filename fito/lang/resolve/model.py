@@ -145,11 +145,11 @@ def size(t: ValueType) -> int | None:
 
 def within(inner: ValueType, outer: ValueType) -> bool:
     """Every value of inner is a value of outer (both finite, of one kind)."""
+    if isinstance(inner, IntT) or isinstance(outer, IntT):  # unbounded: an unresolved type
+        return isinstance(outer, IntT) and inner.kind() == "Int"
     if isinstance(inner, IntRange):
         if isinstance(outer, IntRange):
             return outer.lo <= inner.lo and inner.hi <= outer.hi
-        if isinstance(outer, IntT):
-            return True
         n = size(inner)
         if n is None or n > len(outer.values()):
             return False

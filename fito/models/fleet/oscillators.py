@@ -12,11 +12,12 @@ import math
 import random
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
+from fito import budget
 from fito.errors import FitoError
 from fito.models.fleet.expr import Expr, ExprError, Number, number, parse_expr
 
@@ -100,7 +101,7 @@ class Fleet:
 
     def throughputs(self) -> tuple[Number, ...]:
         """(f(1), ..., f(N)), each checked positive and finite."""
-        return tuple(_positive_f(self, n) for n in range(1, self.jobs + 1))
+        return tuple(_positive_f(self, n) for n in _polled(range(1, self.jobs + 1)))
 
     def compute_throughput(self, n: int) -> Fraction:
         """Aggregate compute throughput g(n) = min(n, C)."""
@@ -257,7 +258,7 @@ def _per_job(
     values = value if isinstance(value, list) else [value] * jobs
     if len(values) != jobs:
         raise ModelError(BAD_MODEL, f"{key} has {len(values)} values for {jobs} jobs", key)
-    out = tuple(_rational(v, key, params) for v in values)
+    out = tuple(_rational(v, key, params) for v in _polled(values))
     if any(v <= 0 for v in out):
         raise ModelError(BAD_MODEL, f"{key} must be positive", key)
     return out
@@ -339,7 +340,7 @@ def resolve_phases(
 ) -> tuple[Fraction, ...]:
     """The initial positions p_i in [0, W_i + V_i) that the spec describes."""
     jobs = len(work)
-    cycle = [w + v for w, v in zip(work, volume)]
+    cycle = [w + v for w, v in _polled(zip(work, volume))]
     if spec.kind == "values":
         if len(spec.values) != jobs:
             raise ModelError(
@@ -349,7 +350,7 @@ def resolve_phases(
                 hint="give one position per job, or a generator "
                 "(even, ramp:STEP, random:SEED, together)",
             )
-        for i, (p, c) in enumerate(zip(spec.values, cycle)):
+        for i, (p, c) in enumerate(_polled(zip(spec.values, cycle))):
             if not 0 <= p < c:
                 raise ModelError(
                     BAD_MODEL,
@@ -360,9 +361,20 @@ def resolve_phases(
         return spec.values
     if spec.kind == "random":
         rng = random.Random(spec.seed)
-        return tuple(Fraction(rng.getrandbits(32), 1 << 32) * c for c in cycle)
+        return tuple(Fraction(rng.getrandbits(32), 1 << 32) * c for c in _polled(cycle))
     start = [w if spec.start is None else spec.start for w in work]
     if spec.kind == "together":
-        return tuple(s % c for s, c in zip(start, cycle))
+        return tuple(s % c for s, c in _polled(zip(start, cycle)))
     steps = [spec.step] * jobs if spec.kind == "ramp" else [c / jobs for c in cycle]
-    return tuple((s - i * d) % c for i, (s, d, c) in enumerate(zip(start, steps, cycle)))
+    return tuple((s - i * d) % c for i, (s, d, c) in enumerate(_polled(zip(start, steps, cycle))))
+
+
+T = TypeVar("T")
+
+
+def _polled(items: Iterable[T]) -> Iterator[T]:
+    """items, with the command's deadline and memory (fito.budget) looked at on each."""
+    check = budget.current().check
+    for item in items:
+        check()
+        yield item

@@ -59,11 +59,14 @@ def rates(fleet: Fleet, exact: bool) -> Rates:
     """The rate tables of `fleet`, exact or in floating point."""
     convert = _exact_value if exact else float
     f = fleet.throughputs()
-    write = (0,) + tuple(convert(f[n - 1]) / n for n in range(1, fleet.jobs + 1))
-    compute = (0,) + tuple(
-        convert(fleet.compute_throughput(n)) / n for n in range(1, fleet.jobs + 1)
-    )
-    return Rates(write, compute)
+    check = budget.current().check  # the command's deadline and memory, on each job
+    write: list[Number] = [0]
+    compute: list[Number] = [0]
+    for n in range(1, fleet.jobs + 1):
+        check()
+        write.append(convert(f[n - 1]) / n)
+        compute.append(convert(fleet.compute_throughput(n)) / n)
+    return Rates(tuple(write), tuple(compute))
 
 
 def _exact_value(value: Number) -> Fraction:
@@ -140,7 +143,9 @@ class _State:
         wh: list = []
         co: dict = {}
         wo: dict = {}
+        check = budget.current().check
         for i, (w, v, p) in enumerate(zip(work, volume, phases)):
+            check()
             is_writing = p >= w
             k = (w + v - p) if is_writing else (w - p)
             key.append(k)
@@ -299,8 +304,20 @@ def writer_histogram(run: Run) -> dict[int, Number]:
     return dict(sorted(out.items()))
 
 
+# An exact value whose numerator or denominator has more bits than this (about 3,000 digits)
+# is shown rounded: converting a larger integer to decimal costs time quadratic in its length
+# (which is why Python refuses past 4,300 digits).
+MAX_EXACT_BITS = 10_000
+
+
 def format_number(value: Number) -> str | float:
-    """Exact values as strings ("27/2"); floats as they are."""
+    """Exact values as strings ("27/2"), rounded ("~1.5e+3") past MAX_EXACT_BITS; floats as
+    they are."""
     if isinstance(value, Fraction):
-        return str(value)
+        if max(value.numerator.bit_length(), value.denominator.bit_length()) <= MAX_EXACT_BITS:
+            return str(value)
+        try:
+            return f"~{float(value):.17g}"
+        except OverflowError:
+            return "~-inf" if value < 0 else "~inf"
     return value

@@ -1,0 +1,144 @@
+"""Issue 31: what a second, independent fuzzer found, one minimal case per failure class.
+
+Each case runs the real command line through the fuzz harness's bounded workers (CPU time
+and resident memory measured from outside, as in `test_fuzz_findings.py`): it must give a
+diagnostic, `unknown` (exit 3) or a verdict, within its CPU bound, never a traceback, an
+exit status outside {0, 1, 2, 3} or memory past the bound. A case given `--timeout T` must
+end within the CPU bound although its work would take far longer without the deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from fito.models.fleet.sim import MAX_EXACT_BITS, format_number
+
+from .cases import DIR, Case
+from .outcome import Outcome
+from .pool import Bounds, Pool, preload
+from .seeds import ROOT
+from .test_fuzz_findings import Expect, spec
+
+BOUNDS = Bounds(
+    seconds=6.0, wall=60.0, memory=1 << 30, fito_timeout="10", fito_memory="600M", override=False
+)
+# work that would take far longer than --timeout: answered within this much CPU time
+DEADLINE_BOUNDS = replace(BOUNDS, seconds=3.0)
+DEADLINE: set[str] = {"simulate-1000000-jobs-exact-past-the-timeout"}
+STAGGERED = (ROOT / "models" / "staggered.toml").read_bytes()
+REPORT = {
+    "files": [
+        {
+            "path": "spec.fito",
+            "assertions": None,  # null where a list belongs
+            "diagnostics": [],
+        }
+    ]
+}
+LONG_NAME = "x" * 300
+
+
+def files(argv: str, named: dict[str, bytes], statuses: set[int], *shows: str) -> Expect:
+    words = tuple(w.replace("DIR", DIR) for w in argv.split())
+    return Expect(Case(words, tuple(named.items())), frozenset(statuses), shows)
+
+
+CLAIMS_EXIT = b"import sys\n\nsys.exit(7)\n"
+CLAIM_EXITS = (
+    b"import sys\n\nfrom fito.proof import claim\n\n\n"
+    b'@claim(id="demo.exit", title="exits", model="none", method="sympy")\n'
+    b"def leave():\n"
+    b'    """Exits with a status of its own."""\n'
+    b"    sys.exit(7)\n"
+)
+
+CASES: dict[str, Expect] = {
+    "renaming-over-channels-of-undefined-types": spec(
+        "check SPEC",
+        "channel a: Foo\nchannel b: Bar\nprocess P = a?x -> P\nprocess S = P [[a <- b]]\n"
+        "system S\nassert :[deadlock free]\n",
+        {1},
+        "R001",
+    ),
+    "replay-a-report-whose-assertions-are-null": files(
+        "replay DIR/trace.json DIR/spec.fito",
+        {
+            "trace.json": json.dumps(REPORT).encode(),
+            "spec.fito": b"channel a\nprocess P = a -> P\nsystem P\n",
+        },
+        {2},
+        "holds no trace",
+    ),
+    "replay-a-trace-nested-100000-deep": files(
+        "replay DIR/trace.json DIR/spec.fito",
+        {
+            "trace.json": b"[" * 100_000 + b"]" * 100_000,
+            "spec.fito": b"channel a\nprocess P = a -> P\nsystem P\n",
+        },
+        {2},
+        "C001",
+    ),
+    "simulate-a-model-whose-name-is-too-long": files(
+        f"simulate DIR/{LONG_NAME}.toml", {}, {2}, "C002", "too long"
+    ),
+    "simulate-1000000-jobs-exact-past-the-timeout": files(
+        "simulate DIR/m.toml --jobs 1000000 --exact --timeout 0.5",
+        {"m.toml": STAGGERED},
+        {3},
+        "M003",
+    ),
+    "prove-a-claims-file-that-exits-7": files(
+        "prove DIR/exits.py --certificates DIR/certs", {"exits.py": CLAIMS_EXIT}, {2}, "K003"
+    ),
+    "prove-a-claim-that-exits-7": files(
+        "prove DIR/exits.py --jobs 1 --certificates DIR/certs",
+        {"exits.py": CLAIM_EXITS},
+        {3},
+        "SystemExit",
+    ),
+}
+
+
+def _run(names: list[str]) -> dict[str, Outcome]:
+    by_key = {CASES[n].case.key(): n for n in names}
+    preload()
+    out: dict[str, Outcome] = {}
+    for bounds, chosen in (
+        (BOUNDS, [n for n in names if n not in DEADLINE]),
+        (DEADLINE_BOUNDS, [n for n in names if n in DEADLINE]),
+    ):
+        with Pool(2, bounds) as pool:
+            out.update((by_key[c.key()], o) for c, o in pool.run([CASES[n].case for n in chosen]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, Outcome]:
+    return _run(list(CASES))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_second_fuzzer_finding(name: str, outcomes: dict[str, Outcome]) -> None:
+    got, expect = outcomes[name], CASES[name]
+    assert not got.failed, f"{got.signature}\n{got.detail}"
+    shown = got.stdout + got.stderr
+    assert got.status in expect.statuses, shown
+    assert "Traceback" not in shown
+    for text in expect.shows:
+        assert re.search(re.escape(text), shown), shown
+
+
+def test_huge_exact_times_are_printed_rounded() -> None:
+    """A firing time whose digits Python refuses to print (over 4,300) is shown rounded."""
+    small = Fraction(27, 2)
+    assert format_number(small) == "27/2"
+    huge = Fraction(3**20_000 + 1, 3**20_000)
+    assert huge.denominator.bit_length() > MAX_EXACT_BITS
+    assert format_number(huge) == "~1"
+    assert format_number(Fraction(10**4000, 1)) == "~inf"
+    assert format_number(-huge) == "~-1"
