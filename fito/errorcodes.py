@@ -199,6 +199,12 @@ _TABLE = (
     ("P008", "foreign-syntax", "a Promela or CSPm form that fito writes differently"),
     ("S003", "not-supported-yet", "a form the model checker does not run yet"),
     ("M009", "assertion-violated", "an `assert(b)` step whose condition is false (model error)"),
+    # the first hour: traps a newcomer meets
+    (
+        "T601",
+        "growing-choice",
+        "(warning) a recursion through [] after internal steps, whose state may never close",
+    ),
 )
 
 CODES: dict[str, ErrorCode] = {

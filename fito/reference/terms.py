@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from fito.lang import nodes as A
-from fito.lang.resolve.loops import loop_calls
+from fito.lang.resolve.loops import loop_calls, recurrent_operands
 from fito.lang.resolve.model import Model
 from fito.reference.expressions import Evaluator, images, member
 from fito.reference.steps import EVENT, TAU, TICK, StepRules, Tr, retarget, to
@@ -41,8 +41,11 @@ class Reference(StepRules, Evaluator):
         self.read_names: dict[int, frozenset[str]] = {}
         for n in _walk_nodes(model.spec):
             self.nodes[id(n)] = n
+        self.recurrent: set[int] = set()
+        constants = set(model.consts) | set(model.members)
         for name, decl in model.processes.items():
             self.loop_calls.update(id(c) for c in loop_calls(decl))
+            self.recurrent.update(id(n) for n in recurrent_operands(decl, constants))
             params = {v.name: v.type for v in model.variables.get(name, ()) if v.init is None}
             if params:  # the `var` parameters each assignment of the body may write
                 self.var_params.update(
@@ -360,15 +363,16 @@ def _apply(store: Store, written: Mapping[tuple, int]) -> Store:
 
 # ---------------------------------------------------------------------- external choice
 def ext(left: tuple, right: tuple, ref: Reference) -> tuple:
-    """`P [] Q` with the engine's three laws (STOP a unit, flattened, repeated stable
-    operands dropped), restated here on plain nested tuples."""
+    """`P [] Q` with the engine's four laws (STOP a unit, flattened, repeated stable
+    operands and repeated operands that return to their choice dropped), restated here on
+    plain nested tuples."""
     if left == STOP:
         return right
     if right == STOP:
         return left
     kept: list[tuple] = []
     for o in _operands(left) + _operands(right):
-        if o in kept and kinds(o, ref)[0]:
+        if o in kept and (kinds(o, ref)[0] or (o[0] in ("pre", "guard") and o[1] in ref.recurrent)):
             continue
         kept.append(o)
     acc = kept[0]

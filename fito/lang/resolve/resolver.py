@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fito.diagnostics import Diagnostic, Span, error
+from fito.diagnostics import Diagnostic, Span, error, warning
 from fito.lang import nodes as A
-from fito.lang.resolve import inference, processes
+from fito.lang.resolve import inference, loops, processes
 from fito.lang.resolve.activations import ActivationRules
 from fito.lang.resolve.costs import check_costs
 from fito.lang.resolve.declarations import DeclarationRules, a_kind
@@ -149,6 +149,7 @@ class Resolver(ActivationRules, DeclarationRules):
             elif isinstance(d, A.FunDecl):
                 self.check_function(d)
         self._check_guarded_recursion()
+        self._check_growing_choices()
         self.check_function_recursion()
         pipelines = tuple(d for d in self.spec.decls if isinstance(d, A.PipelineDecl))
         return Model(
@@ -234,6 +235,22 @@ class Resolver(ActivationRules, DeclarationRules):
             t = self.infer(d.expr, {})
             if t is not None and not isinstance(t, BoolT):
                 self.err("T001", f"a property must be Bool, this is {t.kind()}", d.expr.span)
+
+    def _check_growing_choices(self) -> None:
+        constants = set(self.consts) | set(self.members)
+        for g in loops.growing_choices(self.processes, constants):
+            self.diagnostics.append(
+                warning(
+                    "T601",
+                    f"the recursion {' -> '.join(g.cycle)} goes through `[]` after internal "
+                    f"steps, which do not resolve the choice of '{g.process}': its other "
+                    "operands stay on offer and every round adds copies, so the state space "
+                    "may not close",
+                    g.step.span,
+                    hint="to commit with the first step write if :: P :: Q fi, or begin "
+                    "the operand with a visible event",
+                )
+            )
 
     def _check_guarded_recursion(self) -> None:
         for name, span in processes.unguarded_cycles(self.processes):

@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
-from fito.lang.resolve.loops import loop_calls
+from fito.lang.resolve.loops import loop_calls, recurrent_operands
 from fito.lang.resolve.model import Model
 from fito.semantics.ir import (
     ACT,
@@ -89,11 +89,14 @@ class Terms:
     _markers: dict[int, frozenset] = field(default_factory=dict)
     _mapped: dict[tuple, int] = field(default_factory=dict)
     loops: set[int] = field(default_factory=set)  # ids of calls that keep their activation
+    recurrent: set[int] = field(default_factory=set)  # ids of operands that return to it
     fresh: int = 0  # activations made by the current `make`
 
     def __post_init__(self) -> None:
+        constants = set(self.model.consts) | set(self.model.members)
         for decl in self.model.processes.values():
             self.loops.update(id(c) for c in loop_calls(decl))
+            self.recurrent.update(id(n) for n in recurrent_operands(decl, constants))
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -371,13 +374,15 @@ class Terms:
     def ext(self, left: int, right: int) -> tuple:
         """`P [] Q` in normal form (docs/semantics.md, structural congruence).
 
-        Three laws that hold up to strong bisimulation, so no verdict, trace or count of
+        Four laws that hold up to strong bisimulation, so no verdict, trace or count of
         distinct behaviours changes: STOP is a unit; [] is associative (operands are
-        flattened, in order, into a left-nested chain); and a repeated operand whose every
+        flattened, in order, into a left-nested chain); a repeated operand whose every
         initial step is visible (stable) is dropped, since P [] P and P then have the same
-        steps to the same targets. Without them a recursion through a choice with an
-        internal step (`P = a -> P [] {x := 1} -> P`) makes a new, longer term at every
-        step, and the state space of a finite model never closes."""
+        steps to the same targets; and so is a repeated operand that returns to its choice
+        (`returns`: each of its τs leads to a chain that offers it again, so the second copy
+        is never missed). Without them a recursion through a choice with an internal step
+        (`P = a -> P [] {x := 1} -> P`, or two guarded assignments) makes a new, longer
+        term at every step, and the state space of a finite model never closes."""
         return self.ext_all((left, right))
 
     def ext_all(self, parts: Sequence[int]) -> tuple:
@@ -390,7 +395,7 @@ class Terms:
             if table[part] == STOP:
                 continue
             for o in self.operands(part):
-                if o in seen and self.stable(o):
+                if o in seen and (self.stable(o) or self.returns(o)):
                     continue
                 seen.add(o)
                 kept.append(o)
@@ -400,6 +405,12 @@ class Terms:
         for o in kept[1:]:
             acc = ("ext", self.intern(acc), o)
         return acc
+
+    def returns(self, tid: int) -> bool:
+        """Whether the term is an operand that returns to its choice: by its form, every
+        initial step is a τ to a chain that offers the term again (`recurrent_operands`)."""
+        t = self.table[tid]
+        return t[0] in ("pre", "guard") and t[1] in self.recurrent
 
     def operands(self, tid: int) -> list[int]:
         """The operands of a chain of external choices, left to right (not themselves `[]`)."""
