@@ -253,7 +253,10 @@ class Calls(Evaluator):
         mode = mode_node.value if isinstance(mode_node, ast.Constant) else "r"
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             self.emit(Write(site_of(node), self.ctx, path))
-        return path.plus(flags=frozenset((FILE,)))
+            return path.plus(flags=frozenset((FILE,)))
+        ident = self.identity(node)  # a file read back: what is read from it is loaded
+        self.emit(Load(site_of(node), self.ctx, path, ident))
+        return replace(path, flags=path.flags | {FILE}, loads=path.loads | {ident})
 
     def c_write_path(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         self.emit(Write(site_of(node), self.ctx, recv))

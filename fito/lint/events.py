@@ -25,6 +25,13 @@ class Context:
     loops: tuple[int, ...] = ()  # ids of the enclosing loop statements, outermost first
     rank0: bool = False  # only rank 0 (the main process) gets here
     calls: tuple[Site, ...] = ()  # call sites of the inlined helpers, outermost first
+    #: the guards that can skip the event without a word: (id of the `if`/`try`, its line,
+    #: what it is): an existence test (`if os.path.isfile(p):`, `if "optimizer" in ckpt:`),
+    #: a `try` whose handler goes on, an early `return` (with a warning, or after such a test)
+    skips: tuple[tuple[int, int, str], ...] = ()
+    #: a subset of the ranks gets here (`if dp_rank == 0:`, `if tp_rank == 0:`): not rank 0
+    #: alone, not every rank
+    subset: bool = False
 
     def compatible(self, other: Context) -> bool:
         """Both can run in one execution: no `if` is taken on two different arms."""

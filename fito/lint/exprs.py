@@ -36,16 +36,20 @@ class Evaluator:
         self.events: list[Event] = []
         self.silent = 0
         #: inside a function of another module: the call site in this file that reached it,
-        #: and how many call sites of the context are this file's
-        self.foreign: tuple[Site, int] | None = None
+        #: and how many call sites and skipping guards of the context are this file's
+        self.foreign: tuple[Site, int, int] | None = None
 
     # ------------------------------------------------------------------ events
     def emit(self, event: Event) -> int:
         if self.silent:
             return -1
         if self.foreign is not None:  # a helper of another module: reported at its call
-            site, depth = self.foreign
-            event = replace(event, site=site, ctx=replace(event.ctx, calls=event.ctx.calls[:depth]))
+            site, depth, guards = self.foreign
+            skips = event.ctx.skips[:guards] + tuple(
+                (i, site[0], how) for i, _, how in event.ctx.skips[guards:]
+            )
+            ctx = replace(event.ctx, calls=event.ctx.calls[:depth], skips=skips)
+            event = replace(event, site=site, ctx=ctx)
         self.events.append(event)
         return len(self.events) - 1
 
@@ -208,6 +212,11 @@ class Evaluator:
         if len(sels) > 1:
             self.emit(Compare(site_of(node), self.ctx, sels))
         return join(parts).with_text("")
+
+    def v_BoolOp(self, node: ast.BoolOp) -> Value:
+        """`tag or f"global_step{n}"`: either operand; shown as the first one known."""
+        parts = [self.value(v) for v in node.values]
+        return join(parts, text=next((p.text for p in parts if p.text), ""))
 
     def v_IfExp(self, node: ast.IfExp) -> Value:
         self.value(node.test)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fito.lint import vocab
 from fito.lint.index import dotted
 
-RANK0, NOT_RANK0, SINGLE = "rank0", "not-rank0", "single-process"
+RANK0, NOT_RANK0, SINGLE, SUBSET = "rank0", "not-rank0", "single-process", "subset"
 FlagsOf = Callable[[str], frozenset[str]]
 
 
@@ -72,6 +72,8 @@ def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> str | None:
         return RANK0 if isinstance(op, (ast.Eq, ast.Is)) else NOT_RANK0
     if not _mentions_rank(left) or isinstance(c, bool) or not isinstance(c, int):
         return None
+    if _group_rank(left):  # the rank in one parallel group: a subset of the ranks
+        return SUBSET if (type(op), c) in ((ast.Eq, 0), (ast.Is, 0)) else None
     table = {
         (ast.Eq, 0): RANK0,
         (ast.Is, 0): RANK0,
@@ -83,6 +85,39 @@ def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> str | None:
         (ast.GtE, 1): NOT_RANK0,
     }
     return table.get((type(op), c))
+
+
+#: a rank within a parallel group (data, tensor, pipeline, model, expert, context parallel):
+#: `dp_rank == 0` holds on one rank of each group, not on rank 0 alone
+_GROUP_WORDS = frozenset(
+    (
+        "dp",
+        "tp",
+        "pp",
+        "mp",
+        "ep",
+        "cp",
+        "data",
+        "tensor",
+        "pipeline",
+        "model",
+        "expert",
+        "context",
+        "parallel",
+        "shard",
+        "replica",
+        "node",
+    )
+)
+
+
+def _group_rank(expr: ast.expr) -> bool:
+    for n in ast.walk(expr):
+        if isinstance(n, (ast.Name, ast.Attribute)):
+            toks = vocab.tokens(dotted(n) or "")
+            if "rank" in toks and any(t in _GROUP_WORDS for t in toks):
+                return True
+    return False
 
 
 def _mentions_rank(expr: ast.expr) -> bool:
@@ -117,8 +152,62 @@ def _single_process(test: ast.expr) -> bool:
 
 
 def terminates(body: list[ast.stmt]) -> bool:
-    """The block always leaves (return, raise, continue): what follows runs only otherwise."""
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue))
+    """The block always leaves (return, raise, continue, break): what follows runs only
+    otherwise."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+_EXISTS = frozenset(
+    ("exists", "isfile", "isdir", "lexists", "is_file", "is_dir", "file_exists", "path_exists")
+)
+_WARN = frozenset(
+    ("print", "warn", "warning", "warnings", "info", "debug", "error", "log", "exception")
+)
+
+
+def is_existence_test(test: ast.expr) -> bool:
+    """`os.path.isfile(p)`, `Path(p).exists()`, `"optimizer" in ckpt`,
+    `ckpt.get("step") is not None`: a test of whether a file or an entry is there."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Call):
+            name = dotted(n.func) or ""
+            if name.rsplit(".", 1)[-1] in _EXISTS:
+                return True
+        elif isinstance(n, ast.Compare) and len(n.ops) == 1:
+            op, right = n.ops[0], n.comparators[0]
+            if (
+                isinstance(op, (ast.In, ast.NotIn))
+                and isinstance(n.left, ast.Constant)
+                and isinstance(n.left.value, str)
+                and not isinstance(right, (ast.Tuple, ast.List, ast.Set, ast.Constant))
+            ):
+                return True
+            if (
+                isinstance(op, (ast.Is, ast.IsNot))
+                and isinstance(right, ast.Constant)
+                and right.value is None
+                and isinstance(n.left, ast.Call)
+                and isinstance(n.left.func, ast.Attribute)
+                and n.left.func.attr == "get"
+            ):
+                return True
+    return False
+
+
+def warns(body: list[ast.stmt]) -> bool:
+    """The block prints, logs or warns (and so goes on after saying so)."""
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call):
+                name = dotted(n.func) or ""
+                if name.rsplit(".", 1)[-1] in _WARN:
+                    return True
+    return False
+
+
+def reraises(body: list[ast.stmt]) -> bool:
+    """An exception handler that does not swallow: it ends by raising."""
+    return bool(body) and isinstance(body[-1], ast.Raise)
 
 
 def is_rank0_decorator(node: ast.expr) -> bool:

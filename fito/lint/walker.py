@@ -162,6 +162,7 @@ class Walker(Calls):
         kw: dict[str, Value],
         bound_self: Value | None,
         cls: str | None,
+        body: list[ast.stmt] | None = None,
     ) -> Value | None:
         if id(fn) in self.stack or len(self.stack) >= MAX_DEPTH or self.budget <= 0:
             return None
@@ -184,7 +185,7 @@ class Walker(Calls):
         if owner is not self.index:
             self.index = owner
             if self.foreign is None:  # entering another module: its events are this call's
-                self.foreign = (site_of(node), len(self.ctx.calls) + 1)
+                self.foreign = (site_of(node), len(self.ctx.calls) + 1, len(self.ctx.skips))
             self.globals = {}
         self.env = dict(self.attr_env(cls)) if cls else {}
         self.packed, self.packed_kw = {}, {}
@@ -196,7 +197,7 @@ class Walker(Calls):
         self.returns.append([])
         self.local_defs.append({})
         try:
-            self.walk_body(fn.body)
+            self.walk_body(fn.body if body is None else body)
         finally:
             self.stack.pop()
             self.local_defs.pop()
@@ -313,24 +314,48 @@ class Walker(Calls):
     def s_If(self, node: ast.If) -> None:
         self.value(node.test)
         kind = guards.rank_test(node.test, self._flags_of)
-        base, before = self.ctx, dict(self.env)
-        self.ctx = replace(
-            base,
-            branches=base.branches + ((id(node), 0),),
-            rank0=base.rank0 or kind == guards.RANK0,
+        guard = (
+            ((id(node), node.lineno, "an existence test"),)
+            if guards.is_existence_test(node.test)
+            else ()
         )
+        base, before = self.ctx, dict(self.env)
+        arms = (
+            replace(
+                base,
+                branches=base.branches + ((id(node), 0),),
+                rank0=base.rank0 or kind == guards.RANK0,
+                subset=base.subset or kind == guards.SUBSET,
+                skips=base.skips + guard,
+            ),
+            replace(
+                base,
+                branches=base.branches + ((id(node), 1),),
+                rank0=base.rank0 or kind == guards.NOT_RANK0,
+                skips=base.skips + guard,
+            ),
+        )
+        self.ctx = arms[0]
         self.walk_body(node.body)
         after_body, self.env = self.env, dict(before)
-        self.ctx = replace(
-            base,
-            branches=base.branches + ((id(node), 1),),
-            rank0=base.rank0 or kind == guards.NOT_RANK0,
-        )
+        self.ctx = arms[1]
         self.walk_body(node.orelse)
-        self.env = _merge(after_body, self.env)
+        after_else = self.env
         self.ctx = base
-        if kind == guards.NOT_RANK0 and not node.orelse and guards.terminates(node.body):
-            self.ctx = replace(base, rank0=True)
+        ends = (guards.terminates(node.body), guards.terminates(node.orelse))
+        if ends[0] == ends[1]:
+            self.env = _merge(after_body, after_else)
+            return
+        # one arm always leaves: what follows the `if` runs on the other arm only (as its
+        # continuation); an early return that warns, or follows an existence test, can skip
+        # all of it without a word
+        left, going_on = (node.body, 1) if ends[0] else (node.orelse, 0)
+        self.env = after_else if going_on else after_body
+        quiet = not guards.reraises(left) and (bool(guard) or guards.warns(left))
+        self.ctx = replace(
+            arms[going_on],
+            skips=base.skips + (((id(node), node.lineno, "an early return"),) if quiet else ()),
+        )
 
     def s_For(self, node: ast.For | ast.AsyncFor) -> None:
         it = self.value(node.iter)
@@ -362,6 +387,8 @@ class Walker(Calls):
         self.loop_ends[id(node)] = len(self.events)
 
     def s_With(self, node: ast.With | ast.AsyncWith) -> None:
+        if self._context_manager(node):
+            return
         executors: list[Value] = []
         for item in node.items:
             v = self.value(item.context_expr)
@@ -377,9 +404,87 @@ class Walker(Calls):
 
     s_AsyncWith = s_With
 
+    def _context_manager(self, node: ast.With | ast.AsyncWith) -> bool:
+        """`with staged(final) as d:` where `staged` is a `@contextmanager` of the project:
+        its code up to the `yield`, the block with `d` bound to the yielded value, then its
+        code after the `yield` (the `finally` included), as one walk. A temporary directory
+        renamed after a barrier there is a commit like any other."""
+        if len(node.items) != 1 or not isinstance(node.items[0].context_expr, ast.Call):
+            return False
+        item = node.items[0]
+        call = item.context_expr
+        assert isinstance(call, ast.Call)
+        func = call.func
+        target = self.resolve_callee(
+            func, self.value(func.value) if isinstance(func, ast.Attribute) else None
+        )
+        if not isinstance(target, tuple) or not _is_context_manager(target[0]):
+            return False
+        fn, cls = target
+        split = _split_at_yield(fn.body)
+        if split is None:
+            return False
+        pre, yielded, post = split
+        resume = _Resume(node, item.optional_vars, yielded, self)
+        args, kw = self.arguments(call)
+        recv = self.value(func.value) if isinstance(func, ast.Attribute) else None
+        self.inline(call, fn, args, kw, recv, cls, body=[*pre, resume, *post])
+        if not resume.ran:  # not inlined (depth, budget, recursion): the block alone
+            self.walk_body(node.body)
+        elif resume.env_after is not None:
+            self.env = resume.env_after
+        return True
+
+    def s__Resume(self, node: _Resume) -> None:
+        """The `yield` of an inlined context manager: the caller's block runs here."""
+        value = self.value(node.yielded)
+        callee = self._state()
+        self._restore(node.caller)
+        node.ran = True
+        returns, defs = self.returns.pop(), self.local_defs.pop()  # the callee's
+        try:
+            if node.target is not None:
+                self.bind(node.target, value)
+            self.walk_body(node.with_node.body)
+            node.env_after = self.env
+        finally:
+            self.returns.append(returns)
+            self.local_defs.append(defs)
+            self._restore(callee)
+
+    def _state(self) -> tuple[object, ...]:
+        return (
+            self.env,
+            self.globals,
+            self.ctx,
+            self.cls,
+            self.module_scope,
+            self.packed,
+            self.packed_kw,
+            self.index,
+            self.foreign,
+        )
+
+    def _restore(self, state: tuple[object, ...]) -> None:
+        (
+            self.env,
+            self.globals,
+            self.ctx,
+            self.cls,
+            self.module_scope,
+            self.packed,
+            self.packed_kw,
+            self.index,
+            self.foreign,
+        ) = state  # type: ignore[assignment]
+
     def s_Try(self, node: ast.Try) -> None:
-        self.walk_body(node.body)
         base = self.ctx
+        if any(not guards.reraises(h.body) for h in node.handlers):  # a handler goes on
+            guard = (id(node), node.lineno, "an exception handler that goes on")
+            self.ctx = replace(base, skips=base.skips + (guard,))
+        self.walk_body(node.body)
+        self.ctx = base
         for i, h in enumerate(node.handlers, 1):
             self.ctx = replace(base, branches=base.branches + ((id(node), i),))
             self.walk_body(h.body)
@@ -446,6 +551,54 @@ class Walker(Calls):
     def _flags_of(self, name: str) -> frozenset[str]:
         v = self.env.get(name) or self.globals.get(name)
         return v.flags if v is not None else frozenset()
+
+
+class _Resume(ast.stmt):
+    """A statement put in place of a context manager's `yield`: run the caller's block."""
+
+    _fields = ()
+
+    def __init__(
+        self,
+        with_node: ast.With | ast.AsyncWith,
+        target: ast.expr | None,
+        yielded: ast.expr | None,
+        walker: Walker,
+    ) -> None:
+        super().__init__()
+        self.with_node, self.target, self.yielded = with_node, target, yielded
+        self.caller = walker._state()
+        self.ran = False
+        self.env_after: Env | None = None
+
+
+def _is_context_manager(fn: FunctionNode) -> bool:
+    return any(
+        (dotted(d) or "").rsplit(".", 1)[-1] in ("contextmanager", "asynccontextmanager")
+        for d in fn.decorator_list
+    )
+
+
+def _split_at_yield(
+    body: list[ast.stmt],
+) -> tuple[list[ast.stmt], ast.expr | None, list[ast.stmt]] | None:
+    """The statements before the `yield`, its value, and those after it (a `try`'s `else`
+    and `finally` included; its handlers are the error path)."""
+    for i, stmt in enumerate(body):
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+        if isinstance(value, (ast.Yield, ast.YieldFrom)):
+            return body[:i], value.value, body[i + 1 :]
+        if isinstance(stmt, ast.Try):
+            inner = _split_at_yield(stmt.body)
+            if inner is not None:
+                pre, v, post = inner
+                return body[:i] + pre, v, post + stmt.orelse + stmt.finalbody + body[i + 1 :]
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            inner = _split_at_yield(stmt.body)
+            if inner is not None:
+                pre, v, post = inner
+                return body[:i] + [*pre], v, post + body[i + 1 :]
+    return None
 
 
 def _merge(a: Env, b: Env) -> Env:

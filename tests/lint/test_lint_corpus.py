@@ -16,6 +16,9 @@ STYLES = {
     "lightning_like",
     "hf_like",
     "nanogpt_like",
+    "deepspeed_like",
+    "megatron_like",
+    "torchtitan_like",
     "packages",
 }
 

@@ -13,6 +13,7 @@ TRACE_RULES = (
     atomic.check,
     rank_commit.check,
     restore.check_mixed,
+    restore.check_skipped,
 )
 
 

@@ -52,7 +52,7 @@ def analyse(trace: Trace) -> list[Analysis]:
             continue
         seen.add(j)
         marker = trace.events[j]
-        barrier = first_after(trace, i, shard, lambda e: isinstance(e, Barrier), stop=j)
+        barrier = first_after(trace, i, shard, _all_ranks_barrier, stop=j)
         protocol = Protocol(
             True, ("shard",), shard.path.is_versioned, True, barrier=barrier is not None
         )
@@ -61,8 +61,9 @@ def analyse(trace: Trace) -> list[Analysis]:
             continue
         who = "rank 0 writes" if marker.ctx.rank0 else "the first rank to get here writes"
         notes = (
-            f"line {line(frame_site(shard, [marker]))} runs on every rank and saves its "
-            f"shard to {shown(shard.path)}",
+            f"line {line(frame_site(shard, [marker]))} runs on "
+            f"{'one rank of each parallel group' if shard.ctx.subset else 'every rank'} "
+            f"and saves its shard to {shown(shard.path)}",
             f"{who} the marker while the other ranks may still be saving; a crash then "
             "leaves a step marked complete with missing or torn shards",
         )
@@ -78,6 +79,12 @@ def analyse(trace: Trace) -> list[Analysis]:
             )
         )
     return out
+
+
+def _all_ranks_barrier(e: Event) -> bool:
+    """A barrier every rank reaches: one under `if rank == 0:` (or a group's rank 0) does
+    not order the other ranks' shards before anything."""
+    return isinstance(e, Barrier) and not e.ctx.rank0 and not e.ctx.subset
 
 
 def _marker_path(e: Event) -> Value:

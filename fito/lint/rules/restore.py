@@ -178,6 +178,59 @@ def check_partial(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
     return out
 
 
+def check_skipped(trace: Trace) -> list[Finding]:
+    """A restore that an existence test, an exception handler or an early return can skip
+    while the weights are restored: the resume goes on with that component fresh."""
+    restores = [r for _, r in trace.of(Restore) if isinstance(r, Restore)]
+    models = [r for r in restores if r.kind == vocab.MODEL]
+    if not models:
+        return []
+    steps = [
+        e
+        for _, e in trace.of(KeyRead)
+        if isinstance(e, KeyRead) and e.bound and vocab.kind_of_key(e.key) == vocab.STEP
+    ]
+    out: list[Finding] = []
+    seen: set[str] = set()
+    candidates: list[tuple[str, Restore | KeyRead]] = [
+        (r.kind, r) for r in restores if r.kind in _STEPS_WITH_WEIGHTS
+    ]
+    candidates += [("step counter", e) for e in steps]
+    for what, r in candidates:
+        if what in seen:
+            continue
+        for m in models:
+            if not m.ctx.compatible(r.ctx):
+                continue
+            extra = [g for g in r.ctx.skips if g not in m.ctx.skips]
+            if not extra:
+                continue
+            seen.add(what)
+            _, guard, how = extra[-1]
+            out.append(
+                Finding(
+                    PARTIAL,
+                    r.site,
+                    f"the {what} restore can be skipped without a word while the weights are "
+                    f"restored: the resume then goes on with a fresh {what}",
+                    (
+                        f"line {line(frame_site(m, [r]))} restores the model unconditionally; "
+                        f"{how} at line {guard} can skip this restore",
+                    ),
+                    HINT_SKIPPED,
+                )
+            )
+            break
+    return out
+
+
+_STEPS_WITH_WEIGHTS = (vocab.OPTIMIZER, vocab.SCHEDULER, vocab.SCALER, vocab.RNG, vocab.DATA)
+HINT_SKIPPED = (
+    "restore every component or none: test that the checkpoint is complete once, before "
+    "restoring anything, and fail (raise) when a component is missing instead of going on"
+)
+
+
 def _step_key(s: Save) -> str:
     return next(k for k in sorted(s.payload.keys) if vocab.kind_of_key(k) == vocab.STEP)
 

@@ -51,8 +51,7 @@ def analyse(trace: Trace) -> list[Analysis]:
         groups.setdefault(s.ctx.loops, []).append((i, s))
     split_sites: set[tuple[int, int, int, int]] = set()
     for group in groups.values():
-        part = _split(group)
-        if part:
+        for part in _executions(_split(group)):
             out.append(_sequential(trace, part))
             split_sites.update(s.site for _, s in part)
     shards = [(i, s) for i, s in saves if is_rank_shard(s) and s.site not in split_sites]
@@ -78,6 +77,26 @@ def _split(group: list[tuple[int, Save]]) -> list[tuple[int, Save]]:
             ):
                 part[i], part[j] = s, t
     return sorted(part.items())
+
+
+def _executions(part: list[tuple[int, Save]]) -> list[list[tuple[int, Save]]]:
+    """The saves of a split, one list per way through the branches: saves on the two arms of
+    an `if` are alternatives, each arm with the saves that run whichever arm is taken."""
+    runs: list[list[tuple[int, Save]]] = []
+    for i, s in part:
+        joined = False
+        for run in runs:
+            if all(s.ctx.compatible(t.ctx) for _, t in run):
+                run.append((i, s))
+                joined = True
+        if not joined:  # a new alternative, with the saves before it it can run with
+            runs.append([(j, t) for j, t in part if j < i and s.ctx.compatible(t.ctx)] + [(i, s)])
+    out: list[list[tuple[int, Save]]] = []
+    for run in runs:
+        saves = sorted(run)
+        if len(saves) > 1 and _split(saves) and saves not in out:
+            out.append(saves)
+    return out
 
 
 def _disjoint(s: Save, t: Save, ks: frozenset[str], kt: frozenset[str]) -> bool:

@@ -1,0 +1,27 @@
+"""The same resume, all or nothing: a failure to restore the optimizer stops the resume."""
+
+import logging
+
+import torch
+import lightning as L
+
+log = logging.getLogger(__name__)
+
+
+class LitModel(L.LightningModule):
+    def __init__(self, net, lr=1e-3):
+        super().__init__()
+        self.net = net
+        self.lr = lr
+
+    def configure_optimizers(self):
+        self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=self.lr)
+        return self.optimizer
+
+    def resume_from(self, folder):
+        self.net.load_state_dict(torch.load(f"{folder}/net.pt"))
+        try:
+            self.optimizer.load_state_dict(torch.load(f"{folder}/optimizer.pt"))
+        except (OSError, RuntimeError):
+            log.error("the checkpoint in %s is incomplete", folder)
+            raise
