@@ -134,6 +134,7 @@ class Decided:
     transitions: int
     depth: int
     seconds: float = 0.0
+    proof: object = None  # the symbolic engine's proof that no such state is reachable
 
     def __len__(self) -> int:
         return self.states

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fito.source import DEFAULT_MAX_BYTES
 
 DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
-ENGINES = ("auto", "frontier", "scalar")
+ENGINES = ("auto", "frontier", "scalar", "symbolic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,5 +42,5 @@ class Limits:
     max_states: int | None = None
     timeout: float | None = None
     progress: bool = False
-    engine: str = "auto"  # auto (frontier where states pack), frontier, scalar
+    engine: str = "auto"  # auto (frontier where states pack), frontier, scalar, symbolic
     jobs: int = 1  # processes of the frontier engine

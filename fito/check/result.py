@@ -36,6 +36,9 @@ class Verdict:
     depth: int = 0
     engine: str = ""
     run: Trace | None = None  # the counterexample or witness as data (fito.check.traces.records)
+    proof: str | None = None  # how the symbolic engine proved it (spacer, k-induction)
+    invariant: tuple[str, ...] = ()  # its inductive strengthening, in spec syntax (conjuncts)
+    certificate: object = None  # what the proof kit's kernel re-checks (fito/check/symbolic)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -59,6 +62,9 @@ class Verdict:
             out["engine"] = self.engine
         if self.run is not None:
             out["run"] = self.run.to_json()
+        if self.proof is not None:
+            out["proof"] = self.proof
+            out["invariant"] = list(self.invariant)
         return out
 
     def _repr_html_(self) -> str:

@@ -112,6 +112,8 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
     reason = None
     try:
         if len(group) == 1 and group[0].kind not in SAFETY:
+            if limits.engine == "symbolic":
+                return [_not_symbolic(model, group[0])]
             return [_with_time(check_assertion(c, group[0], limits), time.perf_counter() - start)]
         return _safety(c, group, limits)
     except TimeLimit:  # the engines report their figures themselves; this is the backstop
@@ -138,6 +140,15 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
         )
         for a in group
     ]
+
+
+def _not_symbolic(model: Model, a: A.AssertDecl) -> Verdict:
+    """The symbolic engine answers safety questions only (docs/symbolic.md)."""
+    reason = (
+        "the symbolic engine answers `always`, `reaches` and deadlock freedom; "
+        "check this assertion with --engine auto"
+    )
+    return Verdict(assertion_text(model, a), a.span.line, UNKNOWN, reason=reason, engine="symbolic")
 
 
 def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -> Verdict:
@@ -196,8 +207,17 @@ def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verd
             "always": _always_verdict,
             "reaches": _reaches_verdict,
         }[a.kind]
-        out.append(_with_time(build(c, a, text, d.found, d), d.seconds))  # type: ignore[arg-type]
+        v = _with_time(build(c, a, text, d.found, d), d.seconds)  # type: ignore[arg-type]
+        out.append(v if d.proof is None else _proved(c, v, d.proof))
     return out
+
+
+def _proved(c: Compiled, v: Verdict, proof: object) -> Verdict:
+    """A verdict the symbolic engine proved: its method and inductive invariant."""
+    from fito.check.symbolic.report import proof_fields  # lazy-import: z3, --engine symbolic
+
+    method, invariant = proof_fields(c, proof)
+    return replace(v, proof=method, invariant=invariant)
 
 
 def _task(c: Compiled, a: A.AssertDecl) -> Task:
@@ -214,6 +234,10 @@ HANDOVER_AT = 5_000  # engine auto: state by state up to here, then whole levels
 def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list[Decided]:
     """State by state for small searches, then the frontier engine (engine "auto"); or the
     engine asked for. The frontier engine needs states that pack into words."""
+    if limits.engine == "symbolic":
+        from fito.check.symbolic import symbolic_search  # lazy-import: z3, --engine symbolic
+
+        return symbolic_search(c, root, tasks, limits)
     start = None
     if limits.engine != "frontier":
         handover = HANDOVER_AT if limits.engine == "auto" else None

@@ -32,6 +32,9 @@ def render_text_report(
 def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool = False) -> str:
     """`file:line: assertion: verdict (stats)` and, for a failure, the numbered trace."""
     stats = f"{v.states:,} states, {v.transitions:,} transitions, {v.seconds:.2f} s"
+    if v.engine == "symbolic":
+        proved = f", proved by {v.proof}" if v.proof else ""
+        stats = f"symbolic, BMC depth {v.depth}{proved}, {v.seconds:.2f} s"
     head = f"{path}:{v.line}: {v.text}: {v.verdict}"
     if v.verdict == FAILS:
         head += f" in {len(v.trace)} ({stats})"
@@ -40,6 +43,9 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
     else:
         head += f" ({v.reason or 'no verdict'}; {stats})"
     lines = [head]
+    if v.invariant:
+        lines.append("  inductive invariant (each conjunct holds in every reachable state):")
+        lines.extend(f"    {conjunct}" for conjunct in v.invariant)
     if v.verdict == FAILS and v.reason:
         lines.extend(_reason(v))
     if v.error is not None:

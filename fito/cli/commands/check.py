@@ -65,10 +65,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     p.add_argument(
         "--engine",
-        choices=("auto", "frontier", "scalar"),
+        choices=("auto", "frontier", "scalar", "symbolic"),
         default="auto",
         help="search engine: state by state (scalar), whole levels of packed states "
-        "(frontier), or scalar first and frontier once the search grows (auto)",
+        "(frontier), or scalar first and frontier once the search grows (auto); "
+        "symbolic: Z3, BMC for shortest runs and k-induction or Spacer for proofs over "
+        "unbounded runs and integers (docs/symbolic.md)",
     )
     p.add_argument(
         "--jobs",

@@ -1,0 +1,226 @@
+"""`--engine symbolic` for the safety questions of one process: BMC for the shortest run to a
+goal, a deadlock or a model error, in breadth-first order, and k-induction and Spacer for
+the proof that none exists. Runs the solver finds are replayed on the compiled model, so a
+counterexample is an ordinary run of states and transition ranks (its trace, labels and
+renderings are the explicit engine's)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import z3
+
+from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Decided, Found, Graph, Task
+from fito.check.options import Limits
+from fito.check.symbolic.bmc import Run, Undecided, Unrolling
+from fito.check.symbolic.encode import Unsupported
+from fito.check.symbolic.prove import Proof, Reachable, k_induction, spacer
+from fito.check.symbolic.skeleton import control_skeleton
+from fito.check.symbolic.system import System
+from fito.semantics.compiled import Compiled, Fault, StepFault
+
+ENGINE = "symbolic"
+FIRST_PROOF_AT = 3  # BMC depth before the first proof attempt
+DEFAULT_TIMEOUT = 60.0  # seconds, without --timeout
+MAX_INDUCTION = 12  # the deepest k-induction tried
+
+
+@dataclass(slots=True)
+class _Task:
+    task: Task
+    bad: z3.BoolRef  # states whose reachability decides the task (errors included)
+    goal: z3.BoolRef | None
+    goal_fault: z3.BoolRef | None
+    reachable: bool = False  # Spacer found bad reachable: only BMC can still answer
+    tried: str = ""
+
+
+class SymbolicSearch:
+    """One search answering the tasks of one process."""
+
+    def __init__(self, c: Compiled, root: tuple[int, ...], tasks: list[Task], limits: Limits):
+        self.c = c
+        self.root = root
+        self.tasks = tasks
+        self.limits = limits
+        self.start = time.perf_counter()
+        self.deadline = time.monotonic() + (limits.timeout or DEFAULT_TIMEOUT)
+        self.got: list[Decided | None] = [None] * len(tasks)
+        self.depth = 0
+
+    # ------------------------------------------------------------------ answers
+    def _decide(self, i: int, found: Found, graph: Graph, proof: Proof | None = None) -> None:
+        seconds = time.perf_counter() - self.start
+        states = len(graph)
+        self.got[i] = Decided(found, graph, states, 0, self.depth, seconds, proof)
+
+    def _open(self) -> list[int]:
+        return [i for i, d in enumerate(self.got) if d is None]
+
+    def _close(self, reason: str) -> list[Decided]:
+        for i in self._open():
+            self._decide(i, Found(LIMIT, reason=reason), self._graph(None))
+        return self.got  # type: ignore[return-value]
+
+    def _graph(self, run: Run | None, upto: int | None = None) -> Graph:
+        """The run replayed on the compiled model: the states, linked by the ranks taken."""
+        g = Graph(engine=ENGINE)
+        g.add(self.root, -1, -1)
+        if run is None:
+            return g
+        controls = self.skeleton.controls
+        states = [store + controls[pc] for store, pc in run.states]
+        if states[0] != self.root:
+            raise Mismatch("the solver's initial state is not the model's")
+        for j in range(1, len(states) if upto is None else upto + 1):
+            rank = next(
+                (r for r, post in self.c.successors(states[j - 1]) if post == states[j]), None
+            )
+            if rank is None:
+                raise Mismatch(f"step {j} of the solver's run is no transition of the model")
+            g.add(states[j], j - 1, rank)
+        g.depth = len(g) - 1
+        return g
+
+    # ------------------------------------------------------------------ the search
+    def run(self) -> list[Decided]:
+        try:
+            self.skeleton = control_skeleton(self.c, self.root, self._skeleton_deadline())
+            self.system = System(self.c, self.skeleton)
+            self.items = [self._item(t) for t in self.tasks]
+        except Unsupported as exc:
+            return self._close(f"the symbolic engine does not translate {exc}")
+        self._root()
+        try:
+            return self._levels()
+        except Undecided as exc:
+            return self._close(f"the solver answered unknown: {exc}")
+        except Mismatch as exc:
+            return self._close(f"internal: {exc}")
+
+    def _item(self, t: Task) -> _Task:
+        s = self.system
+        if t.deadlock:
+            return _Task(t, z3.Or(s.error, s.deadlock), None, None)
+        goal = s.goal(t.ir, t.negate)  # type: ignore[arg-type]
+        fault = goal.fault if goal.fault is not None else z3.BoolVal(False)
+        bad = z3.Or(s.error, goal.term, fault)
+        return _Task(t, bad, goal.term, fault)
+
+    def _root(self) -> None:
+        for i, t in enumerate(self.tasks):
+            if t.goal is None:
+                continue
+            try:
+                if t.goal(self.root):
+                    self._decide(i, Found(GOAL, 0), self._graph(None))
+            except Fault as f:
+                self._decide(i, Found(ERROR, 0, None, f), self._graph(None))
+
+    def _levels(self) -> list[Decided]:
+        u = Unrolling(self.system)
+        s = self.system
+        next_proof = FIRST_PROOF_AT
+        while self._open():
+            if time.monotonic() > self.deadline:
+                return self._close(f"timeout after {self.limits.timeout or DEFAULT_TIMEOUT:g} s")
+            d = u.depth
+            u.solver.set("timeout", self._left_ms())
+            run = u.probe(u.at(s.guard_error, d))
+            if run is not None:
+                g = self._graph(run)
+                fault = self._fault(g.states[-1])
+                for i in self._open():
+                    self._decide(i, Found(ERROR, len(g) - 1, None, fault.fault), g)
+                break
+            for i in self._open():
+                if self.tasks[i].deadlock:
+                    run = u.probe(u.at(s.deadlock, d))
+                    if run is not None:
+                        g = self._graph(run)
+                        self._decide(i, Found(DEADLOCK, len(g) - 1), g)
+            if not self._open():
+                break
+            run = u.probe(u.at(s.error, d))
+            if run is not None:
+                g = self._graph(run)
+                fault = self._fault(g.states[-1])
+                for i in self._open():
+                    self._decide(i, Found(ERROR, len(g) - 1, fault.step, fault.fault), g)  # type: ignore[arg-type]
+                break
+            u.extend()
+            self.depth = u.depth
+            for i in self._open():
+                item = self.items[i]
+                if item.goal is None:
+                    continue
+                run = (
+                    u.probe(u.at(item.goal_fault, u.depth)) if item.goal_fault is not None else None
+                )
+                if run is not None:
+                    g = self._graph(run)
+                    try:
+                        self.tasks[i].goal(g.states[-1])  # type: ignore[misc]
+                        raise Mismatch("the property does not fail where the solver says")
+                    except Fault as f:
+                        self._decide(i, Found(ERROR, len(g) - 1, None, f), g)
+                    continue
+                run = u.probe(u.at(item.goal, u.depth))
+                if run is not None:
+                    g = self._graph(run)
+                    self._decide(i, Found(GOAL, len(g) - 1), g)
+            if u.depth >= next_proof:
+                self._prove(u.depth)
+                next_proof = u.depth + max(1, u.depth // 2)
+        return self.got  # type: ignore[return-value]
+
+    def _fault(self, state: tuple) -> StepFault:
+        try:
+            self.c.successors(state)
+        except StepFault as e:
+            return e
+        raise Mismatch("no model error where the solver finds one")
+
+    def _skeleton_deadline(self) -> float:
+        """A tenth of the time for the control skeleton (at least a second)."""
+        return time.monotonic() + max(1.0, self._left() / 10)
+
+    def _left(self) -> float:
+        return max(0.001, self.deadline - time.monotonic())
+
+    def _left_ms(self) -> int:
+        return max(1, int(self._left() * 1000))
+
+    def _prove(self, depth: int) -> None:
+        """Try to close the open tasks: Spacer once per task, then k-induction at `depth`
+        (BMC has shown no bad run up to there, the base case)."""
+        for i in self._open():
+            item = self.items[i]
+            if item.reachable:
+                continue
+            proof: Proof | Reachable | str = "not tried"
+            if not item.tried:
+                proof = spacer(self.system, item.bad, self._left())
+                item.tried = proof if isinstance(proof, str) else "spacer"
+                if isinstance(proof, Reachable):
+                    item.reachable = True
+                    continue
+            if not isinstance(proof, Proof) and depth <= MAX_INDUCTION:
+                got = k_induction(self.system, item.bad, depth, min(self._left(), 10.0))
+                if isinstance(got, Proof):
+                    proof = got
+            if isinstance(proof, Proof):
+                kind = EXHAUSTED
+                self._decide(i, Found(kind), self._graph(None), proof)
+
+
+class Mismatch(Exception):
+    """A run of the solver that the compiled model does not take (an encoding bug)."""
+
+
+def symbolic_search(
+    c: Compiled, root: tuple[int, ...], tasks: list[Task], limits: Limits
+) -> list[Decided]:
+    """The answer of each task, as the breadth-first engine would give it."""
+    return SymbolicSearch(c, root, tasks, limits).run()

@@ -1,0 +1,36 @@
+"""The symbolic engine against the explicit one on one spec: verdicts, trace lengths and
+model errors of every safety assertion both answer."""
+
+from __future__ import annotations
+
+from fito.check.options import CheckOptions
+from fito.pipeline import check_source
+from fito.source import Source
+
+SAFETY_WORDS = ("|= always", "reaches", "deadlock free")
+
+
+def outcomes(text: str, engine: str, seconds: float) -> list[tuple | None]:
+    """(verdict, trace length, model error's message) per assertion; None where the engine
+    gave up (a limit) or refused (the symbolic engine's `unknown`)."""
+    report = check_source(Source("t.fito", text), CheckOptions(timeout=seconds, engine=engine))
+    out: list[tuple | None] = []
+    for v in report.verdicts:
+        if v.verdict == "unknown":
+            out.append(None)
+            continue
+        error = None if v.error is None else v.error.message.split(":")[0]
+        out.append((v.text, v.verdict, len(v.trace), error))
+    return out
+
+
+def compare(text: str, label: str, seconds: float = 10.0) -> int:
+    """Both engines on text; every assertion both answer has the same outcome. Returns how
+    many were compared."""
+    explicit = outcomes(text, "scalar", seconds)
+    symbolic = outcomes(text, "symbolic", seconds)
+    assert len(explicit) == len(symbolic), label
+    pairs = [(a, b) for a, b in zip(explicit, symbolic) if a is not None and b is not None]
+    for a, b in pairs:
+        assert a == b, f"{label}\n{text}"
+    return len(pairs)
