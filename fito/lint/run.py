@@ -35,7 +35,8 @@ class LintOptions:
     select: tuple[str, ...] = ()  # code prefixes to report (all when empty)
     ignore: tuple[str, ...] = ()  # code prefixes never reported
     max_bytes: int = DEFAULT_MAX_BYTES
-    model_dir: str | None = None  # --model: write and check the specs here
+    model_dir: str | None = None  # --model-dir: also write the checked specs here
+    model: bool = False  # --model: check each protocol's spec (in memory unless model_dir)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,7 @@ def _lint_index(
         diag = error(SYNTAX_ERROR, "the file nests expressions too deeply to be analysed")
         return LintReport(FileReport(src.path, src.text, (diag,), unreadable=True))
     specs: tuple[FileReport, ...] = ()
-    if options.model_dir is not None:
+    if options.model or options.model_dir is not None:
         findings, specs = _model_check(
             src.path, findings, rules.protocols(traces), options.model_dir
         )
@@ -169,22 +170,26 @@ def _model_check(
     path: str,
     findings: list[Finding],
     protocols: list[tuple[Finding | None, Protocol, int]],
-    model_dir: str,
+    model_dir: str | None,
 ) -> tuple[list[Finding], tuple[FileReport, ...]]:
-    """Write each protocol's spec, check it, attach the counterexample to its finding."""
+    """Check each protocol's spec (written into model_dir when there is one, else kept in
+    memory: a lint run leaves nothing behind), attach the counterexample to its finding."""
     from fito.lint.model import (  # lazy-import: only model-checking rules need it
         check_spec,
         counterexample_note,
         spec_text,
     )
 
-    Path(model_dir).mkdir(parents=True, exist_ok=True)
+    if model_dir is not None:
+        Path(model_dir).mkdir(parents=True, exist_ok=True)
     notes: dict[tuple[str, tuple[int, ...]], str] = {}
     specs: list[FileReport] = []
     for finding, protocol, line in protocols:
-        spec_path = str(Path(model_dir) / f"{Path(path).stem}_L{line}.fito")
+        name = f"{Path(path).stem}_L{line}.fito"
+        spec_path = name if model_dir is None else str(Path(model_dir) / name)
         text = spec_text(protocol, f"{path}:{line}")
-        Path(spec_path).write_text(text, encoding="utf-8")
+        if model_dir is not None:
+            Path(spec_path).write_text(text, encoding="utf-8")
         report = check_spec(spec_path, text)
         specs.append(report)
         failed = next((v for v in report.verdicts if v.verdict == "fails"), None)

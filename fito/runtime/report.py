@@ -28,6 +28,23 @@ def restore_reason(scan: CheckpointScan) -> str:
     return head + (f"; newer epochs refused: {listed}" if listed else "")
 
 
+def below_lattice_point(scan: CheckpointScan) -> str:
+    """Why a restore takes an older epoch than the lattice's best recovery point ("" when
+    it does not): the epochs from that point down to the restored one that were refused."""
+    point, taken = scan.best_recovery_point, scan.restore_epoch
+    if point is None or (taken is not None and taken >= point):
+        return ""
+    status = {v.epoch: v.status for v in scan.epochs}
+    refused = [
+        e for e in sorted(status, reverse=True) if e <= point and (taken is None or e > taken)
+    ]
+    why = ", ".join(f"epoch {e} is {status[e]}" for e in refused)
+    target = "no epoch" if taken is None else f"epoch {taken}"
+    return f"restore takes {target}, not the lattice point {point}: " + (
+        why or f"no epoch {point} is on disk"
+    )
+
+
 def newest_is_consistent(scan: CheckpointScan) -> bool:
     """True when the directory is empty or its newest epoch is committed and consistent."""
     return scan.newest is None or scan.newest.status == CONSISTENT
@@ -49,9 +66,13 @@ def to_text(scan: CheckpointScan) -> str:
         x = " ".join(f"{d}={e}" for d, e in scan.durable_vector)
         out.append(
             f"durable vector (newest shard per domain): {x}: {scan.durable_kind}; "
-            f"lattice best recovery point {scan.best_recovery_point}"
+            f"lattice best recovery point {scan.best_recovery_point} (a bound from the shards "
+            "alone: a restore also needs the commit and the hashes)"
         )
     out.append("restore: " + restore_reason(scan))
+    below = below_lattice_point(scan)
+    if below:
+        out.append(below)
     if scan.newest is not None and scan.newest.status != CONSISTENT:
         out.append(f"newest epoch {scan.newest.epoch} is {scan.newest.status}")
     if scan.temp_files:

@@ -105,14 +105,17 @@ def run(args: argparse.Namespace) -> int:
         problems = [compare(r) for r in reports]
         status = 1 if any(problems) else 0
         if args.format == "text":
-            return _emit(args, _expect_text(reports, problems), status)
-        return _emit(args, render_report(reports, args.format, expectations=problems), status)
+            return _emit(args, _expect_text(reports, problems), status, reports)
+        return _emit(
+            args, render_report(reports, args.format, expectations=problems), status, reports
+        )
     text = render_report(reports, args.format, args.verbose, args.explain)
-    return _emit(args, text, exit_status(reports))
+    return _emit(args, text, exit_status(reports), reports)
 
 
-def _emit(args: argparse.Namespace, text: str, status: int) -> int:
-    """Print the report, or write it to --output (a write error is a usage error)."""
+def _emit(args: argparse.Namespace, text: str, status: int, reports: list | None = None) -> int:
+    """Print the report, or write it to --output (a write error is a usage error) and say
+    so on standard error, with the verdicts it holds (as pytest names its --junitxml)."""
     if args.output is None:
         if text:
             print(text)
@@ -122,6 +125,9 @@ def _emit(args: argparse.Namespace, text: str, status: int) -> int:
             f.write(text + "\n" if text else "")
     except OSError as exc:
         raise UsageError(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+    verdicts = [v.verdict for r in reports or () for v in r.verdicts]
+    counts = ", ".join(f"{verdicts.count(k)} {k}" for k in ("holds", "fails", "unknown"))
+    print(f"wrote {args.output} ({len(verdicts)} assertions: {counts})", file=sys.stderr)
     return status
 
 

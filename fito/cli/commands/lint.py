@@ -47,9 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--model-dir",
-        default=".fito-lint",
+        default=None,
         metavar="DIR",
-        help="where --model writes its specs (default .fito-lint)",
+        help="also write the specs that --model checks into DIR (implies --model; "
+        "by default they are checked in memory and nothing is written)",
     )
     p.add_argument(
         "--max-bytes",
@@ -77,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         select=args.select,
         ignore=args.ignore,
         max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-        model_dir=args.model_dir if args.model else None,
+        model_dir=args.model_dir,
+        model=args.model or args.model_dir is not None,
     )
     from fito.deep import run_deep  # lazy-import: start-up of every command
 
