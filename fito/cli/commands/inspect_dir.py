@@ -12,7 +12,12 @@ HELP = "show the epochs a fito.runtime checkpoint directory holds and which one 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", metavar="DIR", help="a checkpoint directory written by fito.runtime")
+    parser.add_argument(
+        "dir",
+        metavar="DIR",
+        help="a checkpoint directory (fito.runtime, plain DCP, Hugging Face Trainer, "
+        "DeepSpeed, Megatron, torch.save files) or a Lightning .ckpt file",
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json", "prometheus"),
@@ -34,9 +39,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = scan(args.dir)
-    except NotACheckpointDir as exc:
-        return _fail(args, str(exc), "C201")
+    except NotACheckpointDir:
+        return _foreign(args)
     except CheckpointError as exc:
+        if args.dir.endswith(".ckpt"):
+            return _foreign(args)
         return _fail(args, str(exc), "C002")
     except OSError as exc:
         return _fail(args, f"{args.dir}: {exc.strerror or exc}", "C002")
@@ -47,6 +54,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report.to_text(result))
     return 0 if report.newest_is_consistent(result) else 1
+
+
+def _foreign(args: argparse.Namespace) -> int:
+    """A checkpoint of another format (plain DCP, Hugging Face, DeepSpeed, Megatron,
+    Lightning, torch.save files): 0 when a resume takes a consistent one, else 1."""
+    from fito.runtime import formats  # lazy-import: start-up of every command
+    from fito.runtime.layout import NotACheckpointDir  # lazy-import: start-up
+
+    try:
+        found = formats.inspect_checkpoint(args.dir)
+    except NotACheckpointDir as exc:
+        return _fail(args, str(exc), "C201")
+    except OSError as exc:
+        return _fail(args, f"{args.dir}: {exc.strerror or exc}", "C002")
+    if args.format == "json":
+        print(json.dumps(formats.to_json(found), indent=1))
+    elif args.format == "prometheus":
+        sys.stdout.write(formats.to_prometheus(found))
+    else:
+        print(formats.to_text(found))
+    return 0 if found.ok else 1
 
 
 def _fail(args: argparse.Namespace, message: str, code: str) -> int:
