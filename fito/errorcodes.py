@@ -205,6 +205,28 @@ _TABLE = (
         "growing-choice",
         "(warning) a recursion through [] after internal steps, whose state may never close",
     ),
+    # symmetry reduction (docs/reductions.md)
+    ("T201", "symmetric-member-named", "a member of a symmetric type singled out by a constant"),
+    (
+        "T202",
+        "symmetric-value-misused",
+        "a member of a symmetric type in an order comparison, arithmetic or another value",
+    ),
+    (
+        "T203",
+        "symmetric-initial-value",
+        "a cell's initial value depends on its index of a symmetric type",
+    ),
+    (
+        "T204",
+        "symmetry-not-supported",
+        "a use of a symmetric type the symmetry reduction does not permute yet",
+    ),
+    (
+        "T205",
+        "asymmetric-assertion",
+        "(warning) an assertion that singles out a member is checked without symmetry",
+    ),
 )
 
 CODES: dict[str, ErrorCode] = {

@@ -125,6 +125,8 @@ def check(src: Source, options: CheckOptions) -> Checked:
             stage = "type checking the pipelines"
             if options.type_check:
                 diags.extend(type_check(model, options.timeout))
+            if not blocked:
+                diags.extend(symmetry_check(model))
     except budget.BudgetExceeded as exc:
         return Checked(FileReport(src.path, src.text, (limit_diagnostic(exc, stage),)), front)
     verdicts: tuple[Verdict, ...] = ()
@@ -152,6 +154,17 @@ def type_check(model: Model, timeout: float | None = None) -> list[Diagnostic]:
     if timeout is None:
         return list(check_pipelines(model))
     return list(check_pipelines(model, timeout_ms=max(1, int(timeout * 1000))))
+
+
+def symmetry_check(model: Model) -> list[Diagnostic]:
+    """The proof of every `symmetric type` (fito/types/symmetry.py): a refused declaration's
+    offending uses (the search then runs without that symmetry), and the assertions checked
+    without symmetry because they single out a member."""
+    if not any(isinstance(d, A.TypeDecl) and d.symmetric for d in model.spec.decls):
+        return []
+    from fito.types.symmetry import prove  # lazy-import: only specs that declare symmetry
+
+    return list(prove(model).diagnostics)
 
 
 def model_check(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from fito import budget
 from fito.check.options import Limits
+from fito.check.reduce import NONE, Reduction
 from fito.semantics.compiled import Compiled, Fault, Rank, StepFault, StructureGrows, TimeLimit
 
 GOAL, DEADLOCK, ERROR, EXHAUSTED, LIMIT = "goal", "deadlock", "error", "exhausted", "limit"
@@ -60,6 +61,14 @@ class Graph:
 
     def state(self, sid: int) -> tuple:
         return self.states[sid]
+
+    def chain(self, sid: int) -> list[int]:
+        """The states from the initial state to sid."""
+        out = [sid]
+        while self.parent[out[-1]] >= 0:
+            out.append(self.parent[out[-1]])
+        out.reverse()
+        return out
 
     def path(self, sid: int) -> list[tuple[int, Rank]]:
         """The (state, rank) pairs from the initial state to sid."""
@@ -146,6 +155,9 @@ class Decided:
     def path(self, sid: int) -> list:
         return self.graph.path(sid)
 
+    def chain(self, sid: int) -> list[int]:
+        return self.graph.chain(sid)  # type: ignore[attr-defined]
+
     def state(self, sid: int) -> tuple:
         return self.graph.state(sid)
 
@@ -199,11 +211,20 @@ def stop_reason(deadline: float | None, limits: Limits) -> str | None:
 
 
 def search(
-    c: Compiled, root: tuple, tasks: list[Task], limits: Limits, handover_at: int | None = None
+    c: Compiled,
+    root: tuple,
+    tasks: list[Task],
+    limits: Limits,
+    handover_at: int | None = None,
+    reduction: Reduction = NONE,
 ) -> tuple[list[Decided] | None, Graph]:
     """BFS from root until every task is answered: a goal state, a deadlock (if asked) or a
     model error; with handover_at, stop (returning None) at the end of the first level that
-    passes that many states while some task is still open."""
+    passes that many states while some task is still open. With a symmetry `reduction`,
+    every state is stored as its canonical representative."""
+    canonical = reduction.canonical_fn()
+    if canonical is not None:
+        root = canonical(root)
     g = Graph()
     g.add(root, -1, -1)
     answers = Answers(tasks, g)
@@ -213,7 +234,7 @@ def search(
         return answers.got, g  # type: ignore[return-value]
     progress = Progress(limits.progress)
     try:
-        return _levels(c, g, answers, limits, handover_at, progress)
+        return _levels(c, g, answers, limits, handover_at, progress, canonical)
     finally:
         progress.done()
 
@@ -225,12 +246,19 @@ def _levels(
     limits: Limits,
     handover_at: int | None,
     progress: Progress,
+    canonical: Callable[[tuple], tuple] | None = None,
 ) -> tuple[list[Decided] | None, Graph]:
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
     states, index, parents, vias = g.states, g.index, g.parent, g.via
     push_state, push_parent, push_via = states.append, parents.append, vias.append
     successors = c.successors
+    if canonical is not None:  # symmetry: successors as their representatives
+        concrete = successors
+
+        def successors(s: tuple) -> list[tuple[Rank, tuple]]:
+            return [(r, canonical(post)) for r, post in concrete(s)]
+
     tasks = answers.tasks
     n = len(states)
     frontier = [0]

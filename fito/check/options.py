@@ -23,6 +23,7 @@ class CheckOptions:
     progress: bool = False  # a line per level on standard error
     engine: str = "auto"  # one of ENGINES
     jobs: int = 1  # processes of the frontier engine (`--jobs`)
+    reduce: bool = True  # symmetry (and later partial-order) reduction; `--no-reduce` off
 
     def limits(self) -> Limits:
         """The bounds of one search under these options."""
@@ -32,6 +33,7 @@ class CheckOptions:
             self.progress,
             self.engine,
             self.jobs,
+            self.reduce,
         )
 
 
@@ -44,3 +46,4 @@ class Limits:
     progress: bool = False
     engine: str = "auto"  # auto (frontier where states pack), frontier, scalar, symbolic
     jobs: int = 1  # processes of the frontier engine
+    reduce: bool = True  # reductions allowed (fito/check/reduce/)

@@ -39,6 +39,8 @@ class Verdict:
     proof: str | None = None  # how the symbolic engine proved it (spacer, k-induction)
     invariant: tuple[str, ...] = ()  # its inductive strengthening, in spec syntax (conjuncts)
     certificate: object = None  # what the proof kit's kernel re-checks (fito/check/symbolic)
+    reductions: tuple[str, ...] = ()  # what ran and what was switched off (fito/check/reduce)
+    unreduced_states: int = 0  # with symmetry: the states of the unreduced graph they stand for
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -65,6 +67,10 @@ class Verdict:
         if self.proof is not None:
             out["proof"] = self.proof
             out["invariant"] = list(self.invariant)
+        if self.reductions:
+            out["reductions"] = list(self.reductions)
+        if self.unreduced_states:
+            out["unreduced_states"] = self.unreduced_states
         return out
 
     def _repr_html_(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 from fito.budget import BudgetExceeded
 from fito.check.explore import (
@@ -21,6 +22,7 @@ from fito.check.explore import (
 )
 from fito.check.liveness import check_eventually
 from fito.check.options import CheckOptions, Limits
+from fito.check.reduce import NONE, Reduction, plan
 from fito.check.refine import check_refinement
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
@@ -61,12 +63,18 @@ def check_assertions(
     limits = options.limits()
     assertions = list(model.assertions)
     done: dict[int, Verdict] = {}
+    plans = {n: plan(compiled, [a], options) for n, a in enumerate(assertions)}
     for n, a in enumerate(assertions):
         if n not in done:
-            group = _group_of(model, assertions, n)
+            group = [
+                m
+                for m in _group_of(model, assertions, n)
+                if plans[m].symmetries == plans[n].symmetries
+            ]
             members = [assertions[m] for m in group]
+            reduction = plan(compiled, members, options)
             try:
-                verdicts = _check_group(compiled, members, limits)
+                verdicts = _check_group(compiled, members, limits, reduction)
             except NotSupported as refusal:
                 if refusals is None:
                     raise
@@ -101,9 +109,20 @@ def _process_key(model: Model, a: A.AssertDecl) -> str | None:
     return None if proc is None else print_proc(proc)
 
 
-def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verdict]:
+def _check_group(
+    c: Compiled, group: list[A.AssertDecl], limits: Limits, reduction: Reduction = NONE
+) -> list[Verdict]:
     """Verdicts of one assertion, or of a group of safety assertions about one process;
     --timeout bounds each assertion, so a group has the sum of their times."""
+    verdicts = _check_group_unnoted(c, group, limits, reduction)
+    if not reduction.notes:
+        return verdicts
+    return [replace(v, reductions=reduction.notes) for v in verdicts]
+
+
+def _check_group_unnoted(
+    c: Compiled, group: list[A.AssertDecl], limits: Limits, reduction: Reduction
+) -> list[Verdict]:
     model = c.model
     start = time.perf_counter()
     if limits.timeout is not None:
@@ -115,7 +134,7 @@ def _check_group(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list
             if limits.engine == "symbolic":
                 return [_not_symbolic(model, group[0])]
             return [_with_time(check_assertion(c, group[0], limits), time.perf_counter() - start)]
-        return _safety(c, group, limits)
+        return _safety(c, group, limits, reduction)
     except TimeLimit:  # the engines report their figures themselves; this is the backstop
         reason = f"timeout after {limits.timeout:g} s"
     except RecursionError:
@@ -182,8 +201,11 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
     return check_eventually(c, a, text, limits)
 
 
-def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verdict]:
-    """Safety assertions about one process, answered by one search."""
+def _safety(
+    c: Compiled, group: list[A.AssertDecl], limits: Limits, reduction: Reduction = NONE
+) -> list[Verdict]:
+    """Safety assertions about one process, answered by one search (with symmetry: over
+    representatives, each counterexample expanded into a run of the unreduced system)."""
     texts = [assertion_text(c.model, a) for a in group]
     proc = group[0].proc if group[0].proc is not None else c.model.system
     if proc is None:
@@ -199,7 +221,7 @@ def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verd
             for t, a in zip(texts, group)
         ]
     tasks = [_task(c, a) for a in group]
-    answers = _search(c, root, tasks, limits)
+    answers = _search(c, root, tasks, limits, reduction)
     out = []
     for a, text, d in zip(group, texts, answers):
         build = {
@@ -207,7 +229,12 @@ def _safety(c: Compiled, group: list[A.AssertDecl], limits: Limits) -> list[Verd
             "always": _always_verdict,
             "reaches": _reaches_verdict,
         }[a.kind]
-        v = _with_time(build(c, a, text, d.found, d), d.seconds)  # type: ignore[arg-type]
+        g: object = d
+        if reduction.symmetric:
+            g = _Expanded(d, reduction, root)
+        v = _with_time(build(c, a, text, d.found, g), d.seconds)  # type: ignore[arg-type]
+        if reduction.symmetric:
+            v = replace(v, unreduced_states=reduction.represented(d.graph, d.states))
         out.append(v if d.proof is None else _proved(c, v, d.proof))
     return out
 
@@ -218,6 +245,29 @@ def _proved(c: Compiled, v: Verdict, proof: object) -> Verdict:
 
     method, invariant = proof_fields(c, proof)
     return replace(v, proof=method, invariant=invariant)
+
+
+class _Expanded:
+    """A reduced search's graph as the verdicts read it: figures as the search's, and the
+    path to a state expanded into a run of the unreduced system (Reduction.expand)."""
+
+    def __init__(self, d: Decided, reduction: Reduction, root: tuple) -> None:
+        self.d = d
+        self.reduction = reduction
+        self.root = root
+        self.transitions, self.depth, self.engine = d.transitions, d.depth, d.engine
+        self.last: tuple | None = None
+        self.step: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.d)
+
+    def run(self, c: Compiled, found: Found) -> list[tuple[tuple, int]]:
+        chain = [self.d.state(s) for s in self.d.chain(found.state)]
+        path, last, step = self.reduction.expand(c, self.root, chain, found.step)
+        if found.step is not None:
+            path.append((last, step))
+        return path
 
 
 def _task(c: Compiled, a: A.AssertDecl) -> Task:
@@ -231,7 +281,9 @@ def _task(c: Compiled, a: A.AssertDecl) -> Task:
 HANDOVER_AT = 5_000  # engine auto: state by state up to here, then whole levels
 
 
-def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list[Decided]:
+def _search(
+    c: Compiled, root: tuple, tasks: list[Task], limits: Limits, reduction: Reduction = NONE
+) -> list[Decided]:
     """State by state for small searches, then the frontier engine (engine "auto"); or the
     engine asked for. The frontier engine needs states that pack into words."""
     if limits.engine == "symbolic":
@@ -241,7 +293,7 @@ def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list
     start = None
     if limits.engine != "frontier":
         handover = HANDOVER_AT if limits.engine == "auto" else None
-        got, g = search(c, root, tasks, limits, handover)
+        got, g = search(c, root, tasks, limits, handover, reduction)
         if got is not None:
             return got
         start = g
@@ -249,17 +301,20 @@ def _search(c: Compiled, root: tuple, tasks: list[Task], limits: Limits) -> list
 
     try:
         answers = None if start is None else start.answers
-        return frontier_search(c, root, tasks, limits, start, answers)[0]  # type: ignore[arg-type]
+        return frontier_search(c, root, tasks, limits, start, answers, reduction)[0]  # type: ignore[arg-type]
     except NotPackable:
-        return search(c, root, tasks, limits)[0]  # type: ignore[return-value]
+        return search(c, root, tasks, limits, None, reduction)[0]  # type: ignore[return-value]
 
 
 def trace_of(c: Compiled, a: A.AssertDecl, g: Graph, found: Found, failure: Failure) -> dict:
     """The verdict fields of the run that ends in found: labels and the trace as data."""
-    steps = g.path(found.state) if found.state >= 0 else []
-    path = [(g.state(s), k) for s, k in steps]
-    if found.step is not None:
-        path.append((g.state(found.state), found.step))
+    if isinstance(g, _Expanded):
+        path = g.run(c, found) if found.state >= 0 else []
+    else:
+        steps = g.path(found.state) if found.state >= 0 else []
+        path = [(g.state(s), k) for s, k in steps]
+        if found.step is not None:
+            path.append((g.state(found.state), found.step))
     proc = a.proc if a.proc is not None else c.model.system
     assert proc is not None
     expr = a.expr if failure.kind in (VIOLATION, WITNESS) else None
@@ -267,7 +322,7 @@ def trace_of(c: Compiled, a: A.AssertDecl, g: Graph, found: Found, failure: Fail
     return {"trace": run.labels, "run": run}
 
 
-def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: object) -> Verdict:
+def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: Any) -> Verdict:
     return Verdict(
         text,
         a.span.line,

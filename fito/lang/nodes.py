@@ -421,6 +421,7 @@ class TypeDecl:
     rhs: TypeExpr
     span: Span = _span()
     name_span: Span = _span()
+    symmetric: bool = False  # `symmetric type D = ...`: its members are interchangeable
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,15 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
     if v.invariant:
         lines.append("  inductive invariant (each conjunct holds in every reachable state):")
         lines.extend(f"    {conjunct}" for conjunct in v.invariant)
+    if v.reductions:
+        lines.append(f"  reductions: {'; '.join(v.reductions)}")
+    if v.unreduced_states:
+        saved = v.unreduced_states - v.states
+        ratio = v.unreduced_states / max(1, v.states)
+        lines.append(
+            f"  symmetry: {v.states:,} representatives stand for {v.unreduced_states:,} states "
+            f"of the unreduced graph ({saved:,} not stored, {ratio:,.1f}x)"
+        )
     if v.verdict == FAILS and v.reason:
         lines.extend(_reason(v))
     if v.error is not None:

@@ -71,9 +71,11 @@ from fito.semantics.descriptors import (
     Expr,
     GroupInfo,
     StateLayout,
+    SymmetryBlocks,
     TransitionInfo,
     group_info,
     state_layout,
+    symmetry_blocks,
 )
 from fito.semantics.ir import Fault, Sites, TimeLimit, evaluate
 from fito.semantics.network import Mode, Network, StructureGrows, Transition
@@ -189,6 +191,20 @@ class Compiled:
         """A mode: its size (positions) and its candidates (movers, in rank order) with the
         reason each moves together (None for one position, else (channels, termination))."""
         return self._network.modes[m]
+
+    def symmetry(self, name: str) -> SymmetryBlocks:
+        """The per-member blocks of store slots that permuting symmetric type `name` moves
+        (no blocks when no cell is indexed by it). Whether the type may be permuted is the
+        type checker's proof (fito/types/symmetry.py), made before this is used."""
+        dims: dict[str, int] = {}
+        for cell in self._model.cells.values():
+            decl = cell.decl
+            if decl is None:
+                continue
+            for k, p in enumerate(decl.indices):
+                if isinstance(p.type, A.TypeName) and p.type.name == name:
+                    dims[cell.name] = k
+        return symmetry_blocks(self._view, name, dims)
 
     def initial(self, p: A.Proc) -> State:
         """The initial state of process p (Fault: making it meets a model error)."""
@@ -630,6 +646,7 @@ __all__ = [
     "Rank",
     "State",
     "StateLayout",
+    "SymmetryBlocks",
     "Step",
     "StepFault",
     "StructureGrows",

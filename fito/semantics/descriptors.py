@@ -160,6 +160,39 @@ def _buffer(layout: Layout, b: BufferSlots) -> BufferView:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class SymmetryBlocks:
+    """The store slots a permutation of a symmetric type moves (docs/reductions.md): per
+    member of the type (in the type's order), the slots of every cell element indexed by
+    that member, the cells in declaration order and each cell's other indices row-major.
+    A permutation of the members permutes these blocks together, slot for slot."""
+
+    type: str
+    members: tuple[str, ...]  # the members as shown
+    blocks: tuple[tuple[int, ...], ...]  # per member: its store slots
+
+
+def symmetry_blocks(view: StateLayout, name: str, dims: Mapping[str, int]) -> SymmetryBlocks:
+    """The blocks of symmetric type `name`: `dims` gives, per cell, its index over the type."""
+    members: tuple[str, ...] = ()
+    per: list[list[int]] = []
+    for cs in view.cells:
+        k = dims.get(cs.cell.name)
+        if k is None:
+            continue
+        t = cs.cell.indices[k]
+        values = t.values()
+        if not per:
+            members = tuple(t.show(v) for v in values)
+            per = [[] for _ in values]
+        ranges = [tt.values() for tt in cs.cell.indices]
+        for combo in itertools.product(*ranges):
+            slot = cs.slot(combo)
+            assert slot is not None
+            per[values.index(combo[k])].append(slot)
+    return SymmetryBlocks(name, members, tuple(tuple(b) for b in per))
+
+
 # ---------------------------------------------------------------------- groups
 @dataclass(frozen=True, slots=True)
 class TransitionInfo:

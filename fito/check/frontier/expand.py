@@ -17,6 +17,7 @@ import numpy as np
 
 from fito.check.frontier.visited import StateStore
 from fito.check.options import Limits
+from fito.check.reduce import NONE, Reduction
 from fito.semantics.compiled import RANK_BITS, Compiled, StepFault, TimeLimit
 from fito.semantics.packed import NotVector
 
@@ -79,9 +80,12 @@ class Chunk:
 class Expander:
     """The packed view, vectorised groups and the visited store of one frontier search."""
 
-    def __init__(self, c: Compiled, root: tuple, limits: Limits) -> None:
+    def __init__(
+        self, c: Compiled, root: tuple, limits: Limits, reduction: Reduction = NONE
+    ) -> None:
         self.c = c
         self.limits = limits
+        self.reduction = reduction  # candidates become canonical representatives (level.py)
         # everything that makes terms, compiles groups or assigns location codes holds this
         self.lock = threading.RLock()
         self.jobs = max(1, limits.jobs)  # processes expanding a large level (workers.py)

@@ -77,7 +77,8 @@ def expand_chunk(
     chunk = ex.expand(start, stop)
     out.transitions += int(chunk.counts.sum())
     note(ex, chunk, out, deadlock)
-    return chunk.candidates(ex.packed.words)
+    block, keys = chunk.candidates(ex.packed.words)
+    return ex.reduction.canonical_rows(ex.packed, block), keys
 
 
 def note(ex: Expander, chunk: Chunk, out: Outcome, deadlock: bool) -> None:

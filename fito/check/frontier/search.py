@@ -35,6 +35,7 @@ from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import CHUNK, Fresh, Outcome, expand_range
 from fito.check.frontier.visited import StateStore
 from fito.check.options import Limits
+from fito.check.reduce import NONE, Reduction
 from fito.semantics.compiled import Compiled, Fault, StructureGrows, TimeLimit
 from fito.semantics.packed import Overflow
 
@@ -56,13 +57,18 @@ class FrontierGraph:
     def state(self, sid: int) -> tuple:
         return self.expander.state(sid)
 
-    def path(self, sid: int) -> list[tuple[int, int]]:
-        """(state, rank) pairs from the initial state to sid (ranks found again by the scalar
-        successors of each state on the path)."""
+    def chain(self, sid: int) -> list[int]:
+        """The states from the initial state to sid."""
         chain = [sid]
         while self.parents[chain[-1]] >= 0:
             chain.append(int(self.parents[chain[-1]]))
         chain.reverse()
+        return chain
+
+    def path(self, sid: int) -> list[tuple[int, int]]:
+        """(state, rank) pairs from the initial state to sid (ranks found again by the scalar
+        successors of each state on the path)."""
+        chain = self.chain(sid)
         out = []
         for a, b in zip(chain, chain[1:]):
             target = self.state(b)
@@ -78,13 +84,16 @@ def frontier_search(
     limits: Limits,
     start: Graph | None = None,
     answers: Answers | None = None,
+    reduction: Reduction = NONE,
 ) -> tuple[list[Decided], object]:
     """BFS from root until every task is answered; or, from `start`, go on where a
-    state-by-state search handed over (its next level pending, its answers so far)."""
+    state-by-state search handed over (its next level pending, its answers so far). With a
+    symmetry `reduction`, every state is stored as its canonical representative."""
     if answers is None:
         answers = Answers(tasks, start)
+    root = reduction.canonical(root)
     try:
-        ex = Expander(c, root, limits)
+        ex = Expander(c, root, limits, reduction)
     except TimeLimit:  # estimating the packing took the time left: the scalar figures stand
         if start is None:  # (or those of the initial state alone)
             start = Graph()

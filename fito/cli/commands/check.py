@@ -80,6 +80,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="processes of the frontier engine, or `auto` for every core (same "
         "verdicts, counts and traces for every N)",
     )
+    p.add_argument(
+        "--no-reduce",
+        action="store_true",
+        help="no symmetry reduction (docs/reductions.md): every state of the graph is stored",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress and sys.stderr.isatty(),
         engine=args.engine,
         jobs=args.jobs,
+        reduce=not args.no_reduce,
     )
     reports = [run_deep(check_file, path, options) for path in args.files]
     if args.expect:

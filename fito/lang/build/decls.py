@@ -75,6 +75,17 @@ class DeclarationReductions:
             c[1][1], rhs, span=make_span(tok_span(c[0]), rhs.span), name_span=tok_span(c[1])
         )
 
+    def symmetric_type_decl(self, c: list[Any]) -> A.TypeDecl:
+        """`symmetric type D = ...` (docs/reductions.md)."""
+        rhs = c[4]
+        return A.TypeDecl(
+            c[2][1],
+            rhs,
+            span=make_span(tok_span(c[0]), rhs.span),
+            name_span=tok_span(c[2]),
+            symmetric=True,
+        )
+
     def channel_decl(self, c: list[Any]) -> A.ChannelDecl:
         names: list[Any] = c[1]
         indices = tuple(c[2:-3])

@@ -68,7 +68,8 @@ def print_decl(d: A.Decl) -> str:
         typ = f": {print_type(d.type)}" if d.type is not None else ""
         return f"const {d.name}{typ} = {print_expr(d.value)}"
     if isinstance(d, A.TypeDecl):
-        return f"type {d.name} = {print_type(d.rhs)}"
+        keyword = "symmetric type" if d.symmetric else "type"
+        return f"{keyword} {d.name} = {print_type(d.rhs)}"
     if isinstance(d, A.ChannelDecl):
         fields = ": " + ".".join(print_type(f, "chan") for f in d.fields) if d.fields else ""
         buffer = (

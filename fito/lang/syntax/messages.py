@@ -21,7 +21,18 @@ if TYPE_CHECKING:
     from fito.lang.syntax.parser import Machinery
 
 DECL_START = frozenset(
-    {"CONST", "TYPE", "CHANNEL", "DOMAIN", "PROCESS", "SYSTEM", "ASSERT", "PIPELINE", "FUN"}
+    {
+        "CONST",
+        "TYPE",
+        "SYMMETRIC",
+        "CHANNEL",
+        "DOMAIN",
+        "PROCESS",
+        "SYSTEM",
+        "ASSERT",
+        "PIPELINE",
+        "FUN",
+    }
 )
 TERM_START = frozenset(
     {
