@@ -98,6 +98,11 @@ _TABLE = (
         "conflicting-writes",
         "two synchronising processes write one cell differently (model error)",
     ),
+    (
+        "M401",
+        "unbounded-cell",
+        "a cell of the unbounded type Int, which the explicit engines cannot enumerate",
+    ),
     ("P007", "reserved-word", "a reserved word used as a name"),
     # proof kernel
     ("K001", "certificate-rejected", "the kernel rejected a certificate"),

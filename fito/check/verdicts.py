@@ -28,10 +28,10 @@ from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK as TRACE_DEADLOCK
 from fito.check.traces.records import MODEL_ERROR, VIOLATION, WITNESS, Failure
-from fito.diagnostics import Diagnostic
+from fito.diagnostics import NO_SPAN, Diagnostic, error
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion, print_expr, print_proc
-from fito.lang.resolve.model import Model
+from fito.lang.resolve.model import IntT, Model
 from fito.semantics.compiled import (
     Compiled,
     Fault,
@@ -59,8 +59,17 @@ def check_assertions(
     the verdict, counts and trace a search of its own would give. With `refusals`, a group
     the checker refuses (fito.semantics.rules.refusal) is `unknown` and its diagnostic is added
     there (once); without, the refusal is raised."""
-    compiled = compile_model(model)
     limits = options.limits()
+    unbounded = _unbounded_cell(model) if limits.engine != "symbolic" else None
+    if unbounded is not None:
+        if refusals is None:
+            raise NotSupported(unbounded)
+        refusals.append(unbounded)
+        for a in model.assertions:
+            reason = f"not checked: {unbounded.message}"
+            yield Verdict(print_assertion(a), a.span.line, UNKNOWN, reason=reason)
+        return
+    compiled = compile_model(model)
     assertions = list(model.assertions)
     done: dict[int, Verdict] = {}
     plans = {n: plan(compiled, [a], options) for n, a in enumerate(assertions)}
@@ -89,6 +98,21 @@ def check_assertions(
             for m, v in zip(group, verdicts):
                 done[m] = v
         yield done.pop(n)
+
+
+def _unbounded_cell(model: Model) -> Diagnostic | None:
+    """M401 for the first cell of type Int: the explicit engines enumerate values."""
+    for cell in model.cells.values():
+        if isinstance(cell.type, IntT):
+            span = cell.decl.span if cell.decl is not None else NO_SPAN
+            return error(
+                "M401",
+                f"the cell '{cell.name}' has the unbounded type Int, which the explicit "
+                "engines cannot enumerate",
+                span,
+                hint="give it a range such as 0..10, or check with --engine symbolic",
+            )
+    return None
 
 
 def _group_of(model: Model, assertions: list[A.AssertDecl], n: int) -> list[int]:

@@ -340,7 +340,7 @@ class DeclarationRules:
     # ------------------------------------------------------------------ cells
     def _define_cell(self, d: A.DomainDecl) -> None:
         index_types = [self.finite_type(p.type, "an array index") for p in d.indices]
-        vtype = self.finite_type(d.type, "a cell")
+        vtype = self.resolve_type(d.type)  # Int: unbounded, for the symbolic engine
         seen: set[str] = set()
         for p in d.indices:
             if p.name in seen:

@@ -1,0 +1,45 @@
+"""Cells of the unbounded type Int: refused by the explicit engines with M401, checked by
+the symbolic engine (issue 26, point 1)."""
+
+from __future__ import annotations
+
+from tests.helpers.check import cli, run_spec
+
+SPEC = """type Epoch = Int
+channel advance, fail
+domain g: Epoch = 0 durable
+domain c: Int = 0 durable
+process Trainer = advance { g := g + 1 } -> Trainer
+process Committer = c < g & {c := g} -> Committer
+process Node = (Trainer ||| Committer) /\\ (fail -> STOP)
+system Node
+assert always c <= g
+assert reaches c == 3
+assert always g < 5
+"""
+
+
+def test_the_explicit_engines_refuse_an_unbounded_cell() -> None:
+    for engine in ("auto", "scalar", "frontier"):
+        report = run_spec(SPEC, engine=engine)
+        (d,) = [d for d in report.diagnostics if d.is_error]
+        assert d.code == "M401" and "--engine symbolic" in (d.hint or ""), engine
+        assert d.span.line == 3
+        assert {v.verdict for v in report.verdicts} == {"unknown"}
+
+
+def test_the_symbolic_engine_checks_it() -> None:
+    report = run_spec(SPEC, engine="symbolic")
+    assert not report.diagnostics
+    got = [(v.verdict, len(v.trace)) for v in report.verdicts]
+    assert got == [("holds", 0), ("holds", 4), ("fails", 5)]
+    assert report.verdicts[0].proof is not None and report.verdicts[0].invariant
+
+
+def test_the_command_line_exit_statuses(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "u.fito"
+    path.write_text(SPEC.replace("assert always g < 5\n", ""), encoding="utf-8")
+    assert cli("check", str(path)).returncode == 1
+    done = cli("check", "--engine", "symbolic", str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "inductive invariant" in done.stdout
