@@ -192,6 +192,26 @@ _TABLE = (
         "save-in-place-versioned",
         "(off by default) a checkpoint written in place under a fresh per-step name, uncommitted",
     ),
+    (
+        "FITOL051",
+        "async-save-live-state",
+        "a background save of the live model or optimizer tensors while the loop steps on",
+    ),
+    (
+        "FITOL052",
+        "pointer-before-save",
+        "a latest pointer or symlink moved before the checkpoint it names is written",
+    ),
+    (
+        "FITOL053",
+        "resume-uncommitted",
+        "a resume that lists the directory for the newest step while saves commit with a marker",
+    ),
+    (
+        "FITOL054",
+        "whole-checkpoint-as-weights",
+        "a full checkpoint loaded whole as the model's weights with strict=False",
+    ),
     # protocols: local variables, buffered channels, functions, CSPm operators
     ("R008", "recursive-function", "a function that calls itself, directly or through others"),
     ("T014", "buffered-in-event-set", "a buffered channel in a set of events or a renaming"),

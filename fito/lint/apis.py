@@ -52,6 +52,7 @@ JOIN_PATH, TRANSPARENT, DIRNAME, LISTING, SORTED, MAX, TEMPFILE = (
     "max",
     "tempfile",
 )
+RNG_RESTORE, COPY = "rng-restore", "copy"
 STATE_DICT, RNG_STATE, DICT, UPDATE, APPEND, FORMAT, GET = (
     "state-dict",
     "rng-state",
@@ -85,6 +86,7 @@ RELEVANT = SAVING | frozenset(
         DCP_SAVE,
         LISTING,
         TASK,
+        RNG_RESTORE,
     )
 )
 
@@ -141,7 +143,7 @@ _BY_QUALNAME = {
     "os.path.realpath": TRANSPARENT,
     "os.path.expanduser": TRANSPARENT,
     "os.path.normpath": TRANSPARENT,
-    "copy.deepcopy": TRANSPARENT,
+    "copy.deepcopy": COPY,
     "copy.copy": TRANSPARENT,
     "list": TRANSPARENT,
     "filter": TRANSPARENT,
@@ -161,6 +163,12 @@ _BY_QUALNAME = {
     "random.getstate": RNG_STATE,
     "numpy.random.get_state": RNG_STATE,
     "fito.runtime.capture_rng": RNG_STATE,
+    "torch.set_rng_state": RNG_RESTORE,
+    "torch.cuda.set_rng_state": RNG_RESTORE,
+    "torch.cuda.set_rng_state_all": RNG_RESTORE,
+    "random.setstate": RNG_RESTORE,
+    "numpy.random.set_state": RNG_RESTORE,
+    "fito.runtime.restore_rng": RNG_RESTORE,
 }
 _BY_METHOD = {
     "state_dict": STATE_DICT,
@@ -186,15 +194,15 @@ _BY_METHOD = {
     "absolute": TRANSPARENT,
     "expanduser": TRANSPARENT,
     "as_posix": TRANSPARENT,
-    "to": TRANSPARENT,
-    "cpu": TRANSPARENT,
+    "to": COPY,
+    "cpu": COPY,
     "cuda": TRANSPARENT,
     "fileno": TRANSPARENT,
     "copy": TRANSPARENT,
     "items": TRANSPARENT,
     "values": TRANSPARENT,
     "detach": TRANSPARENT,
-    "clone": TRANSPARENT,
+    "clone": COPY,
     "glob": LISTING,
     "rglob": LISTING,
     "iterdir": LISTING,

@@ -8,11 +8,24 @@ import re
 from dataclasses import replace
 
 from fito.lint import apis, vocab
-from fito.lint.events import Async, Barrier, Fsync, Load, Rename, Restore, Save, Wait, Write
-from fito.lint.exprs import Evaluator, site_of
+from fito.lint.events import (
+    Async,
+    Barrier,
+    Fsync,
+    Load,
+    Mutate,
+    Rename,
+    Restore,
+    Save,
+    Wait,
+    Write,
+)
+from fito.lint.exprs import Evaluator, copied, site_of
 from fito.lint.index import FunctionNode, ModuleIndex, dotted
 from fito.lint.values import (
+    BUFFER,
     CONFIG,
+    COPIED,
     EXECUTOR,
     FILE,
     INFERRED,
@@ -33,6 +46,9 @@ _RESTORE_ORDER = (
     vocab.RNG,
     vocab.DATA,
 )
+_STEPPED = frozenset((vocab.OPTIMIZER, vocab.SCALER))
+_EXISTS = frozenset(("exists", "isfile", "is_file", "lexists", "isdir", "is_dir"))
+_LIVE = frozenset((vocab.MODEL, vocab.OPTIMIZER))
 _NOT_MODELS = frozenset(("tokenizer", "config", "processor", "extractor", "feature", "vocab"))
 _BUILDERS = frozenset(
     (
@@ -113,6 +129,12 @@ class Calls(Evaluator):
         if handler is not None:
             return handler(node, args, kw, recv or UNKNOWN)
         name = qual or attr or "?"
+        if attr in _EXISTS:  # `os.path.exists(join(d, "COMPLETE"))`: a marker is read
+            probed = args[0] if args else (recv or UNKNOWN)
+            if vocab.is_marker_path(probed.text):
+                self.emit(Load(site_of(node), self.ctx, probed, self.identity(node)))
+        if attr == "step" and recv is not None and recv.kinds & _STEPPED:
+            self.emit(Mutate(site_of(node), self.ctx))  # the weights and moments change
         if vocab.has_word(name.rsplit(".", 1)[-1], vocab.COMMIT_CALL_WORDS):
             # `finalize_checkpoint(step)` from another module may well write a commit marker
             self.emit(
@@ -310,7 +332,16 @@ class Calls(Evaluator):
 
     def c_load_state_dict(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         kind = next((k for k in _RESTORE_ORDER if k in recv.kinds), "unknown")
-        self.emit(Restore(site_of(node), self.ctx, kind, _arg(args, kw, 0, "state_dict")))
+        strict = not any(
+            k.arg == "strict" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in node.keywords
+        ) and not (
+            len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value is False
+        )
+        source = _arg(args, kw, 0, "state_dict")
+        self.emit(Restore(site_of(node), self.ctx, kind, source, strict))
         return UNKNOWN
 
     def c_set_state_dict(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -360,8 +391,13 @@ class Calls(Evaluator):
         handles: frozenset[str],
         must_wait: bool,
         serial: bool = False,
+        payload: list[Value] | None = None,
     ) -> Value:
-        i = self.emit(Async(site_of(node), self.ctx, api, handles, must_wait, serial))
+        live = any(
+            v.kinds & _LIVE and COPIED not in v.flags and BUFFER not in v.flags
+            for v in payload or []
+        )
+        i = self.emit(Async(site_of(node), self.ctx, api, handles, must_wait, serial, live=live))
         return Value(flags=frozenset((f"async:{i}",))) if i >= 0 else UNKNOWN
 
     def c_thread(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -372,7 +408,13 @@ class Calls(Evaluator):
             return UNKNOWN
         daemon = next((k.value for k in node.keywords if k.arg == "daemon"), None)
         must_wait = isinstance(daemon, ast.Constant) and daemon.value is True
-        out = self._start(node, "thread", frozenset(), must_wait)
+        packed = next((k.value for k in node.keywords if k.arg == "args"), None)
+        payload = (
+            [self.value(e) for e in packed.elts]
+            if isinstance(packed, (ast.Tuple, ast.List))
+            else []
+        )
+        out = self._start(node, "thread", frozenset(), must_wait, payload=payload)
         self._run_target(
             node, target, next((k.value for k in node.keywords if k.arg == "args"), None)
         )
@@ -382,12 +424,18 @@ class Calls(Evaluator):
         target = node.args[0] if node.args else None
         if not self.saves(target):
             return UNKNOWN
-        out = self._start(node, "submit", recv.aliases, False, SERIAL in recv.flags)
+        out = self._start(
+            node, "submit", recv.aliases, False, SERIAL in recv.flags, payload=args[1:]
+        )
         self._run_target(node, target, ast.Tuple(elts=node.args[1:]) if node.args else None)
         return out
 
     def c_async_save(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
-        return self._start(node, "async_save", frozenset(), True)
+        """`dcp.async_save` copies the state to CPU memory before it returns, unless staging
+        is asynchronous too (an `async_stager`): then the tensors are live until staging ends."""
+        staged_later = any(k.arg == "async_stager" for k in node.keywords)
+        payload = [_arg(args, kw, 0, "state_dict")] if staged_later else []
+        return self._start(node, "async_save", frozenset(), True, payload=payload)
 
     def c_task(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         if not self.saves(node.args[0] if node.args else None):
@@ -423,7 +471,14 @@ class Calls(Evaluator):
             for k in node.keywords
         ):
             return UNKNOWN  # executor.shutdown(wait=False)
-        self.emit(Wait(site_of(node), self.ctx, recv.aliases))
+        handles = recv.aliases
+        if isinstance(node.func, ast.Attribute):  # `self.pending.upload_completion.result()`
+            owner = dotted(node.func.value) or ""
+            handles = handles | (frozenset(owner.split(".")[1:-1]) - {"self"})
+        i = async_index(recv)  # `response.upload_completion.result()`: the save's own handle
+        if i is not None and 0 <= i < len(self.events) and isinstance(self.events[i], Async):
+            handles = handles | self.events[i].handles  # type: ignore[attr-defined]
+        self.emit(Wait(site_of(node), self.ctx, handles))
         return UNKNOWN
 
     def c_wait_fn(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
@@ -436,6 +491,14 @@ class Calls(Evaluator):
             [recv] if isinstance(node.func, ast.Attribute) and node.func.attr == "joinpath" else []
         ) + args
         return join(parts, text="/".join(p.text for p in parts))
+
+    def c_copy(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
+        """`.cpu()`, `.clone()`, `.to(...)`, `copy.deepcopy(x)`: the same state, copied."""
+        return self.c_transparent(node, args, kw, recv).plus(flags=frozenset((COPIED,)))
+
+    def c_rng_restore(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
+        self.emit(Restore(site_of(node), self.ctx, vocab.RNG, args[0] if args else UNKNOWN))
+        return UNKNOWN
 
     def c_transparent(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         if isinstance(node.func, ast.Attribute) and not apis.is_known_function(
@@ -491,6 +554,7 @@ class Calls(Evaluator):
             keys=frozenset(kw) - {"**"},
             names=out.names,
             loads=out.loads,
+            flags=copied(args + list(kw.values())),
         )
 
     def c_update(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:

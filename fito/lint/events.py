@@ -96,6 +96,7 @@ class Restore(Event):
 
     kind: str
     source: Value
+    strict: bool = True  # `strict=False`: keys that do not match are dropped without a word
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +125,13 @@ class Async(Event):
     must_wait: bool  # the exit does not wait for it (daemon, a DCP future)
     serial: bool = False  # a one-worker executor: saves never overlap
     escaped: bool = False  # the handle is returned or passed on: the receiver waits
+    live: bool = False  # it writes the model's or optimizer's own tensors, not a copy
+
+
+@dataclass(frozen=True, slots=True)
+class Mutate(Event):
+    """`optimizer.step()` (or a scaler's, an engine's): the parameters and moments change in
+    place."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,19 @@ from dataclasses import replace
 from fito.lint import vocab
 from fito.lint.events import Compare, Context, Event, KeyRead
 from fito.lint.index import ModuleIndex, dotted
-from fito.lint.values import CONFIG, LISTING, LOOP, NUMBER, UNKNOWN, Site, Value, join, named
+from fito.lint.values import (
+    CONFIG,
+    COPIED,
+    ENTRY,
+    LISTING,
+    LOOP,
+    NUMBER,
+    UNKNOWN,
+    Site,
+    Value,
+    join,
+    named,
+)
 
 Env = dict[str, Value]
 _PERCENT = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdifrxXeEgG]")
@@ -151,6 +163,7 @@ class Evaluator:
             names=out.names,
             selections=out.selections,
             loads=out.loads,
+            flags=copied(values),
         )
 
     def v_Subscript(self, node: ast.Subscript) -> Value:
@@ -186,6 +199,7 @@ class Evaluator:
             names=base.names | {key},
             selections=base.selections,
             loads=base.loads,
+            flags=frozenset((ENTRY,)) if base.loads else frozenset(),
         )
 
     def select(self, node: ast.expr, listing: Value) -> Value:
@@ -262,6 +276,12 @@ class Evaluator:
         v = self.value(node.value)
         self.env[node.target.id] = v
         return v
+
+
+def copied(values: list[Value]) -> frozenset[str]:
+    """COPIED when every part that holds state is a copy (a dict of `.cpu()` copies)."""
+    state = [v for v in values if v.kinds]
+    return frozenset((COPIED,)) if state and all(COPIED in v.flags for v in state) else frozenset()
 
 
 def _is_number(node: ast.expr) -> bool:

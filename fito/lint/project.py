@@ -49,6 +49,26 @@ class Project:
     _resolved: dict[tuple[str, str], Callee | None] = field(default_factory=dict)
     _closing: set[str] = field(default_factory=set)
     parsed: int = 0  # modules parsed (the cache's size, for tests and the bench)
+    #: ids of the functions some other module of the project calls: they are walked where
+    #: they are called (with their arguments), not as entry points of their own file
+    called_elsewhere: set[int] = field(default_factory=set)
+
+    def prime(self, files: list[str]) -> None:
+        """Parse every file of the run once and note which functions other modules call."""
+        indexes = [i for i in (self.index(f) for f in files) if i is not None]
+        for index in indexes:
+            used = set().union(*index.called.values()) if index.called else set()
+            for names in index.external.values():
+                for name in names:
+                    callee = self.resolve(index, name)
+                    if callee is None:
+                        continue
+                    if callee.fn is not None:
+                        self.called_elsewhere.add(id(callee.fn))
+                    elif callee.cls is not None:
+                        for m in callee.index.classes[callee.cls].methods.values():
+                            if m.name in used or m.name == "__init__":
+                                self.called_elsewhere.add(id(m))
 
     @classmethod
     def of(cls, paths: list[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Project:

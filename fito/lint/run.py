@@ -71,7 +71,9 @@ def lint_paths(paths: list[str], options: LintOptions) -> list[LintReport]:
     """`fito lint PATHS`: every file `discover` finds, read as one project (a call into a
     module of the tree runs that module's function; each module is parsed once)."""
     project = Project.of(paths, options.max_bytes)
-    return [lint_path(p, options, project) for p in discover(paths)]
+    files = discover(paths)
+    project.prime(files)
+    return [lint_path(p, options, project) for p in files]
 
 
 def lint_source(src: Source, options: LintOptions, project: Project | None = None) -> LintReport:

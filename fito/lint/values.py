@@ -18,6 +18,9 @@ Site = tuple[int, int, int, int]
 
 #: the prefix of a loop variable's name: `for rank in range(n)` is not a process rank
 LOOP = "loop:"
+#: COPIED: a copy of the tensors (`.cpu()`, `.clone()`, `copy.deepcopy`), not the live ones
+#: ENTRY: an entry of a loaded checkpoint (`ckpt["model"]`), not the whole of it
+COPIED, ENTRY = "copied", "entry"
 TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER, INFERRED = (
     "tmp",
     "listing",

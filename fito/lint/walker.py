@@ -53,8 +53,9 @@ class Walker(Calls):
         functions = sorted(self.index.all_functions(), key=lambda f: f.lineno)
         first = [f for f in functions if not self.index.called_by_others(f)]
         later = [f for f in functions if self.index.called_by_others(f)]
+        elsewhere = self.project.called_elsewhere if self.project is not None else set()
         for fn in first + later:
-            if id(fn) in self.inlined or id(fn) not in self.index.relevant:
+            if id(fn) in self.inlined or id(fn) not in self.index.relevant or id(fn) in elsewhere:
                 continue
             self.globals = module_env
             cls = self.index.owner.get(id(fn))

@@ -144,3 +144,25 @@ def test_columns_count_characters_not_bytes(capsys, tmp_path: Path) -> None:  # 
     code, out, _ = run(capsys, "--format", "json", str(p))
     d = json.loads(out)["files"][0]["diagnostics"][0]
     assert (d["code"], d["line"], d["column"]) == ("FITOL003", 5, 12)
+
+
+FRESH = """import torch
+
+
+def save(model, optimizer, step):
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+    torch.save(state, f"ckpt/step_{step}.pt")
+"""
+
+
+def test_a_code_off_by_default_is_reported_only_when_selected_by_name(  # type: ignore[no-untyped-def]
+    capsys, tmp_path: Path
+) -> None:
+    p = tmp_path / "fresh.py"
+    p.write_text(FRESH, encoding="utf-8")
+    assert run(capsys, str(p))[0] == 0  # a fresh per-step name: not an in-place overwrite
+    assert run(capsys, "--select", "FITOL", str(p))[0] == 0  # a prefix of every code
+    code, out, _ = run(capsys, "--select", "FITOL050", "--format", "json", str(p))
+    assert code == 1
+    assert [d["code"] for d in json.loads(out)["files"][0]["diagnostics"]] == ["FITOL050"]
+    assert run(capsys, "--select", "FITOL05", str(p))[0] == 1

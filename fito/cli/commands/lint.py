@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
     unknown = [c for c in args.select + args.ignore if not c.startswith("FITOL")]
     if unknown:
-        raise UsageError(f"unknown lint code {unknown[0]!r} (codes are FITOL000-FITOL008)")
+        raise UsageError(
+            f"unknown lint code {unknown[0]!r} (codes are FITOL000-FITOL008 and FITOL050-FITOL054)"
+        )
     options = LintOptions(
         select=args.select,
         ignore=args.ignore,

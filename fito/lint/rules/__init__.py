@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from fito.lint.events import Trace, Wait
+from fito.lint.events import Save, Trace, Wait
 from fito.lint.index import ModuleIndex
-from fito.lint.rules import async_save, atomic, latest_resume, rank_commit, restore, split_save
+from fito.lint.rules import (
+    async_save,
+    atomic,
+    latest_resume,
+    pointer,
+    rank_commit,
+    restore,
+    split_save,
+)
 from fito.lint.rules.common import Finding, Protocol
 
 TRACE_RULES = (
@@ -14,6 +22,7 @@ TRACE_RULES = (
     rank_commit.check,
     restore.check_mixed,
     restore.check_skipped,
+    pointer.check_before,
 )
 
 
@@ -24,12 +33,19 @@ def findings(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
         others = frozenset(
             h for t in traces[:k] + traces[k + 1 :] for _, w in t.of(Wait) for h in w.handles
         )
-        for f in async_save.check(trace, others):
+        for f in async_save.check(trace, others) + async_save.check_live(trace):
             out.setdefault((f.code, f.site), f)
         for rule in TRACE_RULES:
             for f in rule(trace):
                 out.setdefault((f.code, f.site), f)
-    for f in restore.check_partial(traces, index):
+    saves = [e for t in traces for e in t.events if isinstance(e, Save)]
+    latest = set()
+    for k, trace in enumerate(traces):
+        for f in restore.check_whole_as_weights(trace, saves):
+            out.setdefault((f.code, f.site), f)
+        if any(f.code == latest_resume.CODE for f in latest_resume.check(trace)):
+            latest.add(k)
+    for f in restore.check_partial(traces, index) + pointer.check_uncommitted(traces, latest):
         out.setdefault((f.code, f.site), f)
     return list(out.values())
 

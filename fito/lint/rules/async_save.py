@@ -12,10 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fito.lint.events import Async, Event, Save, Trace, Wait
+from fito.lint.events import Async, Event, Mutate, Save, Trace, Wait
 from fito.lint.rules.common import Finding, first_after, is_marker, line, saves_of
 
-CODE = "FITOL005"
+CODE, LIVE = "FITOL005", "FITOL051"
+HINT_LIVE = (
+    "hand the background save a copy made before it starts ({k: v.detach().cpu().clone() "
+    "for k, v in sd.items()}, or torch.save into an io.BytesIO, then write the bytes in the "
+    "background), or wait for it (for dcp.async_save with an async stager: "
+    "response.staging_completion.result()) before the next optimizer step"
+)
 HINT = (
     "keep the handle and wait for it (join() or result()) before the next save starts, "
     "before the commit marker is written and before the process exits; "
@@ -95,3 +101,52 @@ def _problems(
         kind = "a daemon thread" if a.api == "thread" else "an un-awaited future"
         out.append(("the exit", f"it is {kind}: the process can exit while it is writing"))
     return out
+
+
+def check_live(trace: Trace) -> list[Finding]:
+    """FITOL051: a background save of the model's or optimizer's own tensors (not a copy)
+    while the training loop steps the optimizer before the save is waited for: the file holds
+    parameters and moments of different steps."""
+    out: list[Finding] = []
+    mutations = [(j, m) for j, m in trace.of(Mutate)]
+    for i, a in trace.of(Async):
+        assert isinstance(a, Async)
+        if not a.live or a.escaped:
+            continue
+        hit = _mutated_before_wait(trace, i, a, mutations)
+        if hit is None:
+            continue
+        out.append(
+            Finding(
+                LIVE,
+                a.site,
+                "the background save writes the live model and optimizer tensors while the "
+                "training loop goes on changing them",
+                (
+                    f"line {line(hit.site)} steps the optimizer (in place) before the save "
+                    "started here is waited for: the file can hold parameters and moments "
+                    "of different steps",
+                ),
+                HINT_LIVE,
+            )
+        )
+    return out
+
+
+def _mutated_before_wait(
+    trace: Trace, i: int, a: Async, mutations: list[tuple[int, Mutate]]
+) -> Mutate | None:
+    waits = [j for j, e in enumerate(trace.events) if _waits_for(a)(e)]
+    for j, m in mutations:
+        if not m.ctx.compatible(a.ctx):
+            continue
+        if j > i and not any(i < w < j for w in waits):
+            return m
+        # in the same loop, before the start: the next iteration's step, unless a wait for
+        # it comes after the start or before the step in the loop's body
+        loop = a.ctx.loops[-1] if a.ctx.loops else None
+        if loop is not None and j < i and loop in m.ctx.loops:
+            in_loop = [w for w in waits if loop in trace.events[w].ctx.loops]
+            if not any(w > i or w < j for w in in_loop):
+                return m
+    return None

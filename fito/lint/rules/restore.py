@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 
 from fito.lint import vocab
-from fito.lint.events import KeyRead, Load, Restore, Save, Trace
+from fito.lint.events import Event, KeyRead, Load, Restore, Save, Trace
 from fito.lint.index import ModuleIndex, dotted
 from fito.lint.rules.common import Finding, frame_site, line, shown
-from fito.lint.values import Site, Value, component_kinds, normal_form
+from fito.lint.values import ENTRY, Site, Value, component_kinds, normal_form
 
-MIXED, PARTIAL = "FITOL007", "FITOL008"
+MIXED, PARTIAL, WHOLE_AS_WEIGHTS = "FITOL007", "FITOL008", "FITOL054"
+HINT_WHOLE = (
+    "restore the weights from the checkpoint's model entry (model.load_state_dict("
+    "ckpt['model'])) and keep strict=True, so that a file of another layout fails loudly; "
+    "resume the optimizer and the step from the same checkpoint"
+)
 HINT_MIXED = (
     "restore every component from one checkpoint of one step; fito.runtime.restore(dir) "
     "returns all domains of one verified epoch"
@@ -175,6 +181,8 @@ def check_partial(traces: list[Trace], index: ModuleIndex) -> list[Finding]:
                 HINT_PARTIAL,
             )
         )
+    if models:
+        out.extend(_unrestored_extras(models[0], saves, restores, events))
     return out
 
 
@@ -229,6 +237,49 @@ HINT_SKIPPED = (
     "restore every component or none: test that the checkpoint is complete once, before "
     "restoring anything, and fail (raise) when a component is missing instead of going on"
 )
+
+
+_EXTRAS = (
+    (vocab.RNG, "the RNG state", "dropout, augmentation and sampling draw other numbers"),
+    (
+        vocab.DATA,
+        "the data-loader position",
+        "the epoch's batches are seen again from the start (or others skipped)",
+    ),
+)
+
+
+def _unrestored_extras(
+    model: Restore, saves: list[Save], restores: list[Restore], events: Sequence[Event]
+) -> list[Finding]:
+    """The RNG state or the data-loader position saved with the checkpoint, never restored."""
+    saved: set[str] = set()
+    for s in saves:
+        saved |= component_kinds(s.payload)
+        saved |= {k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k}
+    restored = {r.kind for r in restores} | {
+        vocab.kind_of_key(e.key) for e in events if isinstance(e, KeyRead)
+    }
+    out: list[Finding] = []
+    for kind, what, effect in _EXTRAS:
+        if kind in saved and kind not in restored:
+            line_of = next(
+                line(s.site)
+                for s in saves
+                if kind in component_kinds(s.payload)
+                or any(vocab.kind_of_key(k) == kind for k in s.payload.keys)
+            )
+            out.append(
+                Finding(
+                    PARTIAL,
+                    model.site,
+                    f"{what} saved with the checkpoint is not restored: after a resume {effect}",
+                    (f"line {line_of} saves it; no resume reads it back",),
+                    HINT_PARTIAL,
+                )
+            )
+            break  # one finding per site: the first missing part
+    return out
 
 
 def _step_key(s: Save) -> str:
@@ -294,3 +345,61 @@ def _resumes(call: ast.Call) -> bool:
                 and v.operand.value == 1
             )
     return False
+
+
+def check_whole_as_weights(trace: Trace, saves: list[Save]) -> list[Finding]:
+    """FITOL054: a full checkpoint (weights, optimizer, step under their keys) handed whole to
+    the model's `load_state_dict(..., strict=False)`: no key matches, nothing is loaded, and
+    the model goes on from its initial weights without an error."""
+    loads = {e.ident: e for _, e in trace.of(Load)}
+    keyed = {
+        x
+        for _, e in trace.of(KeyRead)
+        if isinstance(e, KeyRead) and vocab.kind_of_key(e.key) is not None
+        for x in e.source.loads
+    }
+    out: list[Finding] = []
+    for _, r in trace.of(Restore):
+        assert isinstance(r, Restore)
+        if r.kind != vocab.MODEL or r.strict or not r.source.loads or ENTRY in r.source.flags:
+            continue
+        evidence = None
+        if r.source.loads & keyed:
+            evidence = "the same loaded checkpoint is read by its entries elsewhere"
+        else:
+            paths = {normal_form(loads[x].path.text) for x in r.source.loads if x in loads}
+            names = {_published(p) for p in paths if "{" not in vocab.basename(p)}
+            for s in saves:
+                saved_as = normal_form(s.path.text)
+                if saved_as not in paths and _published(saved_as) not in names:
+                    continue
+                parts = component_kinds(s.payload) | {
+                    k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k
+                }
+                if len(parts) > 1 and s.payload.keys:
+                    evidence = (
+                        f"line {line(s.site)} saves that file as a dictionary of "
+                        f"{', '.join(sorted(s.payload.keys))}"
+                    )
+                    break
+        if evidence is None:
+            continue
+        out.append(
+            Finding(
+                WHOLE_AS_WEIGHTS,
+                r.site,
+                "the whole checkpoint is loaded as the model's weights with strict=False: "
+                "no key matches, and the model silently keeps its initial weights",
+                (evidence,),
+                HINT_WHOLE,
+            )
+        )
+    return out
+
+
+def _published(path: str) -> str:
+    """The file name a save publishes: `checkpoint.pth.tmp` is renamed to `checkpoint.pth`."""
+    name = vocab.basename(path)
+    for suffix in (".tmp", ".temp", ".partial", ".part", ".incomplete"):
+        name = name.removesuffix(suffix)
+    return name

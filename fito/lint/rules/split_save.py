@@ -62,6 +62,15 @@ def analyse(trace: Trace) -> list[Analysis]:
     return out
 
 
+def split_sites(trace: Trace) -> set[tuple[int, int, int, int]]:
+    """The saves that take part in a split of the trace (FITOL001 speaks for them)."""
+    groups: dict[tuple[int, ...], list[tuple[int, Save]]] = {}
+    for i, s in saves_of(trace):
+        if not is_marker(s, []) and not is_analysis_dump(s.path):
+            groups.setdefault(s.ctx.loops, []).append((i, s))
+    return {s.site for g in groups.values() for part in _executions(_split(g)) for _, s in part}
+
+
 def _split(group: list[tuple[int, Save]]) -> list[tuple[int, Save]]:
     part: dict[int, Save] = {}
     for a, (i, s) in enumerate(group):

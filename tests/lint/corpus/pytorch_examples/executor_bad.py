@@ -28,7 +28,7 @@ def train(model, optimizer, batches, out_dir, every=100):
             state = {"model": {k: v.cpu().clone() for k, v in model.state_dict().items()},
                      "optimizer": optimizer.state_dict(), "step": step}
             path = os.path.join(out_dir, f"step{step}.pt")
-            writers.submit(save_durably, state, path)  # expect: FITOL005
+            writers.submit(save_durably, state, path)  # expect: FITOL005, FITOL051
             with open(os.path.join(out_dir, "latest.txt"), "w") as f:
                 f.write(f"step{step}.pt")
     writers.shutdown(wait=False)

@@ -1,5 +1,7 @@
 """Checkpoints written by a single background worker: saves run one at a time, in order, and
-leaving the `with` block waits for the last one."""
+leaving the `with` block waits for the last one. The worker gets copies of the tensors (the
+optimizer's moments too), so the next optimizer step cannot change what it writes."""
+import copy
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,5 +28,5 @@ def train(model, optimizer, batches, out_dir, every=100):
             optimizer.step()
             if step % every == 0:
                 state = {"model": {k: v.cpu().clone() for k, v in model.state_dict().items()},
-                         "optimizer": optimizer.state_dict(), "step": step}
+                         "optimizer": copy.deepcopy(optimizer.state_dict()), "step": step}
                 saver.submit(save_durably, state, os.path.join(out_dir, f"step{step}.pt"))

@@ -1,0 +1,1 @@
+"""A small torchtitan-like trainer package: `train.py` drives, `checkpoint.py` writes."""

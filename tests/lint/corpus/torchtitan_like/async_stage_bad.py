@@ -1,0 +1,34 @@
+"""A torchtitan-like checkpointer that saves with DCP in the background, staging included: it
+waits for the previous upload before the next save, but not for staging to end before the
+next optimizer step, so the saved tensors can be of two steps."""
+
+import torch
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.staging import DefaultStager
+
+
+class CheckpointManager:
+    def __init__(self, folder, model, optimizer):
+        self.folder = folder
+        self.model = model
+        self.optimizer = optimizer
+        self.stager = DefaultStager()
+        self.pending = None
+
+    def state(self):
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+    def train(self, batches):
+        for step, batch in enumerate(batches):
+            self.model(batch).sum().backward()
+            self.optimizer.step()
+            if step % 500 == 0:
+                if self.pending is not None:
+                    self.pending.upload_completion.result()
+                self.pending = dcp.async_save(  # expect: FITOL051
+                    self.state(),
+                    checkpoint_id=f"{self.folder}/step-{step}",
+                    async_stager=self.stager,
+                )
+        if self.pending is not None:
+            self.pending.upload_completion.result()
