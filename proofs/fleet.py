@@ -548,13 +548,18 @@ def prop14_branches(capacity):
     return proved(*obligations)
 
 
-for _capacity, _label in ((None, "uncapped"), ("5/2", "capped")):
+# A cap that binds at N = 3: two computing jobs share C = 3/2 (each at 3/4). C = 5/2 or
+# C = N - 1 = 2 would bind only when all three compute, which no branch from a firing
+# reaches, so those "capped" claims were their uncapped twins (tests/proof/test_binding.py).
+CAP_BINDING_N3 = "3/2"
+for _capacity, _label in ((None, "uncapped"), (CAP_BINDING_N3, "capped")):
     register(
         Claim(
             f"fleet.prop14.branches.N3.{_label}",
             f"Proposition 14 by enumeration (N = 3, {_label})",
             "Three identical jobs (models/overlap.toml: W = 20, V = 4, f = B = 1"
-            f"{', C = 5/2' if _capacity else ''}): every two-cycle event order from a firing of "
+            f"{', C = 3/2: two computing jobs share it' if _capacity else ''}): every two-cycle "
+            "event order from a firing of "
             "job 0 that occurs fires jobs 1 and 2 in the same order in both cycles.",
             f"3 jobs, numeric, {_label}",
             "enumeration",
@@ -639,14 +644,14 @@ for _N in range(2, N_STAGGER + 1):
 
 
 # ---------------------------------------------------------------- Proposition 16: from outside
-def _staggered_fleet(N: int, capped: bool):
+def _staggered_fleet(N: int, capacity: str | None):
     from pathlib import Path
 
     from fito.models.fleet.oscillators import load_fleet
 
-    name = "staggered_capped" if capped else "staggered"
+    name = "staggered_capped" if capacity else "staggered"
     text = (Path(__file__).resolve().parents[1] / "models" / f"{name}.toml").read_text()
-    overrides = {"jobs": str(N)} | ({"capacity": str(N - 1)} if capped else {})
+    overrides = {"jobs": str(N)} | ({"capacity": capacity} if capacity else {})
     return setting_from_fleet(load_fleet(text, name, overrides))
 
 
@@ -702,12 +707,13 @@ UNREACHABLE = {  # id suffix -> (setting, words)
         "2 identical jobs, any f, a power cap 1 <= C < 2, W and V symbolic",
     ),
     "N3.uncapped": (
-        lambda: _staggered_fleet(3, False),
+        lambda: _staggered_fleet(3, None),
         "3 jobs of models/staggered.toml (W = 10, V = 2, f = B = 1), uncapped",
     ),
     "N3.capped": (
-        lambda: _staggered_fleet(3, True),
-        "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 2",
+        lambda: _staggered_fleet(3, CAP_BINDING_N3),
+        "3 jobs of models/staggered_capped.toml (W = 10, V = 2, f = B = 1), C = 3/2 (binding "
+        "whenever two jobs compute: each computes at 3/4)",
     ),
 }
 for _key, (_make, _words) in UNREACHABLE.items():

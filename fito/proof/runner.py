@@ -162,14 +162,16 @@ def certify(c: Claim, outcome: Outcome) -> tuple[dict[str, Any], kernel.Result]:
     return kernel.seal(body)
 
 
-def discharge(c: Claim) -> dict[str, Any]:
-    """Run one claim in this process: verdict, reason, certificate, trust tags (a plain dict)."""
+def discharge(c: Claim, bind: bool = True) -> dict[str, Any]:
+    """Run one claim in this process: verdict, reason, certificate, trust tags (a plain dict).
+    `bind=False` skips the binding to the claim registry (only `fito.proof.register`, which
+    writes the registry from what the claims now prove)."""
     start = time.perf_counter()
     try:
         outcome = c.run()
         if not isinstance(outcome, Outcome):
             raise TypeError(f"the claim returned {type(outcome).__name__}, not an Outcome")
-        result = _certify(c, outcome)
+        result = _certify(c, outcome, bind)
     except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 -- a failing
         # claim (one calling sys.exit too) is `unknown` with the reason
         result = {
@@ -180,7 +182,7 @@ def discharge(c: Claim) -> dict[str, Any]:
     return result
 
 
-def _certify(c: Claim, outcome: Outcome) -> dict[str, Any]:
+def _certify(c: Claim, outcome: Outcome, bind: bool = True) -> dict[str, Any]:
     if outcome.verdict == UNKNOWN:
         return {"verdict": UNKNOWN, "reason": outcome.reason}
     if outcome.verdict not in (PROVED, REFUTED):
@@ -196,9 +198,22 @@ def _certify(c: Claim, outcome: Outcome) -> dict[str, Any]:
             "verdict": UNKNOWN,
             "reason": f"the kernel rejected the certificate: {checked.reason}",
         }
+    reason = outcome.reason
+    try:
+        if bind:
+            kernel.bind(cert)
+    except kernel.KernelError as exc:
+        if outcome.verdict == PROVED:
+            return {
+                "verdict": UNKNOWN,
+                "reason": f"not the registered claim: {exc} (after review: "
+                "python -m fito.proof.register, docs/proofs.md)",
+            }
+        # a kernel-checked refutation of the claim as derived from the model at hand
+        reason = f"{reason}; refutes the claim as derived from this model, not as registered"
     return {
         "verdict": outcome.verdict,
-        "reason": outcome.reason,
+        "reason": reason.lstrip("; "),
         "certificate": cert,
         "trusted": list(checked.trusted),
     }
@@ -214,6 +229,7 @@ def run_claims(
     timeout: float | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
+    bind: bool = True,
 ) -> list[ClaimResult]:
     """Discharge every claim, each in a forked process killed after its timeout, at most
     `jobs` at a time; `progress(done, total, result)` is called as each one finishes. The
@@ -221,7 +237,7 @@ def run_claims(
     if jobs < 1 or "fork" not in multiprocessing.get_all_start_methods():
         out = []
         for c in claims:
-            out.append(_result(c, discharge(c)))
+            out.append(_result(c, discharge(c, bind)))
             if progress:
                 progress(len(out), len(claims), out[-1])
         return out
@@ -233,7 +249,7 @@ def run_claims(
         while pending and len(running) < jobs:
             i, c = pending.pop()
             reader, writer = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(c, writer), daemon=True)
+            proc = ctx.Process(target=_child, args=(c, writer, bind), daemon=True)
             proc.start()
             writer.close()
             limit = timeout if timeout is not None else (c.timeout or DEFAULT_TIMEOUT)
@@ -258,9 +274,9 @@ def run_claims(
     return [results[i] for i in range(len(claims))]
 
 
-def _child(c: Claim, writer: Any) -> None:
+def _child(c: Claim, writer: Any, bind: bool = True) -> None:
     sys.stdout = sys.stderr  # a claim's prints must not corrupt the table or the JSON
-    writer.send(discharge(c))
+    writer.send(discharge(c, bind))
     writer.close()
 
 

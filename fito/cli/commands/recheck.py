@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="reject certificates with trusted obligations (tool's word only)",
+        help="reject certificates with trusted obligations (tool's word only) or of an "
+        "unregistered claim",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
@@ -109,7 +110,8 @@ def _check(kernel, path: str, strict: bool) -> dict:
         "reason": r.reason or None,
         "trusted": list(r.trusted),
         "obligations": r.obligations,
-        "verdict": cert.get("verdict") if r.accepted else None,
+        "verdict": r.verdict if r.accepted else None,
+        "registered": r.bound,
         "statement": list(r.statement),
     }
 
@@ -120,7 +122,11 @@ def _text(rows: list[dict], show: bool = False) -> None:
     for r in rows:
         if r["status"] == "accepted":
             trust = f"; {', '.join(r['trusted'])}" if r["trusted"] else ""
-            print(f"{r['path']}: accepted ({r['claim']}, {r['obligations']} obligations{trust})")
+            bound = "" if r["registered"] else "; unregistered claim"
+            print(
+                f"{r['path']}: accepted ({r['claim']}: {r['verdict']}, "
+                f"{r['obligations']} obligations{trust}{bound})"
+            )
             if show:
                 word = "refutes" if r["verdict"] == "refuted" else "proves"
                 for i, p in enumerate(r["statement"], 1):
@@ -132,9 +138,11 @@ def _text(rows: list[dict], show: bool = False) -> None:
     counts = {
         s: sum(r["status"] == s for r in rows) for s in ("accepted", "rejected", "unreadable")
     }
+    verdicts = [r.get("verdict") for r in rows if r["status"] == "accepted"]
     print(
-        f"{len(rows)} certificates: {counts['accepted']} accepted, {counts['rejected']} rejected, "
-        f"{counts['unreadable']} unreadable"
+        f"{len(rows)} certificates: {counts['accepted']} accepted "
+        f"({verdicts.count('proved')} proved, {verdicts.count('refuted')} refuted), "
+        f"{counts['rejected']} rejected, {counts['unreadable']} unreadable"
     )
 
 

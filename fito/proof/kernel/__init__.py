@@ -7,7 +7,11 @@ Python's Fraction arithmetic and its JSON parser.
 
     from fito.proof.kernel import load, check
     result = check(load("certificates/kit.square.json"), strict=False)
-    result.accepted, result.reason, result.trusted, result.statement
+    result.accepted, result.reason, result.trusted, result.statement, result.verdict
+
+A certificate is also bound to the claim its id names: `registry.json`, shipped with the
+kernel, holds every registered claim's words and the hashes of its propositions
+(`registry.py`), so a certificate cannot be moved to another claim, cut down or flipped.
 """
 
 from __future__ import annotations
@@ -26,13 +30,16 @@ from fito.proof.kernel.certificate import (
     statement_of,
 )
 from fito.proof.kernel.expr import KernelError
+from fito.proof.kernel.registry import Registry, bind
 
 __all__ = [
     "FORMAT",
     "KINDS",
     "KernelError",
+    "Registry",
     "Result",
     "Unreadable",
+    "bind",
     "canonical_json",
     "certificate_hash",
     "check",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fito.proof.kernel import checks, props
+from fito.proof.kernel import checks, props, registry
 from fito.proof.kernel.calculus import check_integral
 from fito.proof.kernel.enumeration import check_enumeration, check_reachability
 from fito.proof.kernel.expr import KernelError
@@ -73,6 +73,8 @@ class Result:
     trusted: tuple[str, ...] = ()
     obligations: int = 0
     statement: tuple[Any, ...] = ()
+    verdict: str = ""  # proved or refuted, when accepted
+    bound: bool = False  # bound to a registered claim (registry.py); else unregistered
 
 
 def canonical_json(data: Any) -> bytes:
@@ -128,19 +130,37 @@ def ensure_certificate(data: Any) -> dict[str, Any]:
     return data
 
 
-def check(cert: dict[str, Any], *, strict: bool = False) -> Result:
-    """Re-check a certificate: hash, shape, then every obligation in order."""
+def check(
+    cert: dict[str, Any], *, strict: bool = False, claims: registry.Registry | None = None
+) -> Result:
+    """Re-check a certificate: hash and shape, its binding to the claim its id names
+    (`registry.bind`, against the shipped registry unless `claims` is given), then every
+    obligation in order and the statement they establish; `strict` also refuses trusted
+    obligations and unregistered claims."""
     raw = cert.get("id")
     claim = raw if isinstance(raw, str) else "?"
     try:
+        _envelope(cert)
+        bound = registry.bind(cert, claims)  # cheap: the words and the statement's hashes
         trusted = _check(cert, strict)
+        if strict and not bound:
+            raise KernelError(f"claim {claim!r} is not registered (--strict)")
     except KernelError as exc:
         return Result(False, claim, str(exc))
     except RecursionError:
         return Result(False, claim, "certificate nests too deeply")
     except Exception as exc:  # noqa: BLE001 -- malformed content of any shape: refuse, never accept
         return Result(False, claim, f"malformed certificate ({type(exc).__name__}: {exc})")
-    return Result(True, claim, "", trusted, len(cert["obligations"]), tuple(cert["statement"]))
+    return Result(
+        True,
+        claim,
+        "",
+        trusted,
+        len(cert["obligations"]),
+        tuple(cert["statement"]),
+        cert["verdict"],
+        bound,
+    )
 
 
 def conclusions(obligations: object, strict: bool = False) -> tuple[list[Any], list[str]]:
@@ -188,7 +208,8 @@ def _statement(verdict: object, kinds: list[str], found: list[Any]) -> list[Any]
 def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
     """Complete a certificate (every field but `statement` and `sha256`) with the statement
     its obligations establish and its hash, checking every obligation once: the sealed
-    certificate and the kernel's result (what `check` would answer for it)."""
+    certificate and the kernel's result (what `check` would answer for it before the
+    binding to its claim, `registry.bind`, which the caller decides on)."""
     given = body.get("id")
     claim = given if isinstance(given, str) else "?"
     cert = dict(body)
@@ -202,7 +223,13 @@ def seal(body: dict[str, Any]) -> tuple[dict[str, Any], Result]:
     except KernelError as exc:
         return cert, Result(False, claim, str(exc))
     return cert, Result(
-        True, claim, "", tuple(trusted), len(cert["obligations"]), tuple(cert["statement"])
+        True,
+        claim,
+        "",
+        tuple(trusted),
+        len(cert["obligations"]),
+        tuple(cert["statement"]),
+        cert["verdict"],
     )
 
 

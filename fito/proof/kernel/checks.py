@@ -376,12 +376,18 @@ def _env_str(env: dict) -> str:
 
 
 # ---------------------------------------------------------------- trusted
+# The tools whose word a trusted obligation may take (a closed list: not free text).
+TOOLS = ("sympy", "z3")
+
+
 def trust_tag(ob: Obligation) -> str:
     """The visible trust tag of a trusted obligation, e.g. `trusted: sympy 1.14.0`."""
     fields(ob, ("tool", "version", "statement"), ("detail",))
     for name in ("tool", "version", "statement"):
         if not isinstance(ob[name], str) or not ob[name].strip():
             raise KernelError(f"{name} must be a nonempty string")
+    if ob["tool"] not in TOOLS:
+        raise KernelError(f"tool {ob['tool']!r} is not one of {', '.join(TOOLS)}")
     return f"trusted: {ob['tool']} {ob['version']}"
 
 
