@@ -3,8 +3,11 @@ their cell names (`p[1]`, `has[gpu][0]`), the control as `at L` with each locati
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import z3
 
+from fito.check.symbolic.linear import NotLinear, atom, show_atom
 from fito.check.symbolic.prove import Proof
 from fito.semantics.compiled import Compiled
 
@@ -44,8 +47,12 @@ def show(e: z3.ExprRef, names: dict[str, str]) -> str:
     if z3.is_const(e):
         return names.get(str(e), str(e))
     args = [_sub(a, names) for a in e.children()]
+    got = _linear_atom(e, names)
+    if got is not None:
+        return got
     if z3.is_not(e):
-        return f"not {args[0]}"
+        inner = _linear_atom(e.children()[0], names, negate=True)
+        return inner if inner is not None else f"not {args[0]}"
     if z3.is_and(e):
         return " and ".join(args)
     if z3.is_or(e):
@@ -62,6 +69,25 @@ def show(e: z3.ExprRef, names: dict[str, str]) -> str:
     return str(e)
 
 
+def _linear_atom(e: z3.ExprRef, names: dict[str, str], negate: bool = False) -> str | None:
+    """A comparison of linear terms as `lhs op rhs` (negated: the opposite comparison)."""
+    try:
+        got = atom(e)
+    except NotLinear:
+        return None
+    if got is None:
+        return None
+    t, op = got
+    if negate:
+        if op == ">=":  # not (t >= 0) is -t - 1 >= 0 over the integers
+            t = {k: -v for k, v in t.items()}
+            t[""] = t.get("", Fraction(0)) - 1
+        else:
+            op = "!=" if op == "=" else "="
+    return show_atom(t, op, names)
+
+
 def _sub(e: z3.ExprRef, names: dict[str, str]) -> str:
     text = show(e, names)
-    return text if z3.is_const(e) or z3.is_int_value(e) or z3.is_not(e) else f"({text})"
+    simple = z3.is_const(e) or z3.is_int_value(e) or z3.is_not(e)
+    return text if simple else f"({text})"
