@@ -28,9 +28,11 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import pickle
 import sys
 import threading
 import uuid
+import warnings
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -48,10 +50,10 @@ from torch.distributed.checkpoint.planner import (
 from torch.distributed.checkpoint.storage import StorageReader, StorageWriter, WriteResult
 from torch.futures import Future
 
-from fito.runtime import commit, layout
+from fito.runtime import commit, durable, layout
 from fito.runtime.codec import parse_header
 from fito.runtime.distributed import Collective
-from fito.runtime.durable import seal
+from fito.runtime.durable import seal, write_durably
 from fito.runtime.layout import CheckpointError
 from fito.runtime.manifest import Manifest, ShardRecord
 from fito.runtime.reader import NoConsistentEpoch, NothingToRestore
@@ -59,7 +61,9 @@ from fito.runtime.verify import UNDECODABLE, Skip, check_epoch, check_shard, rea
 from fito.runtime.writer import check_keep
 
 DOMAIN, METADATA = "dcp", "dcp-metadata"
-ALIGN = 64
+STANDARD_METADATA = ".metadata"  # DCP's own file name: what plain dcp.load reads
+TORCH_SAVE = "torch.save"  # the dtype field of an item stored as DCP stores tensors
+ALIGN = 64  # raw tensors of checkpoints written before the standard layout
 _SAFE: list[Any] = [
     dcp_metadata.Metadata,
     dcp_metadata.TensorStorageMetadata,
@@ -123,6 +127,9 @@ class FitoStorageWriter(StorageWriter):
         """Coordinator: lock the directory, supersede if asked, choose the epoch."""
         self._release()
         self._lock_fd = commit.open_root(self.root)
+        if self._resume_from is not None and (self.root / STANDARD_METADATA).exists():
+            durable.unlink(self.root / STANDARD_METADATA)  # no plain reader sees a superseded epoch
+            durable.fsync_dir(self.root)
         newest = commit.resume(self.root, self._resume_from, self.keep)
         self._resume_from = None
         epoch = self._epoch if self._epoch is not None else (newest or 0) + 1
@@ -163,6 +170,14 @@ class FitoStorageWriter(StorageWriter):
             raise
         finally:
             self._release()
+        try:  # the commit is durable: a failure from here on is a warning, not a lost epoch
+            _write_standard_metadata(self.root, metadata)
+        except (OSError, CheckpointError) as exc:
+            warnings.warn(
+                f"epoch {epoch} is committed, but plain dcp.load cannot see it: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         commit.collect_after(self.root, epoch, self.keep)
 
     def _epoch_of_results(self, results: list[list[WriteResult]]) -> int:
@@ -221,7 +236,9 @@ class FitoStorageWriter(StorageWriter):
 def _write_items(
     root: Path, domain: str, epoch: int, plan: SavePlan, planner: SavePlanner
 ) -> list[WriteResult]:
-    """Stage and seal the shard: each item's bytes, tensors 64-byte aligned."""
+    """Stage and seal the shard: each item's bytes as DCP's own FileSystemWriter lays them
+    (a tensor as its torch.save, a value as DCP serialized it), so that plain `dcp.load`
+    reads the shard through the standard `.metadata` the commit writes."""
     placed: list[tuple[Any, int, int, str | None, tuple[int, ...] | None]] = []
 
     def produce(sink: Any) -> None:
@@ -232,9 +249,9 @@ def _write_items(
                 raw, dtype, shape = data.getbuffer(), None, None
             else:
                 tensor = data.detach().to("cpu").contiguous()
-                sink.write(bytes(-sink.size % ALIGN))
-                raw = tensor.reshape(-1).view(torch.uint8).numpy()
-                dtype, shape = str(tensor.dtype), tuple(tensor.shape)
+                buffer = io.BytesIO()
+                torch.save(tensor, buffer)
+                raw, dtype, shape = buffer.getbuffer(), TORCH_SAVE, tuple(tensor.shape)
             placed.append((item.index, sink.size, memoryview(raw).nbytes, dtype, shape))
             sink.write(raw)
 
@@ -248,6 +265,26 @@ def _write_items(
         )
         for index, offset, length, dtype, shape in placed
     ]
+
+
+def _write_standard_metadata(root: Path, metadata: dcp_metadata.Metadata) -> None:
+    """DCP's own `.metadata` (a pickle, as FileSystemWriter writes it) naming the byte
+    ranges of the committed epoch's shards, written durably after the commit manifest: plain
+    `dcp.load(state, checkpoint_id=DIR)` then loads the newest commit (and sees no epoch
+    that is not committed). fito's own reader never reads it."""
+    from torch.distributed.checkpoint.filesystem import (  # lazy-import: private DCP class
+        _StorageInfo,
+    )
+
+    standard = dataclasses.replace(
+        metadata,
+        storage_data={
+            index: _StorageInfo(relative_path=file, offset=offset, length=length)
+            for index, (file, offset, length, _dtype, _shape) in metadata.storage_data.items()
+        },
+    )
+    payload = pickle.dumps(standard)
+    write_durably(root / STANDARD_METADATA, lambda sink: sink.write(payload))
 
 
 class FitoStorageReader(StorageReader):
@@ -484,10 +521,18 @@ def _load_item(item: Any, stored: tuple, data: bytearray, planner: LoadPlanner) 
         narrow_tensor_by_index,
     )
 
-    raw = torch.frombuffer(view, dtype=torch.uint8) if length else torch.empty(0, dtype=torch.uint8)
-    tensor = narrow_tensor_by_index(
-        raw.view(_dtype(dtype)).reshape(shape), item.storage_offsets, item.lengths
-    )
+    if dtype == TORCH_SAVE:
+        whole = torch.load(io.BytesIO(view), map_location="cpu", weights_only=True)
+        if not isinstance(whole, torch.Tensor):
+            raise CheckpointError(f"{item.storage_index.fqn}: the stored item is not a tensor")
+    else:  # raw bytes, as fito wrote tensors before the standard layout
+        raw = (
+            torch.frombuffer(view, dtype=torch.uint8)
+            if length
+            else torch.empty(0, dtype=torch.uint8)
+        )
+        whole = raw.view(_dtype(dtype)).reshape(shape)
+    tensor = narrow_tensor_by_index(whole, item.storage_offsets, item.lengths)
     target = planner.resolve_tensor(item).detach()
     if target.size() != tensor.size():
         raise CheckpointError(
