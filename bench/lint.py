@@ -2,11 +2,12 @@
 
     python bench/lint.py [--lines N] [--repeat R] [--dir DIR]
 
-The input is the lint corpus (tests/lint/corpus: training scripts in four styles, dense in
-checkpoint code, so the data-flow walk does its full work) copied as many times as needed to
-reach --lines (default 20,000), one file per copy, in a temporary directory; or every `*.py`
-under --dir. Each run lints every file in-process as `fito lint` does (read, parse, walk,
-rules, diagnostics), rendering excluded.
+The input is the lint corpus (tests/lint/corpus: training code in seven styles and
+multi-module packages, dense in checkpoint code, so the data-flow walk does its full work)
+copied as many times as needed to reach --lines (default 20,000), each copy a subtree of a
+temporary directory (so the packages' imports resolve); or every `*.py` under --dir. Each
+run lints the directory in-process as `fito lint DIR` does (one project: read, parse once,
+walk with calls into other modules followed, rules, diagnostics), rendering excluded.
 
 Peers over the same files in the same run:
 - py_compile: CPython compiling each file to bytecode (what `python -m py_compile` does,
@@ -15,7 +16,8 @@ Peers over the same files in the same run:
   subprocess (startup included; ruff is multi-threaded and native).
 Runs are interleaved and the best of each is kept, so background load hits them alike; CPU
 time is used for the in-process figures. Figures are printed, never asserted: the issue's
-target is 10,000 lines in under 2 s on the project's 2-core machine.
+target is at least 10,000 lines a second on the project's 2-core machine (measure with
+`nice -n 10`; the machine is shared, so the load average is printed with the figures).
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def make_inputs(target_lines: int, out: Path) -> list[Path]:
-    corpus = sorted((ROOT / "tests" / "lint" / "corpus").rglob("*.py"))
+    root = ROOT / "tests" / "lint" / "corpus"
+    corpus = sorted(root.rglob("*.py"))
     files: list[Path] = []
     lines, copy = 0, 0
     while lines < target_lines:
-        for src in corpus:
-            dst = out / f"c{copy:03d}_{src.parent.name}_{src.name}"
+        for src in corpus:  # each copy keeps the tree: the packages' imports resolve
+            dst = out / f"c{copy:03d}" / src.relative_to(root)
+            dst.parent.mkdir(parents=True, exist_ok=True)
             text = src.read_text(encoding="utf-8")
             dst.write_text(text, encoding="utf-8")
             files.append(dst)
@@ -50,12 +54,13 @@ def make_inputs(target_lines: int, out: Path) -> list[Path]:
     return files
 
 
-def run_lint(files: list[Path]) -> tuple[float, float, int]:
-    from fito.lint.run import LintOptions, lint_path
+def run_lint(directory: Path) -> tuple[float, float, int]:
+    """`fito lint DIR` in-process: the directory read as one project."""
+    from fito.lint.run import LintOptions, lint_paths
 
     options = LintOptions()
     wall, cpu = time.perf_counter(), time.process_time()
-    found = sum(len(lint_path(str(f), options).report.diagnostics) for f in files)
+    found = sum(len(r.report.diagnostics) for r in lint_paths([str(directory)], options))
     return time.perf_counter() - wall, time.process_time() - cpu, found
 
 
@@ -94,7 +99,7 @@ def measure(files: list[Path], directory: Path, repeat: int) -> tuple[dict[str, 
     best: dict[str, float] = {}
     found = 0
     for _ in range(repeat):
-        wall, cpu, found = run_lint(files)
+        wall, cpu, found = run_lint(directory)
         best["lint"] = min(best.get("lint", cpu), cpu)
         best["lint-wall"] = min(best.get("lint-wall", wall), wall)
         wall, cpu = run_compile(files)

@@ -5,6 +5,22 @@ public names are `__all__` below (docs/api.md): `lint_path(path, LintOptions())`
 
 from __future__ import annotations
 
-from fito.lint.run import LintOptions, LintReport, discover, exit_status, lint_path, lint_source
+from fito.lint.run import (
+    LintOptions,
+    LintReport,
+    discover,
+    exit_status,
+    lint_path,
+    lint_paths,
+    lint_source,
+)
 
-__all__ = ["LintOptions", "LintReport", "discover", "exit_status", "lint_path", "lint_source"]
+__all__ = [
+    "LintOptions",
+    "LintReport",
+    "discover",
+    "exit_status",
+    "lint_path",
+    "lint_paths",
+    "lint_source",
+]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fito.diagnostics import Diagnostic, Span, error, sort_key, warning
 from fito.lint import rules
+from fito.lint.config import LintConfig, excluded, ignored_for
 from fito.lint.index import ModuleIndex, build_index
 from fito.lint.project import Project
 from fito.lint.rules.common import Finding, Protocol
@@ -37,6 +38,7 @@ class LintOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     model_dir: str | None = None  # --model-dir: also write the checked specs here
     model: bool = False  # --model: check each protocol's spec (in memory unless model_dir)
+    config: LintConfig | None = None  # [tool.fito.lint]: exclude and per-file-ignores
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,9 @@ def lint_paths(paths: list[str], options: LintOptions) -> list[LintReport]:
     module of the tree runs that module's function; each module is parsed once)."""
     project = Project.of(paths, options.max_bytes)
     files = discover(paths)
+    if options.config is not None and options.config.exclude:  # a file named is linted
+        named = {os.path.abspath(p) for p in paths if not os.path.isdir(p)}
+        files = [f for f in files if os.path.abspath(f) in named or not excluded(f, options.config)]
     project.prime(files)
     return [lint_path(p, options, project) for p in files]
 
@@ -115,6 +120,8 @@ def _lint_index(
             src.path, findings, rules.protocols(traces), options.model_dir
         )
     lines = src.text.split("\n")
+    if options.config is not None and options.config.per_file_ignores:
+        options = replace(options, ignore=options.ignore + ignored_for(src.path, options.config))
     diags = [
         _diagnostic(f, lines)
         for f in findings

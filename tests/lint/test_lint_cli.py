@@ -166,3 +166,56 @@ def test_a_code_off_by_default_is_reported_only_when_selected_by_name(  # type: 
     assert code == 1
     assert [d["code"] for d in json.loads(out)["files"][0]["diagnostics"]] == ["FITOL050"]
     assert run(capsys, "--select", "FITOL05", str(p))[0] == 1
+
+
+def test_pyproject_configuration(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "fresh.py").write_text(FRESH, encoding="utf-8")
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "legacy" / "old.py").write_text(SPLIT, encoding="utf-8")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "split.py").write_text(SPLIT, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        """[tool.fito.lint]
+extend-select = ["FITOL050"]
+ignore = ["FITOL001"]
+exclude = ["legacy/*"]
+
+[tool.fito.lint.per-file-ignores]
+"tools/*.py" = ["FITOL003"]
+""",
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "--format", "json", str(tmp_path))
+    files = {Path(f["path"]).relative_to(tmp_path).as_posix(): f for f in json.loads(out)["files"]}
+    assert code == 1 and sorted(files) == ["fresh.py", "tools/split.py"]  # legacy excluded
+    assert [d["code"] for d in files["fresh.py"]["diagnostics"]] == ["FITOL050"]
+    assert files["tools/split.py"]["diagnostics"] == []  # FITOL001 ignored, FITOL003 per file
+    # --isolated reads none of it; --select replaces the file's selection
+    code, out, _ = run(capsys, "--isolated", "--format", "json", str(tmp_path / "tools"))
+    assert [d["code"] for d in json.loads(out)["files"][0]["diagnostics"]] == [
+        "FITOL001",
+        "FITOL003",
+        "FITOL003",
+    ]
+    named = str(tmp_path / "legacy" / "old.py")  # excluded from a walk, linted when named
+    code, out, _ = run(capsys, "--select", "FITOL003", "--format", "json", named)
+    assert [d["code"] for d in json.loads(out)["files"][0]["diagnostics"]] == ["FITOL003"] * 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tool.fito.lint]\nselect = ['X1']\n", "names no lint code"),
+        ("[tool.fito.lint]\nchoose = ['FITOL001']\n", "unknown key 'choose'"),
+        ("[tool.fito.lint]\nselect = 'FITOL001\n", "not valid TOML"),
+        ("[tool.fito.lint]\nignore = [1]\n", "must be a list of strings"),
+    ],
+)
+def test_a_bad_configuration_is_a_usage_error(  # type: ignore[no-untyped-def]
+    capsys, tmp_path: Path, text: str, message: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "a.py").write_text(SPLIT, encoding="utf-8")
+    code = main(["lint", "--config", str(tmp_path / "pyproject.toml"), str(tmp_path / "a.py")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err

@@ -60,8 +60,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="refuse files larger than N bytes (default 8 MiB)",
     )
 
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="PYPROJECT",
+        help="read [tool.fito.lint] from this pyproject.toml (default: the nearest one at "
+        "or above the first path)",
+    )
+    p.add_argument("--isolated", action="store_true", help="read no pyproject.toml configuration")
+
 
 def run(args: argparse.Namespace) -> int:
+    from fito.lint import config as lint_config  # lazy-import: start-up of every command
     from fito.lint.run import (  # lazy-import: start-up of every command
         LintOptions,
         exit_status,
@@ -71,17 +81,20 @@ def run(args: argparse.Namespace) -> int:
     from fito.render.report import render_report  # lazy-import: start-up of every command
     from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
 
-    unknown = [c for c in args.select + args.ignore if not c.startswith("FITOL")]
-    if unknown:
-        raise UsageError(
-            f"unknown lint code {unknown[0]!r} (codes are FITOL000-FITOL008 and FITOL050-FITOL054)"
-        )
+    try:
+        lint_config.codes(list(args.select), "--select")
+        lint_config.codes(list(args.ignore), "--ignore")
+        found = None if args.isolated else (args.config or lint_config.find(args.paths))
+        cfg = lint_config.load(found) if found else lint_config.LintConfig()
+    except lint_config.ConfigError as exc:
+        raise UsageError(str(exc)) from None
     options = LintOptions(
-        select=args.select,
-        ignore=args.ignore,
+        select=args.select or _configured_select(cfg.select, cfg.extend_select),
+        ignore=cfg.ignore + args.ignore,
         max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
         model_dir=args.model_dir,
         model=args.model or args.model_dir is not None,
+        config=cfg,
     )
     from fito.deep import run_deep  # lazy-import: start-up of every command
 
@@ -96,3 +109,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "text":
         print(summary(results))
     return exit_status(results, args.exit_zero)
+
+
+def _configured_select(select: tuple[str, ...], extend: tuple[str, ...]) -> tuple[str, ...]:
+    """`select` plus `extend-select` (with no `select`, every default code plus those)."""
+    if not extend:
+        return select
+    return (select or ("FITOL",)) + extend
