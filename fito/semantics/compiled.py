@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from fito.diagnostics import Span
 from fito.lang import nodes as A
-from fito.lang.resolve.model import Model
+from fito.lang.resolve.model import Model, ValueType
 from fito.semantics.codegen.loader import load
 from fito.semantics.codegen.python_exprs import to_python
 from fito.semantics.codegen.scalar import Group, ScalarCode, StepFault, tail
@@ -457,8 +457,16 @@ class Compiled:
         """The event as text: `flush.gpu.1`."""
         assert step.channel is not None
         types = self.model.channels[step.channel].fields
-        parts = [step.channel] + [t.show(self._value(f, s)) for f, t in zip(step.fields, types)]
+        parts = [step.channel] + [self._shown(f, t, s) for f, t in zip(step.fields, types)]
         return ".".join(parts)
+
+    def _shown(self, ir: Expr, t: ValueType, s: Sequence[int]) -> str:
+        """A field's value over the store, or `_` for one that reads a process variable (the
+        store alone does not hold it: a deadlock's offers are explained from the store)."""
+        try:
+            return t.show(self._value(ir, s))
+        except AssertionError:  # a variable not relocated into the store
+            return "_"
 
     def _value(self, ir: Expr, s: Sequence[int]) -> int:
         try:

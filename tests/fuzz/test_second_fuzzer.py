@@ -57,7 +57,44 @@ CLAIM_EXITS = (
     b"    sys.exit(7)\n"
 )
 
+def atomic(n: int, statement: str) -> str:
+    return (
+        "domain x: 0..3 = 0 volatile\nprocess P = atomic { "
+        + ", ".join([statement] * n)
+        + " } -> P\nsystem P\nassert :[deadlock free]\n"
+    )
+
+
 CASES: dict[str, Expect] = {
+    # generated code: nesting and size
+    "atomic-block-of-100-dependent-assignments": spec(
+        "check SPEC", atomic(100, "x := (x + 1) % 4"), {0}, "holds (1 states, 1 transitions"
+    ),
+    "atomic-block-of-100-dependent-assignments-frontier": spec(
+        "check --engine frontier SPEC",
+        atomic(100, "x := (x + 1) % 4"),
+        {0},
+        "holds (1 states, 1 transitions",
+    ),
+    "atomic-block-that-doubles-its-terms": spec(
+        "check --timeout 1 SPEC", atomic(40, "x := (x + x) % 4"), {1}, "S003", "split the block"
+    ),
+    "choice-of-5000-operands": spec(
+        "check SPEC",
+        "channel a\nprocess P = " + " [] ".join(["a -> P"] * 5000) + "\nsystem P\n"
+        "assert :[deadlock free]\n",
+        {0},
+        "holds (1 states, 5,000 transitions",
+    ),
+    "deadlock-offering-a-process-variable": spec(
+        "check SPEC",
+        "channel c: (0..3)\nprocess P\n  var v: 0..3 = 1\n  = c!v -> P\n"
+        "process Q = c?x: {0} -> Q\nprocess S = P [| {| c |} |] Q\nsystem S\n"
+        "assert :[deadlock free]\n",
+        {1},
+        "each process waits",
+        "c._",
+    ),
     "renaming-over-channels-of-undefined-types": spec(
         "check SPEC",
         "channel a: Foo\nchannel b: Bar\nprocess P = a?x -> P\nprocess S = P [[a <- b]]\n"

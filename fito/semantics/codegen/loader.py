@@ -19,17 +19,42 @@ import threading
 from collections import deque
 from typing import Any
 
+from fito import budget
+
 DUMP_VARIABLE = "FITO_DUMP_CODE"
 MAX_REGISTERED = 10_000  # units whose text linecache keeps; the oldest are dropped first
 
 _numbers = itertools.count(1)
+_deep_numbers = itertools.count(1)
+_deferred: dict[str, str] = {}  # a deferred function's name -> its source
+_DEEP_CALL = re.compile(r"(?<!def )\b(_deep\d+)\(")  # a call, not the definition
 _registered: deque[str] = deque()
 _lock = threading.Lock()
 _PID = os.getpid()  # the process that imported this module: forked workers name files apart
 
 
+def defer(body: str, var: str) -> str:
+    """A call `_deepN(var)` of a function with this body (over the one argument var), which
+    `load` defines in the namespace of every unit that calls it: how an expression too deeply
+    nested for Python's parser is split."""
+    name = f"_deep{next(_deep_numbers)}"
+    with _lock:
+        _deferred[name] = f"def {name}({var}):\n    {body}\n"
+    return f"{name}({var})"
+
+
 def load(source: str, title: str, namespace: dict[str, Any]) -> dict[str, Any]:
-    """Compile and run generated source in namespace as the unit `<title #n>`; namespace."""
+    """Compile and run generated source in namespace as the unit `<title #n>` (the deferred
+    functions it calls first, each a unit of its own); namespace. The command's deadline and
+    memory (fito.budget) are looked at before each unit: compile() cannot be interrupted, so
+    callers keep units small."""
+    for name in _DEEP_CALL.findall(source):
+        if name not in namespace:
+            with _lock:
+                helper = _deferred.get(name)
+            if helper is not None:
+                load(helper, title + " part", namespace)
+    budget.check()
     number = next(_numbers)
     name = f"<{title} #{number}>"
     if not source.endswith("\n"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fito.lang.arithmetic import DIVISION, PYTHON_HELPERS
 from fito.lang.resolve.model import IntT, SetT, ValueType
+from fito.semantics.codegen.loader import defer
 from fito.semantics.ir import IR, Fault, chain_of
 from fito.semantics.state.ranges import value_range
 
@@ -25,9 +26,40 @@ _PY = {
 _FLAT = {"and": "and", "or": "or", "+": "+", "*": "*"}  # left-associative in Python too
 
 
+# Python's parser refuses more than 200 nested parentheses and its compiler recurses on
+# nesting: an expression nested deeper than MAX_NESTING levels (an atomic block of 100
+# statements, each reading the one before) goes on in a helper function of its own, which
+# the expression calls; a chain of more than MAX_CHAIN operands is grouped.
+MAX_NESTING = 40
+MAX_CHAIN = 64
+
+
 def to_python(ir: IR, var: str = "s") -> str:
     """A Python expression computing ir from the tuple named `var` (helpers: _rd, _div, _mod,
-    _fault, _chk)."""
+    _fault, _chk, and the deep parts' own functions, which `loader.load` defines)."""
+    return _source(ir, var, 0)
+
+
+def _source(ir: IR, var: str, depth: int) -> str:
+    if depth >= MAX_NESTING and ir[0] not in ("k", "c"):
+        return defer(f"return {_source(ir, var, 0)}", var)
+    return _node(ir, var, depth + 1)
+
+
+def _chain(parts: list[str], op: str) -> str:
+    """`(a op b op ...)`, grouped so that no group holds more than MAX_CHAIN operands."""
+    while len(parts) > MAX_CHAIN:
+        parts = [
+            "(" + f" {op} ".join(parts[i : i + MAX_CHAIN]) + ")"
+            for i in range(0, len(parts), MAX_CHAIN)
+        ]
+    return "(" + f" {op} ".join(parts) + ")"
+
+
+def _node(ir: IR, var: str, depth: int) -> str:  # noqa: C901 - one case per IR tag
+    def to_python(x: IR, v: str) -> str:  # the children, one level deeper
+        return _source(x, v, depth)
+
     tag = ir[0]
     if tag == "k":
         return str(ir[1])
@@ -56,7 +88,7 @@ def to_python(ir: IR, var: str = "s") -> str:
     assert tag == "op", f"{tag} is not compiled here (a variable not yet relocated?)"
     _, op, a, b, err = ir
     if op in _FLAT:  # a chain `x op y op z` without nested parentheses (Python allows 200)
-        return "(" + f" {_FLAT[op]} ".join(to_python(x, var) for x in chain_of(ir)) + ")"
+        return _chain([to_python(x, var) for x in chain_of(ir)], _FLAT[op])
     sa, sb = to_python(a, var), to_python(b, var)
     if op == "=>":
         return f"((not {sa}) or {sb})"

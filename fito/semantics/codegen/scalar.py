@@ -129,26 +129,39 @@ class ScalarCode:
         """The group's functions; `size`: the number of positions of its (source) mode;
         `where` (e.g. `mode=3 cand=1`) names the group in tracebacks and dumped files."""
         guarded = [n for n, t in enumerate(transitions) if t.step.guard]
-        lines = []
-        if guarded:
-            exprs = ", ".join(guard_source(transitions[n].step.guard) for n in guarded)
-            lines += [
-                "def guards(s):",
+        position = {n: i for i, n in enumerate(guarded)}  # n's place in the guards' tuple
+        title = f"fito-group {where or f'size={size} transitions={len(transitions)}'}"
+        ns = dict(self.namespace)
+        # Compiled in units of at most CHUNK transitions, each its own load (which looks at
+        # the deadline first): compile() cannot be interrupted, so no unit may be large.
+        guard_units = []
+        for c, start in enumerate(range(0, len(guarded), CHUNK)):
+            name = _unit_name("guards", c, len(guarded))
+            part = guarded[start : start + CHUNK]
+            exprs = ", ".join(guard_source(transitions[n].step.guard) for n in part)
+            lines = [
+                f"def {name}(s):",
                 "    try:",
                 f"        return ({exprs},)",
                 "    except Fault as f:",
                 "        raise StepFault(f, None)",
             ]
-        lines += ["def effects(s, g, out, base):", "    k = -1", "    try:", "        pass"]
-        for n, t in enumerate(transitions):
-            body = self._transition(n, t, size)
-            if t.step.guard:
-                body = [f"if g[{guarded.index(n)}]:"] + ["    " + b for b in body]
-            lines.extend("        " + b for b in body)
-        lines += ["    except Fault as f:", "        raise StepFault(f, base + k)"]
-        title = f"fito-group {where or f'size={size} transitions={len(transitions)}'}"
-        ns = load("\n".join(lines), title, dict(self.namespace))
-        return Group(transitions, ns.get("guards"), ns["effects"])
+            guard_units.append(load("\n".join(lines), title, ns)[name])
+        effect_units = []
+        for c, start in enumerate(range(0, len(transitions), CHUNK)):
+            name = _unit_name("effects", c, len(transitions))
+            lines = [f"def {name}(s, g, out, base):", "    k = -1", "    try:", "        pass"]
+            for n in range(start, min(start + CHUNK, len(transitions))):
+                t = transitions[n]
+                body = self._transition(n, t, size)
+                if t.step.guard:
+                    body = [f"if g[{position[n]}]:"] + ["    " + b for b in body]
+                lines.extend("        " + b for b in body)
+            lines += ["    except Fault as f:", "        raise StepFault(f, base + k)"]
+            effect_units.append(load("\n".join(lines), title, ns)[name])
+        if not effect_units:  # no transition: a group that adds nothing
+            effect_units.append(load(_NO_EFFECTS, title, ns)["effects"])
+        return Group(transitions, _joined_guards(guard_units), _joined_effects(effect_units))
 
     def _transition(self, n: int, t: Transition, size: int) -> list[str]:
         step = t.step
@@ -275,6 +288,43 @@ def _pieces(items: list[tuple[str, int]], source: str) -> list[str]:
             pieces.append(piece if source == "s" else f"tuple({piece})")
         i = j
     return pieces
+
+
+CHUNK = 128  # transitions per unit of generated code
+
+
+_NO_EFFECTS = "def effects(s, g, out, base):\n    pass\n"
+
+
+def _unit_name(kind: str, c: int, count: int) -> str:
+    """`effects` (or `guards`) when one unit holds them all, else `effects_0`, `effects_1`..."""
+    return kind if count <= CHUNK else f"{kind}_{c}"
+
+
+def _joined_guards(units: list[Callable[[tuple], tuple]]) -> Callable[[tuple], tuple] | None:
+    """One function giving the guards of every unit, in order (the unit itself if one)."""
+    if len(units) <= 1:
+        return units[0] if units else None
+
+    def guards(s: tuple) -> tuple:
+        out: list = []
+        for unit in units:
+            out.extend(unit(s))
+        return tuple(out)
+
+    return guards
+
+
+def _joined_effects(units: list[Callable[..., None]]) -> Callable[..., None]:
+    """One function running the effects of every unit, in order (the unit itself if one)."""
+    if len(units) == 1:
+        return units[0]
+
+    def effects(s: tuple, g: tuple | None, out: list, base: int) -> None:
+        for unit in units:
+            unit(s, g, out, base)
+
+    return effects
 
 
 def check_lines(checks: Sequence[tuple[IR, object, int]]) -> list[str]:

@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from fito.diagnostics import NO_SPAN, Span
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_expr
 from fito.lang.resolve.model import ValueType
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from fito.semantics.rules.prefixes import Prefixes
 
 MAX_ELEMENTS = 1024  # elements of an array an atomic block writes at a computed index
+MAX_EXPANDED = 200_000  # IR nodes of an atomic step's values, as trees
 
 
 class Atomic:
@@ -163,8 +165,19 @@ class Atomic:
         return out
 
     # ------------------------------------------------------------------ the step
-    def result(self) -> tuple[tuple[Write, ...], tuple, tuple]:
-        """The net writes, the checks in order, and the `var` parameters set."""
+    def result(self, span: Span = NO_SPAN) -> tuple[tuple[Write, ...], tuple, tuple]:
+        """The net writes, the checks in order, and the `var` parameters set; refused (S003)
+        when they would not be of a size linear in the block (see `expanded_size`)."""
+        roots = [v for v in self.cur.values()] + [c[0] for c in self.checks]
+        roots += list(self.vps.values())
+        if expanded_size(roots, MAX_EXPANDED) > MAX_EXPANDED:
+            raise refuse(
+                f"an atomic block whose statements read each other's results grows to more "
+                f"than {MAX_EXPANDED:,} terms once every read is replaced by the value written "
+                "before it",
+                span,
+                hint="split the block into several steps, or into `{ }` assignments",
+            )
         writes = []
         for place, value in self.cur.items():
             w = self.info[place]
@@ -176,6 +189,37 @@ class Atomic:
             (name, self.vps[name], vtype, err) for name, (vtype, err) in self.rebound.items()
         )
         return tuple(writes), tuple(self.checks), rebinds
+
+
+def expanded_size(roots: Sequence[IR], limit: int) -> int:
+    """The number of IR nodes of roots as trees (a shared node counted at each use), or a
+    number above limit as soon as it passes it: what generated code and every walk over the
+    IR pay. Each distinct node is visited once (its size memoized), so this is linear in the
+    DAG, although the trees may be exponential (`x := x + x`, a hundred times)."""
+    sizes: dict[int, int] = {}
+    total = 0
+    for root in roots:
+        stack: list[tuple[IR, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if id(node) in sizes:
+                continue
+            kids = [x for x in node if _is_ir(x)]
+            kids += [y for x in node if isinstance(x, tuple) and not _is_ir(x) for y in x]
+            kids = [k for k in kids if _is_ir(k)]
+            if done:
+                sizes[id(node)] = min(limit + 1, 1 + sum(sizes[id(k)] for k in kids))
+            else:
+                stack.append((node, True))
+                stack.extend((k, False) for k in kids if id(k) not in sizes)
+        total += sizes[id(root)]
+        if total > limit:
+            return total
+    return total
+
+
+def _is_ir(x: object) -> bool:
+    return isinstance(x, tuple) and bool(x) and isinstance(x[0], str)
 
 
 def _neutral(kind: object) -> IR:

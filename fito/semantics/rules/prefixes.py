@@ -104,7 +104,7 @@ class Prefixes:
         if isinstance(node, A.Atomic):
             run = AtomicRun(self, env)
             run.block(node.stmts)
-            writes, checks, rebinds = run.result()
+            writes, checks, rebinds = run.result(node.span)
             step = Step(TAU, None, (), (), writes, False, None, checks=checks, label=("atomic",))
             return self._finish(step, node.body, env, rebinds)
         assert isinstance(node, A.Prefix)

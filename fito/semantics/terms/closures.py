@@ -44,6 +44,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fito import budget
 from fito.lang import nodes as A
 from fito.lang.resolve.loops import loop_calls, recurrent_operands
 from fito.lang.resolve.model import Model
@@ -338,10 +339,14 @@ class Terms:
                 self.key(p.right),
                 self.env_of(p.right, env),
             )
+        if p.op == "[]":  # a chain `P1 [] P2 [] ... [] Pn`: one pass, not n nested ones
+            parts = []
+            for operand in _choice_operands(p):
+                budget.check()
+                parts.append(self.intern(self._make(operand, env, state, depth + 1, base)))
+            return self.ext_all(parts)
         left = self.intern(self._make(p.left, env, state, depth + 1, base))
         right = self.intern(self._make(p.right, env, state, depth + 1, base))
-        if p.op == "[]":
-            return self.ext(left, right)
         if p.op == "|~|":
             return ("ichoice", (left, right))
         if p.op == "/\\":
@@ -590,3 +595,15 @@ def _rebuild(t: tuple, sub: Callable[[int], int], mapping: Mapping[tuple, tuple]
 
 
 __all__ = ["IR", "OMEGA", "SKIP", "STOP", "Terms", "reads_cells"]
+
+
+def _choice_operands(p: A.ProcBinary) -> list[A.Proc]:
+    """The operands of a left-nested chain of `[]` (as the parser builds it), in order."""
+    out: list[A.Proc] = []
+    q: A.Proc = p
+    while isinstance(q, A.ProcBinary) and q.op == "[]":
+        out.append(q.right)
+        q = q.left
+    out.append(q)
+    out.reverse()
+    return out
