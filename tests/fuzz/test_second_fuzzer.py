@@ -57,6 +57,7 @@ CLAIM_EXITS = (
     b"    sys.exit(7)\n"
 )
 
+
 def atomic(n: int, statement: str) -> str:
     return (
         "domain x: 0..3 = 0 volatile\nprocess P = atomic { "
