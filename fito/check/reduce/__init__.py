@@ -62,26 +62,13 @@ class Reduction:
         """`canonical` as one fast function (None when there is no symmetry)."""
         if not self.symmetric:
             return None
-        getters = [
-            ([itemgetter(*b) if len(b) > 1 else _one(b[0]) for b in s.blocks], s.blocks)
-            for s in self.symmetries
-            if len(s.blocks) > 1 and s.blocks[0]
-        ]
+        steps = [_sorter(s.blocks) for s in self.symmetries if len(s.blocks) > 1 and s.blocks[0]]
+        if len(steps) == 1:
+            return steps[0]
 
         def canonical(state: State) -> State:
-            for gets, blocks in getters:
-                keys = [g(state) for g in gets]
-                order = sorted(keys)
-                if order == keys:
-                    continue
-                out = list(state)
-                for block, key in zip(blocks, order):
-                    if len(block) == 1:
-                        out[block[0]] = key
-                    else:
-                        for slot, v in zip(block, key):
-                            out[slot] = v
-                state = tuple(out)
+            for step in steps:
+                state = step(state)
             return state
 
         return canonical
@@ -97,7 +84,9 @@ class Reduction:
 
     # ------------------------------------------------------------------ packed rows
     def canonical_rows(self, packed: PackedStates, rows: np.ndarray) -> np.ndarray:
-        """The representatives of a block of packed rows (a new block; rows unchanged)."""
+        """The representatives of a block of packed rows (a new block; rows unchanged):
+        per symmetric type, each row's member keys (the fields of a member's block, in one
+        integer) sorted by a sorting network over whole columns, then written back."""
         if not self.symmetric or rows.shape[0] == 0:
             return rows
         import numpy as np  # lazy-import: only the frontier engine packs states
@@ -107,18 +96,30 @@ class Reduction:
         for sym in self.symmetries:
             if len(sym.blocks) <= 1 or not sym.blocks[0]:
                 continue
-            values = _block_values(out, fields, sym.blocks)  # (rows, members, slots)
-            order = np.broadcast_to(np.arange(values.shape[1]), values.shape[:2]).copy()
-            for k in reversed(range(values.shape[2])):  # LSD: stable sorts, last slot first
-                col = np.take_along_axis(values[:, :, k], order, axis=1)
-                order = np.take_along_axis(order, np.argsort(col, axis=1, kind="stable"), axis=1)
-            ordered = np.take_along_axis(values, order[:, :, None], axis=1)
+            keys = _member_keys(out, fields, sym.blocks)
+            if keys is None:  # blocks wider than a word: the rows one by one
+                return _rows_one_by_one(self, packed, rows)
+            _sort_columns(keys)
+            widths = [fields[slot].width for slot in sym.blocks[0]]
+            by_word: dict[int, list[tuple[int, int, Any]]] = {}
             for m, block in enumerate(sym.blocks):
                 for k, slot in enumerate(block):
-                    f = fields[slot]
-                    word = out[:, f.word]
-                    word &= ~np.uint64(f.mask << f.shift)
-                    word |= ordered[:, m, k] << np.uint64(f.shift)
+                    by_word.setdefault(fields[slot].word, []).append((m, k, fields[slot]))
+            n = out.shape[0]
+            tmp = np.empty(n, dtype=np.uint64)
+            for w, items in by_word.items():
+                clear = 0
+                bits = np.zeros(n, dtype=np.uint64)
+                for m, k, f in items:
+                    below = sum(widths[k + 1 :])  # the key holds slot 0 in its top bits
+                    tmp[:] = keys[m]
+                    if below:
+                        tmp >>= np.uint64(below)
+                    tmp &= np.uint64(f.mask)
+                    tmp <<= np.uint64(f.shift)
+                    bits |= tmp
+                    clear |= f.mask << f.shift
+                out[:, w] = (out[:, w] & np.uint64(~clear & ((1 << 64) - 1))) | bits
         return out
 
     def orbit_rows(self, packed: PackedStates, rows: np.ndarray) -> int:
@@ -133,14 +134,25 @@ class Reduction:
         for sym in self.symmetries:
             if len(sym.blocks) <= 1 or not sym.blocks[0]:
                 continue
-            values = _block_values(rows, fields, sym.blocks)
-            same = np.all(values[:, 1:, :] == values[:, :-1, :], axis=2)  # rows, members - 1
-            signatures.append(same)
-            sizes.append(same.shape[1])
-        joined = np.concatenate(signatures, axis=1)
-        patterns, counts = np.unique(joined, axis=0, return_counts=True)
+            keys = _member_keys(rows, fields, sym.blocks)
+            if keys is None:
+                return sum(self.orbit(packed.unpack(r)) for r in rows)
+            signatures.append((keys[1:] == keys[:-1]).T)  # rows, members - 1: sorted keys
+            sizes.append(keys.shape[0] - 1)
+        joined = np.ascontiguousarray(np.concatenate(signatures, axis=1))
+        width = joined.shape[1]
+        packed_bits = np.packbits(joined, axis=1)  # rows of bytes: few distinct patterns
+        if packed_bits.shape[1] <= 8:
+            wide = np.zeros((joined.shape[0], 8), dtype=np.uint8)
+            wide[:, : packed_bits.shape[1]] = packed_bits
+            _, first, counts = np.unique(
+                wide.view(np.uint64)[:, 0], return_index=True, return_counts=True
+            )
+        else:
+            _, first, counts = np.unique(packed_bits, axis=0, return_index=True, return_counts=True)
         total = 0
-        for pattern, count in zip(patterns.tolist(), counts.tolist()):
+        for row, count in zip(first.tolist(), counts.tolist()):
+            pattern = joined[row, :width].tolist()
             n, at = 1, 0
             for size in sizes:
                 n *= _multinomial_runs(pattern[at : at + size])
@@ -192,6 +204,53 @@ class Reduction:
         return path, x, step
 
 
+def _sorter(blocks: tuple[tuple[int, ...], ...]) -> Callable[[State], State]:
+    """A state's member blocks sorted, as one function of the state."""
+    if all(len(b) == 1 for b in blocks):
+        slots = [b[0] for b in blocks]
+        get = itemgetter(*slots)
+        lo, hi = min(slots), max(slots) + 1
+        if slots == list(range(lo, hi)):  # one run of slots: a slice assignment
+
+            def contiguous(state: State) -> State:
+                vals = get(state)
+                order = sorted(vals)
+                if list(vals) == order:
+                    return state
+                return state[:lo] + tuple(order) + state[hi:]
+
+            return contiguous
+
+        def scattered(state: State) -> State:
+            vals = get(state)
+            order = sorted(vals)
+            if list(vals) == order:
+                return state
+            out = list(state)
+            for slot, v in zip(slots, order):
+                out[slot] = v
+            return tuple(out)
+
+        return scattered
+    gets = [itemgetter(*b) if len(b) > 1 else _one(b[0]) for b in blocks]
+
+    def general(state: State) -> State:
+        keys = [g(state) for g in gets]
+        order = sorted(keys)
+        if order == keys:
+            return state
+        out = list(state)
+        for block, key in zip(blocks, order):
+            if len(block) == 1:
+                out[block[0]] = key
+            else:
+                for slot, v in zip(block, key):
+                    out[slot] = v
+        return tuple(out)
+
+    return general
+
+
 def _one(slot: int) -> Callable[[State], Any]:
     return itemgetter(slot)
 
@@ -233,16 +292,72 @@ def _multinomial_runs(same_as_previous: list[bool]) -> int:
     return n // math.factorial(run)
 
 
-def _block_values(rows: np.ndarray, fields: Sequence[Any], blocks: tuple) -> np.ndarray:
+def _member_keys(rows: np.ndarray, fields: Sequence[Any], blocks: tuple) -> np.ndarray | None:
+    """Per member (first axis) and row, its block's fields as one unsigned integer, the
+    first slot in the top bits (so keys compare as the blocks do); None past 64 bits."""
     import numpy as np  # lazy-import: only the frontier engine packs states
 
-    M, L = len(blocks), len(blocks[0])
-    values = np.empty((rows.shape[0], M, L), dtype=np.uint64)
+    widths = [fields[slot].width for slot in blocks[0]]
+    total = sum(widths)
+    if total > 64:
+        return None
+    dtype = np.uint8 if total <= 8 else np.uint16 if total <= 16 else np.uint32
+    if total > 32:
+        dtype = np.uint64
+    n = rows.shape[0]
+    words = np.ascontiguousarray(rows.T)
+    keys = np.empty((len(blocks), n), dtype=dtype)
+    tmp = np.empty(n, dtype=np.uint64)
+    acc = np.empty(n, dtype=np.uint64)
     for m, block in enumerate(blocks):
-        for k, slot in enumerate(block):
+        acc[:] = 0
+        for slot, w in zip(block, widths):
             f = fields[slot]
-            values[:, m, k] = (rows[:, f.word] >> np.uint64(f.shift)) & np.uint64(f.mask)
-    return values
+            np.right_shift(words[f.word], np.uint64(f.shift), out=tmp)
+            tmp &= np.uint64(f.mask)
+            acc <<= np.uint64(w)
+            acc |= tmp
+        keys[m] = acc
+    return keys
+
+
+def _sort_columns(keys: np.ndarray) -> None:
+    """Sort every column of keys (members x rows) in place: a sorting network of
+    compare-exchanges over whole rows of the array (Batcher's odd-even merge sort)."""
+    import numpy as np  # lazy-import: only the frontier engine packs states
+
+    tmp = np.empty_like(keys[0])
+    for a, b in _network(keys.shape[0]):
+        np.minimum(keys[a], keys[b], out=tmp)
+        np.maximum(keys[a], keys[b], out=keys[b])
+        keys[a] = tmp
+
+
+_NETWORKS: dict[int, tuple[tuple[int, int], ...]] = {}
+
+
+def _network(n: int) -> tuple[tuple[int, int], ...]:
+    """Batcher's odd-even merge sort on n inputs: the compare-exchange pairs, in order."""
+    got = _NETWORKS.get(n)
+    if got is None:
+        pairs = []
+        p = 1
+        while p < n:
+            k = p
+            while k >= 1:
+                for j in range(k % p, n - k, 2 * k):
+                    for i in range(min(k, n - j - k)):
+                        if (i + j) // (2 * p) == (i + j + k) // (2 * p):
+                            pairs.append((i + j, i + j + k))
+                k //= 2
+            p *= 2
+        got = _NETWORKS[n] = tuple(pairs)
+    return got
+
+
+def _rows_one_by_one(red: Reduction, packed: PackedStates, rows: np.ndarray) -> np.ndarray:
+    """canonical_rows for blocks wider than a word: unpack, reduce and pack each row."""
+    return packed.pack_many([red.canonical(packed.unpack(r)) for r in rows])
 
 
 NONE = Reduction()
