@@ -301,7 +301,7 @@ def _member_keys(rows: np.ndarray, fields: Sequence[Any], blocks: tuple) -> np.n
     total = sum(widths)
     if total > 64:
         return None
-    dtype = np.uint8 if total <= 8 else np.uint16 if total <= 16 else np.uint32
+    dtype: Any = np.uint8 if total <= 8 else np.uint16 if total <= 16 else np.uint32
     if total > 32:
         dtype = np.uint64
     n = rows.shape[0]
