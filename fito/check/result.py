@@ -39,6 +39,7 @@ class Verdict:
     proof: str | None = None  # how the symbolic engine proved it (spacer, k-induction)
     invariant: tuple[str, ...] = ()  # its inductive strengthening, in spec syntax (conjuncts)
     certificate: object = None  # what the proof kit's kernel re-checks (fito/check/symbolic)
+    kernel: str = ""  # what the kernel said of the certificate
     reductions: tuple[str, ...] = ()  # what ran and what was switched off (fito/check/reduce)
     unreduced_states: int = 0  # with symmetry: the states of the unreduced graph they stand for
 
@@ -67,6 +68,9 @@ class Verdict:
         if self.proof is not None:
             out["proof"] = self.proof
             out["invariant"] = list(self.invariant)
+            out["kernel"] = self.kernel
+            if self.certificate is not None:
+                out["certificate"] = self.certificate
         if self.reductions:
             out["reductions"] = list(self.reductions)
         if self.unreduced_states:

@@ -267,8 +267,8 @@ def _proved(c: Compiled, v: Verdict, proof: object) -> Verdict:
     """A verdict the symbolic engine proved: its method and inductive invariant."""
     from fito.check.symbolic.report import proof_fields  # lazy-import: z3, --engine symbolic
 
-    method, invariant = proof_fields(c, proof)
-    return replace(v, proof=method, invariant=invariant)
+    method, invariant, cert, kernel = proof_fields(c, proof)
+    return replace(v, proof=method, invariant=invariant, certificate=cert, kernel=kernel)
 
 
 class _Expanded:

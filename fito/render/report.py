@@ -46,6 +46,8 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
     if v.invariant:
         lines.append("  inductive invariant (each conjunct holds in every reachable state):")
         lines.extend(f"    {conjunct}" for conjunct in v.invariant)
+        if v.kernel:
+            lines.append(f"  certificate: {v.kernel}")
     if v.reductions:
         lines.append(f"  reductions: {'; '.join(v.reductions)}")
     if v.unreduced_states:

@@ -36,7 +36,7 @@ def test_symbolic_agrees_on_the_larger_shipped_specs(name: str) -> None:
     assert compare((ROOT / "specs" / name).read_text(encoding="utf-8"), name, 120) > 0
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_symbolic_agrees_on_random_specs(seed: int) -> None:
     compare(Gen(seed).spec(), f"seed {seed}", seconds=5)
@@ -75,6 +75,6 @@ def test_model_errors_agree() -> None:
 
 
 def test_other_assertions_are_refused_with_a_reason() -> None:
-    text = (ROOT / "specs" / "checkpoint_commit.fito").read_text(encoding="utf-8")
+    text = "channel a\nprocess P = a -> P\nsystem P\nassert P |= eventually true\n"
     v = run_spec(text, engine="symbolic").verdicts[-1]
     assert v.verdict == "unknown" and "symbolic engine answers" in (v.reason or "")

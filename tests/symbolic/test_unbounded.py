@@ -43,3 +43,22 @@ def test_the_command_line_exit_statuses(tmp_path) -> None:  # type: ignore[no-un
     done = cli("check", "--engine", "symbolic", str(path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "inductive invariant" in done.stdout
+
+
+def test_the_certificate_is_rechecked_by_the_kernel_without_z3() -> None:
+    import copy
+
+    from fito.proof.kernel.certificate import check
+
+    v = run_spec(SPEC, engine="symbolic").verdicts[0]
+    cert = v.certificate
+    assert isinstance(cert, dict)
+    result = check(cert)
+    assert result.accepted and not result.trusted, result.reason
+    kinds = {ob["kind"] for ob in cert["obligations"]}
+    assert kinds == {"linear_valid"}
+    assert "trust tags: none" in v.kernel
+    forged = copy.deepcopy(cert)
+    ob = next(o for o in forged["obligations"] if any(any(m) for m in o["cases"]))
+    ob["cases"] = [[0 for _ in case] for case in ob["cases"]]
+    assert not check(forged).accepted

@@ -21,6 +21,10 @@ class Proof:
     method: str
     invariant: z3.BoolRef
     k: int = 1  # the induction depth (1: the invariant is inductive on its own)
+    certificate: dict | None = (
+        None  # sealed fito-certificate/2 (fito/check/symbolic/certificate.py)
+    )
+    kernel: str = ""  # what the proof kit's kernel said of it
 
 
 @dataclass(frozen=True, slots=True)

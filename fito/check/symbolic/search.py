@@ -7,14 +7,16 @@ renderings are the explicit engine's)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Decided, Found, Graph, Task
 from fito.check.options import Limits
 from fito.check.symbolic.bmc import Run, Undecided, Unrolling
+from fito.check.symbolic.certificate import certificate
 from fito.check.symbolic.encode import Unsupported
+from fito.check.symbolic.linear import NotLinear
 from fito.check.symbolic.prove import Proof, Reachable, k_induction, spacer
 from fito.check.symbolic.skeleton import control_skeleton
 from fito.check.symbolic.system import System
@@ -211,8 +213,22 @@ class SymbolicSearch:
                 if isinstance(got, Proof):
                     proof = got
             if isinstance(proof, Proof):
-                kind = EXHAUSTED
-                self._decide(i, Found(kind), self._graph(None), proof)
+                self._decide(i, Found(EXHAUSTED), self._graph(None), self._certified(proof, item))
+
+    def _certified(self, proof: Proof, item: _Task) -> Proof:
+        """The proof with its certificate and the kernel's answer (a 1-inductive invariant;
+        k-induction for k > 1 has none)."""
+        if proof.k > 1:
+            return replace(proof, kernel="no certificate (k-induction for k > 1)")
+        try:
+            cert, result = certificate(self.system, proof, item.bad, "an inductive invariant")
+        except NotLinear as exc:
+            return replace(proof, kernel=f"no certificate: {exc}")
+        if not result.accepted:
+            return replace(proof, kernel=f"the kernel rejected the certificate: {result.reason}")
+        tags = ", ".join(result.trusted) or "none"
+        text = f"{result.obligations} obligations re-checked by the kernel; trust tags: {tags}"
+        return replace(proof, certificate=cert, kernel=text)
 
 
 class Mismatch(Exception):
