@@ -104,6 +104,13 @@ _TABLE = (
         "a cell of the unbounded type Int, which the explicit engines cannot enumerate",
     ),
     ("P007", "reserved-word", "a reserved word used as a name"),
+    # ltl (docs/ltl.md)
+    ("M301", "automaton-too-large", "an ltl formula's Büchi automaton is too large to build"),
+    (
+        "M302",
+        "fairness-target-missing",
+        "a fairness assumption names a process that the checked process does not run",
+    ),
     # proof kernel
     ("K001", "certificate-rejected", "the kernel rejected a certificate"),
     ("K002", "certificate-unreadable", "a certificate could not be read"),

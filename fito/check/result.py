@@ -42,6 +42,9 @@ class Verdict:
     kernel: str = ""  # what the kernel said of the certificate
     reductions: tuple[str, ...] = ()  # what ran and what was switched off (fito/check/reduce)
     unreduced_states: int = 0  # with symmetry: the states of the unreduced graph they stand for
+    fairness: tuple[str, ...] = ()  # ltl: the fairness assumptions the verdict rests on
+    loop_start: int = 0  # a lasso: the index of the first step of its cycle (0: none)
+    notes: tuple[str, ...] = ()  # what the engine says of how it ran (docs/ltl.md)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -75,6 +78,12 @@ class Verdict:
             out["reductions"] = list(self.reductions)
         if self.unreduced_states:
             out["unreduced_states"] = self.unreduced_states
+        if self.fairness or self.engine == "ltl":
+            out["fairness"] = list(self.fairness)
+        if self.loop_start:
+            out["loop_start"] = self.loop_start
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
     def _repr_html_(self) -> str:

@@ -21,6 +21,7 @@ from fito.check.explore import (
     search,
 )
 from fito.check.liveness import check_eventually
+from fito.check.ltl import check_ltl
 from fito.check.options import CheckOptions, Limits
 from fito.check.reduce import NONE, Reduction, plan
 from fito.check.refine import check_refinement
@@ -222,6 +223,8 @@ def check_assertion(c: Compiled, a: A.AssertDecl, limits: Limits) -> Verdict:
         return Verdict(text, a.span.line, UNKNOWN, reason="no process to check")
     if a.kind == "refines":
         return check_refinement(c, a, text, limits)
+    if a.kind == "ltl":
+        return check_ltl(c, a, text, limits)
     return check_eventually(c, a, text, limits)
 
 
@@ -354,7 +357,7 @@ def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: Any) -> Verdi
         transitions=g.transitions,
         depth=g.depth,
         engine=g.engine,
-        **kw,
+        **kw,  # type: ignore[arg-type]
     )
 
 

@@ -8,6 +8,7 @@ decides which one a term is from where it stands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
 
 from fito.diagnostics import NO_SPAN, Span
 
@@ -481,9 +482,11 @@ class SystemDecl:
 
 @dataclass(frozen=True, slots=True)
 class AssertDecl:
-    """`kind` is deadlock, always, eventually, reaches or refines; `proc` None means the system.
+    """`kind` is deadlock, always, eventually, reaches, refines or ltl; `proc` None means the
+    system.
 
-    For refinement `spec [T= proc`.
+    For refinement `spec [T= proc`. For ltl the formula and its fairness assumptions are
+    fito.lang.temporal values (`formula`, `fairness`).
     """
 
     kind: str
@@ -491,6 +494,8 @@ class AssertDecl:
     expr: Expr | None = None
     spec: Proc | None = None
     span: Span = _span()
+    formula: Any = None  # fito.lang.temporal.Formula (ltl)
+    fairness: tuple[Any, ...] = ()  # fito.lang.temporal.Fairness values (ltl)
 
 
 # ------------------------------------------------------------------ pipelines

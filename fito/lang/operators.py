@@ -27,6 +27,7 @@ _LEVELS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("=>",), "right"),
     (("or",), "left"),
     (("and",), "left"),
+    (("U", "R", "W"), "right"),  # LTL (docs/ltl.md): only inside an `ltl` formula
     (("==", "!=", "<", "<=", ">", ">="), "none"),
     (("+", "-"), "left"),
     (("*", "/", "%"), "left"),
@@ -40,6 +41,14 @@ for _level, (_ops, _assoc) in enumerate(_LEVELS, start=1):
         right = _assoc == "right"
         BINDING[_op] = (2 * _level + 1, 2 * _level) if right else (2 * _level, 2 * _level + 1)
 BINDING["->"] = (BINDING["->"][0], BINDING["&"][1])
+# The prefix operators of an LTL formula, resolved as binary operators with an empty left
+# operand: nothing before them is reduced when they arrive, and they take every operator
+# tighter than `U` (`[] x == 1 and p` is `([] (x == 1)) and p`); `not` before a temporal
+# operand binds tightest, as `not` does everywhere.
+TEMPORAL_PREFIX = {"[]": "[]·", "<>": "<>·", "X": "X·", "not": "not·"}
+for _op in ("[]·", "<>·", "X·"):
+    BINDING[_op] = (1000, BINDING["U"][0])
+BINDING["not·"] = (1000, 999)
 
 PROCESS_OPS = frozenset({"\\", "[||]", "[a||b]", "|||", "/\\", "[]", "|~|", "[>", ";"})
 COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})

@@ -9,7 +9,7 @@ from html import escape
 
 from fito import display
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.traces.records import Trace, TraceStep
+from fito.check.traces.records import LOOP, Trace, TraceStep
 from fito.diagnostics import render_text
 from fito.expect import Mismatch
 from fito.outcome import FileReport
@@ -41,6 +41,8 @@ svg.msc line.sync { stroke: #0969da; stroke-width: 2; }
 svg.msc line.write { stroke: #0550ae; } svg.msc marker path { fill: #0550ae; }
 svg.msc line.crash { stroke: #cf222e; stroke-width: 3; stroke-dasharray: 8 4; }
 svg.msc line.internal { stroke: #d0d7de; stroke-dasharray: 2 3; }
+svg.msc line.loop { stroke: #8250df; stroke-width: 2; stroke-dasharray: 6 3; }
+svg.msc text.loop { fill: #8250df; }
 """
 
 
@@ -128,7 +130,14 @@ def steps_table(trace: Trace, verbose: bool = False) -> str:
         + "</tr>"
     )
     out = []
+    loop = trace.final.loop_start if trace.final.kind == LOOP else None
     for r in shown:
+        if loop is not None and (r.first if isinstance(r, Collapsed) else r.index) >= loop:
+            out.append(
+                f'<tr class="loop"><td></td><td colspan="{2 + len(domains)}">'
+                "the loop: from here the steps repeat forever</td></tr>"
+            )
+            loop = None
         if isinstance(r, Collapsed):
             out.append(
                 f'<tr><td>{r.first}-{r.last}</td><td colspan="{2 + len(domains)}">'

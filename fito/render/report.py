@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from fito.check.result import FAILS, HOLDS, Verdict
+from fito.check.result import FAILS, HOLDS, UNKNOWN, Verdict
 from fito.check.traces.records import DEADLOCK, VIOLATION
 from fito.diagnostics import Diagnostic, render_text, to_json, to_sarif
 from fito.outcome import FileReport
@@ -57,6 +57,8 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
             f"  symmetry: {v.states:,} representatives stand for {v.unreduced_states:,} states "
             f"of the unreduced graph ({saved:,} not stored, {ratio:,.1f}x)"
         )
+    if v.engine == "ltl" and v.verdict != UNKNOWN:
+        lines.append(f"  assuming {', '.join(v.fairness) or 'no fairness (every run counts)'}")
     if v.verdict == FAILS and v.reason:
         lines.extend(_reason(v))
     if v.error is not None:

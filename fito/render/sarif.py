@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fito.check.result import FAILS, HOLDS, Verdict
-from fito.check.traces.records import Trace, TraceStep
+from fito.check.traces.records import LOOP, Trace, TraceStep
 from fito.render.runs import assignments
 
 if TYPE_CHECKING:
@@ -42,6 +42,12 @@ def verdict_result(path: str, v: Verdict) -> dict[str, object] | None:
 def code_flow(path: str, line: int, trace: Trace) -> dict[str, object]:
     """One thread flow: a location per step, at the prefix that made it when known."""
     locations = [_flow_location(path, line, s) for s in trace.steps]
+    if trace.final.kind == LOOP and trace.final.loop_start:  # a lasso: mark its cycle
+        for loc in locations[trace.final.loop_start - 1 :]:
+            loc["kinds"] = [*loc["kinds"], "loop"]  # type: ignore[misc]
+        first = locations[trace.final.loop_start - 1]["location"]
+        message = first.setdefault("message", {"text": ""})  # type: ignore[attr-defined]
+        message["text"] += " (the loop: from here the steps repeat forever)"
     return {"message": {"text": trace.final.message}, "threadFlows": [{"locations": locations}]}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from fito.check.traces.records import Trace, TraceStep
+from fito.check.traces.records import LOOP, Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes
 
 CHAR = 7.2  # width of a character at the chart's font size, in px (monospace 12px)
@@ -40,8 +40,12 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     out.extend(_lifelines(processes, domains, xs, height))
     lane = {p: xs[i] for i, p in enumerate(processes)}
     lane.update({f"domain:{d}": xs[len(processes) + i] for i, d in enumerate(domains)})
+    loop = trace.final.loop_start if trace.final.kind == LOOP else None
     for row, r in enumerate(shown):
         y = TOP + ROW * (row + 1)
+        if loop is not None and (r.first if isinstance(r, Collapsed) else r.index) >= loop:
+            out.extend(_loop_mark(y - ROW // 2, width))  # a lasso: the cycle starts here
+            loop = None
         if isinstance(r, Collapsed):
             out.append(
                 f'<line class="internal" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>'
@@ -112,6 +116,13 @@ def _lifelines(processes: list[str], domains: list[str], xs: list[float], height
         out.append(_text(x, 28, name, "head", "middle"))
         out.append(f'<line x1="{x:.1f}" y1="36" x2="{x:.1f}" y2="{height - 30}"/></g>')
     return out
+
+
+def _loop_mark(y: int, width: float) -> list[str]:
+    return [
+        f'<line class="loop" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>',
+        _text(LEFT + 4, y - 4, "loop: from here the steps repeat forever", "loop"),
+    ]
 
 
 def _step(

@@ -43,6 +43,7 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     alternatives: dict[str, list[list[object]]] = defaultdict(list)
     for rule in parser.rules:
         alternatives[rule.origin.name].append(list(rule.expansion))
+    _without_ltl(alternatives)
     height = _min_heights(alternatives)
     rule_id = {name: f"r{i}" for i, name in enumerate(sorted(alternatives))}
     term_id = {t.name: f"T{i}" for i, t in enumerate(parser.terminals)}
@@ -65,6 +66,30 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     lines.extend(f'{tid}: "{tid.lower()}"' for tid in term_id.values())
     grammar = Lark("\n".join(lines), parser="earley", lexer="dynamic")
     return grammar, _terminal_strategies(parser, term_id)
+
+
+def _without_ltl(alternatives: dict[str, list[list[object]]]) -> None:
+    """Leave out the alternatives with tokens the scanner makes only inside an `ltl`
+    assertion (fito/lang/syntax/temporal_tokens.py): the grammar cannot say where they may
+    stand (tests/lang/test_ltl_syntax.py generates formulas), and then the rules left with
+    no alternative, and the alternatives that use them."""
+    gone: set[str] = set()
+    while True:
+        for alts in alternatives.values():
+            alts[:] = [
+                alt
+                for alt in alts
+                if not any(
+                    s.name.startswith("LTL") if s.is_term else s.name in gone  # type: ignore[attr-defined]
+                    for s in alt
+                )
+            ]
+        empty = {name for name, alts in alternatives.items() if not alts}
+        if empty <= gone:
+            break
+        gone |= empty
+    for name in gone:
+        del alternatives[name]
 
 
 def _terminal_strategies(

@@ -85,6 +85,16 @@ def build_trace(
     return Trace(names.root, cell_infos(layout), _shown(layout, initial[1]), tuple(steps), failure)
 
 
+def thread_names(c: Compiled, proc: A.Proc) -> list[tuple[str, tuple[int, ...]]]:
+    """The sequential threads of proc's initial state: their names (as traces show them) and
+    mover paths."""
+    names = _Names(c, print_proc(proc))
+    tid = c.term_of(c.initial(proc))
+    found = [(names.thread(tid, path), path) for _, path in _threads(names, tid, ())]
+    shown = _named([[who] for who, _ in found])
+    return [(name[0], path) for name, (_, path) in zip(shown, found)]
+
+
 def cell_infos(layout: StateLayout) -> tuple[CellInfo, ...]:
     """Every cell element's name, domain (its first enumeration index) and durability, then
     every buffer's (the entries `StateLayout.entries` shows)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from fito.check.ltl.evaluate import violates
 from fito.check.refine import Normaliser
 from fito.check.traces.from_states import Transition, build_trace
 from fito.check.traces.records import (
@@ -193,6 +194,8 @@ def _ends_as(
 ) -> bool:
     c = eng.c
     try:
+        if a.kind == "ltl" and kind in (LOOP, END):  # the formula is false on the lasso
+            return violates(c, a, path, s, saved.final.loop_start if kind == LOOP else None)
         if kind in (VIOLATION, WITNESS):
             if a.expr is None:  # a saved trace of another kind of assertion (edited)
                 return False

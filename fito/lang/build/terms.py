@@ -36,6 +36,7 @@ from fito.lang.build.parts import (
     span_of,
     tok_span,
 )
+from fito.lang.build.temporal import TEMPORAL_OPERANDS, TemporalReductions
 from fito.lang.operators import resolve_chain
 from fito.lang.syntax.fastnew import constructor
 
@@ -63,19 +64,21 @@ class _Binder:
     span: Span
 
 
-class Builder(DeclarationReductions, CompoundReductions):
+class Builder(DeclarationReductions, CompoundReductions, TemporalReductions):
     """One method per grammar rule; `diagnostics` collects what goes wrong while building."""
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
         self._chain_pending = False
         self._chained_node: Any = None
+        self._temporal = False  # inside an ltl formula, after a temporal operator
 
     def reset(self) -> None:
         """Forget everything about the previous parse."""
         self.diagnostics = []
         self._chain_pending = False
         self._chained_node = None
+        self._temporal = False
 
     # ---------------------------------------------------------------- sorting terms
     def err(self, message: str, span: Span, hint: str | None = None, code: str = "T001") -> None:
@@ -123,6 +126,13 @@ class Builder(DeclarationReductions, CompoundReductions):
             )
         elif type(x) in (A.EventSet, Assigned, StepHead):
             self.err("this form stands where a value is expected", span_of(x))
+        elif type(x) in TEMPORAL_OPERANDS:
+            self.err(
+                "a temporal formula stands where a value is expected",
+                span_of(x),
+                hint="temporal operators apply to propositions; they cannot be quantified, "
+                "compared or computed with",
+            )
         else:
             self.err("a process stands where a value is expected", span_of(x))
         return A.Name(A.ERROR_NAME, span=span_of(x))
@@ -158,6 +168,8 @@ class Builder(DeclarationReductions, CompoundReductions):
 
     # ---------------------------------------------------------------- chains
     def term(self, c: list[Any]) -> Any:
+        if self._temporal:
+            return self.temporal_term(c)
         if len(c) == 1:
             only = c[0]
             return self._resolve(only) if type(only) is Chain else only
@@ -272,7 +284,9 @@ class Builder(DeclarationReductions, CompoundReductions):
         operand = self.as_expr(c[1])
         return A.Unary("-", operand, span=make_span(tok_span(c[0]), operand.span))
 
-    def not_(self, c: list[Any]) -> A.Unary:
+    def not_(self, c: list[Any]) -> Any:
+        if self._temporal and type(c[1]) in TEMPORAL_OPERANDS:
+            return self.temporal_not(c)
         operand = self.as_expr(c[1])
         return A.Unary("not", operand, span=make_span(tok_span(c[0]), operand.span))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fito.lang import nodes as A
+from fito.lang import temporal as T
 from fito.lang.operators import LEVEL
 
 _OPEN = 0
@@ -126,6 +127,8 @@ def print_assertion(d: A.AssertDecl) -> str:
         assert d.expr is not None
         head = f"{proc} |= " if proc else ""
         return f"{head}{d.kind} {print_expr(d.expr)}"
+    if d.kind == "ltl":
+        return print_ltl(d, proc)
     if d.kind == "reaches":
         assert d.expr is not None
         return f"{proc} reaches {print_expr(d.expr)}" if proc else f"reaches {print_expr(d.expr)}"
@@ -410,3 +413,58 @@ _LAYOUT: dict[type, Callable[..., Layout]] = {
     A.Atomic: _atomic,
     A.Select: _select,
 }
+
+
+# ---------------------------------------------------------------------- ltl formulas
+# Every binary temporal or Boolean operator of a formula is printed in parentheses and every
+# non-atomic proposition too, so the text parses back to the same formula whatever the
+# precedence rules are (docs/ltl.md).
+_ATOMIC = (A.Name, A.IntLit, A.BoolLit, A.Index, A.Call)
+
+
+def print_formula(f: T.Formula) -> str:
+    """A formula as text (iteratively: deep formulas do not recurse)."""
+    out: list[str] = []
+    todo: list[T.Formula | str] = [f]
+    while todo:
+        g = todo.pop()
+        if isinstance(g, str):
+            out.append(g)
+        elif isinstance(g, T.Prop):
+            text = print_expr(g.expr)
+            out.append(text if isinstance(g.expr, _ATOMIC) else f"({text})")
+        elif isinstance(g, T.Fired):
+            out.append(f"fired({_events(g.events)})")
+        elif isinstance(g, T.TUnary):
+            todo += [g.operand, f"{g.op} "]
+        else:
+            todo += [")", g.right, f" {g.op} ", g.left, "("]
+    return "".join(out)
+
+
+def _events(s: A.EventSet) -> str:
+    if s.kind == "channels" and len(s.items) == 1:
+        return print_event(s.items[0])  # `fired(c.v)`, not `fired({| c.v |})`
+    return print_event_set(s)
+
+
+def print_fairness(fs: tuple[T.Fairness, ...]) -> str:
+    """` fair weak, strong(P)` (empty without assumptions)."""
+    if not fs:
+        return ""
+    parts = []
+    for f in fs:
+        if not f.targets:
+            parts.append(f.kind)
+            continue
+        shown = [
+            print_event_set(t) if isinstance(t, A.EventSet) else print_proc(t) for t in f.targets
+        ]
+        parts.append(f"{f.kind}({', '.join(shown)})")
+    return " fair " + ", ".join(parts)
+
+
+def print_ltl(d: A.AssertDecl, proc: str | None) -> str:
+    """The text of an ltl assertion after `assert`."""
+    head = f"{proc} |= " if proc else ""
+    return f"{head}ltl {print_formula(d.formula)}{print_fairness(d.fairness)}"

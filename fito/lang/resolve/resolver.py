@@ -36,6 +36,7 @@ from fito.lang.resolve.model import (
     ValueType,
     Variable,
 )
+from fito.lang.resolve.temporal import check_ltl
 from fito.lang.syntax.parser import no_gc
 
 MAX_SUGGESTIONS = 100  # misspellings that get a `did you mean` hint, per file
@@ -235,6 +236,8 @@ class Resolver(ActivationRules, DeclarationRules):
             t = self.infer(d.expr, {})
             if t is not None and not isinstance(t, BoolT):
                 self.err("T001", f"a property must be Bool, this is {t.kind()}", d.expr.span)
+        if d.formula is not None:
+            check_ltl(self, d)
 
     def _check_growing_choices(self) -> None:
         constants = set(self.consts) | set(self.members)

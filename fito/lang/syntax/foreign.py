@@ -30,7 +30,7 @@ _DECLARATIONS: dict[str, Found] = {
     ),
     "typedef": ("Promela's `typedef`", "write a channel of several fields: channel c: A.B"),
     "inline": ("Promela's `inline`", "write a function (fun f(x: T): U = e) or a process"),
-    "ltl": ("an `ltl` formula", "write assert P |= always e, or assert P |= eventually e"),
+    "ltl": ("Promela's `ltl name { ... }`", "write assert P |= ltl [] (x < 3) (docs/ltl.md)"),
     "never": ("a `never` claim", "write assert P |= always e, or a process and [T="),
     "bit": (
         "a Promela variable declaration",

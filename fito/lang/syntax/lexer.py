@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from fito.lang.syntax.temporal_tokens import mark_temporal
+
 MAX_NESTING = 256
 MAX_INT_DIGITS = 18
 
@@ -174,7 +176,7 @@ class Scanner:
                 depth -= 1
             append((ttype, value, pos, line, pos - line_start + 1))
             pos += len(value)
-        return tokens
+        return mark_temporal(tokens) if "ltl" in text else tokens
 
     def _classify(self, value: str, pos: int, line: int, column: int) -> str:
         """The type of a token that is not a keyword or an operator: NAME, INT, or an error."""
