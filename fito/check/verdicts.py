@@ -357,7 +357,7 @@ def _base(c: Compiled, a: A.AssertDecl, text: str, g: Graph, **kw: Any) -> Verdi
         transitions=g.transitions,
         depth=g.depth,
         engine=g.engine,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
