@@ -220,7 +220,7 @@ class ExprCompiler:
         parts = []
         for n, v in enumerate(values):
             if n & 255 == 255:
-                self._check_bounds()
+                self.check_bounds()
             inner = dict(env)
             inner[e.var] = v
             part = self.compile(e.body, inner)
@@ -230,7 +230,7 @@ class ExprCompiler:
         op = "and" if e.kind == "forall" else "or"
         return conjoin(parts) if op == "and" else disjoin(parts)
 
-    def _check_bounds(self) -> None:
+    def check_bounds(self) -> None:
         """The assertion's deadline (TimeLimit) and the command's budget (fito.budget)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TimeLimit()

@@ -29,7 +29,11 @@ BOUNDS = Bounds(
 )
 # work that would take far longer than --timeout: answered within this much CPU time
 DEADLINE_BOUNDS = replace(BOUNDS, seconds=3.0)
-DEADLINE: set[str] = {"simulate-1000000-jobs-exact-past-the-timeout"}
+DEADLINE: set[str] = {
+    "simulate-1000000-jobs-exact-past-the-timeout",
+    "ten-nested-replicated-choices-reading-every-binder",
+    "lts-ten-nested-replicated-choices-reading-every-binder",
+}
 STAGGERED = (ROOT / "models" / "staggered.toml").read_bytes()
 REPORT = {
     "files": [
@@ -66,6 +70,18 @@ def atomic(n: int, statement: str) -> str:
     )
 
 
+RENAMED = (
+    "channel a, b: (0..5000)\nprocess P = a?x -> P\nprocess Q = b?x -> Q\n"
+    "process S = (P [[a <- b]]) [{| b |} || {| b |}] Q\nsystem S\nassert :[deadlock free]\n"
+)
+
+
+def nested_choices(body: str) -> str:
+    for i in range(10):
+        body = f"[] v{i}: {{0..9}} @ {body}"
+    return f"channel c: (0..9)\nprocess P = {body}\nsystem P\nassert :[deadlock free]\n"
+
+
 CASES: dict[str, Expect] = {
     # generated code: nesting and size
     "atomic-block-of-100-dependent-assignments": spec(
@@ -86,6 +102,26 @@ CASES: dict[str, Expect] = {
         "assert :[deadlock free]\n",
         {0},
         "holds (1 states, 5,000 transitions",
+    ),
+    "renaming-and-alphabetised-parallel-over-5001-values": spec(
+        "check SPEC", RENAMED, {0}, "holds (1 states, 5,001 transitions"
+    ),
+    "lts-renaming-and-alphabetised-parallel-over-5001-values": spec(
+        "lts SPEC", RENAMED, {0}, "digraph"
+    ),
+    "ten-nested-replicated-choices": spec(
+        "check --timeout 1 SPEC", nested_choices("c!v0 -> STOP"), {1}, "fails", "2 states"
+    ),
+    "ten-nested-replicated-choices-reading-every-binder": spec(
+        "check --timeout 1 SPEC",
+        nested_choices("c!((" + " + ".join(f"v{i}" for i in range(10)) + ") % 10) -> STOP"),
+        {3},
+        "timeout",
+    ),
+    "lts-ten-nested-replicated-choices-reading-every-binder": spec(
+        "lts --timeout 1 SPEC",
+        nested_choices("c!((" + " + ".join(f"v{i}" for i in range(10)) + ") % 10) -> STOP"),
+        {3},
     ),
     "deadlock-offering-a-process-variable": spec(
         "check SPEC",

@@ -283,8 +283,10 @@ class Semantics:
         ]
         for i in who[1:]:
             nxt = []
+            exact, wild = _by_values(offers[i])
             for acc, targets in partial:
-                for s in offers[i]:
+                self.terms.poll()
+                for s in _partners(acc, offers[i], exact, wild):
                     merged = _merge(acc, replace(s, movers=_prefixed(i, s.movers)))
                     if merged is not None:
                         nxt.append((merged, {**targets, i: s.target}))
@@ -361,6 +363,39 @@ def renamed(s: Step, q: tuple, pairs: frozenset) -> list[Step]:
             fields = tuple(("k", v) for v in dst[1:]) + s.fields[len(src) - 1 :]
             out.append(replace(s, channel=dst[0], fields=fields))
     return out
+
+
+def _values(s: Step) -> tuple | None:
+    """The event of a step whose every field is a constant, or None."""
+    if all(f[0] == "k" for f in s.fields):
+        return (s.channel, *(f[1] for f in s.fields))
+    return None
+
+
+def _by_values(offers: list[Step]) -> tuple[dict[tuple, list[int]], list[int]]:
+    """The offers (by position) of each constant event, and those with computed fields."""
+    exact: dict[tuple, list[int]] = {}
+    wild: list[int] = []
+    for n, s in enumerate(offers):
+        key = _values(s)
+        if key is None:
+            wild.append(n)
+        else:
+            exact.setdefault(key, []).append(n)
+    return exact, wild
+
+
+def _partners(
+    acc: Step, offers: list[Step], exact: dict[tuple, list[int]], wild: list[int]
+) -> list[Step]:
+    """The offers that may synchronise with acc, in their order: for a constant event, only
+    the same event or a computed one (`_merge` refuses the others), so that two sides of a
+    channel of n values cost n pairs, not n^2."""
+    key = _values(acc)
+    if key is None:
+        return offers
+    same = exact.get(key, [])
+    return [offers[n] for n in (sorted(same + wild) if wild else same)]
 
 
 def _merge(a: Step, b: Step) -> Step | None:

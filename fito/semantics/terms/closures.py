@@ -44,7 +44,6 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fito import budget
 from fito.lang import nodes as A
 from fito.lang.resolve.loops import loop_calls, recurrent_operands
 from fito.lang.resolve.model import Model
@@ -92,6 +91,14 @@ class Terms:
     loops: set[int] = field(default_factory=set)  # ids of calls that keep their activation
     recurrent: set[int] = field(default_factory=set)  # ids of operands that return to it
     fresh: int = 0  # activations made by the current `make`
+    polls: int = 0  # calls of `poll`: the clock is read on every 256th
+
+    def poll(self) -> None:
+        """The assertion's deadline (TimeLimit) and the command's budget, every 256 calls:
+        in the loops whose length the spec sets (replicated operators, chains of choices)."""
+        self.polls += 1
+        if not self.polls & 255:
+            self.compiler.check_bounds()
 
     def __post_init__(self) -> None:
         constants = set(self.model.consts) | set(self.model.members)
@@ -342,7 +349,7 @@ class Terms:
         if p.op == "[]":  # a chain `P1 [] P2 [] ... [] Pn`: one pass, not n nested ones
             parts = []
             for operand in _choice_operands(p):
-                budget.check()
+                self.poll()
                 parts.append(self.intern(self._make(operand, env, state, depth + 1, base)))
             return self.ext_all(parts)
         left = self.intern(self._make(p.left, env, state, depth + 1, base))
@@ -364,7 +371,20 @@ class Terms:
     ) -> tuple:
         values = domain_values(self.model, p.domain)
         envs = [{**env, p.var: v} for v in values]
-        parts = [self.intern(self._make(p.body, e, state, depth + 1, base)) for e in envs]
+        # The body is made once per distinct environment it reads: `[] v: T @ Q` where Q
+        # does not read v is one term, so nesting ten of them costs 10 x 10 makes, not
+        # 10^10. Not with process variables, whose every activation is a term of its own.
+        made: dict[Env, int] | None = None if self.compiler.layout.frames else {}
+        parts = []
+        for e in envs:
+            self.poll()
+            key = self.env_of(p.body, e) if made is not None else None
+            got = made.get(key) if made is not None and key is not None else None
+            if got is None:
+                got = self.intern(self._make(p.body, e, state, depth + 1, base))
+                if made is not None and key is not None:
+                    made[key] = got
+            parts.append(got)
         if p.op == "||":
             return ("apar", tuple(self.events_of(p.sync, e) for e in envs), tuple(parts))
         if p.op in ("|||", "[||]"):
@@ -396,10 +416,12 @@ class Terms:
         table = self.table
         kept: list[int] = []
         seen: set[int] = set()
+        check = self.poll  # nested choices flatten: n^k operands for k levels
         for part in parts:
             if table[part] == STOP:
                 continue
             for o in self.operands(part):
+                check()
                 if o in seen and (self.stable(o) or self.returns(o)):
                     continue
                 seen.add(o)
@@ -408,6 +430,7 @@ class Terms:
             return STOP
         acc = table[kept[0]]
         for o in kept[1:]:
+            check()
             acc = ("ext", self.intern(acc), o)
         return acc
 
