@@ -145,8 +145,8 @@ class Budget:
         if used + nbytes > self.max_bytes:
             raise BudgetExceeded(
                 "memory",
-                f"{what} needs about {show_bytes(nbytes)}, more than "
-                f"the memory limit of {show_bytes(self.max_bytes)} allows",
+                f"memory limit of {show_bytes(self.max_bytes)} reached: {show_bytes(used)} "
+                f"in use, and {what} would take about {show_bytes(nbytes)} more",
             )
 
     def remaining(self) -> float | None:

@@ -81,7 +81,12 @@ class Graph:
 
 
 class Progress:
-    """A progress line on stderr, at most once a second."""
+    """A progress line on stderr, at most once a second. The figures of the last tick of
+    any search are kept (`latest`, states and depth; `on_screen`, whether a progress line
+    is showing) for a command interrupted by Ctrl-C to print what the search had reached."""
+
+    latest: tuple[int, int] | None = None
+    on_screen = False
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -90,6 +95,7 @@ class Progress:
         self.shown = False
 
     def tick(self, states: int, depth: int) -> None:
+        Progress.latest = (states, depth)
         if not self.enabled:
             return
         now = time.monotonic()
@@ -98,12 +104,13 @@ class Progress:
             rate = states / max(now - self.start, 1e-9)
             sys.stderr.write(f"\r  {states:,} states, depth {depth}, {rate:,.0f} states/s ")
             sys.stderr.flush()
-            self.shown = True
+            self.shown = Progress.on_screen = True
 
     def done(self) -> None:
         if self.shown:
             sys.stderr.write("\r" + " " * 60 + "\r")
             sys.stderr.flush()
+            Progress.on_screen = False
 
 
 def _probing(probes: list[int], best: dict[int, Found]) -> list[int]:
@@ -310,6 +317,14 @@ def _levels(
             for rank, post in moves:
                 if post in index:
                     continue
+                if max_states is not None and n >= max_states:  # exact: never more than N
+                    g.transitions += transitions
+                    return answers.close(
+                        Found(LIMIT, reason=f"more than {max_states:,} states"),
+                        n,
+                        g.transitions,
+                        g.depth,
+                    ), g
                 index[post] = n
                 push_state(post)
                 push_parent(sid)
@@ -335,14 +350,6 @@ def _levels(
                 if stop is not None:
                     g.transitions += transitions
                     return answers.close(Found(LIMIT, reason=stop), n, g.transitions, g.depth), g
-            if max_states is not None and n > max_states:
-                g.transitions += transitions
-                return answers.close(
-                    Found(LIMIT, reason=f"more than {max_states:,} states"),
-                    n,
-                    g.transitions,
-                    g.depth,
-                ), g
         g.transitions += transitions
         g.depth += 1
         for i, found in best.items():

@@ -119,14 +119,14 @@ def _check(c: Compiled, a: A.AssertDecl, text: str, limits: Limits, root: tuple,
                 return error(f, path(i) + [(i, k)])
             j = index.get(post)
             if j is None:
+                if limits.max_states is not None and len(states) >= limits.max_states:
+                    return verdict(  # exact: never more than N states
+                        UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True
+                    )
                 j = index[post] = len(states)
                 states.append(post)
                 parent.append(i)
                 via.append(k)
-                if limits.max_states is not None and len(states) > limits.max_states:
-                    return verdict(
-                        UNKNOWN, reason=f"more than {limits.max_states:,} states", limit_hit=True
-                    )
                 stop = stop_reason(c.deadline, limits) if len(states) & 1023 == 0 else None
                 if stop is not None:  # the deadline, --max-memory
                     return verdict(UNKNOWN, reason=stop, limit_hit=True)

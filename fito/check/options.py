@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from fito.source import DEFAULT_MAX_BYTES
 
-DEFAULT_MAX_STATES = 20_000_000  # about 6 GB of visited states; raise it with --max-states
 ENGINES = ("auto", "frontier", "scalar", "symbolic")
 
 
@@ -15,7 +14,7 @@ ENGINES = ("auto", "frontier", "scalar", "symbolic")
 class CheckOptions:
     """The options of `fito check` (and of `fito.check_file`): bounds, stages, engine."""
 
-    max_states: int | None = None  # None: DEFAULT_MAX_STATES
+    max_states: int | None = None  # None: no bound but the memory budget (docs/limits.md)
     timeout: float | None = None  # seconds per assertion (and for the front end)
     max_bytes: int = DEFAULT_MAX_BYTES  # the largest spec file read
     model_check: bool = True
@@ -28,7 +27,7 @@ class CheckOptions:
     def limits(self) -> Limits:
         """The bounds of one search under these options."""
         return Limits(
-            self.max_states or DEFAULT_MAX_STATES,
+            self.max_states,
             self.timeout,
             self.progress,
             self.engine,

@@ -184,6 +184,14 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     key = (post, nnode)
                     if key in index:
                         continue
+                    if limits.max_states is not None and len(states) >= limits.max_states:
+                        return _limit(  # exact: never more than N states
+                            a,
+                            text,
+                            f"more than {limits.max_states:,} states",
+                            len(states),
+                            transitions,
+                        )
                     index[key] = len(states)
                     states.append(key)
                     parent.append(sid)
@@ -194,10 +202,6 @@ def check_refinement(c: Compiled, a: A.AssertDecl, text: str, limits: Limits) ->
                     stop = stop_reason(deadline, limits)  # the deadline, --max-memory
                     if stop is not None:
                         return _limit(a, text, stop, len(states), transitions)
-                if limits.max_states is not None and len(states) > limits.max_states:
-                    return _limit(
-                        a, text, f"more than {limits.max_states:,} states", len(states), transitions
-                    )
             depth += 1
             if pending is not None:
                 return replace(pending, states=len(states), transitions=transitions, depth=depth)

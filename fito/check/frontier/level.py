@@ -61,12 +61,24 @@ class Fresh:
         np.minimum.at(self.best, sid[fresh] - self.first, keys[fresh])
 
 
+class StateLimit(Exception):
+    """--max-states was passed in the middle of a level: the transitions counted so far."""
+
+    def __init__(self, transitions: int) -> None:
+        super().__init__(transitions)
+        self.transitions = transitions
+
+
 def expand_range(ex: Expander, lo: int, hi: int, deadlock: bool, out: Outcome, sink: Fresh) -> None:
-    """Expand the states lo .. hi - 1 chunk by chunk into `out` and `sink`."""
+    """Expand the states lo .. hi - 1 chunk by chunk into `out` and `sink`; StateLimit as
+    soon as the store holds more states than --max-states allows."""
+    bound = ex.limits.max_states
     for start in range(lo, hi, CHUNK):
         block, keys = expand_chunk(ex, start, min(hi, start + CHUNK), deadlock, out)
         if block.shape[0]:
             sink.add(block, keys)
+            if bound is not None and ex.store.n > bound:
+                raise StateLimit(out.transitions)
 
 
 def expand_chunk(

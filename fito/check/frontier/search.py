@@ -32,7 +32,7 @@ from fito.check.explore import (
 )
 from fito.check.frontier import workers
 from fito.check.frontier.expand import Expander
-from fito.check.frontier.level import CHUNK, Fresh, Outcome, expand_range
+from fito.check.frontier.level import CHUNK, Fresh, Outcome, StateLimit, expand_range
 from fito.check.frontier.visited import StateStore
 from fito.check.options import Limits
 from fito.check.reduce import NONE, Reduction
@@ -181,6 +181,9 @@ def _levels(
                 ex.store.truncate(first)
                 ex.widen()
                 predicates.clear()
+            except StateLimit as stop:  # exact: the states past the bound are forgotten
+                _over_limit(ex, answers, graph, graph.transitions + stop.transitions)
+                return
         graph.transitions += outcome.transitions
         perm = np.argsort(best, kind="stable")
         ex.store.reorder(first, perm)
@@ -201,18 +204,23 @@ def _levels(
         if not answers.open():
             return
         if limits.max_states is not None and ex.store.n > limits.max_states:
-            answers.close(
-                Found(LIMIT, reason=f"more than {limits.max_states:,} states"),
-                ex.store.n,
-                graph.transitions,
-                graph.depth,
-            )
+            _over_limit(ex, answers, graph, graph.transitions)  # a level expanded by workers
             return
         if ex.deadline is not None and time.monotonic() > ex.deadline:
             raise TimeLimit()
         budget.current().poll()  # --max-memory: the store, the links and the next level
         lo, hi = first, ex.store.n
     answers.close(Found(EXHAUSTED), ex.store.n, graph.transitions, graph.depth)
+
+
+def _over_limit(ex: Expander, answers: Answers, graph: FrontierGraph, transitions: int) -> None:
+    """More states than --max-states: unknown, with exactly that many states kept."""
+    bound = ex.limits.max_states
+    assert bound is not None
+    ex.store.truncate(bound)
+    answers.close(
+        Found(LIMIT, reason=f"more than {bound:,} states"), ex.store.n, transitions, graph.depth
+    )
 
 
 def _expand_level(ex: Expander, lo: int, hi: int, deadlock: bool) -> tuple[Outcome, np.ndarray]:

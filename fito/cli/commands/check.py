@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from fito.cli.commands.options import job_count, positive_int, positive_seconds
 from fito.diagnostics import UsageError
 
 HELP = "parse, type-check and model-check .fito specs"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command that Ctrl-C ended
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -104,7 +106,15 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         reduce=not args.no_reduce,
     )
-    reports = [run_deep(check_file, path, options) for path in args.files]
+    from fito.check.explore import Progress  # lazy-import: start-up of every command
+
+    Progress.latest = None
+    start = time.monotonic()
+    try:
+        reports = [run_deep(check_file, path, options) for path in args.files]
+    except KeyboardInterrupt:
+        print(interrupted(time.monotonic() - start), file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.expect:
         from fito.expect import compare  # lazy-import: start-up of every command
 
@@ -117,6 +127,20 @@ def run(args: argparse.Namespace) -> int:
         )
     text = render_report(reports, args.format, args.verbose, args.explain)
     return _emit(args, text, exit_status(reports), reports)
+
+
+def interrupted(seconds: float) -> str:
+    """What Ctrl-C prints, on a line of its own: the figures the search had reached (as
+    SPIN prints its statistics when interrupted)."""
+    from fito.check.explore import Progress  # lazy-import: start-up of every command
+
+    head = "\n" if Progress.on_screen else ""  # below the progress line, not over it
+    Progress.on_screen = False
+    figures = ""
+    if Progress.latest is not None:
+        states, depth = Progress.latest
+        figures = f": {states:,} states, depth {depth} so far"
+    return f"{head}fito: interrupted after {seconds:.1f} s{figures}"
 
 
 def _emit(args: argparse.Namespace, text: str, status: int, reports: list | None = None) -> int:
