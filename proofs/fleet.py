@@ -58,6 +58,7 @@ from fito.models.fleet.returnmap import (
 from fito.models.fleet.symbolic import overlapping_symbolic
 from fito.proof import (
     Claim,
+    Outcome,
     claim,
     conjunction,
     enumeration,
@@ -66,6 +67,7 @@ from fito.proof import (
     interval_count,
     matrix_facts,
     product_one,
+    prove_identity,
     prove_linear,
     proved,
     range_sign,
@@ -281,14 +283,40 @@ def theorem8_step():
     cancel), so the gap map is diagonal with the paper's multipliers."""
     der = overlapping_symbolic("general")
     rhs = ["*", paper_lambda_f("N", "m"), "a_m"]
-    return proved(
-        identity(
-            der.next_gap,
-            rhs,
-            nonzero=list(der.nonzero),
-            positive_functions=der.functions,
-            note="a'_m from the engine's event times vs lambda_m a_m of the paper",
-        )
+    return prove_identity(
+        der.next_gap,
+        rhs,
+        nonzero=list(der.nonzero),
+        positive_functions=der.functions,
+        domain=THEOREM8_DOMAIN,
+        note="a'_m from the engine's event times vs lambda_m a_m of the paper",
+    )
+
+
+# Where Theorem 8's gap map is meant: N >= 2 jobs, gap 1 <= m <= N-1, positive gaps and
+# work, B > 0 (counterexamples are sought there; the identities hold for all reals).
+THEOREM8_DOMAIN = (
+    [">=", "N", 2],
+    [">=", "m", 1],
+    ["<=", "m", ["-", "N", 1]],
+    [">", "a_m", 0],
+    [">", "W", 0],
+    [">", "V", 0],
+)
+
+
+def _tied(throughput: str) -> Outcome:
+    """The engine's multiplier is its gap map: a'_m (from the event times) = lambda_m a_m.
+    Every claim about lambda_m carries this obligation, so a multiplier that is not the
+    derived map's (or a gap map changed under it) refutes the claim with a counterexample."""
+    lam, der = _engine_lambda(throughput)
+    return prove_identity(
+        der.next_gap,
+        ["*", lam, "a_m"],
+        nonzero=list(der.nonzero),
+        positive_functions=der.functions,
+        domain=THEOREM8_DOMAIN,
+        note="the engine's a'_m (event times) = its multiplier lambda_m times a_m",
     )
 
 
@@ -307,21 +335,22 @@ def theorem8_reciprocal():
     middle, _ = _engine_lambda("general", m="k", N=["*", 2, "k"])
     nz = list(der.nonzero)
     return conjunction(
-        proved(
-            identity(
-                ["*", lam, mirror],
-                1,
-                nonzero=nz,
-                positive_functions=der.functions,
-                note="the engine's lambda_m lambda_(N-m) = 1",
-            ),
-            identity(
-                middle,
-                1,
-                nonzero=["k", ["fn", "f", "k"]],
-                positive_functions=der.functions,
-                note="N = 2k: the engine's lambda_k = 1",
-            ),
+        _tied("general"),
+        prove_identity(
+            ["*", lam, mirror],
+            1,
+            nonzero=nz,
+            positive_functions=der.functions,
+            domain=THEOREM8_DOMAIN,
+            note="the engine's lambda_m lambda_(N-m) = 1",
+        ),
+        prove_identity(
+            middle,
+            1,
+            nonzero=["k", ["fn", "f", "k"]],
+            positive_functions=der.functions,
+            domain=[[">=", "k", 1]],
+            note="N = 2k: the engine's lambda_k = 1",
         ),
         _involution(),
     )
@@ -344,6 +373,26 @@ def theorem8_det():
     N - m: lambda_m lambda_(N-m) = 1 for 1 <= m <= N-1, and each lambda_m > 0 there (m,
     N - m >= 1, f > 0), so the product squared is 1 and the product is positive."""
     lam, der = _engine_lambda("general")
+    return conjunction(
+        _tied("general"),
+        _product_one(lam, der),
+    )
+
+
+def _product_one(lam: Json, der: Any) -> Outcome:
+    """prod_(m=1..N-1) lambda_m = 1 by pairing; if the engine's multipliers do not pair, the
+    product at the first N = 2..8 where it is not 1, refuted at a point."""
+    for n in range(2, 9):
+        factors = [instance(lam, {"m": j, "N": n}) for j in range(1, n)]
+        at_n = prove_identity(
+            ["*", 1, *factors],
+            1,
+            nonzero=[["fn", "f", j] for j in range(1, n)] if der.functions else ["B"],
+            positive_functions=der.functions,
+            note=f"N = {n}: the product of the engine's multipliers",
+        )
+        if at_n.verdict == "refuted":
+            return at_n
     return proved(
         product_one(
             "m",
@@ -369,6 +418,20 @@ def theorem8_expanding():
     lam, der = _engine_lambda("constant")
     first, _ = _engine_lambda("constant", m=1)
     paper_count = ["-", ["-", ["floor", ["-", ["/", "N", 2]]]], 1]  # ceil(N/2) - 1
+    return conjunction(
+        _tied("constant"),
+        prove_identity(
+            first,
+            ["-", "N", 1],
+            nonzero=["B", ["-", "N", 1]],
+            domain=[[">=", "N", 2], [">", "B", 0]],
+            note="the engine's lambda_1 = N - 1 (the paper's largest multiplier)",
+        ),
+        _expanding(lam, first, paper_count),
+    )
+
+
+def _expanding(lam: Json, first: Json, paper_count: Json) -> Outcome:
     return proved(
         interval_count(
             "m",
@@ -382,12 +445,6 @@ def theorem8_expanding():
             value=paper_count,
             positive=["B"],
             note="lambda_m - 1 = (N - 2m)/m: expanding iff 2m < N",
-        ),
-        identity(
-            first,
-            ["-", "N", 1],
-            nonzero=["B", ["-", "N", 1]],
-            note="the engine's lambda_1 = N - 1 (the paper's largest multiplier)",
         ),
         range_sign(
             "m",
@@ -412,16 +469,33 @@ THEOREM4 = {  # id suffix -> (throughput, cap floor, words)
 }
 
 
-def _pairwise_identity(leaf, K, nz: list, note: str):
+def _pairwise_identity(leaf, K, nz: list, region: Json, point: Any, note: str) -> Outcome:
     """delta_(k+1) = 1 * delta_k: the engine's firing time of job 1 in the second cycle minus
     its end of the first cycle (job 0 fires), against the paper's identity map applied to
-    the engine's first gap (job 1's firing time in the first cycle; job 0 fired at 0)."""
+    the engine's first gap (job 1's firing time in the first cycle; job 0 fired at 0).
+    Refuted by a point of the branch's region where they differ; unknown, with the reason,
+    when job 1 does not fire once in each cycle (the gap is then not a return map)."""
     xs = names("x", 1)
-    first, second = leaf.cycles()[:2]
-    gap1 = next(t for j, t in first if j == 1)
-    gap2 = next(t for j, t in second if j == 1)
+    cycles = leaf.cycles()
+    if len(cycles) < 2:
+        return unknown(f"{note}: the branch has {len(cycles)} cycle(s), not 2")
+    first, second = cycles[:2]
+    fired = [[t for j, t in c if j == 1] for c in (first, second)]
+    if any(len(f) != 1 for f in fired):
+        return unknown(
+            f"{note}: job 1 fires {len(fired[0])} and {len(fired[1])} times in the two "
+            "cycles, not once each: the firing order is not kept, no gap return map"
+        )
+    (gap1,), (gap2,) = fired
     lhs = ["-", form_json(gap2, K, xs), form_json(first[-1][1], K, xs)]
-    return identity(lhs, ["*", 1, form_json(gap1, K, xs)], nonzero=nz, note=note)
+    return prove_identity(
+        lhs,
+        ["*", 1, form_json(gap1, K, xs)],
+        nonzero=nz,
+        domain=[region],
+        candidates=[point],
+        note=note,
+    )
 
 
 def theorem4(kind: str):
@@ -434,10 +508,14 @@ def theorem4(kind: str):
     obligations = []
     for i, leaf in enumerate(result.leaves, start=1):
         words = " ".join(str(e) for e in leaf.events)
-        obligations.append(
-            _pairwise_identity(leaf, K, nz, f"branch {i} ({words}): delta_(k+1) = delta_k")
-        )
         formula = region_formula(leaf.constraints, K, 1, assumptions_json(setting))
+        point = witness_assignment(leaf.verdict, 1)
+        neutral = _pairwise_identity(
+            leaf, K, nz, formula, point, f"branch {i} ({words}): delta_(k+1) = delta_k"
+        )
+        if neutral.verdict != "proved":
+            return neutral
+        obligations += neutral.obligations
         obligations.append(
             witness(formula, witness_assignment(leaf.verdict, 1), note=f"branch {i} occurs")
         )

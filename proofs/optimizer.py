@@ -17,6 +17,7 @@ from fito.proof import (
     claim,
     identity,
     instance,
+    prove_identity,
     proved,
     recurrence,
     sum_of_squares,
@@ -253,6 +254,16 @@ def adam_K():
     closed, bound = _k_closed()
     c, q = bound.c, bound.q
     b1, b2 = s["beta1"], s["beta2"]
+    for step in (1, 2, 3):  # a K_t other than the paper's is refuted at a point
+        engine = sum(c * q**j for j in range(step))
+        at_t = prove_identity(
+            engine,
+            instance(PAPER_K, {"t": step}),
+            nonzero=[b2, 1 - b2],
+            note=f"t = {step}: the engine's K_t (from the update rule) against the paper's",
+        )
+        if at_t.verdict == "refuted":
+            return at_t
     return proved(
         recurrence(
             t,

@@ -6,41 +6,124 @@ Each returns `proved`, `refuted` (with a counterexample the kernel replays) or `
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+import random
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from fito.proof import obligations as O
 from fito.proof.claims import Outcome, proved, refuted, unknown
 from fito.proof.convert import ConversionError, to_expr
-from fito.proof.kernel import poly as P
-from fito.proof.kernel.expr import KernelError, compile_expr, parse, symbols, to_json
+from fito.proof.kernel.checks import check_identity
+from fito.proof.kernel.expr import (
+    KernelError,
+    compile_expr,
+    functions,
+    parse,
+    render,
+    symbols,
+    to_json,
+)
 from fito.proof.kernel.linear import hypotheses, negated_cases
-from fito.proof.kernel.normal import Normalizer
 from fito.proof.lp import farkas_multipliers
 
 SEARCH_POINTS = 4000
 
 
-def prove_identity(lhs: Any, rhs: Any, *, nonzero: Iterable[Any] = (), note: str = "") -> Outcome:
-    """Decide lhs == rhs (as rational functions, where `nonzero` holds); counterexample if not."""
-    ob = O.identity(lhs, rhs, nonzero=nonzero, note=note)
+# Positive functions a counterexample search tries for an unknown positive function f.
+# Each is positive at every real argument and every value of its parameter c_f.
+FUNCTION_INSTANCES: tuple[Any, ...] = (
+    ["+", ["*", "_", "_"], ["*", "c_f", "c_f"], 1],
+    ["+", ["*", 2, "_", "_"], ["*", "c_f", "c_f"], 3],
+)
+
+
+def prove_identity(
+    lhs: Any,
+    rhs: Any,
+    *,
+    nonzero: Iterable[Any] = (),
+    positive_functions: Iterable[str] = (),
+    domain: Iterable[Any] = (),
+    candidates: Iterable[Mapping[str, Any]] = (),
+    note: str = "",
+) -> Outcome:
+    """Decide lhs == rhs (as rational functions, where `nonzero` holds, `positive_functions`
+    unknown positive functions): proved as the kernel checks it, else refuted by a
+    counterexample the kernel replays (an unknown function instantiated by a concrete
+    positive one, FUNCTION_INSTANCES), else unknown. A counterexample satisfies `domain`
+    (JSON conditions, e.g. N >= 2: hypotheses of its formula), so it refutes the claim
+    where the claim is meant, not only the identity over all reals; `candidates` (points,
+    e.g. the witness of a region) are tried before the search."""
+    funcs = tuple(positive_functions)
+    points = [dict(c) for c in candidates]
+    ob = O.identity(lhs, rhs, nonzero=nonzero, positive_functions=funcs, note=note)
     p = ob.payload
-    conds = [parse(c) for c in p.get("nonzero", [])]
-    left, right = parse(p["lhs"]), parse(p["rhs"])
     try:
-        a, b = P.rf_difference(Normalizer(conds).rf(left), Normalizer(conds).rf(right))
-    except KernelError as exc:
-        return unknown(f"identity not in the kernel's fragment: {exc}")
-    if a == b:
+        check_identity(dict(p, kind="identity"))
         return proved(ob)
+    except KernelError as exc:
+        why = str(exc)
     formula: Any = ["=", p["lhs"], p["rhs"]]
-    if p.get("nonzero"):
-        formula = ["implies", ["and", *(["!=", c, 0] for c in p["nonzero"])], formula]
-    point = find_counterexample(formula)
-    if point is None:
-        return unknown("lhs and rhs differ as rational functions but no counterexample was found")
-    return refuted(O.counterexample(formula, point, note=note), reason="identity fails at a point")
+    hyps = [to_json(parse(to_expr(d))) for d in domain]
+    hyps += [["!=", c, 0] for c in p.get("nonzero", [])]
+    if hyps:
+        formula = ["implies", ["and", *hyps], formula]
+    present = sorted(functions(parse(formula)))
+    for inst in FUNCTION_INSTANCES if present else (None,):
+        concrete = _instantiate(formula, inst) if inst is not None else formula
+        point = _false_at(concrete, points, inst) or find_counterexample(concrete)
+        if point is not None:
+            words = f" ({', '.join(present)}: {_render_instance(inst)})" if inst else ""
+            return refuted(
+                O.counterexample(concrete, point, note=(note + words).strip()),
+                reason=f"identity fails at a point{words}",
+            )
+    return unknown(f"identity not proved ({why}) and no counterexample was found")
+
+
+def _false_at(
+    formula: Any, candidates: Iterable[Mapping[str, Any]], inst: Any
+) -> dict[str, Any] | None:
+    """The first candidate point (c_f := 0 for an instantiated function) where the formula
+    is false."""
+    f = parse(formula)
+    names = symbols(f)
+    run = compile_expr(f)
+    for point in candidates:
+        env = {k: Fraction(str(v)) for k, v in point.items() if k in names}
+        if inst is not None:
+            env.setdefault("c_f", Fraction(0))
+        if set(env) != names:
+            continue
+        try:
+            if run(env) is False:
+                return {k: (str(v) if v.denominator != 1 else int(v)) for k, v in env.items()}
+        except KernelError:
+            continue
+    return None
+
+
+def _instantiate(e: Any, body: Any) -> Any:
+    """e with every application ["fn", f, a] replaced by body with "_" := a."""
+    if isinstance(e, list):
+        if len(e) == 3 and e[0] == "fn":
+            arg = _instantiate(e[2], body)
+            return _substitute_hole(body, arg)
+        return [_instantiate(x, body) for x in e]
+    return e
+
+
+def _substitute_hole(body: Any, arg: Any) -> Any:
+    if body == "_":
+        return arg
+    if isinstance(body, list):
+        return [_substitute_hole(x, arg) for x in body]
+    return body
+
+
+def _render_instance(body: Any) -> str:
+    return render(parse(_substitute_hole(body, "n"))).join(("f(n) = ", ""))
 
 
 def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, int] | None:
@@ -51,9 +134,14 @@ def find_counterexample(formula: Any, tries: int = SEARCH_POINTS) -> dict[str, i
     run = compile_expr(f)
     values = [0, 1, 2, -1, 3, -2, 5, 7, -3, 11]
     domains = [[v for v in values if v >= 0] if n in naturals else values for n in names]
-    for n, point in enumerate(itertools.product(*domains)):
-        if n >= tries:
-            break
+    rng = random.Random(0)  # after the small points in order, seeded random ones
+
+    def points() -> Iterator[tuple[int, ...]]:
+        yield from itertools.islice(itertools.product(*domains), tries)
+        for _ in range(tries):
+            yield tuple(rng.choice(d) for d in domains)
+
+    for point in points():
         env = {k: v for k, v in zip(names, point)}
         try:
             if run(env) is False:

@@ -133,13 +133,40 @@ def _coefficient(decay: sympy.Expr, gain: sympy.Expr) -> sympy.Expr:
     return sympy.rsolve(c(n + 1) - decay * c(n), c(n), {c(0): gain}), n
 
 
+class NotMomentShaped(ValueError):
+    """The optimizer's update is not m' = decay m + gain g, v' = decay v + gain g^2."""
+
+
+def moment_coefficients(step_map: StepMap) -> tuple[sympy.Expr, ...]:
+    """(decay, gain) of m' = decay m + gain g and of v' = decay v + gain g^2, read off the
+    step map's update rule by differentiation (NotMomentShaped if it has another shape)."""
+    s = symbols()
+    updates = dict(zip(step_map.state, step_map.update))
+    g = step_map.gradient
+    out = []
+    for var, power in ((s["m"], 1), (s["v"], 2)):
+        new = sympy.expand(updates[var])
+        decay = sympy.diff(new, var)
+        gain = sympy.simplify((new - decay * var) / g**power)
+        if {var, g} & (decay.free_symbols | gain.free_symbols) or sympy.expand(
+            decay * var + gain * g**power - new
+        ):
+            raise NotMomentShaped(
+                f"{step_map.name}: {var}' = {new} is not decay * {var} + gain * {g}^{power}"
+            )
+        out += [decay, gain]
+    return tuple(out)
+
+
 @functools.cache
 def adam_bound() -> AdamBound:
-    """Derive K_t: unroll the moment recurrences, maximize (a.g)^2 / (g.Dg) (Lagrange), sum up."""
+    """Derive K_t: read the moment recurrences off Adam's update rule (`adam()`), unroll
+    them, maximize (a.g)^2 / (g.Dg) (Lagrange), sum up."""
     s = symbols()
-    b1, b2, t, i = s["beta1"], s["beta2"], s["t"], s["i"]
-    a_n, n = _coefficient(b1, 1 - b1)
-    d_n, _ = _coefficient(b2, 1 - b2)
+    t, i = s["t"], s["i"]
+    decay1, gain1, decay2, gain2 = moment_coefficients(adam())
+    a_n, n = _coefficient(decay1, gain1)
+    d_n, _ = _coefficient(decay2, gain2)
     a, d = a_n.subs(n, t - i), d_n.subs(n, t - i)
     # Stationarity of (a.g)^2 - K (g.Dg) in g: a (a.g) = K D g, so g is parallel to D^-1 a.
     g_star = sympy.simplify(a / d)
