@@ -245,15 +245,15 @@ def _write_items(
         for item in plan.items:
             data = planner.resolve_data(item)
             raw: Any
+            start = sink.size
             if isinstance(data, io.BytesIO):
-                raw, dtype, shape = data.getbuffer(), None, None
-            else:
+                sink.write(data.getbuffer())
+                dtype, shape = None, None
+            else:  # straight into the shard, as DCP's writer does: no copy in between
                 tensor = data.detach().to("cpu").contiguous()
-                buffer = io.BytesIO()
-                torch.save(tensor, buffer)
-                raw, dtype, shape = buffer.getbuffer(), TORCH_SAVE, tuple(tensor.shape)
-            placed.append((item.index, sink.size, memoryview(raw).nbytes, dtype, shape))
-            sink.write(raw)
+                torch.save(tensor, sink)
+                dtype, shape = TORCH_SAVE, tuple(tensor.shape)
+            placed.append((item.index, start, sink.size - start, dtype, shape))
 
     digest, size = seal(commit.stage_shard(root, domain, epoch, DOMAIN, produce))
     file = layout.shard_relpath(domain, epoch)
