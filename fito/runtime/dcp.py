@@ -244,7 +244,6 @@ def _write_items(
     def produce(sink: Any) -> None:
         for item in plan.items:
             data = planner.resolve_data(item)
-            raw: Any
             start = sink.size
             if isinstance(data, io.BytesIO):
                 sink.write(data.getbuffer())
