@@ -252,7 +252,7 @@ _TABLE = (
     (
         "T204",
         "symmetry-not-supported",
-        "a use of a symmetric type the symmetry reduction does not permute yet",
+        "(warning) a use of a symmetric type the symmetry reduction does not permute yet",
     ),
     (
         "T205",

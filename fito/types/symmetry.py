@@ -18,9 +18,9 @@ of type D, `forall j: D @ a[j] := e`), and may only
 Everything else is refused with a diagnostic naming the offending use: a member written as
 a constant (T201), an order comparison, arithmetic or another use of a member's value
 (T202), a cell whose initial value depends on its index of type D (T203), and the forms the
-reduction does not permute (T204: cells holding members, process parameters of type D,
-replicated parallel over D, buffered channels and local variables indexed by D, a member
-kept by a process after a step). An assertion whose property or process singles out a
+reduction does not permute (T204, a warning: cells holding members, process parameters of
+type D, replicated parallel over D, buffered channels and local variables indexed by D, a
+member kept by a process after a step). An assertion whose property or process singles out a
 member is checked without symmetry, with warning T205; `eventually` and refinement are
 checked without symmetry (a note in the report).
 """
@@ -138,7 +138,9 @@ class _Walker:
         if at in self._seen:  # one diagnostic per offending use
             return
         self._seen.add(at)
-        self.found.append((t, error(code, message, span)))
+        # a false declaration is an error; one the reduction cannot use yet is a warning
+        make = warning if code == "T204" else error
+        self.found.append((t, make(code, message, span)))
 
     def _any_type(self) -> str:
         return sorted(self.types)[0]

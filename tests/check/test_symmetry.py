@@ -271,3 +271,28 @@ def test_packed_rows_reduce_as_states_do() -> None:
     reduced = red.canonical_rows(view, rows)
     assert [view.unpack(r) for r in reduced] == [red.canonical(s) for s in g.states]
     assert red.orbit_rows(view, reduced) == sum(red.orbit(red.canonical(s)) for s in g.states)
+
+
+def test_random_symmetric_specs_agree_with_the_reference_interpreter() -> None:
+    """The reduced search's verdicts, trace lengths and represented states are the
+    reference interpreter's (fito/reference/: no symmetry, its own semantics)."""
+    from fito.check.options import CheckOptions
+    from fito.check.verdicts import check_assertions
+    from fito.reference.interpreter import RefLimit, check
+
+    compared = 0
+    for seed in range(100, 106):
+        text = SymGen(seed).spec()
+        model = _model(text)
+        options = CheckOptions(max_states=3_000, timeout=5)
+        for a, v in zip(model.assertions, check_assertions(model, options)):
+            if v.limit_hit:
+                continue
+            try:
+                ref = check(model, a, 3_000, 5)
+            except RefLimit:
+                continue
+            got = (v.verdict, v.unreduced_states or v.states, len(v.trace))
+            assert got == (ref.verdict, ref.states, ref.trace_length), (seed, a.kind, text)
+            compared += 1
+    assert compared >= 8
