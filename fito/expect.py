@@ -53,6 +53,17 @@ def expectations(text: str) -> dict[int, str]:
     return out
 
 
+def expected_verdicts(text: str) -> dict[int, tuple[str, int | None]]:
+    """Line number -> (verdict, trace length or None) of each `-- expect: holds | fails
+    [in N] | unknown` comment (what the language server shows an assertion against)."""
+    out: dict[int, tuple[str, int | None]] = {}
+    for line, expectation in expectations(text).items():
+        m = _VERDICT.fullmatch(expectation)
+        if m:
+            out[line] = (m.group(1), int(m.group(2)) if m.group(2) else None)
+    return out
+
+
 def compare(report: FileReport) -> list[Mismatch]:
     """Every way the report differs from the file's expectations."""
     if report.text is None:

@@ -141,3 +141,32 @@ def test_the_language_server_over_stdio() -> None:
     (edit,) = got["format"]
     assert edit.new_text == format_text(got["ugly"]).text
     assert "s: Snap(gpu, t1)" in got["snap"].contents.value
+
+
+def verdict_diagnostics(text: str) -> list[tuple[int, str | None, int, str]]:
+    from fito.editors.lsp.server import _verdict_diagnostics
+
+    return [
+        (d.range.start.line + 1, d.code, int(d.severity or 0), d.message.split("\n")[0])
+        for d in _verdict_diagnostics(text)
+    ]
+
+
+def test_an_assertion_that_fails_as_expected_is_not_an_error() -> None:
+    info, error = int(T.DiagnosticSeverity.Information), int(T.DiagnosticSeverity.Error)
+    ((line, code, severity, head),) = verdict_diagnostics(NAIVE)  # `-- expect: fails in 2`
+    assert (line, code, severity) == (24, "M005", info)
+    assert head.endswith(": fails, as its `-- expect:` comment says")
+    bare = "\n".join(line.split("-- expect:")[0].rstrip() for line in NAIVE.split("\n"))
+    ((line, code, severity, _),) = verdict_diagnostics(bare)
+    assert (line, code, severity) == (24, "M005", error)
+    wrong = NAIVE.replace("-- expect: fails in 2", "-- expect: holds")
+    ((line, code, severity, head),) = verdict_diagnostics(wrong)
+    assert (line, code, severity) == (24, "M005", error)
+    assert head.endswith("; its `-- expect:` comment says holds")
+    wrong = NAIVE.replace("-- expect: holds", "-- expect: fails", 1)  # line 25 holds
+    got = verdict_diagnostics(wrong)
+    assert [(line, code, severity) for line, code, severity, _ in got] == [
+        (24, "M005", info),
+        (25, None, error),
+    ]

@@ -59,16 +59,36 @@ def lsp_diagnostic(text: str, d: Diagnostic) -> T.Diagnostic:
 
 
 def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
+    """A diagnostic for every assertion that does not hold: an error when it fails, a
+    warning when it is unknown; but information only when the line's `-- expect:` comment
+    says that verdict (a spec that fails on purpose, as `fito check --expect` accepts it),
+    and an error that says what was expected when the verdict differs from it."""
+    from fito.expect import expected_verdicts  # lazy-import: only saved files are checked
     from fito.render.text import render_run  # lazy-import: only failing assertions render a run
 
+    expected = expected_verdicts(text)
+    rows = text.split("\n")
     out = []
     for v in features.check_assertions(text):
-        if v.verdict == "holds":
+        want = expected.get(v.line)
+        met = want is not None and want[0] == v.verdict and want[1] in (None, len(v.trace))
+        if v.verdict == "holds" and (want is None or met):
             continue
         lines = [f"{v.text}: {v.verdict}" + (f" ({v.reason})" if v.reason else "")]
+        if met:
+            lines[0] += ", as its `-- expect:` comment says"
+        elif want is not None:
+            shown = want[0] + (f" in {want[1]}" if want[1] is not None else "")
+            lines[0] += f"; its `-- expect:` comment says {shown}"
         if v.run is not None and v.run.steps:
-            lines += render_run(v.run, "counterexample")
-        line = text.split("\n")[v.line - 1] if v.line - 1 < len(text.split("\n")) else ""
+            lines += render_run(v.run, "counterexample" if v.verdict == "fails" else "witness")
+        line = rows[v.line - 1] if v.line - 1 < len(rows) else ""
+        if met:
+            severity = T.DiagnosticSeverity.Information
+        elif v.verdict == "unknown":
+            severity = T.DiagnosticSeverity.Warning
+        else:
+            severity = T.DiagnosticSeverity.Error
         out.append(
             T.Diagnostic(
                 range=T.Range(
@@ -76,10 +96,8 @@ def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
                     end=T.Position(line=v.line - 1, character=len(line)),
                 ),
                 message="\n".join(lines),
-                code="M005" if v.verdict == "fails" else "M006",
-                severity=T.DiagnosticSeverity.Error
-                if v.verdict == "fails"
-                else T.DiagnosticSeverity.Warning,
+                code={"fails": "M005", "unknown": "M006"}.get(v.verdict),
+                severity=severity,
                 source="fito",
             )
         )
