@@ -156,14 +156,14 @@ def test_an_assertion_that_fails_as_expected_is_not_an_error() -> None:
     info, error = int(T.DiagnosticSeverity.Information), int(T.DiagnosticSeverity.Error)
     ((line, code, severity, head),) = verdict_diagnostics(NAIVE)  # `-- expect: fails in 2`
     assert (line, code, severity) == (24, "M005", info)
-    assert head.endswith(": fails, as its `-- expect:` comment says")
+    assert ": fails, as its `-- expect:` comment says (violated in the last state" in head
     bare = "\n".join(line.split("-- expect:")[0].rstrip() for line in NAIVE.split("\n"))
     ((line, code, severity, _),) = verdict_diagnostics(bare)
     assert (line, code, severity) == (24, "M005", error)
     wrong = NAIVE.replace("-- expect: fails in 2", "-- expect: holds")
     ((line, code, severity, head),) = verdict_diagnostics(wrong)
     assert (line, code, severity) == (24, "M005", error)
-    assert head.endswith("; its `-- expect:` comment says holds")
+    assert ": fails (its `-- expect:` comment says holds) (violated" in head
     wrong = NAIVE.replace("-- expect: holds", "-- expect: fails", 1)  # line 25 holds
     got = verdict_diagnostics(wrong)
     assert [(line, code, severity) for line, code, severity, _ in got] == [

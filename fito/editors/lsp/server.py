@@ -74,12 +74,13 @@ def _verdict_diagnostics(text: str) -> list[T.Diagnostic]:
         met = want is not None and want[0] == v.verdict and want[1] in (None, len(v.trace))
         if v.verdict == "holds" and (want is None or met):
             continue
-        lines = [f"{v.text}: {v.verdict}" + (f" ({v.reason})" if v.reason else "")]
+        head = f"{v.text}: {v.verdict}"
         if met:
-            lines[0] += ", as its `-- expect:` comment says"
+            head += ", as its `-- expect:` comment says"
         elif want is not None:
             shown = want[0] + (f" in {want[1]}" if want[1] is not None else "")
-            lines[0] += f"; its `-- expect:` comment says {shown}"
+            head += f" (its `-- expect:` comment says {shown})"
+        lines = [head + (f" ({v.reason})" if v.reason else "")]
         if v.run is not None and v.run.steps:
             lines += render_run(v.run, "counterexample" if v.verdict == "fails" else "witness")
         line = rows[v.line - 1] if v.line - 1 < len(rows) else ""
