@@ -141,3 +141,32 @@ def test_test_commands_select_tests() -> None:
         )
         selected = [line for line in done.stdout.splitlines() if "::" in line]
         assert done.returncode == 0 and selected, (args, done.stdout[-2000:])
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_bench_command_runs(tmp_path: Path) -> None:
+    """The page's bench, at a small size: it runs and prints every ratio it promises."""
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "runtime.py"),
+            "--mb",
+            "8",
+            "--rounds",
+            "2",
+            "--steps",
+            "4",
+            "--every",
+            "2",
+            "--dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("ratio (") == 5 and "verify plain DCP directory" in done.stdout
