@@ -103,6 +103,11 @@ _TABLE = (
         "unbounded-cell",
         "a cell of the unbounded type Int, which the explicit engines cannot enumerate",
     ),
+    (
+        "M402",
+        "not-symbolic",
+        "an assertion or a model feature the symbolic engine does not answer or translate",
+    ),
     ("P007", "reserved-word", "a reserved word used as a name"),
     # ltl (docs/ltl.md)
     ("M301", "automaton-too-large", "an ltl formula's Büchi automaton is too large to build"),

@@ -25,6 +25,7 @@ from fito.check.ltl import check_ltl
 from fito.check.options import CheckOptions, Limits
 from fito.check.reduce import NONE, Reduction, plan
 from fito.check.refine import check_refinement
+from fito.check.refused import Refused
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
 from fito.check.traces.records import DEADLOCK as TRACE_DEADLOCK
@@ -32,7 +33,7 @@ from fito.check.traces.records import MODEL_ERROR, VIOLATION, WITNESS, Failure
 from fito.diagnostics import NO_SPAN, Diagnostic, error
 from fito.lang import nodes as A
 from fito.lang.printer.canonical import print_assertion, print_expr, print_proc
-from fito.lang.resolve.model import IntT, Model
+from fito.lang.resolve.model import IntT, Model, show_type
 from fito.semantics.compiled import (
     Compiled,
     Fault,
@@ -108,8 +109,8 @@ def _unbounded_cell(model: Model) -> Diagnostic | None:
             span = cell.decl.span if cell.decl is not None else NO_SPAN
             return error(
                 "M401",
-                f"the cell '{cell.name}' has the unbounded type Int, which the explicit "
-                "engines cannot enumerate",
+                f"the cell '{cell.name}' has the unbounded type {show_type(cell.type)}, "
+                "which the explicit engines cannot enumerate",
                 span,
                 hint="give it a range such as 0..10, or check with --engine symbolic",
             )
@@ -157,7 +158,7 @@ def _check_group_unnoted(
     try:
         if len(group) == 1 and group[0].kind not in SAFETY:
             if limits.engine == "symbolic":
-                return [_not_symbolic(model, group[0])]
+                raise _not_symbolic(group[0])
             return [_with_time(check_assertion(c, group[0], limits), time.perf_counter() - start)]
         return _safety(c, group, limits, reduction)
     except TimeLimit:  # the engines report their figures themselves; this is the backstop
@@ -186,13 +187,14 @@ def _check_group_unnoted(
     ]
 
 
-def _not_symbolic(model: Model, a: A.AssertDecl) -> Verdict:
-    """The symbolic engine answers safety questions only (docs/symbolic.md)."""
-    reason = (
-        "the symbolic engine answers `always`, `reaches` and deadlock freedom; "
-        "check this assertion with --engine auto"
+def _not_symbolic(a: A.AssertDecl, why: str | None = None) -> NotSupported:
+    """M402: what the symbolic engine does not answer or translate (docs/symbolic.md)."""
+    message = (
+        f"the symbolic engine does not translate {why}"
+        if why is not None
+        else "the symbolic engine answers `always`, `reaches` and deadlock freedom only"
     )
-    return Verdict(assertion_text(model, a), a.span.line, UNKNOWN, reason=reason, engine="symbolic")
+    return NotSupported(error("M402", message, a.span, hint="check with --engine auto"))
 
 
 def _initial_error(c: Compiled, a: A.AssertDecl, fault: Fault, seconds: float) -> Verdict:
@@ -248,7 +250,10 @@ def _safety(
             for t, a in zip(texts, group)
         ]
     tasks = [_task(c, a) for a in group]
-    answers = _search(c, root, tasks, limits, reduction)
+    try:
+        answers = _search(c, root, tasks, limits, reduction)
+    except Refused as refused:
+        raise _not_symbolic(group[0], refused.reason) from None
     out = []
     for a, text, d in zip(group, texts, answers):
         build = {
@@ -314,7 +319,7 @@ def _search(
     """State by state for small searches, then the frontier engine (engine "auto"); or the
     engine asked for. The frontier engine needs states that pack into words."""
     if limits.engine == "symbolic":
-        from fito.check.symbolic import symbolic_search  # lazy-import: z3, --engine symbolic
+        from fito.check.symbolic.search import symbolic_search  # lazy-import: z3
 
         return symbolic_search(c, root, tasks, limits)
     start = None

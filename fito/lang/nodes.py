@@ -35,7 +35,10 @@ class BoolType:
 
 @dataclass(frozen=True, slots=True)
 class IntType:
+    """`Int`, or `lo..*`: the integers from lo up (unbounded above)."""
+
     span: Span = _span()
+    lo: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -312,7 +312,7 @@ def negate(p: IR) -> IR:
 
 def check(a: IR, t: ValueType, err: int) -> IR:
     """a, which must be a value of t (M001 otherwise)."""
-    if isinstance(t, IntT):
+    if isinstance(t, IntT) and t.lo is None:
         return a
     return fold(("chk", a, t, err))
 

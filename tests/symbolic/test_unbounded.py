@@ -62,3 +62,36 @@ def test_the_certificate_is_rechecked_by_the_kernel_without_z3() -> None:
     ob = next(o for o in forged["obligations"] if any(any(m) for m in o["cases"]))
     ob["cases"] = [[0 for _ in case] for case in ob["cases"]]
     assert not check(forged).accepted
+
+
+FROM = """type Epoch = 0..*
+channel advance
+domain g: Epoch = 0 durable
+domain c: Epoch = 0 durable
+process Trainer = advance { g := g + 1 } -> Trainer
+process Committer = c < g & {c := g} -> Committer
+process Undo = c > 0 & {c := c - STEP} -> Undo
+system Trainer ||| Committer ||| Undo
+assert always c <= g
+"""
+
+
+def test_a_type_bounded_below_only() -> None:
+    """`0..*`: the explicit engines refuse it; below 0 is a model error (M001)."""
+    (d,) = run_spec(FROM.replace("STEP", "1")).diagnostics
+    assert d.code == "M401" and "0..*" in d.message
+    (v,) = run_spec(FROM.replace("STEP", "1"), engine="symbolic").verdicts
+    assert v.verdict == "holds" and v.invariant
+    (v,) = run_spec(FROM.replace("STEP", "2"), engine="symbolic").verdicts
+    assert (v.verdict, len(v.trace)) == ("fails", 3)
+    assert v.error is not None and "c := -1" in v.error.message
+
+
+def test_the_printer_keeps_an_open_range() -> None:
+    from fito.lang.printer.canonical import print_spec
+    from fito.lang.syntax.parser import parse
+
+    spec = parse(FROM).spec
+    assert spec is not None
+    again = parse(print_spec(spec)).spec
+    assert again == spec and "0..*" in print_spec(spec)

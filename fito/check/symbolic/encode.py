@@ -65,7 +65,7 @@ def member(t: ValueType, v: Term) -> z3.BoolRef:
     """That the value v lies in the type t."""
     x = as_int(v)
     if isinstance(t, IntT):
-        return z3.BoolVal(True)
+        return z3.BoolVal(True) if t.lo is None else x >= t.lo
     if isinstance(t, IntRange):
         return z3.And(x >= t.lo, x <= t.hi)
     if isinstance(t, BoolT):

@@ -13,6 +13,7 @@ import z3
 
 from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Decided, Found, Graph, Task
 from fito.check.options import Limits
+from fito.check.refused import Refused
 from fito.check.symbolic.bmc import Run, Undecided, Unrolling
 from fito.check.symbolic.certificate import certificate
 from fito.check.symbolic.encode import Unsupported
@@ -92,7 +93,7 @@ class SymbolicSearch:
             self.system = System(self.c, self.skeleton)
             self.items = [self._item(t) for t in self.tasks]
         except Unsupported as exc:
-            return self._close(f"the symbolic engine does not translate {exc}")
+            raise Refused(str(exc)) from None
         self._root()
         try:
             return self._levels()

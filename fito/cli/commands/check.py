@@ -87,6 +87,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no symmetry reduction (docs/reductions.md): every state of the graph is stored",
     )
+    p.add_argument(
+        "--certificates",
+        metavar="DIR",
+        default=None,
+        help="write the certificate of each invariant the symbolic engine proves to "
+        "DIR/<spec>.line<N>.json, for `fito recheck` (docs/symbolic.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(interrupted(time.monotonic() - start), file=sys.stderr)
         return EXIT_INTERRUPTED
+    if args.certificates is not None and not _write_certificates(args.certificates, reports):
+        return 2
     if args.expect:
         from fito.expect import compare  # lazy-import: start-up of every command
 
@@ -141,6 +150,25 @@ def interrupted(seconds: float) -> str:
         states, depth = Progress.latest
         figures = f": {states:,} states, depth {depth} so far"
     return f"{head}fito: interrupted after {seconds:.1f} s{figures}"
+
+
+def _write_certificates(folder: str, reports: list) -> bool:
+    """Each proved verdict's certificate as a file of its own (False: a write error, said)."""
+    import json  # lazy-import: --certificates only
+    from pathlib import Path  # lazy-import: --certificates only
+
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for r in reports:
+            for v in r.verdicts:
+                if v.certificate is not None:
+                    name = f"{Path(r.path).stem}.line{v.line}.json"
+                    (out / name).write_text(json.dumps(v.certificate, indent=1) + "\n")
+    except OSError as exc:
+        sys.stderr.write(f"fito check: error: cannot write certificates to {folder}: {exc}\n")
+        return False
+    return True
 
 
 def _emit(args: argparse.Namespace, text: str, status: int, reports: list | None = None) -> int:

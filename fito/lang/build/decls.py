@@ -38,6 +38,10 @@ class DeclarationReductions:
     def int_type(self, c: list[Any]) -> A.IntType:
         return A.IntType(span=tok_span(c[0]))
 
+    def from_type(self, c: list[Any]) -> A.IntType:
+        lo = self._bound(c[0])  # lo..*: the integers from lo up, without a bound
+        return A.IntType(span=make_span(lo.span, tok_span(c[2])), lo=lo)
+
     def range_type(self, c: list[Any]) -> A.RangeType:
         if len(c) == 3:  # lo..hi
             lo, hi = self._bound(c[0]), self._bound(c[2])

@@ -156,7 +156,7 @@ def print_type(t: A.TypeExpr, context: str = "type") -> str:
     if isinstance(t, A.BoolType):
         return "Bool"
     if isinstance(t, A.IntType):
-        return "Int"
+        return "Int" if t.lo is None else f"{print_expr(t.lo, 1)}..*"
     if isinstance(t, A.RangeType):
         inner = f"{print_expr(t.lo, 1)}..{print_expr(t.hi, 1)}"
         return {"type": inner, "chan": f"({inner})", "set": _braces(inner)}[context]

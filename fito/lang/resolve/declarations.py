@@ -25,6 +25,7 @@ from fito.lang.resolve.model import (
     Channel,
     EnumT,
     IntRange,
+    IntT,
     SetT,
     ValueType,
     is_finite,
@@ -278,7 +279,10 @@ class DeclarationRules:
         if isinstance(t, A.BoolType):
             return BOOL
         if isinstance(t, A.IntType):
-            return INT
+            if t.lo is None:
+                return INT
+            lo = self.const_eval(t.lo, what="a range bound")
+            return None if lo is None else IntT(lo)
         if isinstance(t, A.TypeName):
             entry = self.names.get(t.name)
             if entry is None:

@@ -56,7 +56,10 @@ class IntRange:
 
 @dataclass(frozen=True, slots=True)
 class IntT:
-    """An integer without declared bounds (arithmetic results, pipeline epochs)."""
+    """An integer without declared bounds (arithmetic results, pipeline epochs, `Int`
+    cells), or with a lower bound only (`lo..*`)."""
+
+    lo: int | None = None
 
     def values(self) -> tuple[int, ...]:
         raise ValueError("Int is unbounded")
@@ -68,7 +71,7 @@ class IntT:
         return str(v)
 
     def contains(self, v: int) -> bool:
-        return True
+        return self.lo is None or v >= self.lo
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +149,12 @@ def size(t: ValueType) -> int | None:
 def within(inner: ValueType, outer: ValueType) -> bool:
     """Every value of inner is a value of outer (both finite, of one kind)."""
     if isinstance(inner, IntT) or isinstance(outer, IntT):  # unbounded: an unresolved type
-        return isinstance(outer, IntT) and inner.kind() == "Int"
+        if not isinstance(outer, IntT) or inner.kind() != "Int":
+            return False
+        if outer.lo is None:
+            return True
+        least = inner.lo if isinstance(inner, IntT) else min(inner.values(), default=None)
+        return least is not None and least >= outer.lo
     if isinstance(inner, IntRange):
         if isinstance(outer, IntRange):
             return outer.lo <= inner.lo and inner.hi <= outer.hi
@@ -165,7 +173,7 @@ def show_type(t: ValueType) -> str:
     if isinstance(t, SetT):
         return "{" + ", ".join(t.show(v) for v in t.members) + "}"
     if isinstance(t, IntT):
-        return "Int"
+        return "Int" if t.lo is None else f"{t.lo}..*"
     return "Bool"
 
 

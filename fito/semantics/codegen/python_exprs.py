@@ -101,6 +101,8 @@ def _check_source(value: str, t: ValueType, err: int) -> str:
     """`value` checked against t, by the helpers _chkr (a range) and _chks (a set)."""
     if isinstance(t, SetT):
         return f"_chks({value}, {frozenset(t.members)!r}, {err})"
+    if isinstance(t, IntT):  # lo..*: bounded below only
+        return f'_chkr({value}, {t.lo}, float("inf"), {err})'
     lo, hi = value_range(t)
     return f"_chkr({value}, {lo}, {hi}, {err})"
 
@@ -108,7 +110,7 @@ def _check_source(value: str, t: ValueType, err: int) -> str:
 def contains_source(var: str, t: ValueType) -> str:
     """A Python test that the value named var lies in t."""
     if isinstance(t, IntT):
-        return "True"
+        return "True" if t.lo is None else f"{var} >= {t.lo}"
     if isinstance(t, SetT):
         return f"{var} in {set(t.members)!r}"
     lo, hi = value_range(t)
