@@ -132,3 +132,48 @@ def test_documented_adam_limit_is_the_derived_one():
     limit = (bound.c / (1 - bound.q)).subs(values)
     assert limit == sp.Rational(370, 7)
     assert "370/7" in (ROOT / "docs" / "lattice.md").read_text()
+
+
+def _certificate_of(cid: str, certificates):
+    from fito.proof.runner import collect, discharge
+
+    ob = _stored(cid, certificates)
+    if ob is None:
+        claims = {c.id: c for c in collect([str(ROOT / "proofs" / "numerics.py")], [cid])}
+        ob = discharge(claims[cid])["certificate"]["obligations"][0]
+    return ob
+
+
+def test_separation_rates_are_least_squares_fits(certificates):
+    """fleet.numerics.separation-rate: each stored rate is numpy's degree-1 fit of
+    ln(|da_k| / |da_0|) against k for its seed (an independent fit), and the endpoint
+    estimate is the last log over K - 1."""
+    import numpy as np
+
+    ob = _certificate_of("fleet.numerics.separation-rate", certificates)
+    stored = {k: [float(Fraction(v)) for v in vs] for k, vs in ob["samples"].items()}
+    assert len(stored["rate"]) == 32
+    for seed in (0, 7, 31):
+        fleet = fn.load("clustering_fleet", jobs="8", phases=f"random:{seed}")
+        logs = np.log(np.array(fn.separation(fleet, 1 + seed % 7, Fraction(1e-9), 25), float))
+        k = np.arange(25)
+        assert abs(np.polyfit(k, logs, 1)[0] - stored["rate"][seed]) < 1e-8
+        assert abs(np.polyfit(k[:13], logs[:13], 1)[0] - stored["early"][seed]) < 1e-8
+        assert abs(np.polyfit(k[12:], logs[12:], 1)[0] - stored["late"][seed]) < 1e-8
+        assert abs(logs[-1] / 24 - stored["endpoint"][seed]) < 1e-8
+
+
+def test_lifetime_exponents_are_least_squares_fits(certificates):
+    """fleet.numerics.stagger-square-law: each stored exponent is numpy's fit of
+    ln(lifetime) against ln(m/sigma) over the five ratios, from the stored lifetimes."""
+    import numpy as np
+
+    ob = _certificate_of("fleet.numerics.stagger-square-law", certificates)
+    samples = ob["samples"]
+    ratios = (6, 8, 12, 16, 24)
+    lives = np.array([[float(Fraction(x)) for x in samples[f"r{r}"]] for r in ratios])
+    fitted = [np.polyfit(np.log(ratios), np.log(lives[:, i]), 1)[0] for i in range(300)]
+    stored = [float(Fraction(v)) for v in samples["exponent"]]
+    assert np.allclose(fitted, stored, atol=1e-8)
+    # and the stored lifetimes are the seeded runs
+    assert [int(Fraction(x)) for x in samples["r8"][:20]] == fn.lifetimes(2, 8, 20, 5000)

@@ -112,6 +112,31 @@ def separation_sample(jobs: int, cycles: int, seed: int, eps: float = 1e-9) -> f
     return separation(fleet, 1 + seed % (jobs - 1), Fraction(eps), cycles)[-1]
 
 
+def _slope(ys: list[float], ks: range) -> float:
+    """The least-squares slope of ys[k] against k over ks."""
+    kb = sum(ks) / len(ks)
+    yb = sum(ys[k] for k in ks) / len(ks)
+    return sum((k - kb) * (ys[k] - yb) for k in ks) / sum((k - kb) ** 2 for k in ks)
+
+
+def separation_rates(
+    jobs: int, cycles: int, seed: int, eps: float = 1e-9
+) -> tuple[float, float, float, float]:
+    """Exponential separation rates of one seeded run: the least-squares slope per cycle of
+    ln(|da_k| / |da_0|) over k = 0..cycles-1, over the first and the second half, and the
+    endpoint estimate ln(|da_K| / |da_0|) / (K - 1) (the run of `separation_sample`)."""
+    fleet = load("clustering_fleet", jobs=str(jobs), phases=f"random:{seed}")
+    ratios = separation(fleet, 1 + seed % (jobs - 1), Fraction(eps), cycles)
+    logs = [math.log(r) for r in ratios]
+    half = cycles // 2
+    return (
+        _slope(logs, range(cycles)),
+        _slope(logs, range(half + 1)),
+        _slope(logs, range(half, cycles)),
+        logs[-1] / (cycles - 1),
+    )
+
+
 # ---------------------------------------------------------------- writer tail
 def writer_tail(
     jobs: int, cycles: int, seed: int, volume: str = "1/2", burn: int = 10
@@ -172,6 +197,21 @@ def lifetimes(jobs: int, ratio: float, runs: int, seed: int) -> list[int]:
     fleet, margin = stagger(jobs)
     sigma = float(margin) / ratio
     return [lifetime(fleet, sigma, seed + r) for r in range(runs)]
+
+
+def lifetime_exponents(lives: dict[int, list[int]]) -> list[float]:
+    """Run by run (the same seed at every ratio), the least-squares slope of ln(lifetime)
+    against ln(m/sigma): the exponent of the lifetime's power law, one sample per run."""
+    ratios = sorted(lives)
+    xs = [math.log(r) for r in ratios]
+    xb = sum(xs) / len(xs)
+    sxx = sum((x - xb) ** 2 for x in xs)
+    out = []
+    for i in range(len(lives[ratios[0]])):
+        ys = [math.log(lives[r][i]) for r in ratios]
+        yb = sum(ys) / len(ys)
+        out.append(sum((x - xb) * (y - yb) for x, y in zip(xs, ys)) / sxx)
+    return out
 
 
 # ---------------------------------------------------------------- unequal jobs
