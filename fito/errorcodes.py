@@ -148,6 +148,13 @@ _TABLE = (
         "expectation-not-met",
         "a verdict or diagnostic differs from the file's `-- expect:` comment",
     ),
+    # the distributed search (MPI): `fito check --distributed`
+    (
+        "C302",
+        "mpi-unavailable",
+        "--distributed was asked for but mpi4py (or its MPI library) is not installed",
+    ),
+    ("C303", "distributed-jobs", "--jobs with --distributed: one process per rank"),
     # FITO type checker: pipeline epoch facts
     (
         "T013",

@@ -23,6 +23,11 @@ class CheckOptions:
     engine: str = "auto"  # one of ENGINES
     jobs: int = 1  # processes of the frontier engine (`--jobs`)
     reduce: bool = True  # symmetry (and later partial-order) reduction; `--no-reduce` off
+    distributed: bool = False  # the MPI engine (`--distributed`, fito/check/distributed/)
+    checkpoint_dir: str | None = None  # where a distributed search writes its checkpoints
+    checkpoint_every: int | None = None  # levels between checkpoints (`--checkpoint-every`)
+    checkpoint_minutes: float | None = None  # minutes between checkpoints
+    resume: str | None = None  # a checkpoint directory to continue from (`--resume`)
 
     def limits(self) -> Limits:
         """The bounds of one search under these options."""
@@ -33,6 +38,11 @@ class CheckOptions:
             self.engine,
             self.jobs,
             self.reduce,
+            self.distributed,
+            self.checkpoint_dir,
+            self.checkpoint_every,
+            self.checkpoint_minutes,
+            self.resume,
         )
 
 
@@ -46,3 +56,8 @@ class Limits:
     engine: str = "auto"  # auto (frontier where states pack), frontier, scalar, symbolic
     jobs: int = 1  # processes of the frontier engine
     reduce: bool = True  # reductions allowed (fito/check/reduce/)
+    distributed: bool = False  # hash-partitioned over the ranks of an MPI run
+    checkpoint_dir: str | None = None
+    checkpoint_every: int | None = None  # levels
+    checkpoint_minutes: float | None = None
+    resume: str | None = None

@@ -318,6 +318,15 @@ def _search(
 ) -> list[Decided]:
     """State by state for small searches, then the frontier engine (engine "auto"); or the
     engine asked for. The frontier engine needs states that pack into words."""
+    if limits.distributed:  # every rank runs this; the ranks search together (MPI)
+        from fito.check.distributed.search import (  # lazy-import: mpi4py and numpy, MPI runs
+            distributed_search,
+        )
+
+        try:
+            return distributed_search(c, root, tasks, limits)
+        except NotPackable:  # every rank searches alone, state by state: the same answers
+            return search(c, root, tasks, limits)[0]  # type: ignore[return-value]
     if limits.engine == "symbolic":
         from fito.check.symbolic.search import symbolic_search  # lazy-import: z3
 

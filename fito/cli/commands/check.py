@@ -94,6 +94,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write the certificate of each invariant the symbolic engine proves to "
         "DIR/<spec>.line<N>.json, for `fito recheck` (docs/symbolic.md)",
     )
+    p.add_argument(
+        "--distributed",
+        action="store_true",
+        help="search across the ranks of an MPI run (`mpiexec -n R fito check --distributed`): "
+        "each rank owns a hash shard of the states; rank 0 prints (docs/distributed.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
     from fito.render.report import render_report  # lazy-import: start-up of every command
     from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
 
+    if args.distributed:
+        refused = _distributed_refusal(args)
+        if refused is not None:
+            return refused
     options = CheckOptions(
         max_states=args.max_states,
         timeout=args.timeout,
@@ -112,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         engine=args.engine,
         jobs=args.jobs,
         reduce=not args.no_reduce,
+        distributed=args.distributed,
     )
     from fito.check.explore import Progress  # lazy-import: start-up of every command
 
@@ -136,6 +147,39 @@ def run(args: argparse.Namespace) -> int:
         )
     text = render_report(reports, args.format, args.verbose, args.explain)
     return _emit(args, text, exit_status(reports), reports)
+
+
+def _distributed_refusal(args: argparse.Namespace) -> int | None:
+    """Exit status 2 and a diagnostic when --distributed cannot run: no mpi4py, or --jobs."""
+    from fito.check.distributed.comm import available  # lazy-import: mpi4py starts MPI
+
+    if not available():
+        return _refuse(
+            "C302",
+            "--distributed needs mpi4py and an MPI library: pip install 'fito[mpi]'",
+        )
+    if args.jobs > 1:
+        return _refuse(
+            "C303",
+            "--jobs with --distributed: each rank expands in one process; start more ranks "
+            "(mpiexec -n R) instead",
+        )
+    return None
+
+
+def _refuse(code: str, message: str) -> int:
+    from fito.errorcodes import lookup  # lazy-import: start-up of every command
+
+    print(f"fito: error: {message} [{code} {lookup(code).name}]", file=sys.stderr)
+    return 2
+
+
+def _rank() -> int:
+    from fito.check.distributed.comm import world  # lazy-import: mpi4py starts MPI
+
+    return int(world().Get_rank())
+
+
 
 
 def interrupted(seconds: float) -> str:
@@ -174,6 +218,8 @@ def _write_certificates(folder: str, reports: list) -> bool:
 def _emit(args: argparse.Namespace, text: str, status: int, reports: list | None = None) -> int:
     """Print the report, or write it to --output (a write error is a usage error) and say
     so on standard error, with the verdicts it holds (as pytest names its --junitxml)."""
+    if getattr(args, "distributed", False) and _rank() != 0:  # every rank has the same report: rank 0 prints
+        return status
     if args.output is None:
         if text:
             print(text)
