@@ -266,7 +266,9 @@ def _safety(
             g = _Expanded(d, reduction, root)
         v = _with_time(build(c, a, text, d.found, g), d.seconds)  # type: ignore[arg-type]
         if reduction.symmetric:
-            v = replace(v, unreduced_states=reduction.represented(d.graph, d.states))
+            own = getattr(d.graph, "represented", None)  # a distributed graph counts its own
+            unreduced = own(d.states) if own else reduction.represented(d.graph, d.states)
+            v = replace(v, unreduced_states=unreduced)
         out.append(v if d.proof is None else _proved(c, v, d.proof))
     return out
 
@@ -324,7 +326,7 @@ def _search(
         )
 
         try:
-            return distributed_search(c, root, tasks, limits)
+            return distributed_search(c, root, tasks, limits, reduction)
         except NotPackable:  # every rank searches alone, state by state: the same answers
             return search(c, root, tasks, limits)[0]  # type: ignore[return-value]
     if limits.engine == "symbolic":

@@ -40,6 +40,8 @@ def answers_of(text: str, **options: object) -> list[list]:
             list(v.trace),
             v.reason,
             None if v.error is None else v.error.message,
+            v.unreduced_states,
+            list(v.reductions),
             v.limit_hit,
         ]
         for v in report.verdicts

@@ -11,6 +11,7 @@ import pytest
 
 from tests.distributed.mpirun import ROOT, answers_of, distributed_answers, mpiexec
 from tests.helpers.random_specs import Gen
+from tests.helpers.symmetric_specs import SymGen, orbits_2pc, states_2pc, two_phase_commit
 from tests.oracles.family import closed_form, spec
 
 pytest.importorskip("mpi4py")
@@ -87,3 +88,25 @@ def test_more_random_specs_and_a_larger_family_agree(
         files.append(f)
     files += _family(tmp_path, ((6, 3, "2pc"), (5, 3, "naive")))
     assert _compare(files, ranks, tmp_path, 10, 50_000, speculate_all) > 0
+
+
+def test_symmetry_reduced_runs_agree_and_count_the_orbits(tmp_path: Path) -> None:
+    """With issue 24's symmetry reduction, canonical representatives are what is hashed to
+    an owner: the distributed run stores the orbits the one-process run stores, stands for
+    the same unreduced states, and finds the same (expanded) counterexamples."""
+    files = []
+    for k, e in ((4, 2), (5, 2)):
+        f = tmp_path / f"sym_2pc_{k}_{e}.fito"
+        f.write_text(two_phase_commit(k, e))
+        files.append(f)
+    broken = tmp_path / "sym_2pc_broken.fito"  # commits before the domains persist
+    broken.write_text(two_phase_commit(3, 2).replace("c <= p[i]", "c < p[i]"))
+    files.append(broken)
+    for seed in range(4):
+        f = tmp_path / f"symgen_{seed}.fito"
+        f.write_text(SymGen(seed).spec())
+        files.append(f)
+    assert _compare(files, 2, tmp_path, 30, 50_000, True) >= 8
+    got = distributed_answers(3, files[:2], tmp_path / "orbits")
+    for (k, e), answers in zip(((4, 2), (5, 2)), got):
+        assert (answers[0][2], answers[0][7]) == (orbits_2pc(k, e), states_2pc(k, e))

@@ -53,6 +53,7 @@ from fito.check.explore import (
 from fito.check.frontier.expand import Expander
 from fito.check.frontier.level import CHUNK
 from fito.check.options import Limits
+from fito.check.reduce import NONE, Reduction
 from fito.semantics.compiled import Compiled, Fault, StructureGrows, TimeLimit
 from fito.semantics.packed import Overflow
 
@@ -119,18 +120,29 @@ class DistributedGraph:
     engine: str
     rows: dict = field(default_factory=dict)  # global number -> packed row
     parent: dict = field(default_factory=dict)  # global number -> parent's (-1 at the root)
+    orbits: dict = field(default_factory=dict)  # n -> unreduced states the first n stand for
     transitions: int = 0
     depth: int = 0
 
     def state(self, sid: int) -> tuple:
         return self.ex.packed.unpack(self.rows[sid])
 
-    def path(self, sid: int) -> list[tuple[int, int]]:
-        """(state, rank) pairs from the initial state to sid."""
+    def chain(self, sid: int) -> list[int]:
+        """The states from the initial state to sid."""
         chain = [sid]
         while self.parent[chain[-1]] >= 0:
             chain.append(self.parent[chain[-1]])
         chain.reverse()
+        return chain
+
+    def represented(self, n: int) -> int:
+        """The states of the unreduced graph the first n states stand for (gathered from
+        every rank at the end of the search, fito.check.reduce)."""
+        return int(self.orbits[n])
+
+    def path(self, sid: int) -> list[tuple[int, int]]:
+        """(state, rank) pairs from the initial state to sid."""
+        chain = self.chain(sid)
         out = []
         for a, b in zip(chain, chain[1:]):
             target = self.state(b)
@@ -140,14 +152,17 @@ class DistributedGraph:
 
 
 def distributed_search(
-    c: Compiled, root: tuple, tasks: list[Task], limits: Limits
+    c: Compiled, root: tuple, tasks: list[Task], limits: Limits, reduction: Reduction = NONE
 ) -> list[Decided]:
     """BFS from root over every rank of the MPI run until every task is answered; every
-    rank returns the same answers (NotPackable: the caller searches state by state)."""
+    rank returns the same answers (NotPackable: the caller searches state by state). With a
+    symmetry `reduction`, every state is stored, and hashed to its owner, as its canonical
+    representative (the frontier engine's `canonical_rows`)."""
     comm = world()
     answers = Answers(tasks, None)
+    root = reduction.canonical(root)
     try:
-        ex = Expander(c, root, limits)
+        ex = Expander(c, root, limits, reduction)
     except TimeLimit:
         answers.close(Found(LIMIT, reason=f"timeout after {limits.timeout:g} s"), 1, 0, 0)
         return answers.got  # type: ignore[return-value]
@@ -173,6 +188,8 @@ def distributed_search(
         progress.done()
     graph.transitions, graph.depth = shard.transitions, shard.depth
     _gather_traces(shard, graph, answers.got)  # type: ignore[arg-type]
+    if reduction.symmetric:
+        _gather_orbits(shard, graph, reduction, answers.got)  # type: ignore[arg-type]
     return answers.got  # type: ignore[return-value]
 
 
@@ -425,3 +442,15 @@ def _gather_traces(shard: Shard, graph: DistributedGraph, got: list[Decided]) ->
             if parent < 0:
                 break
             g, rank, lid = parent, parent_rank, parent_lid
+
+
+def _gather_orbits(
+    shard: Shard, graph: DistributedGraph, reduction: Reduction, got: list[Decided]
+) -> None:
+    """For every answer's state count n: the unreduced states the first n (by global
+    number) stand for, summed over the ranks."""
+    ex = shard.ex
+    for n in sorted({d.states for d in got if d is not None}):
+        local = ex.store.keys[: ex.store.n][shard.gid[: ex.store.n] < n]
+        mine = reduction.orbit_rows(ex.packed, local) if local.shape[0] else 0
+        graph.orbits[n] = int(shard.comm.allreduce(int(mine)))

@@ -154,6 +154,7 @@ def _whole(ex: Expander, n: int, mine: tuple[int, int], lo: int, deadlock: bool)
     for start in range(0, n, STEP):
         chunk = ex.expand(start, min(n, start + STEP))
         block, key = chunk.candidates(ex.packed.words)
+        block = ex.reduction.canonical_rows(ex.packed, block)  # as level.expand_chunk does
         a, b = max(start, mine[0]), min(start + chunk.size, mine[1])
         if a >= b:
             continue

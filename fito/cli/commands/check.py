@@ -180,8 +180,6 @@ def _rank() -> int:
     return int(world().Get_rank())
 
 
-
-
 def interrupted(seconds: float) -> str:
     """What Ctrl-C prints, on a line of its own: the figures the search had reached (as
     SPIN prints its statistics when interrupted)."""
@@ -218,7 +216,7 @@ def _write_certificates(folder: str, reports: list) -> bool:
 def _emit(args: argparse.Namespace, text: str, status: int, reports: list | None = None) -> int:
     """Print the report, or write it to --output (a write error is a usage error) and say
     so on standard error, with the verdicts it holds (as pytest names its --junitxml)."""
-    if getattr(args, "distributed", False) and _rank() != 0:  # every rank has the same report: rank 0 prints
+    if getattr(args, "distributed", False) and _rank() != 0:  # the same report: rank 0 prints
         return status
     if args.output is None:
         if text:
