@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from fito import __version__
 from fito.errorcodes import CODES, lookup
@@ -198,13 +197,10 @@ def to_sarif(
 
 
 def _driver(rules: list[dict[str, object]]) -> dict[str, object]:
-    """The tool: fito, its version, and (where the source tree is at hand) its documentation
-    as `informationUri`; fito has no web site, so no address is made up."""
-    driver: dict[str, object] = {"name": "fito", "version": __version__, "rules": rules}
-    docs = Path(__file__).resolve().parent.parent / "docs" / "diagnostics.md"
-    if docs.is_file():
-        driver["informationUri"] = docs.as_uri()
-    return driver
+    """The tool: fito, its version and its rules. No `informationUri`: SARIF wants the
+    tool's web address there, fito has none, and a `file://` path of the checkout that wrote
+    the log means nothing where the log is read (code scanning, another machine)."""
+    return {"name": "fito", "version": __version__, "rules": rules}
 
 
 __all__ = [

@@ -83,8 +83,22 @@ def to_dot(c: Compiled, lts: LTS, name: str) -> str:
         if i in errors:
             attrs += ["color=orange", f"tooltip={_quote(errors[i])}"]
         out.append(f"  s{i} [{', '.join(attrs)}];")
+    loops: dict[int, list[str]] = {}  # Graphviz draws a state's loops over each other:
+    edges: list[tuple[int, str, int] | int] = []  # one loop per state, a line per event
     for a, label, b in lts.edges:
-        out.append(f"  s{a} -> s{b} [label={_quote(label)}];")
+        if a != b:
+            edges.append((a, label, b))
+        elif a not in loops:
+            loops[a] = [label]
+            edges.append(a)
+        else:
+            loops[a].append(label)
+    for e in edges:
+        if isinstance(e, int):
+            label = _quote("\\n".join(loops[e]))  # dot's own line break
+            out.append(f"  s{e} -> s{e} [label={label}];")
+        else:
+            out.append(f"  s{e[0]} -> s{e[2]} [label={_quote(e[1])}];")
     out.append("}")
     return "\n".join(out)
 

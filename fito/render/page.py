@@ -25,13 +25,15 @@ table.fito td, table.fito th { border: 1px solid #d0d4d9; padding: 3px 8px; text
 table.fito th { background: #f3f5f7; font-family: system-ui, sans-serif; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .unknown { color: #9a6700; font-weight: 600; }
-pre.diag { background: #fff8f0; border-left: 3px solid #d97706; padding: 6px 10px; }
+pre.diag { background: #fff8f0; border-left: 3px solid #d97706; padding: 6px 10px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
 details { margin: 10px 0 18px; } summary { cursor: pointer; font-weight: 600; }
 .reason { font-family: ui-monospace, monospace; font-size: 12px; color: #57606a; }
 svg.msc { display: block; margin: 10px 0; background: #fff; }
 svg.msc text { font: 12px ui-monospace, monospace; fill: #1d2125; }
 svg.msc text.head { font-weight: 600; } svg.msc text.change { fill: #0550ae; font-size: 11px; }
 svg.msc text.index, svg.msc text.note { fill: #6e7781; } svg.msc text.final { fill: #cf222e; }
+svg.msc text.final.goal { fill: #1a7f37; }
 svg.msc text.crash { fill: #cf222e; font-weight: 600; }
 svg.msc .lifeline line { stroke: #8c959f; stroke-dasharray: 4 3; }
 svg.msc .process rect { fill: #ddf4ff; stroke: #54aeff; }

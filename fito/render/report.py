@@ -85,6 +85,10 @@ def _reason(v: Verdict) -> list[str]:
     return ["  violated in the last state:"] + render_state(v.run, v.run.final.cells, "    ")
 
 
+REPORT_FORMAT = "fito-check-report"
+REPORT_VERSION = 2  # 2: values typed (numbers, true/false, names); 1 (unversioned): strings
+
+
 def render_json_report(
     reports: Sequence[FileReport], expectations: Sequence[Sequence[Mismatch]] | None = None
 ) -> str:
@@ -100,7 +104,7 @@ def render_json_report(
         if expectations is not None:
             entry["expect"] = _expect_json(expectations[i])
         files.append(entry)
-    doc: dict[str, object] = {"files": files}
+    doc: dict[str, object] = {"format": REPORT_FORMAT, "version": REPORT_VERSION, "files": files}
     if expectations is not None:
         failed = sum(1 for e in expectations if e)
         doc["expect"] = {"passed": len(reports) - failed, "failed": failed}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from fito.check.traces.records import LOOP, Trace, TraceStep
+from fito.check.traces.records import LOOP, WITNESS, Trace, TraceStep
 from fito.render.runs import Collapsed, domain_name, rows, step_changes
 
 CHAR = 7.2  # width of a character at the chart's font size, in px (monospace 12px)
@@ -28,6 +28,9 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     touched = {d for c in changes.values() for d in c}
     domains = [d for d in trace.domains() if d in touched]
     xs, width = _lanes(steps, processes, domains, changes)
+    final = _cut(trace.final.message, 120)
+    width = max(width, LEFT + len(final) * CHAR + 16)  # the last line fits, never cut off
+    end = (xs[-1] + 24) if xs else width - 16  # bands and marks end at the last lifeline
     height = TOP + ROW * (len(shown) + 1) + 24
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="msc" width="{width:.0f}" '
@@ -44,12 +47,10 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
     for row, r in enumerate(shown):
         y = TOP + ROW * (row + 1)
         if loop is not None and (r.first if isinstance(r, Collapsed) else r.index) >= loop:
-            out.extend(_loop_mark(y - ROW // 2, width))  # a lasso: the cycle starts here
+            out.extend(_loop_mark(y - ROW // 2, end))  # a lasso: the cycle starts here
             loop = None
         if isinstance(r, Collapsed):
-            out.append(
-                f'<line class="internal" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>'
-            )
+            out.append(f'<line class="internal" x1="{LEFT}" y1="{y}" x2="{end:.0f}" y2="{y}"/>')
             out.append(
                 _text(
                     LEFT + 4,
@@ -59,9 +60,10 @@ def render_chart(trace: Trace, chart_id: str = "msc", verbose: bool = False) -> 
                 )
             )
             continue
-        out.extend(_step(r, y, lane, changes[r.index], width, chart_id))
+        out.extend(_step(r, y, lane, changes[r.index], end, chart_id))
     y = TOP + ROW * (len(shown) + 1)
-    out.append(_text(LEFT, y + 4, _cut(trace.final.message, 120), "final"))
+    # the last line says why the run ends: a failure in red, a witness's goal in green
+    out.append(_text(LEFT, y + 4, final, "final goal" if trace.final.kind == WITNESS else "final"))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -118,9 +120,9 @@ def _lifelines(processes: list[str], domains: list[str], xs: list[float], height
     return out
 
 
-def _loop_mark(y: int, width: float) -> list[str]:
+def _loop_mark(y: int, end: float) -> list[str]:
     return [
-        f'<line class="loop" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>',
+        f'<line class="loop" x1="{LEFT}" y1="{y}" x2="{end:.0f}" y2="{y}"/>',
         _text(LEFT + 4, y - 4, "loop: from here the steps repeat forever", "loop"),
     ]
 
@@ -130,12 +132,12 @@ def _step(
     y: int,
     lane: dict[str, float],
     changes: dict[str, str],
-    width: float,
+    end: float,
     chart_id: str,
 ) -> list[str]:
     out = [_text(8, y + 4, f"{s.index}.", "index")]
-    if s.crash:
-        out.append(f'<line class="crash" x1="{LEFT}" y1="{y}" x2="{width - 16:.0f}" y2="{y}"/>')
+    if s.crash:  # the band spans the lifelines, no further
+        out.append(f'<line class="crash" x1="{LEFT}" y1="{y}" x2="{end:.0f}" y2="{y}"/>')
     movers = [lane[m] for m in s.movers if m in lane]
     if len(movers) > 1:
         out.append(

@@ -138,7 +138,7 @@ class Trace:
                 {"name": c.name, "domain": c.domain or None, "durable": c.durable}
                 for c in self.cells
             ],
-            "initial_state": dict(self.initial_state),
+            "initial_state": typed(self.initial_state),
             "steps": [_step_json(s) for s in self.steps],
             "final": _failure_json(self.final),
         }
@@ -160,10 +160,34 @@ class Trace:
         )
 
 
+def value_json(shown: str) -> int | bool | str:
+    """A shown value as JSON gives it: an integer as a number, a Bool as true or false, an
+    enumeration member as its name (the report's version 2, docs/reports.md)."""
+    if shown in ("true", "false"):
+        return shown == "true"
+    try:
+        return int(shown)
+    except ValueError:
+        return shown
+
+
+def shown_value(v: object) -> str:
+    """The inverse of value_json (a version 1 report's strings are taken as they are)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, str)):
+        return str(v)
+    raise TypeError(f"a value is a number, true, false or a name, not {v!r}")
+
+
+def typed(cells: Cells) -> dict[str, int | bool | str]:
+    return {name: value_json(v) for name, v in cells}
+
+
 def _cells_of(d: object) -> Cells:
     if not isinstance(d, dict):
         raise TypeError("a state is an object of cell names to values")
-    return tuple((str(k), str(v)) for k, v in d.items())
+    return tuple((str(k), shown_value(v)) for k, v in d.items())
 
 
 def _step_json(s: TraceStep) -> dict[str, object]:
@@ -172,10 +196,10 @@ def _step_json(s: TraceStep) -> dict[str, object]:
         "kind": s.kind,
         "label": s.label,
         "channel": s.channel,
-        "values": list(s.values),
+        "values": [value_json(v) for v in s.values],
         "processes": list(s.movers),
-        "writes": dict(s.writes),
-        "state": dict(s.state),
+        "writes": typed(s.writes),
+        "state": typed(s.state),
     }
     if s.crash:
         out["crash"] = True
@@ -196,7 +220,7 @@ def _step_of(d: dict) -> TraceStep:
         kind,
         str(d["label"]),
         None if d.get("channel") is None else str(d["channel"]),
-        tuple(str(v) for v in d.get("values", ())),
+        tuple(shown_value(v) for v in d.get("values", ())),
         tuple(str(p) for p in d.get("processes", ())),
         _cells_of(d.get("writes", {})),
         _cells_of(d["state"]),
@@ -212,7 +236,7 @@ def _failure_json(f: Failure) -> dict[str, object]:
     if f.expression is not None:
         out["expression"] = f.expression
     if f.cells:
-        out["cells"] = dict(f.cells)
+        out["cells"] = typed(f.cells)
     if f.waiting:
         out["waiting"] = [
             {
