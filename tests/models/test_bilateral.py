@@ -102,3 +102,15 @@ def test_certificate_is_accepted_and_a_wrong_engine_count_rejected() -> None:
     cert["sha256"] = certificate_hash(cert)
     verdict = check(cert)
     assert not verdict.accepted and "obligation 4" in verdict.reason
+
+
+def test_every_k_closed_form_is_the_engines_count():
+    """paperA.bilateral.every-k's 3^k - 2^k - 1 (the naive rule's mixed crash points, by
+    induction) is the state graph's count for k = 2..4 and the phase model's for k <= 9."""
+    from fito.models.epochs import bilateral_count as bc
+
+    for k in range(1, 10):
+        assert bc.predicted(k, "latest").mixed_points == 3**k - 2**k - 1
+        assert bc.predicted(k, "bilateral").mixed_points == 0
+    for k in range(2, 5):
+        assert bc.count(k, "latest").mixed_points == 3**k - 2**k - 1
