@@ -116,6 +116,7 @@ class _Walker:
         self.cell_dims: dict[str, tuple[str | None, ...]] = {}  # cell -> symmetric type per index
         self.chan_fields: dict[str, tuple[str | None, ...]] = {}
         self.consts: set[str] = set()
+        self.locals: set[str] = set()  # process variables (they shadow cells of that name)
         for d in model.spec.decls:
             if isinstance(d, A.TypeDecl) and d.name in types and isinstance(d.rhs, A.SetType):
                 for item in d.rhs.items:
@@ -129,6 +130,8 @@ class _Walker:
                     self.chan_fields[name] = kinds
             elif isinstance(d, A.ConstDecl):
                 self.consts.add(d.name)
+            elif isinstance(d, A.ProcessDecl):
+                self.locals.update(v.name for v in d.locals)
 
     def _named(self, t: A.TypeExpr | None) -> str | None:
         return t.name if isinstance(t, A.TypeName) and t.name in self.types else None
@@ -203,6 +206,15 @@ class _Walker:
                     f"cell {d.name} is indexed twice by symmetric type {t} (not supported yet)",
                     d.span,
                 )
+        kinds = sorted(set(x for x in dims if x is not None))
+        for later in kinds[1:]:
+            self._refuse(
+                later,
+                "T204",
+                f"cell {d.name} is indexed by two symmetric types ({kinds[0]} and {later}): "
+                "not supported yet",
+                d.span,
+            )
         for p, dim in zip(d.indices, dims):
             scope[p.name] = None if dim is None else Bound(dim, _INIT, p.span)
             if dim is None:
@@ -324,6 +336,16 @@ class _Walker:
                     )
                     return None
                 return b.type
+            whole = [x for x in self.cell_dims.get(e.id, ()) if x is not None]
+            if whole and e.id not in self.locals:
+                self._refuse(
+                    whole[0],
+                    "T204",
+                    f"the array {e.id} over symmetric type {whole[0]} is used whole (only its "
+                    "elements, or a copy to an array of the same shape, are supported)",
+                    e.span,
+                )
+                return None
             if e.id in self.members:
                 t = self.members[e.id]
                 self._refuse(
@@ -395,6 +417,15 @@ class _Walker:
             dims = self.cell_dims.get(root.id, ())
         else:
             self.plain(root, scope, "an indexed value")
+        rest = [x for x in dims[len(chain) :] if x is not None]
+        if rest and isinstance(root, A.Name):
+            self._refuse(
+                rest[0],
+                "T204",
+                f"part of the array {root.id} over symmetric type {rest[0]} is used whole "
+                "(only its elements are supported)",
+                e.span,
+            )
         for k, idx in enumerate(chain):
             want = dims[k] if k < len(dims) else None
             if want is None:
@@ -467,9 +498,20 @@ class _Walker:
     def assigns(self, items: tuple[object, ...], scope: Scope) -> None:
         for a in items:
             if isinstance(a, A.Assign):
-                if isinstance(a.target, A.Index):
-                    self.index(a.target, scope)
-                self.plain(a.value, scope, "an assigned value")
+                t, v = a.target, a.value
+                if (
+                    isinstance(t, A.Name)
+                    and isinstance(v, A.Name)
+                    and t.id in self.cell_dims
+                    and v.id in self.cell_dims
+                    and self.cell_dims[t.id] == self.cell_dims[v.id]
+                ):
+                    continue  # a whole-array copy between arrays of the same shape
+                if isinstance(t, A.Index):
+                    self.index(t, scope)
+                elif isinstance(t, A.Name):
+                    self.value(t, scope)
+                self.plain(v, scope, "an assigned value")
             elif isinstance(a, A.AssignLoop):
                 t = self.type_expr(a.domain, scope)
                 inner = dict(scope)

@@ -83,6 +83,25 @@ def test_ranges_refuse_order_arithmetic_and_numbers_as_indices() -> None:
         assert [d.code for d in proof.diagnostics][:1] == [code], body
 
 
+def test_whole_arrays_only_between_arrays_of_the_same_shape() -> None:
+    base = (
+        "symmetric type D = 0..2\ndomain p[i: D]: 0..1 = 0 durable\n"
+        "domain r[i: D]: 0..1 = 0 durable\ndomain q[i: 0..2]: 0..1 = 0 durable\n"
+    )
+    assert prove(_model(base + "process P = {r := p} -> P\n")).sound == ("D",)
+    for body in ("process P = {q := p} -> P\n", "process P = {r := q} -> P\n"):
+        assert [d.code for d in prove(_model(base + body)).diagnostics] == ["T204"], body
+
+
+def test_a_cell_over_two_symmetric_types_keeps_one_of_them() -> None:
+    text = (
+        "symmetric type A = {a0, a1}\nsymmetric type B = {b0, b1}\n"
+        "domain m[i: A][j: B]: Bool = false durable\n"
+    )
+    proof = prove(_model(text))
+    assert proof.sound == ("A",) and proof.diagnostics[0].code == "T204"
+
+
 def test_asymmetric_initial_values_and_cells_of_the_type_are_refused() -> None:
     base = "symmetric type Dom = {gpu, host}\n"
     init = prove(_model(base + "domain p[d: Dom]: Bool = (d == gpu) durable\n"))
