@@ -513,9 +513,9 @@ class _Walker:
                     self.value(t, scope)
                 self.plain(v, scope, "an assigned value")
             elif isinstance(a, A.AssignLoop):
-                t = self.type_expr(a.domain, scope)
+                over = self.type_expr(a.domain, scope)
                 inner = dict(scope)
-                inner[a.var] = None if t is None else Bound(t, _LIVE, a.span)
+                inner[a.var] = None if over is None else Bound(over, _LIVE, a.span)
                 self.assigns((a.body,), inner)
             elif isinstance(a, A.BlockIf):
                 self.plain(a.cond, scope, "a condition")
