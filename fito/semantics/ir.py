@@ -32,7 +32,7 @@ from fito.diagnostics import Span
 from fito.lang import nodes as A
 from fito.lang.arithmetic import DIVISION, ZeroDivisor, divide, zero_divisor
 from fito.lang.resolve.consteval import evaluate as evaluate_constant
-from fito.lang.resolve.model import BOOL, IntRange, IntT, Model, SetT, ValueType
+from fito.lang.resolve.model import BOOL, IntRange, IntT, Model, SetT, ValueType, within
 from fito.semantics.rules.refusal import check_expansion, values_of
 from fito.semantics.state.layout import Layout
 
@@ -314,6 +314,9 @@ def check(a: IR, t: ValueType, err: int) -> IR:
     """a, which must be a value of t (M001 otherwise)."""
     if isinstance(t, IntT) and t.lo is None:
         return a
+    if a[0] == "chk" and a[2].kind() == t.kind() and within(a[2], t):
+        return a  # checked already against a type within t: this check cannot fail (a chain
+        # of calls `f1(x) = f2(x)`, ... would otherwise nest its checks, quadratic in length)
     return fold(("chk", a, t, err))
 
 

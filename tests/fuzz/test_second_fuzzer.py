@@ -123,6 +123,21 @@ CASES: dict[str, Expect] = {
         nested_choices("c!((" + " + ".join(f"v{i}" for i in range(10)) + ") % 10) -> STOP"),
         {3},
     ),
+    "chain-of-10000-functions": spec(
+        "check SPEC",
+        "".join(f"fun f{i}(x: 0..1): 0..1 = f{i + 1}(x)\n" for i in range(10_000))
+        + "fun f10000(x: 0..1): 0..1 = x\ndomain d: 0..1 = 0 volatile\nchannel c\n"
+        "process P = c {d := f0(d)} -> P\nsystem P\nassert :[deadlock free]\n",
+        {0},
+        "holds (1 states, 1 transitions",
+    ),
+    "lts-20000-constants-each-naming-the-next": spec(
+        "lts SPEC",
+        "".join(f"const K{i} = K{i + 1}\n" for i in range(20_000))
+        + "const K20000 = 1\nchannel c: (0..3)\nprocess P = c!K0 -> P\nsystem P\n",
+        {0},
+        "digraph",
+    ),
     "deadlock-offering-a-process-variable": spec(
         "check SPEC",
         "channel c: (0..3)\nprocess P\n  var v: 0..3 = 1\n  = c!v -> P\n"

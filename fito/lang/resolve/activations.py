@@ -176,22 +176,61 @@ class ActivationRules:
             name: set(_called_functions(fn.decl.body, self.functions))
             for name, fn in self.functions.items()
         }
-        for start in sorted(calls):
-            stack, seen = list(calls[start]), set()
-            while stack:
-                n = stack.pop()
-                if n == start:
-                    self.err(
-                        "R008",
-                        f"function '{start}' calls itself",
-                        self.functions[start].decl.name_span,
-                        hint="functions are not recursive: unfold the "
-                        "recursion by hand, or write a process",
-                    )
-                    break
-                if n not in seen:
-                    seen.add(n)
-                    stack.extend(calls.get(n, ()))
+        for start in sorted(_on_cycles(calls)):
+            self.err(
+                "R008",
+                f"function '{start}' calls itself",
+                self.functions[start].decl.name_span,
+                hint="functions are not recursive: unfold the "
+                "recursion by hand, or write a process",
+            )
+
+
+def _on_cycles(calls: dict[str, set[str]]) -> set[str]:
+    """The functions that can reach themselves through calls: those in a strongly connected
+    component of more than one, or calling themselves (Tarjan's algorithm, without recursion:
+    linear in the calls, where a search from every function was quadratic in a chain)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: set[str] = set()
+    for root in sorted(calls):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(calls[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is not None:
+                if w not in calls:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(calls[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1 or v in calls[v]:
+                    out.update(component)
+    return out
 
 
 def _nodes(e: object) -> Iterator[object]:

@@ -52,7 +52,7 @@ class DeclarationRules:
     failed: set[str]
     enum_decls: set[int]
     diagnostics: list[Diagnostic]
-    _evaluating: list[str]
+    _evaluating: dict[str, None]  # the names being evaluated, in order (a set: O(1) `in`)
     _type_cache: dict[str, ValueType | None]
 
     def err(
@@ -117,7 +117,8 @@ class DeclarationRules:
             return None
         assert isinstance(decl, A.ConstDecl)
         if name in self._evaluating:
-            cycle = self._evaluating[self._evaluating.index(name) :]
+            order = list(self._evaluating)
+            cycle = order[order.index(name) :]
             self.err(
                 "R006",
                 f"constant '{name}' depends on itself",
@@ -126,14 +127,14 @@ class DeclarationRules:
             )
             self.failed.update(cycle)
             return None
-        self._evaluating.append(name)
+        self._evaluating[name] = None
         try:
             reported = len(self.diagnostics)
             vtype = self.infer(decl.value, {})
             clean = vtype is not None and len(self.diagnostics) == reported
             value = self.const_eval(decl.value) if clean else None  # no second error
         finally:
-            self._evaluating.pop()
+            self._evaluating.pop(name, None)
         if value is None or name in self.failed:
             self.failed.add(name)
             return None
@@ -248,17 +249,16 @@ class DeclarationRules:
             if got is None and name in self._evaluating:
                 _, _, span = self.names[name]
                 self.err("R007", f"type '{name}' is defined in terms of itself", span)
-                self._evaluating.remove(name)  # report the cycle once
+                del self._evaluating[name]  # report the cycle once
             return got
         self._type_cache[name] = None
         decl = self.names[name][1]
         assert isinstance(decl, A.TypeDecl)
-        self._evaluating.append(name)
+        self._evaluating[name] = None
         try:
             result = self._type_of(name, decl)
         finally:
-            if name in self._evaluating:
-                self._evaluating.remove(name)
+            self._evaluating.pop(name, None)
         self._type_cache[name] = result
         if result is not None:
             self.types[name] = result

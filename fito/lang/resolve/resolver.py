@@ -60,7 +60,7 @@ class Resolver(ActivationRules, DeclarationRules):
         self.quantifiers: list[ValueType | None] = []  # domains of the enclosing quantifiers
         self.failed: set[str] = set()  # names whose definition was reported as wrong
         self.enum_decls: set[int] = set()  # ids of the type declarations that are enumerations
-        self._evaluating: list[str] = []
+        self._evaluating: dict[str, None] = {}
         self._type_cache: dict[str, ValueType | None] = {}
         self._suggestions: dict[tuple[str, str | None], str | None] = {}
         self.variables: dict[str, tuple[Variable, ...]] = {}
