@@ -44,7 +44,10 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
         head += f" ({v.reason or 'no verdict'}; {stats})"
     lines = [head]
     if v.invariant:
-        lines.append("  inductive invariant (each conjunct holds in every reachable state):")
+        lines.append(
+            "  inductive invariant (with every cell within its type, each conjunct holds "
+            "in every reachable state):"
+        )
         lines.extend(f"    {conjunct}" for conjunct in v.invariant)
         if v.kernel:
             lines.append(f"  certificate: {v.kernel}")

@@ -227,8 +227,14 @@ class SymbolicSearch:
             return replace(proof, kernel=f"no certificate: {exc}")
         if not result.accepted:
             return replace(proof, kernel=f"the kernel rejected the certificate: {result.reason}")
-        tags = ", ".join(result.trusted) or "none"
-        text = f"{result.obligations} obligations re-checked by the kernel; trust tags: {tags}"
+        kinds = [ob["kind"] for ob in cert["obligations"]]
+        trusted = kinds.count("trusted")
+        text = (
+            f"{len(kinds)} obligations checked by the kernel, {len(kinds) - trusted} by "
+            "Farkas multipliers"
+        )
+        text += f", {trusted} on Z3's word ({', '.join(result.trusted)})" if trusted else ""
+        text += "; trust tags: " + (", ".join(result.trusted) or "none")
         return replace(proof, certificate=cert, kernel=text)
 
 
