@@ -407,3 +407,104 @@ register(
         bilateral_every_k,
     )
 )
+
+
+# ---------------------------------------------------------------- the FITO mistake, typed
+def _pipeline_reference() -> dict[str, Any]:
+    """The typing of the pipeline family (fito.models.epochs.pipelines) written from the
+    rules of the calculus (LANGUAGE.md, docs/types.md), independently of the checker: the
+    diagnostics each pipeline must get, as formulas in its coordinates x, y, c, s, r."""
+    conv_needed = ["<=", "s", 1]  # resume, restore need a Conv; log takes either
+    direct = ["=", "c", 0]  # v is x itself
+    converged = ["=", "c", 1]  # v = converge(Trained, e1, x, y)
+    return {
+        # a Snap (x read by snapshot of one domain, with or without an epoch) as a Conv
+        "FITO001": ["and", conv_needed, direct, ["<=", "x", 2]],
+        # a product of snapshots of two domains as one atomic snapshot
+        "FITO004": ["and", conv_needed, direct, ["=", "x", 3]],
+        # a converge argument without an epoch: x unread with @ (0, the product 3) or y
+        "FITO006": ["and", converged, ["or", ["=", "x", 0], ["=", "x", 3], ["=", "y", 0]]],
+        # an argument at e2 converged at e1 with no fact that e2 = e1
+        "FITO002": ["and", converged, ["=", "r", 0], ["or", ["=", "x", 2], ["=", "y", 2]]],
+    }
+
+
+def snap_vs_conv() -> Outcome:
+    """The type checker's diagnostics on every pipeline of the family against the
+    reference typing, code by code, recounted by the kernel."""
+    from fito.models.epochs import pipelines as pl
+
+    verdicts = pl.type_check()
+    reference = _pipeline_reference()
+    number = [
+        "+",
+        "x",
+        ["*", 5, ["+", "y", ["*", 3, ["+", "c", ["*", 2, ["+", "s", ["*", 3, "r"]]]]]]],
+    ]
+    box = [list(b) for b in pl.BOX]
+    others = {c for cs in verdicts.codes.values() for c in cs} - set(reference)
+    if others:
+        return unknown(
+            f"the checker gives diagnostics the reference does not type: {sorted(others)}"
+        )
+    from fito.proof.kernel.expr import compile_expr, parse  # lazy-import: an evaluator
+
+    names = [b[0] for b in pl.BOX]
+    for diagnostic, where in reference.items():
+        run = compile_expr(parse(where))
+        typed = sorted(pl.code(p) for p in pl.family() if run(dict(zip(names, p))))
+        if typed != verdicts.with_code(diagnostic):
+            odd = sorted(set(typed) ^ set(verdicts.with_code(diagnostic)))
+            return unknown(
+                f"{diagnostic}: the checker and the reference typing disagree on pipelines "
+                f"{odd[:8]} (fito.models.epochs.pipelines.source shows them)"
+            )
+    obligations = []
+    for diagnostic, where in reference.items():
+        found = verdicts.with_code(diagnostic)
+        obligations.append(
+            enumeration(
+                box,
+                "set",
+                found,
+                expr=number,
+                where=where,
+                note=f"the pipelines fito's type checker gives {diagnostic}: exactly the "
+                "reference's",
+            )
+        )
+    accepted = ["not", ["or", *reference.values()]]
+    obligations.append(
+        enumeration(
+            box,
+            "set",
+            verdicts.accepted(),
+            expr=number,
+            where=accepted,
+            note="the pipelines the type checker accepts: exactly those the reference types",
+        )
+    )
+    return proved(*obligations)
+
+
+register(
+    Claim(
+        "paperA.snap-vs-conv.pipelines",
+        "the FITO mistake is a type error in fito's pipeline calculus",
+        "For every pipeline of the family of fito.models.epochs.pipelines (180 pipelines: "
+        "x read as snapshot(model) without an epoch, @ e1 or @ e2, as the product "
+        "snapshot(model, optim), or as commit(Trained, e1, model); used directly or "
+        "converged at e1 with y = snapshot(optim) without an epoch, @ e1 or @ e2; then "
+        "resume, restore or log; with or without `require e2 == e1`), fito's type checker "
+        "reports FITO001 (snap-as-conv) exactly when a Snap reaches resume or restore, "
+        "FITO004 (product-as-atomic) exactly when the product does, FITO006 exactly when a "
+        "converge argument has no epoch, FITO002 exactly when an argument at e2 is "
+        "converged at e1 with no fact that e2 = e1, nothing else, and accepts exactly the "
+        "other pipelines: the reference typing written from the calculus's rules, the sets "
+        "recounted by the kernel.",
+        "fito.models.epochs.pipelines.family(): 180 pipelines, fito.check_text",
+        "type-checking+enumeration",
+        snap_vs_conv,
+        timeout=120,
+    )
+)
