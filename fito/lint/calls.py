@@ -30,6 +30,7 @@ from fito.lint.values import (
     FILE,
     INFERRED,
     LISTING,
+    LOADED,
     SERIAL,
     TMP,
     UNKNOWN,
@@ -179,6 +180,8 @@ class Calls(Evaluator):
         instance = Value(text="{" + name + "()}", flags=frozenset(("class:" + cls,)))
         if init is not None and id(init) in index.relevant:
             if index is not self.index:
+                if not self.helper_size_ok(init):
+                    return instance
                 self.adopt(init, index)
             self.inline(node, init, args, kw, instance, name)
         return instance
@@ -187,6 +190,9 @@ class Calls(Evaluator):
         raise NotImplementedError
 
     def adopt(self, fn: FunctionNode, index: ModuleIndex) -> None:
+        raise NotImplementedError
+
+    def helper_size_ok(self, fn: FunctionNode) -> bool:
         raise NotImplementedError
 
     def escape(self, v: Value) -> None:
@@ -319,8 +325,14 @@ class Calls(Evaluator):
         path = _arg(args, kw, 0, "f", "filename")
         ident = self.identity(node)
         self.emit(Load(site_of(node), self.ctx, path, ident))
+        qual = self.index.qualify(node.func) or ""
+        whole = qual == "torch.load" or qual.startswith("safetensors.")
         return Value(
-            text=path.text, names=path.names, selections=path.selections, loads=frozenset((ident,))
+            text=path.text,
+            names=path.names,
+            selections=path.selections,
+            loads=frozenset((ident,)),
+            flags=frozenset((LOADED,)) if whole else frozenset(),
         )
 
     def c_from_pretrained(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:

@@ -32,6 +32,7 @@ class Context:
     #: a subset of the ranks gets here (`if dp_rank == 0:`, `if tp_rank == 0:`): not rank 0
     #: alone, not every rank
     subset: bool = False
+    frame: int = 0  # which call of which function (one number per inlined call in a trace)
 
     def compatible(self, other: Context) -> bool:
         """Both can run in one execution: no `if` is taken on two different arms."""

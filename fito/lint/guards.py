@@ -154,7 +154,9 @@ def _single_process(test: ast.expr) -> bool:
 def terminates(body: list[ast.stmt]) -> bool:
     """The block always leaves (return, raise, continue, break): what follows runs only
     otherwise."""
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+    return bool(body) and (
+        isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)) or _exits(body[-1])
+    )
 
 
 _EXISTS = frozenset(
@@ -206,8 +208,20 @@ def warns(body: list[ast.stmt]) -> bool:
 
 
 def reraises(body: list[ast.stmt]) -> bool:
-    """An exception handler that does not swallow: it ends by raising."""
-    return bool(body) and isinstance(body[-1], ast.Raise)
+    """An exception handler that does not swallow: it ends by raising (or exiting)."""
+    return bool(body) and (isinstance(body[-1], ast.Raise) or _exits(body[-1]))
+
+
+_EXIT_CALLS = frozenset(("sys.exit", "exit", "quit", "os._exit", "os.abort"))
+
+
+def _exits(stmt: ast.stmt) -> bool:
+    """`sys.exit(1)`, `os._exit(2)`: the process ends here."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and (dotted(stmt.value.func) or "") in _EXIT_CALLS
+    )
 
 
 def is_rank0_decorator(node: ast.expr) -> bool:

@@ -28,6 +28,11 @@ from fito.source import DEFAULT_MAX_BYTES, Source, read_source
 MAX_MODULE_DEPTH = 6
 #: modules parsed per run at most beyond the files given (a bound on what a walk can pull in)
 MAX_MODULES = 2_000
+#: a function of another module is followed only if it is a helper of at most this many
+#: statements (nested ones counted): save and load wrappers, "latest" finders, small
+#: checkpoint managers. A framework's own 300-line `load_checkpoint` is not inlined into
+#: every script that calls it; it is linted in its own file, as an entry point there.
+MAX_HELPER_STATEMENTS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,7 @@ class Project:
     _files: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _resolved: dict[tuple[str, str], Callee | None] = field(default_factory=dict)
     _closing: set[str] = field(default_factory=set)
+    _sizes: dict[int, int] = field(default_factory=dict)
     parsed: int = 0  # modules parsed (the cache's size, for tests and the bench)
     #: ids of the functions some other module of the project calls: they are walked where
     #: they are called (with their arguments), not as entry points of their own file
@@ -67,7 +73,7 @@ class Project:
                         self.called_elsewhere.add(id(callee.fn))
                     elif callee.cls is not None:
                         for m in callee.index.classes[callee.cls].methods.values():
-                            if m.name in used or m.name == "__init__":
+                            if (m.name in used or m.name == "__init__") and self.inlinable(m):
                                 self.called_elsewhere.add(id(m))
 
     @classmethod
@@ -134,6 +140,8 @@ class Project:
                         if callee.fn is None and callee.cls is not None:
                             info = callee.index.classes[callee.cls]
                             for m in info.methods.values():
+                                if not self.inlinable(m):
+                                    continue
                                 if id(m) in callee.index.relevant:
                                     relevant_methods.add(m.name)
                                 if id(m) in callee.index.saving:
@@ -166,6 +174,13 @@ class Project:
         self._resolved[key] = found
         return found
 
+    def inlinable(self, fn: FunctionNode) -> bool:
+        """Small enough to be followed from another module (MAX_HELPER_STATEMENTS)."""
+        key = id(fn)
+        if key not in self._sizes:
+            self._sizes[key] = sum(1 for n in ast.walk(fn) if isinstance(n, ast.stmt))
+        return self._sizes[key] <= MAX_HELPER_STATEMENTS
+
     def _resolve(self, index: ModuleIndex, qual: str) -> Callee | None:
         level = len(qual) - len(qual.lstrip("."))
         parts = qual.lstrip(".").split(".")
@@ -180,12 +195,15 @@ class Project:
                 return None
             rest = parts[cut:]
             if len(rest) == 1 and rest[0] in target.functions:
-                return Callee(target.functions[rest[0]], None, target)
+                fn = target.functions[rest[0]]
+                return Callee(fn, None, target) if self.inlinable(fn) else None
             if len(rest) == 1 and rest[0] in target.classes:
                 return Callee(None, rest[0], target)
             if len(rest) == 2 and rest[0] in target.classes:
                 method = target.method(rest[0], rest[1])
-                return Callee(method, rest[0], target) if method is not None else None
+                if method is None or not self.inlinable(method):
+                    return None
+                return Callee(method, rest[0], target)
             if len(rest) == 1 and rest[0] in target.imports:  # re-exported: `from .a import f`
                 if len(self._closing) < MAX_MODULE_DEPTH:
                     return self.resolve(target, target.imports[rest[0]])

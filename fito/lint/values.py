@@ -20,7 +20,8 @@ Site = tuple[int, int, int, int]
 LOOP = "loop:"
 #: COPIED: a copy of the tensors (`.cpu()`, `.clone()`, `copy.deepcopy`), not the live ones
 #: ENTRY: an entry of a loaded checkpoint (`ckpt["model"]`), not the whole of it
-COPIED, ENTRY = "copied", "entry"
+#: LOADED: the very object `torch.load` (or safetensors' loader) returned
+COPIED, ENTRY, LOADED = "copied", "entry", "loaded"
 TMP, LISTING, CONFIG, BUFFER, FILE, EXECUTOR, SERIAL, NUMBER, INFERRED = (
     "tmp",
     "listing",

@@ -245,7 +245,11 @@ def kind_of_key(key: str) -> str | None:
         toks.pop()
     if not toks:
         return MODEL if key == "state_dict" else None
-    return _KIND_OF_TOKEN.get(toks[-1])
+    for t in reversed(toks):  # `optim_g`, `optimizer_d`: the component word, then a suffix
+        kind = _KIND_OF_TOKEN.get(t)
+        if kind is not None:
+            return kind
+    return None
 
 
 def is_scheduler_class(name: str) -> bool:

@@ -30,6 +30,7 @@ class Walker(Calls):
         self.home = index
         self.project = project
         self.fn_index: dict[int, ModuleIndex] = {}  # functions of other modules: their module
+        self.frames = 0  # inlined calls so far (each gets its own Context.frame)
         self.cls: str | None = None
         self.stack: list[int] = []
         self.local_defs: list[dict[str, FunctionNode]] = [{}]
@@ -122,9 +123,12 @@ class Walker(Calls):
         if cls is None and dotted(func.value) in self.index.classes:
             cls = dotted(func.value)
         method = index.method(cls, func.attr) if cls else None
+        if method is not None and index is not self.index:
+            if self.project is None or not self.project.inlinable(method):
+                return None  # a large method of another module: linted in its own file
+            self.adopt(method, index)
+            return method, cls
         if method is not None:
-            if index is not self.index:
-                self.adopt(method, index)
             return method, cls
         name = dotted(func)
         head = name.partition(".")[0] if name else ""
@@ -150,6 +154,9 @@ class Walker(Calls):
 
     def adopt(self, fn: FunctionNode, index: ModuleIndex) -> None:
         self.fn_index[id(fn)] = index
+
+    def helper_size_ok(self, fn: FunctionNode) -> bool:
+        return self.project is not None and self.project.inlinable(fn)
 
     def module_index(self, path: str) -> ModuleIndex:
         found = self.project.index(path) if self.project is not None else None
@@ -192,7 +199,10 @@ class Walker(Calls):
         self.packed, self.packed_kw = {}, {}
         self._bind_params(fn, args, kw, method=cls is not None)
         rank0 = self.ctx.rank0 or any(guards.is_rank0_decorator(d) for d in fn.decorator_list)
-        self.ctx = replace(self.ctx, calls=self.ctx.calls + (site_of(node),), rank0=rank0)
+        self.frames += 1
+        self.ctx = replace(
+            self.ctx, calls=self.ctx.calls + (site_of(node),), rank0=rank0, frame=self.frames
+        )
         self.cls, self.module_scope = cls, False
         self.stack.append(id(fn))
         self.returns.append([])

@@ -155,3 +155,53 @@ def save(iteration, model, args):
     assert lint(tmp_path, text.format(before="pass", inside="pass")) == [(13, "FITOL006")]
     assert lint(tmp_path, text.format(before="pass", inside=barrier)) == [(13, "FITOL006")]
     assert lint(tmp_path, text.format(before=barrier, inside="pass")) == []
+
+
+def test_what_a_resume_does_on_purpose_is_not_a_skipped_restore(tmp_path: Path) -> None:
+    got = lint(
+        tmp_path,
+        """import os
+import sys
+
+import torch
+
+
+def load(model, optimizer, scheduler, d):
+    tracker = os.path.join(d, "latest_checkpointed_iteration.txt")
+    iteration = 0
+    if os.path.isfile(tracker):  # which step to read: the tracker, not the step counter
+        with open(tracker) as f:
+            iteration = int(f.read())
+    sd = torch.load(os.path.join(d, f"iter_{iteration}", "model.pt"))
+    model.load_state_dict(sd["model"])
+    try:
+        optimizer.load_state_dict(sd["optimizer"])
+    except KeyError:
+        print("the checkpoint has no optimizer state")
+        sys.exit(1)  # the resume stops: nothing goes on without it
+    if "lr_scheduler" in sd:  # an older key: both arms restore the scheduler
+        scheduler.load_state_dict(sd["lr_scheduler"])
+    else:
+        scheduler.load_state_dict(sd["opt_param_scheduler"])
+    return iteration
+""",
+    )
+    assert got == []
+
+
+def test_a_full_checkpoint_as_weights_needs_the_load_in_view(tmp_path: Path) -> None:
+    text = """import torch
+
+
+def helper_load(path):
+    return torch.load(path)
+
+
+def resume(model, optimizer, path):
+    ckpt = {load}
+    model.load_state_dict(ckpt, strict=False)
+    optimizer.load_state_dict(ckpt["optimizer"])
+"""
+    assert lint(tmp_path, text.format(load="torch.load(path)")) == [(10, "FITOL054")]
+    # loaded by a helper: what it returns is not seen as a whole checkpoint
+    assert lint(tmp_path, text.format(load="helper_load(path)")) == []

@@ -146,3 +146,21 @@ def test_nothing_outside_the_tree_and_unresolvable_names_are_left_alone(tmp_path
         },
     )
     assert codes(tmp_path)["train.py"] == []
+
+
+def test_a_large_function_of_another_module_is_linted_in_its_own_file(tmp_path: Path) -> None:
+    from fito.lint.project import MAX_HELPER_STATEMENTS
+
+    def helper(n: int) -> str:
+        filler = "".join(f"    x{i} = {i}\n" for i in range(n))
+        return f"import torch\n\n\ndef save_model(model):\n{filler}" + (
+            '    torch.save(model.state_dict(), "ckpt/model.pt")\n'
+        )
+
+    train = "import utils\n\n\ndef train(model):\n    utils.save_model(model)\n"
+    write(tmp_path, {"utils.py": helper(3), "train.py": "import torch\n" + train})
+    small = codes(tmp_path)  # a helper: its save is the call's, reported in train.py
+    assert small == {"train.py": [(6, "FITOL003")], "utils.py": []}
+    write(tmp_path, {"utils.py": helper(MAX_HELPER_STATEMENTS)})
+    large = codes(tmp_path)  # a framework's function: linted where it is defined
+    assert large == {"train.py": [], "utils.py": [(MAX_HELPER_STATEMENTS + 5, "FITOL003")]}

@@ -43,6 +43,8 @@ def check_before(trace: Trace) -> list[Finding]:
         for i, s in saves:
             if i <= j or s.site in split or s.ctx.loops != m.ctx.loops:
                 continue
+            if s.ctx.frame != m.ctx.frame:  # one function's protocol, not two neighbours'
+                continue
             if not s.ctx.compatible(m.ctx):
                 continue
             if first_after(trace, i, s, lambda e, s=s: is_marker(e, [s])) is not None:

@@ -16,7 +16,7 @@ from fito.lint import vocab
 from fito.lint.events import Event, KeyRead, Load, Restore, Save, Trace
 from fito.lint.index import ModuleIndex, dotted
 from fito.lint.rules.common import Finding, frame_site, line, shown
-from fito.lint.values import ENTRY, Site, Value, component_kinds, normal_form
+from fito.lint.values import ENTRY, LOADED, Site, Value, component_kinds, normal_form
 
 MIXED, PARTIAL, WHOLE_AS_WEIGHTS = "FITOL007", "FITOL008", "FITOL054"
 HINT_WHOLE = (
@@ -200,17 +200,29 @@ def check_skipped(trace: Trace) -> list[Finding]:
     ]
     out: list[Finding] = []
     seen: set[str] = set()
+    loads = {e.ident: e for _, e in trace.of(Load)}
     candidates: list[tuple[str, Restore | KeyRead]] = [
         (r.kind, r) for r in restores if r.kind in _STEPS_WITH_WEIGHTS
     ]
-    candidates += [("step counter", e) for e in steps]
+    candidates += [
+        ("step counter", e)
+        for e in steps
+        if not any(  # a tracker or `latest` file read to find the checkpoint: not its step
+            x in loads and vocab.is_marker_path(loads[x].path.text) for x in e.source.loads
+        )
+    ]
     for what, r in candidates:
         if what in seen:
             continue
+        same = [x for w, x in candidates if w == what and x is not r]
         for m in models:
             if not m.ctx.compatible(r.ctx):
                 continue
-            extra = [g for g in r.ctx.skips if g not in m.ctx.skips]
+            extra = [
+                g
+                for g in r.ctx.skips
+                if g not in m.ctx.skips and not _other_arm_restores(g, r, same)
+            ]
             if not extra:
                 continue
             seen.add(what)
@@ -230,6 +242,17 @@ def check_skipped(trace: Trace) -> list[Finding]:
             )
             break
     return out
+
+
+def _other_arm_restores(
+    guard: tuple[int, int, str], r: Restore | KeyRead, same: list[Restore | KeyRead]
+) -> bool:
+    """`if "lr_scheduler" in sd: restore(sd["lr_scheduler"]) else: restore(sd["sched"])`:
+    both arms of the test restore it, so the test skips nothing."""
+    arm = dict(r.ctx.branches).get(guard[0])
+    if arm is None:
+        return False
+    return any(dict(x.ctx.branches).get(guard[0], arm) != arm for x in same)
 
 
 _STEPS_WITH_WEIGHTS = (vocab.OPTIMIZER, vocab.SCHEDULER, vocab.SCALER, vocab.RNG, vocab.DATA)
@@ -254,9 +277,12 @@ def _unrestored_extras(
 ) -> list[Finding]:
     """The RNG state or the data-loader position saved with the checkpoint, never restored."""
     saved: set[str] = set()
-    for s in saves:
-        saved |= component_kinds(s.payload)
-        saved |= {k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k}
+    for s in saves:  # saved in one checkpoint with the weights (a separate file is restored
+        parts = component_kinds(s.payload) | {  # by its own code, often in another module)
+            k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k
+        }
+        if vocab.MODEL in parts:
+            saved |= parts
     restored = {r.kind for r in restores} | {
         vocab.kind_of_key(e.key) for e in events if isinstance(e, KeyRead)
     }
@@ -266,8 +292,14 @@ def _unrestored_extras(
             line_of = next(
                 line(s.site)
                 for s in saves
-                if kind in component_kinds(s.payload)
-                or any(vocab.kind_of_key(k) == kind for k in s.payload.keys)
+                if (
+                    kind in component_kinds(s.payload)
+                    or any(vocab.kind_of_key(k) == kind for k in s.payload.keys)
+                )
+                and (
+                    vocab.MODEL in component_kinds(s.payload)
+                    or any(vocab.kind_of_key(k) == vocab.MODEL for k in s.payload.keys)
+                )
             )
             out.append(
                 Finding(
@@ -361,10 +393,20 @@ def check_whole_as_weights(trace: Trace, saves: list[Save]) -> list[Finding]:
     out: list[Finding] = []
     for _, r in trace.of(Restore):
         assert isinstance(r, Restore)
-        if r.kind != vocab.MODEL or r.strict or not r.source.loads or ENTRY in r.source.flags:
+        if (
+            r.kind != vocab.MODEL
+            or r.strict
+            or LOADED not in r.source.flags  # the object torch.load returned, as it is
+            or ENTRY in r.source.flags
+        ):
             continue
         evidence = None
-        if r.source.loads & keyed:
+        here = {  # loaded in the function that restores it, where the reader sees it too
+            x for x in r.source.loads if x in loads and loads[x].ctx.frame == r.ctx.frame
+        }
+        if not here:
+            continue
+        if here & keyed:
             evidence = "the same loaded checkpoint is read by its entries elsewhere"
         else:
             paths = {normal_form(loads[x].path.text) for x in r.source.loads if x in loads}

@@ -119,7 +119,8 @@ def _disjoint(s: Save, t: Save, ks: frozenset[str], kt: frozenset[str]) -> bool:
 
 
 def _entries(s: Save) -> frozenset[str]:
-    return frozenset(k for k in s.payload.keys if vocab.kind_of_key(k) not in (None, vocab.STEP))
+    """The entries of a saved dictionary, its step counters aside (`mpd`, `optim_g`)."""
+    return frozenset(k for k in s.payload.keys if vocab.kind_of_key(k) != vocab.STEP)
 
 
 def _is_copy(key: str) -> bool:
