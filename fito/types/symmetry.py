@@ -413,8 +413,8 @@ class _Walker:
             root = root.base
         chain.reverse()
         dims: tuple[str | None, ...] = ()
-        if isinstance(root, A.Name) and root.id not in scope:
-            dims = self.cell_dims.get(root.id, ())
+        if isinstance(root, A.Name) and root.id not in scope and root.id not in self.locals:
+            dims = self.cell_dims.get(root.id, ())  # (a process variable shadows a cell)
         else:
             self.plain(root, scope, "an indexed value")
         rest = [x for x in dims[len(chain) :] if x is not None]
