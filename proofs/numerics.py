@@ -20,6 +20,8 @@ engine's word, as for every engine output; tests/models re-run the seeds and com
   lifetime by about 9 (the square law);
 - `fleet.numerics.stagger-square-law`: the same over five ratios, and the exponent of
   the lifetime's power law fitted run by run, with a 99% interval within [3/2, 5/2];
+- `fleet.numerics.synchrony-not-attractor`: synchrony is a fixed point of the exact
+  simulation, and near it a perturbation grows by Theorem 8's N - 1 per cycle;
 - `fleet.numerics.heterogeneity-drift`: two jobs of unequal volumes drift by the same
   amount each cycle, (V_B - V_A)/f(1) + (W_B - W_A) (exact simulation).
 """
@@ -334,4 +336,67 @@ def heterogeneity_drift():
                 f"gaps {[str(g) for g in gaps]}",
             )
         )
+    return proved(*obligations)
+
+
+# ---------------------------------------------------------------- synchrony
+SYNC_JOBS, SYNC_CYCLES = (3, 4, 5, 6), 4
+PAPER_LARGEST = ["-", "N", 1]  # Theorem 8, constant f: the largest multiplier is N - 1
+
+
+def _stored(values: list[Fraction]) -> list[Any]:
+    return [str(v) if v.denominator != 1 else v.numerator for v in values]
+
+
+@claim(
+    id="fleet.numerics.synchrony-not-attractor",
+    title="synchrony is a fixed point but not an attractor",
+    method="simulation+enumeration",
+    model="models/overlap.toml (W = 20, V = 4, f = B = 1, uncapped), N = 3..6; exact "
+    f"simulation, {SYNC_CYCLES} cycles",
+)
+def synchrony_not_attractor():
+    """For N = 3, 4, 5, 6 identical jobs (exact rational simulation): from synchronous
+    phases every job fires with job 0 in every cycle (the firing times relative to job 0's
+    are all 0: a fixed point); from the near-synchronous starts at phase steps 1/(8N) and
+    1/(800N), moving job 1's phase by 1e-9 makes the two runs' relative firing times differ
+    by exactly (N - 1)^k times the initial difference after k = 0..3 cycles: N - 1 is
+    Theorem 8's largest multiplier (the paper's formula, evaluated by the kernel), and
+    shrinking the distance to synchrony a hundredfold leaves the growth unchanged, so no
+    neighbourhood of synchrony is attracted to it."""
+    obligations = []
+    for N in SYNC_JOBS:
+        fleet = fn.load("overlap", jobs=str(N), phases="ramp:0")
+        rel = fn.relative_firings(
+            fn.simulate(fleet, SYNC_CYCLES + 2, exact=True).firings, SYNC_CYCLES
+        )
+        flat = [Fraction(t) for row in rel for t in row]
+        cells = [("k", 0, len(flat) - 1)]
+        obligations.append(
+            enumeration(
+                cells,
+                "all",
+                True,
+                expr=["=", _table(flat, "k"), 0],
+                note=f"N = {N}, synchronous start: the stored relative firing times "
+                f"({len(rel)} cycles x {N - 1} jobs) are all 0",
+            )
+        )
+        for step in (Fraction(1, 8 * N), Fraction(1, 800 * N)):
+            near = fn.load("overlap", jobs=str(N), phases=f"ramp:{step}")
+            ratios = [
+                Fraction(r)
+                for r in fn.separation(near, 1, Fraction(1, 10**9), SYNC_CYCLES, exact=True)
+            ]
+            growth = ["^", instance(PAPER_LARGEST, {"N": N}), "k"]
+            obligations.append(
+                enumeration(
+                    [("k", 0, len(ratios) - 1)],
+                    "all",
+                    True,
+                    expr=["=", _table(ratios, "k"), growth],
+                    note=f"N = {N}, start {step} from synchrony: the stored growth "
+                    f"{_stored(ratios)} is (N - 1)^k",
+                )
+            )
     return proved(*obligations)

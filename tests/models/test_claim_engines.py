@@ -177,3 +177,18 @@ def test_lifetime_exponents_are_least_squares_fits(certificates):
     assert np.allclose(fitted, stored, atol=1e-8)
     # and the stored lifetimes are the seeded runs
     assert [int(Fraction(x)) for x in samples["r8"][:20]] == fn.lifetimes(2, 8, 20, 5000)
+
+
+def test_synchrony_growth_is_the_return_map_engines_largest_multiplier():
+    """fleet.numerics.synchrony-not-attractor: the exact simulator's one-cycle growth near
+    synchrony is the largest eigenvalue of the return-map engine's gap map (f = B = 1),
+    an independent engine, for N = 3..6."""
+    from fito.models.fleet.maps import eigenvalues
+    from fito.models.fleet.returnmap import setting_from_fleet
+
+    for N in (3, 4, 5, 6):
+        near = fn.load("overlap", jobs=str(N), phases=f"ramp:1/{8 * N}")
+        growth = fn.separation(near, 1, Fraction(1, 10**9), 2, exact=True)[1]
+        gm = gap_map(derive(setting_from_fleet(fn.load("overlap", jobs=str(N))), overlapping(N)))
+        assert gm is not None
+        assert max(sp.nsimplify(e) for e in eigenvalues(gm)) == growth == N - 1
