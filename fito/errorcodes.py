@@ -155,6 +155,11 @@ _TABLE = (
         "--distributed was asked for but mpi4py (or its MPI library) is not installed",
     ),
     ("C303", "distributed-jobs", "--jobs with --distributed: one process per rank"),
+    (
+        "C304",
+        "checkpoint-refused",
+        "--resume: the checkpoint is of another spec, number of ranks or partition, or torn",
+    ),
     # FITO type checker: pipeline epoch facts
     (
         "T013",

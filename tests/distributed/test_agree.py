@@ -66,6 +66,7 @@ def test_every_shipped_spec_agrees(ranks: int, speculate_all: bool, tmp_path: Pa
     assert _compare(files, ranks, tmp_path, 60, 200_000, speculate_all) >= 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ranks", "speculate_all"), [(3, True)])
 def test_random_specs_agree(ranks: int, speculate_all: bool, tmp_path: Path) -> None:
     files = []
@@ -90,6 +91,7 @@ def test_more_random_specs_and_a_larger_family_agree(
     assert _compare(files, ranks, tmp_path, 10, 50_000, speculate_all) > 0
 
 
+@pytest.mark.slow
 def test_symmetry_reduced_runs_agree_and_count_the_orbits(tmp_path: Path) -> None:
     """With issue 24's symmetry reduction, canonical representatives are what is hashed to
     an owner: the distributed run stores the orbits the one-process run stores, stands for

@@ -171,10 +171,11 @@ def distributed_search(
     answers.graph = graph
     shard = Shard(comm, ex, positions=ex.packed.packing.positions)
     progress = Progress(limits.progress and shard.me == 0)
-    plan = checkpoint.Plan.of(limits, comm)
+    checkpoint.check_identity(limits, comm, c, shard.positions)
+    plan = checkpoint.Plan.of(limits, comm, c, shard.positions)
     try:
-        if limits.resume is not None:
-            checkpoint.resume(shard, answers, limits, root)
+        if limits.resume is not None and checkpoint.resume(plan, shard, answers, root):
+            graph.engine += f", resumed after level {shard.depth}"
         else:
             _insert_root(shard, root)
             answers.decide_root(root)
@@ -261,6 +262,7 @@ def _speculate(shard: Shard, deadlock: bool) -> Any:
     large one by the ranks' children, once no child learnt anything new."""
     if shard.width < speculation.REPLICATE_BELOW:
         rows, mine = gather_rows(shard.comm, shard.ex.store.keys[shard.lo : shard.hi])
+        shard.learnt.append(("whole", rows, deadlock))  # for rebuilding the codes on resume
         try:
             return replicate(shard.ex, rows, mine, shard.lo, deadlock)
         except StructureGrows as grows:
@@ -275,7 +277,7 @@ def _speculate(shard: Shard, deadlock: bool) -> Any:
         if not learners:
             return spec
         rows = np.concatenate(learners)
-        shard.learnt.append(rows)
+        shard.learnt.append(("learn", rows, deadlock))
         try:
             learn(shard.ex, rows)
         except StructureGrows as grows:

@@ -100,6 +100,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="search across the ranks of an MPI run (`mpiexec -n R fito check --distributed`): "
         "each rank owns a hash shard of the states; rank 0 prints (docs/distributed.md)",
     )
+    p.add_argument(
+        "--checkpoint-dir",
+        metavar="DIR",
+        default=None,
+        help="with --distributed: write checkpoints of the search to DIR (every level, "
+        "unless --checkpoint-every or --checkpoint-minutes says otherwise)",
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="with --distributed: a checkpoint every N levels",
+    )
+    p.add_argument(
+        "--checkpoint-minutes",
+        type=positive_seconds,
+        default=None,
+        metavar="T",
+        help="with --distributed: a checkpoint at the end of the first level after T minutes",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        default=None,
+        help="with --distributed: continue from the last committed level of the checkpoints "
+        "in DIR (refused for another spec, number of ranks or partition); goes on writing there",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,10 +138,18 @@ def run(args: argparse.Namespace) -> int:
     from fito.render.report import render_report  # lazy-import: start-up of every command
     from fito.source import DEFAULT_MAX_BYTES  # lazy-import: start-up of every command
 
+    checkpoints = (args.checkpoint_dir, args.checkpoint_every, args.checkpoint_minutes)
+    if not args.distributed and (
+        args.resume is not None or any(a is not None for a in checkpoints)
+    ):
+        raise UsageError(
+            "--checkpoint-dir, --checkpoint-every, --checkpoint-minutes and "
+            "--resume need --distributed"
+        )
     if args.distributed:
-        refused = _distributed_refusal(args)
-        if refused is not None:
-            return refused
+        status = _distributed_refusal(args)
+        if status is not None:
+            return status
     options = CheckOptions(
         max_states=args.max_states,
         timeout=args.timeout,
@@ -123,13 +159,27 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         reduce=not args.no_reduce,
         distributed=args.distributed,
+        checkpoint_dir=args.checkpoint_dir,
+        checkpoint_every=args.checkpoint_every,
+        checkpoint_minutes=args.checkpoint_minutes,
+        resume=args.resume,
     )
     from fito.check.explore import Progress  # lazy-import: start-up of every command
+
+    refused: tuple[type[Exception], ...] = ()
+    if args.distributed:
+        from fito.check.distributed.checkpoint import (  # lazy-import: MPI runs only
+            CheckpointRefused,
+        )
+
+        refused = (CheckpointRefused,)
 
     Progress.latest = None
     start = time.monotonic()
     try:
         reports = [run_deep(check_file, path, options) for path in args.files]
+    except refused as exc:  # a --resume directory refused: every rank alike
+        return _refuse("C304", str(exc), everyone=False)
     except KeyboardInterrupt:
         print(interrupted(time.monotonic() - start), file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -167,9 +217,13 @@ def _distributed_refusal(args: argparse.Namespace) -> int | None:
     return None
 
 
-def _refuse(code: str, message: str) -> int:
+def _refuse(code: str, message: str, everyone: bool = True) -> int:
+    """Exit status 2 and the diagnostic on standard error (once, from rank 0, when every
+    rank of an MPI run meets it alike)."""
     from fito.errorcodes import lookup  # lazy-import: start-up of every command
 
+    if not everyone and _rank() != 0:
+        return 2
     print(f"fito: error: {message} [{code} {lookup(code).name}]", file=sys.stderr)
     return 2
 
