@@ -62,13 +62,22 @@ def render_verdict(path: str, v: Verdict, verbose: bool = False, explain: bool =
         )
     if v.engine == "ltl" and v.verdict != UNKNOWN:
         lines.append(f"  assuming {', '.join(v.fairness) or 'no fairness (every run counts)'}")
+    where = (
+        None if v.error is None else f"at line {v.error.span.line}, column {v.error.span.column}"
+    )
+    said = False  # the reason names the model error already: say where on its line, once
     if v.verdict == FAILS and v.reason:
-        lines.extend(_reason(v))
-    if v.error is not None:
-        lines.append(
-            f"  model error at line {v.error.span.line}, column {v.error.span.column}: "
-            f"{v.error.message}"
-        )
+        if (
+            v.error is not None
+            and v.reason.startswith("model error [")
+            and v.error.message in (v.reason)
+        ):
+            lines.append("  " + v.reason.replace("]: ", f"] {where}: ", 1))
+            said = True
+        else:
+            lines.extend(_reason(v))
+    if v.error is not None and not said:
+        lines.append(f"  model error {where}: {v.error.message}")
     label = "counterexample" if v.verdict == FAILS else "witness"
     if v.run is not None and (v.verdict == FAILS or v.verdict == HOLDS):
         if v.run.steps or v.run.final.kind == DEADLOCK:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fito import budget
 from fito.diagnostics import Diagnostic, Span
 from fito.lang import nodes as A
+from fito.lang.printer.canonical import print_type
 from fito.lang.resolve.consteval import ConstError, NotConstant, evaluate
 from fito.lang.resolve.costs import MAX_VALUES
 from fito.lang.resolve.model import (
@@ -94,6 +95,7 @@ class DeclarationRules:
                 capacity,
                 decl.durable,
                 len(indices),
+                tuple(print_type(t) for t in decl.indices + decl.fields),
             )
         elif kind == "cell":
             assert isinstance(decl, A.DomainDecl)

@@ -199,6 +199,14 @@ class Channel:
     capacity: int = 0
     durable: bool = False
     arrays: int = 0  # how many leading fields index an array (one FIFO per index, buffered)
+    declared: tuple[str, ...] = ()  # each field's type as declared (`Epoch`), for messages
+
+    def field_text(self, k: int) -> str:
+        """Field k (0-based) for a message: `field 2 of 'c' (Epoch = 0..3)`."""
+        want = show_type(self.fields[k])
+        name = self.declared[k] if k < len(self.declared) else want
+        shown = name if name == want else f"{name} = {want}"
+        return f"field {k + 1} of '{self.name}' ({shown})"
 
     @property
     def buffered(self) -> bool:

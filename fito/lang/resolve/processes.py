@@ -157,7 +157,7 @@ def _check_event(r: Resolver, ev: A.Event, scope: Scope, own: bool) -> tuple[Sco
                 f.span,
                 hint=f"name the buffer: {ev.channel}[i]?x",
             )
-    for f, want in zip(ev.fields, chan.fields):
+    for k, (f, want) in enumerate(zip(ev.fields, chan.fields)):
         if isinstance(f, A.InField):
             inner, own = bind(inner, own, f.var, _input_type(r, ev, f, want)), True
             continue
@@ -167,7 +167,7 @@ def _check_event(r: Resolver, ev: A.Event, scope: Scope, own: bool) -> tuple[Sco
         if got_t.kind() != want.kind():
             r.err(
                 "T003",
-                f"field of '{ev.channel}' must be {want.kind()}, not {got_t.kind()}",
+                f"{chan.field_text(k)} must be {want.kind()}, not {show_type(got_t)}",
                 f.value.span,
             )
             continue
@@ -176,7 +176,7 @@ def _check_event(r: Resolver, ev: A.Event, scope: Scope, own: bool) -> tuple[Sco
             r.diagnostics.append(
                 warning(
                     "T003",
-                    f"value {value} is outside the field type {show_type(want)} of '{ev.channel}'",
+                    f"value {value} is outside {chan.field_text(k)}",
                     f.value.span,
                     hint="this event is a model error wherever it is enabled",
                 )
@@ -266,13 +266,13 @@ def _check_set_item(r: Resolver, item: A.Event, scope: Scope, whole: bool) -> Ch
             else None,
         )
         return None
-    for f, want in zip(item.fields, chan.fields):
+    for k, (f, want) in enumerate(zip(item.fields, chan.fields)):
         value = f.value  # type: ignore[union-attr]
         got = r.infer(value, scope)
         if got is not None and got.kind() != want.kind():
             r.err(
                 "T003",
-                f"field of '{item.channel}' must be {want.kind()}, not {got.kind()}",
+                f"{chan.field_text(k)} must be {want.kind()}, not {show_type(got)}",
                 value.span,
             )
         for name in reads_state(r, value, scope):

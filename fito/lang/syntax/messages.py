@@ -8,6 +8,7 @@ after `+` a value, after `const N =` a value, after `process P =` a process.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -177,7 +178,10 @@ def describe_failure(exc: ParseFailure, m: Machinery, text: str) -> Diagnostic:
         )
     expected = frozenset(m.tables.actions[exc.state])
     ttype = tok[0]
-    if _is_reserved_as_name(tok, expected):
+    reserved = _is_reserved_as_name(tok, expected)
+    if reserved == "in a term" and example_hints(m).get((exc.state, ttype)) is not None:
+        reserved = ""  # a known mistake (`assert P deadlock free`) has its own hint
+    if reserved:
         return error(
             "P007",
             f"'{tok[1]}' is a reserved word and cannot be used as a name",
@@ -207,6 +211,12 @@ def describe_failure(exc: ParseFailure, m: Machinery, text: str) -> Diagnostic:
     hint = example_hints(m).get((exc.state, ttype))
     if hint is None and ttype in DECL_START and ttype not in expected:
         hint = "the declaration before this one is incomplete"
+    if hint is None and ttype == "NAME":
+        hint = did_you_mean(tok[1], expected, m.display)
+    if hint is None and ttype == "NAME" and expected & DECL_START:
+        before = [t for t in m.scanner.scan(text) if t[2] < tok[2]]
+        if before and before[-1][0] == "RBRACE":  # `{x := 1} P`: a block, then a process
+            hint = "a prefix is followed by `->`: {x := 1} -> P, or a {x := 1} -> P"
     return error("P001", f"unexpected {found}{wanted}", span, notes=notes, hint=hint)
 
 
@@ -255,6 +265,15 @@ EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("domain x: T = 0\nconst N = 1", "domain x: T = 0"),
     ),
     ("an invariant is written `assert P |= always <expr>`", ("assert P |= x > 0",)),
+    (
+        "a binder ranges over a type or a set: [] x: {0..2} @ P, forall x: {0..2} @ e",
+        (
+            "process P = [] x: 0..2 @ P",
+            "process P = ||| x: 0..2 @ P",
+            "assert P |= always forall x: 0..2 @ x",
+            "assert P |= always exists x: 0..2 @ x",
+        ),
+    ),
 )
 
 
@@ -366,15 +385,39 @@ def _foreign(exc: ParseFailure, m: Machinery, text: str, at_decl: bool) -> tuple
     return foreign_form(tokens, i, at_decl)
 
 
-def _is_reserved_as_name(tok: tuple[str, str, int, int, int], expected: frozenset[str]) -> bool:
+def did_you_mean(word: str, expected: frozenset[str], display: dict[str, str]) -> str | None:
+    """`did you mean 'process'?` for a name one typo away from a keyword the parser
+    accepts here (as mypy and ruff suggest a close name)."""
+    keywords = {
+        display.get(t, t).strip("'"): t for t in expected if t not in ("NAME", "INT", "$END")
+    }
+    words = [k for k in keywords if k.isalpha()]
+    close = difflib.get_close_matches(word, words, n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+#: Keywords that can stand where a name is expected and mean something there (a declaration
+#: after an incomplete one, `then`/`else` of an `if`): no "reserved word" message for them.
+_STRUCTURAL = DECL_START | {"THEN", "ELSE", "AT", "WITHIN"}
+
+
+def _is_reserved_as_name(tok: tuple[str, str, int, int, int], expected: frozenset[str]) -> str:
+    """A reserved word where only a name would do ("a name"), or inside a term where a
+    keyword that starts no term cannot be meant ("in a term": an enumeration member
+    `{free, busy}`); "" otherwise."""
     word = tok[1]
-    return (
+    if not (
         tok[0] not in ("NAME", "$END")
         and word[:1].isalpha()
         and "NAME" in expected
         and tok[0] not in expected
-        and not (expected & (TERM_START - {"NAME"}))
-    )
+    ):
+        return ""
+    if not (expected & (TERM_START - {"NAME"})):
+        return "a name"
+    if tok[0] not in TERM_START and tok[0] not in _STRUCTURAL and tok[0] not in BINOPS:
+        return "in a term"
+    return ""
 
 
 def _open_bracket_note(values: list[Any]) -> tuple[str, ...]:
