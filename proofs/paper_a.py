@@ -87,6 +87,25 @@ def _assignment(rule: dict[Any, int]) -> dict[str, int]:
     return {view_name(v): d for v, d in rule.items()}
 
 
+def engine_formulas(c: Any) -> dict[str, Any]:
+    """The three requirements over the runs the engine found (not the chain's closed form):
+    what a rule the engine reports must meet, so that its refutation is about its model."""
+    complete = tuple(range(1, c.r + 1))
+    agree, valid, quiet = [], [], []
+    for run in c.runs:
+        a, b = view_name(run.view_a), view_name(run.view_b)
+        agree.append(["=", a, b])
+        if run.ordered == 1 and run.delivered == complete:
+            valid += [["=", a, 1], ["=", b, 1]]
+        if run.ordered == 0:
+            quiet += [["=", a, 0], ["=", b, 0]]
+    return {
+        "agreement": ["and", *agree],
+        "validity": ["and", *valid] if valid else ["=", 0, 1],
+        "integrity": ["and", *quiet] if quiet else ["=", 0, 0],
+    }
+
+
 def _pattern_outcome(c: Any) -> list[Any] | Outcome:
     """The obligations for one pattern's census, or the outcome that stops the claim."""
     from fito.models.epochs import coordinated_attack as ca
@@ -94,9 +113,13 @@ def _pattern_outcome(c: Any) -> list[Any] | Outcome:
     r, pattern, every = c.r, c.pattern, ca.REQUIREMENTS
     names, formulas = requirement_formulas(r, pattern)
     found = c.witness(*every)
-    if found is not None:
+    if found is not None:  # the requirements as the engine's runs state them, and its rule
         return refuted(
-            counterexample(["not", _conjunction(formulas, every)], _assignment(found)),
+            counterexample(
+                ["not", _conjunction(engine_formulas(c), every)],
+                _assignment(found),
+                note=f"{pattern}, r = {r}: the engine's rule meets all three on its runs",
+            ),
             reason=f"{pattern}: a rule meets every requirement",
         )
     engine_names = sorted(view_name(v) for v in c.views)

@@ -151,3 +151,16 @@ def test_an_update_of_another_shape_is_a_diagnosis(monkeypatch):
             opt.adam_bound()
     finally:
         opt.adam_bound.cache_clear()
+
+
+def test_a_link_that_loses_nothing_refutes_the_coordinated_attack(monkeypatch):
+    """Without losses (the link the protocol's remedy would need) the engine finds a rule
+    meeting agreement, validity and integrity: refuted, the rule a counterexample the kernel
+    evaluates on the engine's runs."""
+    from fito.models.epochs import coordinated_attack as ca
+
+    real = ca.simulate
+    monkeypatch.setattr(ca, "simulate", lambda r, p, o, lost: real(r, p, o, frozenset()))
+    results = run("paper_a.py", "paperA.coordinated-attack.r[1-3]")
+    assert_refuted(results, [r.claim.id for r in results])
+    assert len(results) == 3
