@@ -13,7 +13,7 @@ and a cycle. With fairness a component is judged when it is complete
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fito.check.ltl.product import Key, Product, Succ
@@ -54,44 +54,40 @@ def search(
     without it the first such component is taken at once. Raises Limit, Fault, StepFault."""
     every = p.aut.all_sets
     number: dict[Key, int] = {}
+    get = number.get
+    successors = p.successors
+    limit = max_states if max_states is not None else -1
     # per root: its number, the acceptance sets inside, those of the edge into it, its place
     # on `active`, and whether the component has an edge at all
     roots: list[list[int]] = []
     active: list[Key] = []
-    keys: list[Key] = []
-    succs: list[list[Succ]] = []
-    at: list[int] = []
+    frames: list[tuple[Key, Iterator[Succ]]] = []  # the search's path: state, successors left
     transitions = 0
 
     def push(key: Key, acc: int) -> None:
         nonlocal transitions
         n = len(number) + 1
+        if n == limit + 1:
+            raise Limit(f"more than {limit:,} states")
         number[key] = n
         roots.append([n, 0, acc, len(active), 0])
         active.append(key)
-        keys.append(key)
-        out = p.successors(key)
+        out = successors(key)
         transitions += len(out)
-        succs.append(out)
-        at.append(0)
+        frames.append((key, iter(out)))
+        if n & 1023 == 0:
+            stop = tick(n)
+            if stop is not None:
+                raise Limit(stop)
 
     push(root, 0)
-    while keys:
-        i = at[-1]
-        out = succs[-1]
-        if i < len(out):
-            at[-1] = i + 1
-            key, acc, _ = out[i]
-            n = number.get(key)
+    while frames:
+        here, it = frames[-1]
+        for key, acc, _ in it:
+            n = get(key)
             if n is None:
-                if max_states is not None and len(number) >= max_states:
-                    raise Limit(f"more than {max_states:,} states")
                 push(key, acc)
-                if len(number) & 1023 == 0:
-                    stop = tick(len(number))
-                    if stop is not None:
-                        raise Limit(stop)
-                continue
+                break
             if n == 0:
                 continue
             merged = acc
@@ -103,19 +99,17 @@ def search(
             top[4] = 1
             if judge is None and top[1] == every:
                 return Accepting(frozenset(active[top[3] :])), len(number), transitions
-            continue
-        key = keys.pop()
-        succs.pop()
-        at.pop()
-        if number[key] != roots[-1][0]:
-            continue
-        r = roots.pop()
-        members = active[r[3] :]
-        del active[r[3] :]
-        if judge is not None and r[4] and r[1] == every:
-            found = judge(members)
-            if found is not None:
-                return found, len(number), transitions
-        for m in members:
-            number[m] = 0
+        else:  # every successor seen: leave the state; a root closes its component
+            frames.pop()
+            if number[here] != roots[-1][0]:
+                continue
+            r = roots.pop()
+            members = active[r[3] :]
+            del active[r[3] :]
+            if judge is not None and r[4] and r[1] == every:
+                found = judge(members)
+                if found is not None:
+                    return found, len(number), transitions
+            for m in members:
+                number[m] = 0
     return None, len(number), transitions

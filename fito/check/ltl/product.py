@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fito.check.ltl.buchi import Automaton
+from fito.check.ltl.buchi import Automaton, Edge
 from fito.check.ltl.formulas import Atoms
 from fito.lang import nodes as A
 from fito.semantics import compiled as S
 from fito.semantics.compiled import Compiled
 
+RECENT = 4096  # model states whose moves the product keeps (see Product._moves)
 STUTTER = -1  # the rank of the stuttering step of a state without transitions
 Key = tuple[tuple[int, ...], int]  # (model state, automaton state)
 Succ = tuple[Key, int, int]  # (product state after, acceptance sets, rank)
@@ -84,6 +85,10 @@ class Product:
         ev = sum(bit for bit, _ in self.fired)
         # per automaton state: its edges with the state part of their labels
         self.edges = [[(e.pos & ~ev, e.neg & ~ev, e) for e in es] for es in aut.edges]
+        self._open: dict[tuple[int, int], list[Edge]] = {}
+        # A model state met with several automaton states is usually met with them close
+        # together (one move, several edges): its moves are kept for a while, not recomputed
+        self._recent: dict[tuple[int, ...], list[tuple[int, tuple[int, ...]]]] = {}
 
     def values(self, s: tuple[int, ...]) -> int:
         """The state propositions true in s, as a bit mask (Fault on a model error)."""
@@ -97,15 +102,31 @@ class Product:
         """The model's transitions of s, or its stuttering step (StepFault on a model error)."""
         return self.c.successors(s) or [(STUTTER, s)]
 
+    def _moves(self, s: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+        recent = self._recent
+        got = recent.get(s)
+        if got is None:
+            got = recent[s] = self.c.successors(s) or [(STUTTER, s)]
+            if len(recent) > RECENT:
+                del recent[next(iter(recent))]  # the oldest
+        return got
+
     def successors(self, key: Key) -> list[Succ]:
         """Every product transition of key."""
         s, q = key
         v = self.values(s)
-        edges = [e for pos, neg, e in self.edges[q] if v & pos == pos and not v & neg]
+        edges = self._open.get((q, v))
+        if edges is None:  # once per automaton state and truth of the state propositions
+            edges = self._open[q, v] = [
+                e for pos, neg, e in self.edges[q] if v & pos == pos and not v & neg
+            ]
         if not edges:
             return []
-        moves = self.moves(s)
+        moves = self._moves(s)
         if not self.fired:
+            if len(edges) == 1:
+                target, acc = edges[0].target, edges[0].acc
+                return [((t, target), acc, k) for k, t in moves]
             return [((t, e.target), e.acc, k) for k, t in moves for e in edges]
         out: list[Succ] = []
         for k, t in moves:
