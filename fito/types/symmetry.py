@@ -136,14 +136,14 @@ class _Walker:
     def _named(self, t: A.TypeExpr | None) -> str | None:
         return t.name if isinstance(t, A.TypeName) and t.name in self.types else None
 
-    def _refuse(self, t: str, code: str, message: str, span: Span) -> None:
+    def _refuse(self, t: str, code: str, message: str, span: Span, hint: str | None = None) -> None:
         at = (span.line, span.column)
         if at in self._seen:  # one diagnostic per offending use
             return
         self._seen.add(at)
         # a false declaration is an error; one the reduction cannot use yet is a warning
         make = warning if code == "T204" else error
-        self.found.append((t, make(code, message, span)))
+        self.found.append((t, make(code, message, span, hint=hint)))
 
     def _any_type(self) -> str:
         return sorted(self.types)[0]
@@ -258,6 +258,8 @@ class _Walker:
                     f"process {d.name} takes a parameter of symmetric type {t}: a process that "
                     "holds a member is not supported yet",
                     p.span,
+                    hint=f"where the processes keep no control state of their own, one "
+                    f"process offering `[] {p.name}: {t} @ ...` behaves the same and is reduced",
                 )
             else:
                 self.type_expr(p.type, {})
