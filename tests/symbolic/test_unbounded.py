@@ -3,6 +3,8 @@ the symbolic engine (issue 26, point 1)."""
 
 from __future__ import annotations
 
+import re
+
 from tests.helpers.check import cli, run_spec
 
 SPEC = """type Epoch = Int
@@ -95,3 +97,24 @@ def test_the_printer_keeps_an_open_range() -> None:
     assert spec is not None
     again = parse(print_spec(spec)).spec
     assert again == spec and "0..*" in print_spec(spec)
+
+
+def test_an_invariant_that_needs_the_control_explains_it() -> None:
+    text = (
+        "type T = 0..3\nchannel a, b, c\ndomain x: T = 0 durable\n"
+        "process P = a {x := 1} -> Q\nprocess Q = b {x := x + 1} -> R\n"
+        "process R = c {x := 0} -> P\nsystem P\nassert always x <= 2\n"
+    )
+    (v,) = run_spec(text, engine="symbolic").verdicts
+    assert v.verdict == "holds"
+    legend = [line for line in v.invariant if line.startswith("-- control ")]
+    named = {
+        int(m)
+        for line in v.invariant
+        if not line.startswith("--")
+        for m in re.findall(r"control [=!<>]=? (\d+)", line)
+    }
+    assert named, v.invariant  # x <= 2 is not inductive without the control
+    explained = {int(line.split()[2].rstrip(":")) for line in legend}
+    assert named <= explained, v.invariant
+    assert all(" -> " in line for line in legend), v.invariant

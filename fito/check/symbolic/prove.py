@@ -25,6 +25,7 @@ class Proof:
         None  # sealed fito-certificate/2 (fito/check/symbolic/certificate.py)
     )
     kernel: str = ""  # what the proof kit's kernel said of it
+    controls: tuple[tuple[int, ...], ...] = ()  # the skeleton's controls, by number
 
 
 @dataclass(frozen=True, slots=True)

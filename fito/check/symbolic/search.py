@@ -219,6 +219,7 @@ class SymbolicSearch:
     def _certified(self, proof: Proof, item: _Task) -> Proof:
         """The proof with its certificate and the kernel's answer (a 1-inductive invariant;
         k-induction for k > 1 has none)."""
+        proof = replace(proof, controls=self.skeleton.controls)
         if proof.k > 1:
             return replace(proof, kernel="no certificate (k-induction for k > 1)")
         try:

@@ -1,5 +1,7 @@
 """A Z3 invariant over the store and the control as spec expressions: slot variables by
-their cell names (`p[1]`, `has[gpu][0]`), the control as `at L` with each location named."""
+their cell names (`p[1]`, `has[gpu][0]`), the control as `control` (the number of a control
+of the skeleton), each number the invariant names explained by a comment line giving what
+every component of the network has left to do there."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import z3
 
 from fito.check.symbolic.linear import NotLinear, atom, show_atom
 from fito.check.symbolic.prove import Proof
+from fito.lang.printer.canonical import print_proc
 from fito.semantics.compiled import Compiled
 
 _OPS = {
@@ -33,7 +36,60 @@ def invariant_lines(c: Compiled, proof: Proof) -> tuple[str, ...]:
     names["pc"] = "control"
     f = proof.invariant
     parts = f.children() if z3.is_and(f) else [f]
-    return tuple(show(p, names) for p in parts)
+    lines = [show(p, names) for p in parts]
+    named, ordered = _controls_named(f)
+    if ordered and len(proof.controls) <= MAX_LEGEND:  # `control <= 12`: every number counts
+        named = set(range(len(proof.controls)))
+    return tuple(lines + [_legend(c, proof, k) for k in sorted(named)])
+
+
+LOCATION_WIDTH = 48  # characters of a component's remaining process shown per control
+MAX_LEGEND = 24  # controls explained when the invariant orders them (`control <= 12`)
+
+
+def _controls_named(f: z3.ExprRef) -> tuple[set[int], bool]:
+    """The control numbers the invariant compares `control` with, and whether it orders
+    them (an inequality) rather than only naming them (== and !=)."""
+    out: set[int] = set()
+    ordered = False
+    todo = [f]
+    while todo:
+        e = todo.pop()
+        try:
+            got = atom(e)
+        except NotLinear:
+            got = None
+        if got is not None and set(got[0]) <= {"pc", ""} and "pc" in got[0]:
+            t = got[0]
+            out.add(int(-t.get("", Fraction(0)) / t["pc"]))
+            ordered = ordered or got[1] == ">="
+            continue
+        todo.extend(e.children())
+    return out, ordered
+
+
+def _legend(c: Compiled, proof: Proof, k: int) -> str:
+    """`-- control k: what each component has left to do`, from the term table."""
+    if not 0 <= k < len(proof.controls):
+        return f"-- control {k}: none (the numbers run 0 .. {len(proof.controls) - 1})"
+    parts = [_location(c, tid) for tid in proof.controls[k][1:]]
+    return f"-- control {k}: " + " || ".join(parts)
+
+
+def _location(c: Compiled, tid: int) -> str:
+    entry = c.terms[tid]
+    tag = entry[0]
+    if tag in ("stop", "omega", "skip"):
+        return {"stop": "STOP", "omega": "(terminated)", "skip": "SKIP"}[tag]
+    try:
+        text = print_proc(c.program_node(entry[1]))  # type: ignore[arg-type]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return tag
+    if len(text) > LOCATION_WIDTH:
+        text = text[: LOCATION_WIDTH - 3] + "..."
+    env = entry[2] if len(entry) > 2 and isinstance(entry[2], tuple) else ()
+    bound = ", ".join(f"{n} = {v}" for n, v in env if isinstance(n, str))
+    return f"{text} [{bound}]" if bound else text
 
 
 def show(e: z3.ExprRef, names: dict[str, str]) -> str:
@@ -53,10 +109,9 @@ def show(e: z3.ExprRef, names: dict[str, str]) -> str:
     if z3.is_not(e):
         inner = _linear_atom(e.children()[0], names, negate=True)
         return inner if inner is not None else f"not {args[0]}"
-    if z3.is_and(e):
-        return " and ".join(args)
-    if z3.is_or(e):
-        return " or ".join(args)
+    if z3.is_and(e) or z3.is_or(e):  # comparisons bind tighter than `and` and `or`
+        parts = [show(a, names) if _is_comparison(a) else s for a, s in zip(e.children(), args)]
+        return (" and " if z3.is_and(e) else " or ").join(parts)
     if z3.is_implies(e):
         return f"{args[0]} => {args[1]}"
     if z3.is_app_of(e, z3.Z3_OP_ITE):
@@ -85,6 +140,13 @@ def _linear_atom(e: z3.ExprRef, names: dict[str, str], negate: bool = False) -> 
         else:
             op = "!=" if op == "=" else "="
     return show_atom(t, op, names)
+
+
+def _is_comparison(e: z3.ExprRef) -> bool:
+    try:
+        return atom(e) is not None
+    except NotLinear:
+        return False
 
 
 def _sub(e: z3.ExprRef, names: dict[str, str]) -> str:
