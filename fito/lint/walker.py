@@ -31,6 +31,7 @@ class Walker(Calls):
         self.project = project
         self.fn_index: dict[int, ModuleIndex] = {}  # functions of other modules: their module
         self.frames = 0  # inlined calls so far (each gets its own Context.frame)
+        self._returns_cache: dict[int, bool] = {}
         self.cls: str | None = None
         self.stack: list[int] = []
         self.local_defs: list[dict[str, FunctionNode]] = [{}]
@@ -148,6 +149,13 @@ class Walker(Calls):
         self.adopt(callee.fn, callee.index)
         return callee.fn, callee.cls
 
+    def _returns_value(self, fn: FunctionNode) -> bool:
+        """`_returns_value(fn)`, once per function of the walk."""
+        key = id(fn)
+        if key not in self._returns_cache:
+            self._returns_cache[key] = _returns_value(fn)
+        return self._returns_cache[key]
+
     def index_of(self, fn: FunctionNode) -> ModuleIndex:
         """The module that defines `fn`."""
         return self.fn_index.get(id(fn), self.index)
@@ -175,7 +183,7 @@ class Walker(Calls):
         if id(fn) in self.stack or len(self.stack) >= MAX_DEPTH or self.budget <= 0:
             return None
         owner = self.index_of(fn)
-        if id(fn) not in owner.relevant and not _returns_value(fn):
+        if id(fn) not in owner.relevant and not self._returns_value(fn):
             return None
         self.inlined.add(id(fn))
         saved_module = (self.index, self.foreign)

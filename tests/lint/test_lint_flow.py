@@ -205,3 +205,15 @@ def resume(model, optimizer, path):
     assert lint(tmp_path, text.format(load="torch.load(path)")) == [(10, "FITOL054")]
     # loaded by a helper: what it returns is not seen as a whole checkpoint
     assert lint(tmp_path, text.format(load="helper_load(path)")) == []
+
+
+def test_a_bare_parameter_path_is_not_judged_but_a_run_wide_name_is(tmp_path: Path) -> None:
+    text = """import torch
+
+
+class Optimizer:
+    def save_parameter_state(self, filename):
+        torch.save(self.state_dict(), {path})
+"""
+    assert lint(tmp_path, text.format(path="filename")) == []  # the caller's choice, unseen
+    assert lint(tmp_path, text.format(path="self.args.save_path")) == [(6, "FITOL003")]

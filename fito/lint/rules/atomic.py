@@ -51,7 +51,7 @@ def check(trace: Trace) -> list[Finding]:
                 s.path.is_versioned
                 and first_after(trace, i, s, lambda e, s=s: is_marker(e, [s])) is not None
             )
-            if not s.path.is_tmp and not committed:
+            if not s.path.is_tmp and not committed and not _unknown_parameter(s):
                 out.append(_in_place(s))
             continue
         rename = trace.events[k]
@@ -60,6 +60,21 @@ def check(trace: Trace) -> list[Finding]:
         if file_sync is None or dir_sync is None:
             out.append(_unsynced(s, rename, file_sync is None, dir_sync is None))
     return out
+
+
+def _unknown_parameter(s: Save) -> bool:
+    """The path is a bare parameter nothing in the project binds (`torch.save(states,
+    filename)` in a method called from code the linter cannot follow): whether the caller
+    passes a fixed name or a fresh one per step is not known, so nothing is said."""
+    text = s.path.text
+    return (
+        text.startswith("{")
+        and text.endswith("}")
+        and text.count("{") == 1
+        and not s.path.is_versioned
+        and len(s.path.names) <= 1
+        and "." not in text  # `args.save_path`, `self.snapshot_path`: one file for the run
+    )
 
 
 def _publishes(r: Rename, s: Save) -> bool:

@@ -277,11 +277,9 @@ def _unrestored_extras(
 ) -> list[Finding]:
     """The RNG state or the data-loader position saved with the checkpoint, never restored."""
     saved: set[str] = set()
-    for s in saves:  # saved in one checkpoint with the weights (a separate file is restored
-        parts = component_kinds(s.payload) | {  # by its own code, often in another module)
-            k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k
-        }
-        if vocab.MODEL in parts:
+    for s in saves:  # entries of one checkpoint dict with the weights' (a separate file is
+        parts = {k for k in (vocab.kind_of_key(key) for key in s.payload.keys) if k}
+        if vocab.MODEL in parts:  # restored by its own code, often in another module)
             saved |= parts
     restored = {r.kind for r in restores} | {
         vocab.kind_of_key(e.key) for e in events if isinstance(e, KeyRead)
@@ -292,14 +290,8 @@ def _unrestored_extras(
             line_of = next(
                 line(s.site)
                 for s in saves
-                if (
-                    kind in component_kinds(s.payload)
-                    or any(vocab.kind_of_key(k) == kind for k in s.payload.keys)
-                )
-                and (
-                    vocab.MODEL in component_kinds(s.payload)
-                    or any(vocab.kind_of_key(k) == vocab.MODEL for k in s.payload.keys)
-                )
+                if any(vocab.kind_of_key(k) == kind for k in s.payload.keys)
+                and any(vocab.kind_of_key(k) == vocab.MODEL for k in s.payload.keys)
             )
             out.append(
                 Finding(
