@@ -80,6 +80,7 @@ def test_random_formulas_print_and_parse_back(seed: int) -> None:
         ("assert ltl [] x + 1", "T001"),  # a proposition that is not Bool
         ("assert ltl <> fired(nochan)", "R001"),
         ("assert ltl forall i: {0..1} @ [] x == i", "T001"),
+        ("assert ltl <> fired(c?v)", "T001"),  # an input is no set of events
     ],
 )
 def test_diagnostics(text: str, code: str) -> None:
@@ -95,3 +96,9 @@ def test_the_formula_is_data() -> None:
     f = front.model.assertions[-1].formula
     assert isinstance(f, T.TUnary) and f.op == "[]"
     assert isinstance(f.operand, T.TUnary) and isinstance(f.operand.operand, T.Fired)
+
+
+def test_a_syntax_error_names_the_formula_words() -> None:
+    front = front_end(HEAD + "assert ltl [] x == 1 fair\n")
+    (d,) = front.diagnostics
+    assert d.code == "P004" and "'weak'" in d.message and "LTL" not in d.message

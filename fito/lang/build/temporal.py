@@ -84,7 +84,10 @@ class TemporalReductions:
         span = make_span(tok_span(c[0]), tok_span(c[3]))
         if type(x) is A.EventSet:
             return T.Fired(x, span)
-        item = self.set_item(x)
+        item = self.set_item(x)  # an input `c?v` is reported there; its channel is kept
+        fields = tuple(f for f in item.fields if not isinstance(f, A.InField))
+        if fields != item.fields:
+            item = A.Event(item.channel, (), span=item.span)
         return T.Fired(A.EventSet("channels", (item,), span=item.span), span)
 
     def temporal_not(self, c: list[Any]) -> Any:

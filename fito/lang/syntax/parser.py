@@ -22,6 +22,7 @@ from fito.lang.build.terms import Builder
 from fito.lang.syntax import lalr
 from fito.lang.syntax.lexer import ScanError, Scanner, end_token
 from fito.lang.syntax.tables import analysis, grammar_text
+from fito.lang.syntax.temporal_tokens import TEMPORAL_DISPLAY
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -54,6 +55,7 @@ def machinery() -> Machinery:
     display.update(
         {"NAME": "a name", "INT": "an integer", "REFINES": "'[T='", "$END": "end of file"}
     )
+    display.update(TEMPORAL_DISPLAY)
     builder = Builder()
     return Machinery(
         lalr.build_tables(a, builder), builder, Scanner(terminal_of), display, threading.Lock()

@@ -30,6 +30,13 @@ _WORDS = {
     "strong": "LTL_STRONG",
 }
 _FAIRNESS = frozenset({"weak", "strong"})
+#: How syntax errors name these tokens.
+TEMPORAL_DISPLAY = {
+    "LTL": "'ltl'",
+    "LTL_BOX": "'[]'",
+    "LTL_DIAMOND": "'<>'",
+    **{terminal: f"'{word}'" for word, terminal in _WORDS.items()},
+}
 #: After `assert ltl` these tokens say `ltl` names a process (`assert ltl :[deadlock free]`).
 _PROCESS_FOLLOWS = frozenset({"DEADLOCK_OPEN", "SAT", "REACHES", "REFINES", "LPAR", "LSQB"})
 
