@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
 
+from fito.lang.syntax.grammar import grammar_text
 from fito.lang.syntax.lexer import RESERVED_UNUSED
 from fito.lang.syntax.parser import lark_parser
 
@@ -66,6 +67,12 @@ def bounded_grammar(depth: int) -> tuple[Lark, dict[str, st.SearchStrategy[str]]
     lines.extend(f'{tid}: "{tid.lower()}"' for tid in term_id.values())
     grammar = Lark("\n".join(lines), parser="earley", lexer="dynamic")
     return grammar, _terminal_strategies(parser, term_id)
+
+
+def parser_without_ltl() -> Lark:
+    """Lark's parser of the grammar without the lines of `ltl` assertions (see _without_ltl)."""
+    text = "\n".join(x for x in grammar_text().splitlines() if "LTL" not in x)
+    return Lark(text, parser="lalr", lexer="basic", strict=True, maybe_placeholders=True)
 
 
 def _without_ltl(alternatives: dict[str, list[list[object]]]) -> None:
