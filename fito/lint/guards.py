@@ -30,12 +30,23 @@ def rank_test(test: ast.expr, flags_of: FlagsOf) -> str | None:
             return RANK0
         return NOT_RANK0 if NOT_RANK0 in kinds and all(k == NOT_RANK0 for k in kinds) else None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = rank_test(test.operand, flags_of)
-        if inner == RANK0:
-            return NOT_RANK0
-        if inner == NOT_RANK0:
-            return RANK0
-        return RANK0 if _mentions_rank(test.operand) else None
+        # `not not ... x`: the chain is unwound once (its rank mention is x's), not walked
+        # again at every `not` (quadratic in a chain of 5,000)
+        nots, inner_test = 0, test
+        while isinstance(inner_test, ast.UnaryOp) and isinstance(inner_test.op, ast.Not):
+            nots, inner_test = nots + 1, inner_test.operand
+        inner = rank_test(inner_test, flags_of)
+        mentions: bool | None = None
+        for _ in range(nots):
+            if inner == RANK0:
+                inner = NOT_RANK0
+            elif inner == NOT_RANK0:
+                inner = RANK0
+            else:
+                if mentions is None:
+                    mentions = _mentions_rank(inner_test)
+                inner = RANK0 if mentions else None
+        return inner
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         return _compare(test.left, test.ops[0], test.comparators[0])
     name = dotted(test)

@@ -8,7 +8,6 @@ not analysed: the rules are about PyTorch checkpoints.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from dataclasses import dataclass, replace
@@ -18,7 +17,7 @@ from fito.diagnostics import Diagnostic, Span, error, sort_key, warning
 from fito.lint import rules
 from fito.lint.config import LintConfig, excluded, ignored_for
 from fito.lint.index import ModuleIndex, build_index
-from fito.lint.project import Project
+from fito.lint.project import Project, parse
 from fito.lint.rules.common import Finding, Protocol
 from fito.lint.walker import Walker
 from fito.outcome import EXIT_FAIL, EXIT_INPUT, EXIT_OK, FileReport
@@ -89,7 +88,7 @@ def lint_source(src: Source, options: LintOptions, project: Project | None = Non
     if known is not None and project is not None and project.source(src.path) == src:
         return _lint_index(src, known, options, project)  # parsed already, as a callee
     try:
-        tree = ast.parse(src.text, filename=src.path)
+        tree = parse(src.text, src.path)
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         diag = error(SYNTAX_ERROR, f"Python syntax error: {exc.msg}", Span.point(line, col))

@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import pytest
 
+from fito.deep import run_deep
+from fito.lang.printer.fmt import format_text
 from fito.models.fleet.sim import MAX_EXACT_BITS, format_number
 
 from .cases import DIR, Case
@@ -82,6 +84,12 @@ def nested_choices(body: str) -> str:
     return f"channel c: (0..9)\nprocess P = {body}\nsystem P\nassert :[deadlock free]\n"
 
 
+NOTS = (
+    "import torch\nif " + "not " * 5000 + "ok:\n    torch.save(model.state_dict(), 'm.pt')\n"
+    "    torch.save(opt.state_dict(), 'o.pt')\n"
+)
+
+
 CASES: dict[str, Expect] = {
     # generated code: nesting and size
     "atomic-block-of-100-dependent-assignments": spec(
@@ -137,6 +145,26 @@ CASES: dict[str, Expect] = {
         + "const K20000 = 1\nchannel c: (0..3)\nprocess P = c!K0 -> P\nsystem P\n",
         {0},
         "digraph",
+    ),
+    # fito lint
+    "lint-5000-chained-nots": files(
+        "lint --timeout 5 DIR/train.py",
+        {"train.py": NOTS.encode()},
+        {0, 1},
+        "checked 1 file",
+    ),
+    "lint-20000-torch-saves": files(
+        "lint --timeout 5 DIR/train.py",
+        {"train.py": ("import torch\n" + "torch.save(m, 'x')\n" * 20_000).encode()},
+        {0, 1},
+        "checked 1 file",
+    ),
+    "lint-model-of-a-file-its-parse-would-not-fit": files(
+        "lint --model --model-dir DIR/specs --max-memory 64M DIR/train.py",
+        {"train.py": ("import torch\n" + "torch.save(m, 'x')\n" * 20_000).encode()},
+        {3},
+        "M003",
+        "parsing",
     ),
     "deadlock-offering-a-process-variable": spec(
         "check SPEC",
@@ -231,3 +259,18 @@ def test_huge_exact_times_are_printed_rounded() -> None:
     assert format_number(huge) == "~1"
     assert format_number(Fraction(10**4000, 1)) == "~inf"
     assert format_number(-huge) == "~-1"
+
+
+@pytest.mark.parametrize("depth", [200, 2000])
+def test_fmt_output_is_within_a_constant_factor_of_deep_input(depth: int) -> None:
+    """2,000 nested `if x == 0 then ... else STOP` (50 KB) were laid out in 59.8 MB: the
+    indentation grew with the depth. It stops at half the width, and the output is canonical."""
+    body = "STOP"
+    for _ in range(depth):
+        body = f"if x == 0 then {body} else STOP"
+    source = f"domain x: 0..1 = 0 volatile\nchannel c\nprocess P = c -> {body}\nsystem P\n"
+    out = run_deep(format_text, source).text  # as `fito fmt` runs it: a deep stack
+    assert out is not None
+    assert len(out) <= 8 * len(source)
+    assert max(len(line) for line in out.splitlines()) <= 100 + len("then if x == 0")
+    assert run_deep(format_text, out).text == out

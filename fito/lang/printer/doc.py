@@ -5,7 +5,8 @@ laid out flat and a newline (to the current indentation) when the group is broke
 is flat when it fits, with what follows it up to the next break, in the width left on the
 line. `Nest` adds to the indentation, `Align` sets it to the current column. Layout is
 iterative (an explicit stack), so deep documents need no deep recursion, and each decision
-looks at most `width` characters ahead.
+looks at most `width` characters ahead. Indentation never passes half the width, so that
+the output stays within a constant factor of the input however deep the nesting.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def layout(doc: Doc, width: int) -> str:
     """The document laid out in `width` columns (lines may be longer where nothing breaks)."""
     out: list[str] = []
     column = line_indent = 0
+    deepest = width // 2
     stack: list[tuple[int, bool, Doc]] = [(0, _BREAK, doc)]
     while stack:
         indent, flat, d = stack.pop()
@@ -77,7 +79,9 @@ def layout(doc: Doc, width: int) -> str:
             if flat:
                 out.append(" ")
                 column += 1
-            else:
+            else:  # indentation stops at half the width: deep nesting keeps the output
+                # within a constant factor of its input (it was quadratic in the depth)
+                indent = min(indent, deepest)
                 out.append("\n" + " " * indent)
                 column = line_indent = indent
         elif isinstance(d, Concat):

@@ -10,6 +10,7 @@ optimizer state in the other); two copies of the same state (`best.pt`, `last.pt
 
 from __future__ import annotations
 
+from fito import budget
 from fito.lint import vocab
 from fito.lint.events import Rename, Save, Trace
 from fito.lint.rules.common import (
@@ -72,20 +73,31 @@ def split_sites(trace: Trace) -> set[tuple[int, int, int, int]]:
 
 
 def _split(group: list[tuple[int, Save]]) -> list[tuple[int, Save]]:
-    part: dict[int, Save] = {}
-    for a, (i, s) in enumerate(group):
+    """The saves of the group that hold a part of a state another save holds the rest of.
+
+    Whether two saves pair depends only on their components, their dictionary entries and
+    their branches, so saves alike in those are one class, and the pairs are looked for
+    between classes: 20,000 identical `torch.save` lines are one class, not 2 * 10^8 pairs.
+    Two saves of one class never pair (their components and entries meet)."""
+    classes: dict[tuple, list[tuple[int, Save]]] = {}
+    for i, s in group:
         ks = component_kinds(s.payload)
-        for j, t in group[a + 1 :]:
-            kt = component_kinds(t.payload)
+        if ks:
+            classes.setdefault((ks, _entries(s), s.ctx.branches), []).append((i, s))
+    keys = list(classes)
+    paired: set[int] = set()
+    for a, key in enumerate(keys):
+        s, ks = classes[key][0][1], key[0]
+        for b in range(a + 1, len(keys)):
+            budget.check()  # the command's deadline: classes may still be many
+            t, kt = classes[keys[b]][0][1], keys[b][0]
             if (
-                ks
-                and kt
-                and _disjoint(s, t, ks, kt)
+                _disjoint(s, t, ks, kt)
                 and not (ks | kt) <= {vocab.MODEL}
                 and s.ctx.compatible(t.ctx)
             ):
-                part[i], part[j] = s, t
-    return sorted(part.items())
+                paired.update((a, b))
+    return sorted(x for n in sorted(paired) for x in classes[keys[n]])
 
 
 def _executions(part: list[tuple[int, Save]]) -> list[list[tuple[int, Save]]]:
