@@ -32,7 +32,8 @@ def rank_test(test: ast.expr, flags_of: FlagsOf) -> str | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         # `not not ... x`: the chain is unwound once (its rank mention is x's), not walked
         # again at every `not` (quadratic in a chain of 5,000)
-        nots, inner_test = 0, test
+        nots = 0
+        inner_test: ast.expr = test
         while isinstance(inner_test, ast.UnaryOp) and isinstance(inner_test.op, ast.Not):
             nots, inner_test = nots + 1, inner_test.operand
         inner = rank_test(inner_test, flags_of)
