@@ -70,12 +70,9 @@ Args = list[Value]
 Kwargs = dict[str, Value]
 
 
-def async_index(v: Value) -> int | None:
-    """The event index of the background save a value is the handle of, if any."""
-    for f in v.flags:
-        if f.startswith("async:"):
-            return int(f[6:])
-    return None
+def async_indices(v: Value) -> list[int]:
+    """Every background save a value may be the handle of (`ret` assigned on two arms)."""
+    return sorted(int(f[6:]) for f in v.flags if f.startswith("async:"))
 
 
 class Calls(Evaluator):
@@ -197,9 +194,10 @@ class Calls(Evaluator):
 
     def escape(self, v: Value) -> None:
         """A background save's handle handed to a caller or another function: theirs to wait."""
-        i = async_index(v)
-        if i is not None and 0 <= i < len(self.events) and isinstance(self.events[i], Async):
-            self.events[i] = replace(self.events[i], escaped=True)  # type: ignore[call-arg]
+        for i in async_indices(v):
+            e = self.events[i] if 0 <= i < len(self.events) else None
+            if isinstance(e, Async):
+                self.events[i] = replace(e, escaped=True)
 
     def unknown_call(self, name: str, args: Args, recv: Value | None) -> Value:
         for a in args:
@@ -487,9 +485,10 @@ class Calls(Evaluator):
         if isinstance(node.func, ast.Attribute):  # `self.pending.upload_completion.result()`
             owner = dotted(node.func.value) or ""
             handles = handles | (frozenset(owner.split(".")[1:-1]) - {"self"})
-        i = async_index(recv)  # `response.upload_completion.result()`: the save's own handle
-        if i is not None and 0 <= i < len(self.events) and isinstance(self.events[i], Async):
-            handles = handles | self.events[i].handles  # type: ignore[attr-defined]
+        for i in async_indices(recv):  # `response.upload_completion.result()`: its handles
+            e = self.events[i] if 0 <= i < len(self.events) else None
+            if isinstance(e, Async):
+                handles = handles | e.handles
         self.emit(Wait(site_of(node), self.ctx, handles))
         return UNKNOWN
 
@@ -580,10 +579,10 @@ class Calls(Evaluator):
 
     def c_append(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:
         for a in args:
-            i = async_index(a)
-            e = self.events[i] if i is not None else None
-            if i is not None and isinstance(e, Async):
-                self.events[i] = replace(e, handles=e.handles | recv.aliases)
+            for i in async_indices(a):
+                e = self.events[i] if 0 <= i < len(self.events) else None
+                if isinstance(e, Async):
+                    self.events[i] = replace(e, handles=e.handles | recv.aliases)
         return UNKNOWN
 
     def c_format(self, node: ast.Call, args: Args, kw: Kwargs, recv: Value) -> Value:

@@ -13,7 +13,7 @@ import ast
 from dataclasses import replace
 
 from fito.lint import guards, vocab
-from fito.lint.calls import Calls, async_index
+from fito.lint.calls import Calls, async_indices
 from fito.lint.events import Async, Context, KeyRead, Trace, Wait
 from fito.lint.exprs import Env, site_of
 from fito.lint.index import FunctionNode, ModuleIndex, dotted
@@ -551,17 +551,17 @@ class Walker(Calls):
             self.bind(target.value, v)
 
     def _add_handle(self, v: Value, name: str) -> None:
-        i = async_index(v)
-        if i is not None and 0 <= i < len(self.events):
-            e = self.events[i]
+        for i in async_indices(v):
+            e = self.events[i] if 0 <= i < len(self.events) else None
             if isinstance(e, Async):
                 self.events[i] = replace(e, handles=e.handles | {name})
 
     def _mark_daemon(self, handle: ast.expr) -> None:
         name = dotted(handle)
-        i = async_index(self.lookup(name)) if name else None
-        if i is not None and 0 <= i < len(self.events) and isinstance(self.events[i], Async):
-            self.events[i] = replace(self.events[i], must_wait=True)  # type: ignore[call-arg]
+        for i in async_indices(self.lookup(name)) if name else []:
+            e = self.events[i] if 0 <= i < len(self.events) else None
+            if isinstance(e, Async):
+                self.events[i] = replace(e, must_wait=True)
 
     def _with_rank_flag(self, node: ast.expr, v: Value) -> Value:
         kind = guards.rank_test(node, self._flags_of)

@@ -217,3 +217,20 @@ class Optimizer:
 """
     assert lint(tmp_path, text.format(path="filename")) == []  # the caller's choice, unseen
     assert lint(tmp_path, text.format(path="self.args.save_path")) == [(6, "FITOL003")]
+
+
+def test_a_handle_assigned_on_two_arms_is_returned_on_both(tmp_path: Path) -> None:
+    got = lint(
+        tmp_path,
+        """import torch.distributed.checkpoint as dcp
+
+
+def save(state, path, pinned, stager):
+    if pinned:
+        ret = dcp.async_save(state, checkpoint_id=path, async_stager=stager)
+    else:
+        ret = dcp.async_save(state, checkpoint_id=path)
+    return ret  # the caller waits for whichever was started
+""",
+    )
+    assert got == []
