@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fito.runtime import safeio
+from fito.runtime import boundedjson, safeio
 from fito.runtime.layout import NotACheckpointDir
 
 FORMATS = ("dcp", "hf-trainer", "deepspeed", "megatron", "lightning", "torch-files")
@@ -381,7 +381,7 @@ def _hf_one(folder: Path, label: str, step: int | None, limit: int) -> Candidate
         data = _read(folder, "trainer_state.json", _META_LIMIT)
         state_step = None
         try:
-            state = json.loads(data) if data else None
+            state = boundedjson.loads(data) if data else None
             state_step = _as_int(state.get("global_step")) if isinstance(state, dict) else None
         except ValueError:
             problems.append("trainer_state.json is not valid JSON")
@@ -436,14 +436,17 @@ def _safetensors_problems(folder: Path, name: str) -> list[str]:
             length = int.from_bytes(safeio.read_exact(fd, 8), "little")
             if length > min(size - 8, _META_LIMIT):
                 return [f"{name}: its header claims {length} bytes: truncated or not safetensors"]
-            header = json.loads(bytes(safeio.read_exact(fd, 8 + length, 8)))
+            header = boundedjson.loads(safeio.read_exact(fd, 8 + length, 8))
     except (OSError, ValueError) as exc:
         return [f"{name}: unreadable safetensors header ({type(exc).__name__})"]
-    ends = [
-        int(v["data_offsets"][1])
-        for k, v in header.items()
-        if k != "__metadata__" and isinstance(v, dict) and "data_offsets" in v
-    ]
+    try:
+        ends = [
+            int(v["data_offsets"][1])
+            for k, v in header.items()
+            if k != "__metadata__" and isinstance(v, dict) and "data_offsets" in v
+        ]
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+        return [f"{name}: malformed safetensors header"]
     need = 8 + length + max(ends, default=0)
     return [] if size >= need else [f"{name}: {size} bytes, its header needs {need}: truncated"]
 
@@ -451,7 +454,7 @@ def _safetensors_problems(folder: Path, name: str) -> list[str]:
 def _index_problems(folder: Path, name: str, comps: list[Component]) -> list[str]:
     data = _read(folder, name, _META_LIMIT)
     try:
-        weight_map = json.loads(data or b"null")["weight_map"]
+        weight_map = boundedjson.loads(data or b"null")["weight_map"]
         shards = sorted(set(weight_map.values()))
     except (ValueError, KeyError, TypeError, AttributeError):
         return [f"{name}: not a model index"]

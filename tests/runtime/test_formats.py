@@ -206,3 +206,25 @@ def test_command_line(tmp_path: Path) -> None:
     (tmp_path / "other" / "notes.txt").write_text("x")
     done = _cli(tmp_path / "other")
     assert done.returncode == 2 and "C201" in done.stderr
+
+
+def test_hostile_foreign_directories_get_verdicts_not_tracebacks(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _hf_checkpoint(out / "checkpoint-10", 10)
+    folder = out / "checkpoint-10"
+    (folder / "trainer_state.json").write_text("[" * 100_000)  # deeper than any parser stack
+    (folder / "model.safetensors").write_bytes((8).to_bytes(8, "little") + b"[1,2,3] ")
+    (folder / "optimizer.pt").unlink()
+    os.mkfifo(folder / "optimizer.pt")  # a FIFO is never opened: nothing hangs
+    (out / "checkpoint-99").symlink_to(folder)  # a linked folder is not a checkpoint
+    found = formats.inspect_checkpoint(out)
+    assert [c.label for c in found.candidates] == ["checkpoint-10"]
+    problems = " ".join(found.candidates[0].problems)
+    assert "not valid JSON" in problems and "malformed safetensors header" in problems
+    assert not found.ok
+    dcp_dir = tmp_path / "dcp"
+    dcp_dir.mkdir()
+    with open(dcp_dir / ".metadata", "wb") as f:  # above the metadata limit: not read
+        f.truncate(64 << 20)
+    found = formats.inspect_checkpoint(dcp_dir)
+    assert found.verdict == "incomplete"
