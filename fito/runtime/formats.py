@@ -26,7 +26,6 @@ unverifiable, never unpickled.
 from __future__ import annotations
 
 import io
-import json
 import os
 import pickle
 import re
