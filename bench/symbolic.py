@@ -6,9 +6,10 @@
   without the interpreter's start-up), with the method and the invariant's size;
 - naive with E unbounded: the counterexample at its shortest length (Advance, Persist,
   Crash: 3 steps);
-- the peer: the explicit engine (`--engine auto`) on finite E = 1, 2, ... until one run
-  passes --budget seconds; the largest E it finished, its time, the symbolic engine's time
-  on that same finite instance and on E unbounded, and the ratio explicit / symbolic.
+- the peer: the explicit engine (`--engine auto`) on finite E = 1, 2, ... until a run
+  hits its --budget timeout (unknown); the largest E it finished, its time, the symbolic
+  engine's time on that same finite instance and on E unbounded, and the ratio
+  explicit / symbolic.
 
 Verdicts are checked (2pc holds, naive fails in 3, the explicit state count is the oracles'
 closed form); times are printed, never asserted.
@@ -89,8 +90,6 @@ def main() -> int:
                 break
             assert (verdict, states) == ("holds", closed_form(k, e, "2pc")), (k, e, states)
             best = (e, states, seconds)
-            if seconds > budget / 4:  # the next E takes several times longer
-                break
             e += 1
         if best is None:
             print(f"{k:>2}  -- the explicit engine finishes no E within {budget:g} s")

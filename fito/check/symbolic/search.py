@@ -122,61 +122,75 @@ class SymbolicSearch:
                 self._decide(i, Found(ERROR, 0, None, f), self._graph(None))
 
     def _levels(self) -> list[Decided]:
+        """Level by level, as the breadth-first search decides: at depth d, a guard's model
+        error or a deadlock (runs of d steps), then an effect's model error, a property's
+        error or a goal (runs of d + 1 steps); proofs tried as the depth grows."""
         u = Unrolling(self.system)
-        s = self.system
         next_proof = FIRST_PROOF_AT
         while self._open():
             if time.monotonic() > self.deadline:
                 return self._close(f"timeout after {self.limits.timeout or DEFAULT_TIMEOUT:g} s")
-            d = u.depth
             u.solver.set("timeout", self._left_ms())
-            run = u.probe(u.at(s.guard_error, d))
-            if run is not None:
-                g = self._graph(run)
-                fault = self._fault(g.states[-1])
-                for i in self._open():
-                    self._decide(i, Found(ERROR, len(g) - 1, None, fault.fault), g)
-                break
-            for i in self._open():
-                if self.tasks[i].deadlock:
-                    run = u.probe(u.at(s.deadlock, d))
-                    if run is not None:
-                        g = self._graph(run)
-                        self._decide(i, Found(DEADLOCK, len(g) - 1), g)
-            if not self._open():
-                break
-            run = u.probe(u.at(s.error, d))
-            if run is not None:
-                g = self._graph(run)
-                fault = self._fault(g.states[-1])
-                for i in self._open():
-                    self._decide(i, Found(ERROR, len(g) - 1, fault.step, fault.fault), g)  # type: ignore[arg-type]
+            if self._ends_here(u):
                 break
             u.extend()
             self.depth = u.depth
-            for i in self._open():
-                item = self.items[i]
-                if item.goal is None:
-                    continue
-                run = (
-                    u.probe(u.at(item.goal_fault, u.depth)) if item.goal_fault is not None else None
-                )
-                if run is not None:
-                    g = self._graph(run)
-                    try:
-                        self.tasks[i].goal(g.states[-1])  # type: ignore[misc]
-                        raise Mismatch("the property does not fail where the solver says")
-                    except Fault as f:
-                        self._decide(i, Found(ERROR, len(g) - 1, None, f), g)
-                    continue
-                run = u.probe(u.at(item.goal, u.depth))
-                if run is not None:
-                    g = self._graph(run)
-                    self._decide(i, Found(GOAL, len(g) - 1), g)
+            self._goals(u)
             if u.depth >= next_proof:
                 self._prove(u.depth)
                 next_proof = u.depth + max(1, u.depth // 2)
         return self.got  # type: ignore[return-value]
+
+    def _ends_here(self, u: Unrolling) -> bool:
+        """Decide what a state at the current depth ends: a model error ends every task
+        (True: nothing is left), a deadlock the deadlock tasks."""
+        s, d = self.system, u.depth
+        run = u.probe(u.at(s.guard_error, d))
+        if run is not None:
+            g = self._graph(run)
+            fault = self._fault(g.states[-1])
+            for i in self._open():
+                self._decide(i, Found(ERROR, len(g) - 1, None, fault.fault), g)
+            return True
+        for i in self._open():
+            if self.tasks[i].deadlock:
+                run = u.probe(u.at(s.deadlock, d))
+                if run is not None:
+                    g = self._graph(run)
+                    self._decide(i, Found(DEADLOCK, len(g) - 1), g)
+        if not self._open():
+            return True
+        run = u.probe(u.at(s.error, d))  # no guard fails here: an effect's error
+        if run is None:
+            return False
+        g = self._graph(run)
+        fault = self._fault(g.states[-1])
+        for i in self._open():
+            self._decide(i, Found(ERROR, len(g) - 1, fault.step, fault.fault), g)  # type: ignore[arg-type]
+        return True
+
+    def _goals(self, u: Unrolling) -> None:
+        """Decide the goal tasks a state at the new depth answers: the property's own model
+        error first, then the goal."""
+        for i in self._open():
+            item = self.items[i]
+            if item.goal is None:
+                continue
+            run = None
+            if item.goal_fault is not None:
+                run = u.probe(u.at(item.goal_fault, u.depth))
+            if run is not None:
+                g = self._graph(run)
+                try:
+                    self.tasks[i].goal(g.states[-1])  # type: ignore[misc]
+                except Fault as f:
+                    self._decide(i, Found(ERROR, len(g) - 1, None, f), g)
+                    continue
+                raise Mismatch("the property does not fail where the solver says")
+            run = u.probe(u.at(item.goal, u.depth))
+            if run is not None:
+                g = self._graph(run)
+                self._decide(i, Found(GOAL, len(g) - 1), g)
 
     def _fault(self, state: tuple) -> StepFault:
         try:
