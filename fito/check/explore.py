@@ -307,7 +307,7 @@ def _levels(
                     Found(LIMIT, reason=grows.message), n, g.transitions, g.depth
                 ), g
             if not moves:
-                if deadlock and not c.is_terminated(s):
+                if deadlock and not c.ends_validly(s):
                     for i in todo:
                         if tasks[i].deadlock and depth < best_len[i]:
                             best[i], best_len[i] = Found(DEADLOCK, sid), depth

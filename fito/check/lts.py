@@ -47,7 +47,7 @@ def build_lts(c: Compiled, root: tuple, limit: int) -> LTS:
             i += 1
             continue
         if not moves:
-            (terminated if c.is_terminated(here) else deadlocked).add(i)
+            (terminated if c.ends_validly(here) else deadlocked).add(i)
         for rank, post in moves:
             j = index.get(post)
             if j is None:

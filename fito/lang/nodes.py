@@ -484,6 +484,17 @@ class SystemDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class EndDecl:
+    """`end P, Q`: the start of each named process is a valid end location (Promela's
+    `end:` labels): a state whose components have all terminated or wait there is no
+    deadlock (docs/semantics.md)."""
+
+    names: tuple[str, ...]
+    span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
 class AssertDecl:
     """`kind` is deadlock, always, eventually, reaches, refines or ltl; `proc` None means the
     system.
@@ -552,6 +563,7 @@ Decl = (
     | AssertDecl
     | PipelineDecl
     | FunDecl
+    | EndDecl
 )
 
 

@@ -19,7 +19,7 @@ from fito.lang import nodes as A
 from fito.lang.resolve.model import Model
 from fito.reference.steps import TAU, TICK
 from fito.reference.store import RefFault, Store
-from fito.reference.terms import OMEGA, Reference
+from fito.reference.terms import OMEGA, Reference, at_end
 
 __all__ = ["RefFault", "RefLimit", "RefResult", "Reference", "check"]
 
@@ -134,7 +134,7 @@ def _successors(
     except RefFault as exc:
         search.offer(depth + 1, "error", str(exc))
         return []
-    if not fired and a.kind == "deadlock" and term != OMEGA:
+    if not fired and a.kind == "deadlock" and term != OMEGA and not at_end(term, ref):
         search.offer(depth, "deadlock")
     return fired
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from fito.lang import nodes as A
-from fito.lang.resolve.loops import loop_calls, recurrent_operands
+from fito.lang.resolve.loops import loop_calls, recurrent_operands, start_nodes
 from fito.lang.resolve.model import Model
 from fito.reference.expressions import Evaluator, images, member
 from fito.reference.steps import EVENT, TAU, TICK, StepRules, Tr, retarget, to
@@ -42,10 +42,13 @@ class Reference(StepRules, Evaluator):
         for n in _walk_nodes(model.spec):
             self.nodes[id(n)] = n
         self.recurrent: set[int] = set()
+        self.ends: set[int] = set()  # the start nodes of `end` processes
         constants = set(model.consts) | set(model.members)
         for name, decl in model.processes.items():
             self.loop_calls.update(id(c) for c in loop_calls(decl))
             self.recurrent.update(id(n) for n in recurrent_operands(decl, constants))
+            if name in model.end_processes:
+                self.ends.update(id(n) for n in start_nodes(decl, constants))
             params = {v.name: v.type for v in model.variables.get(name, ()) if v.init is None}
             if params:  # the `var` parameters each assignment of the body may write
                 self.var_params.update(
@@ -379,6 +382,25 @@ def ext(left: tuple, right: tuple, ref: Reference) -> tuple:
     for o in kept[1:]:
         acc = ("ext", acc, o)
     return acc
+
+
+def at_end(t: tuple, ref: Reference) -> bool:
+    """Whether a term waits at a valid end location (`end P`): made of the start nodes of
+    `end` processes, or a parallel composition of such terms and Ω (the engine's rule,
+    restated on nested tuples)."""
+    tag = t[0]
+    if tag in ("pre", "guard"):
+        return t[1] in ref.ends
+    if tag == "ext":
+        return at_end(t[1], ref) and at_end(t[2], ref)
+    if tag == "sel":
+        parts = t[1] + ((t[2],) if t[2] is not None else ())
+        return all(p == OMEGA or at_end(p, ref) for p in parts)
+    if tag in ("par", "apar"):
+        return all(p == OMEGA or at_end(p, ref) for p in t[2])
+    if tag in ("hide", "rename"):
+        return at_end(t[2], ref)
+    return False
 
 
 def _operands(t: tuple) -> list[tuple]:

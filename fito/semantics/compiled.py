@@ -217,6 +217,17 @@ class Compiled:
         K = self._K
         return bool(s[K + 1] == self._semantics.omega and len(s) == K + 2 + self.region)
 
+    def ends_validly(self, s: State) -> bool:
+        """Whether a state without successors is no deadlock: it has terminated, or every
+        component has terminated or waits at a valid end location (`end P`)."""
+        if self.is_terminated(s):
+            return True
+        terms = self._semantics.terms
+        if not terms.ends:
+            return False
+        omega = self._semantics.omega
+        return all(loc == omega or terms.at_end(loc) for loc in self.control(s)[1:])
+
     def control(self, s: State) -> State:
         """The mode and locations of a state."""
         K = self._K

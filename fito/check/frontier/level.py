@@ -104,6 +104,6 @@ def note(ex: Expander, chunk: Chunk, out: Outcome, deadlock: bool) -> None:
         failed = {sid for sid, _, _ in chunk.step_errors} | {sid for sid, _ in chunk.state_errors}
         for row in np.flatnonzero(chunk.counts == 0).tolist():
             sid = chunk.start + row
-            if sid not in failed and not ex.c.is_terminated(ex.state(sid)):
+            if sid not in failed and not ex.c.ends_validly(ex.state(sid)):
                 out.dead = sid if out.dead is None else min(out.dead, sid)
                 break

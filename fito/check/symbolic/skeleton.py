@@ -86,7 +86,7 @@ def control_skeleton(c: Compiled, root: tuple[int, ...], deadline: float) -> Ske
             edges.append(tuple(out))
     except StructureGrows as grows:
         raise Unsupported(grows.message) from None
-    terminated = tuple(c.is_terminated(store + ctl) for ctl in order)
+    terminated = tuple(c.ends_validly(store + ctl) for ctl in order)  # no deadlock there
     return Skeleton(tuple(order), tuple(edges), terminated)
 
 

@@ -185,6 +185,14 @@ class DeclarationReductions:
             name_span=tok_span(name),
         )
 
+    def end_decl(self, c: list[Any]) -> A.EndDecl:
+        names = c[1]
+        return A.EndDecl(
+            tuple(n[1] for n in names),
+            span=make_span(tok_span(c[0]), tok_span(names[-1])),
+            name_spans=tuple(tok_span(n) for n in names),
+        )
+
     def system_decl(self, c: list[Any]) -> A.SystemDecl:
         proc = self.as_proc(c[1])
         return A.SystemDecl(proc, span=make_span(tok_span(c[0]), proc.span))

@@ -94,6 +94,8 @@ def print_decl(d: A.Decl) -> str:
         )
     if isinstance(d, A.SystemDecl):
         return f"system {print_proc(d.proc)}"
+    if isinstance(d, A.EndDecl):
+        return "end " + ", ".join(d.names)
     if isinstance(d, A.AssertDecl):
         return "assert " + print_assertion(d)
     body = "".join(f"{_INDENT}{print_stmt(s)}\n" for s in d.stmts)

@@ -184,3 +184,22 @@ def _path(edges: Mapping[str, list[tuple[A.Proc, str]]], start: str, goal: str) 
                 paths[m] = paths[n] + [m]
                 queue.append(m)
     return None
+
+
+def start_nodes(decl: A.ProcessDecl, constants: Collection[str]) -> list[A.Proc]:
+    """The nodes a term of the definition's start is made of: the operands of the choice its
+    body makes, with the bodies of their guards (a guard decided when the term is made is
+    not in it) and the branches of an `if :: … fi` among them. A component whose term is made
+    of these only (and Ω) waits at the definition's start (`end P`, docs/semantics.md)."""
+    out: list[A.Proc] = []
+    work = [operand for operand, _ in choice_operands(decl, constants)]
+    while work:
+        p = work.pop()
+        out.append(p)
+        if isinstance(p, A.Guard):
+            work.append(p.body)
+        elif isinstance(p, A.Select):
+            work.extend(p.branches + ((p.orelse,) if p.orelse is not None else ()))
+        elif isinstance(p, A.ProcBinary) and p.op == "[]":
+            work.extend((p.left, p.right))
+    return out

@@ -255,3 +255,5 @@ class Model:
     #: process name -> the variables of its activation: `var` parameters, then locals
     variables: Mapping[str, tuple[Variable, ...]] = field(default_factory=dict)
     functions: Mapping[str, Function] = field(default_factory=dict)
+    #: `end P, Q`: processes whose start is a valid end location (docs/semantics.md)
+    end_processes: frozenset[str] = frozenset()

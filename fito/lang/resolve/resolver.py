@@ -167,7 +167,28 @@ class Resolver(ActivationRules, DeclarationRules):
             pipelines,
             self.variables,
             self.functions,
+            self._end_processes(),
         )
+
+    def _end_processes(self) -> frozenset[str]:
+        """The names of `end P, Q` declarations, each a process (R001 or R004 if not)."""
+        out: set[str] = set()
+        for d in self.spec.decls:
+            if not isinstance(d, A.EndDecl):
+                continue
+            for name, span in zip(d.names, d.name_spans or (d.span,) * len(d.names)):
+                if name in self.processes:
+                    out.add(name)
+                elif name in self.names:
+                    self.err(
+                        "R004",
+                        f"'{name}' is not a process: `end` names the processes whose start "
+                        "is a valid end location",
+                        span,
+                    )
+                else:
+                    self.err("R001", f"undefined process '{name}'", span)
+        return frozenset(out)
 
     def _collect(self, d: A.Decl) -> None:
         if isinstance(d, A.ConstDecl):

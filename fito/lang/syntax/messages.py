@@ -33,6 +33,7 @@ DECL_START = frozenset(
         "ASSERT",
         "PIPELINE",
         "FUN",
+        "END",
     }
 )
 TERM_START = frozenset(

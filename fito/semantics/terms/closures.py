@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fito.lang import nodes as A
-from fito.lang.resolve.loops import loop_calls, recurrent_operands
+from fito.lang.resolve.loops import loop_calls, recurrent_operands, start_nodes
 from fito.lang.resolve.model import Model
 from fito.semantics.ir import (
     ACT,
@@ -90,6 +90,8 @@ class Terms:
     _mapped: dict[tuple, int] = field(default_factory=dict)
     loops: set[int] = field(default_factory=set)  # ids of calls that keep their activation
     recurrent: set[int] = field(default_factory=set)  # ids of operands that return to it
+    ends: set[int] = field(default_factory=set)  # ids of the start nodes of `end` processes
+    _at_end: dict[int, bool] = field(default_factory=dict)
     fresh: int = 0  # activations made by the current `make`
     polls: int = 0  # calls of `poll`: the clock is read on every 256th
 
@@ -105,6 +107,8 @@ class Terms:
         for decl in self.model.processes.values():
             self.loops.update(id(c) for c in loop_calls(decl))
             self.recurrent.update(id(n) for n in recurrent_operands(decl, constants))
+            if decl.name in self.model.end_processes:
+                self.ends.update(id(n) for n in start_nodes(decl, constants))
 
     def intern(self, t: tuple) -> int:
         got = self.ids.get(t)
@@ -433,6 +437,28 @@ class Terms:
             check()
             acc = ("ext", self.intern(acc), o)
         return acc
+
+    def at_end(self, tid: int) -> bool:
+        """Whether the term waits at a valid end location: it is made of the start of `end`
+        processes only (a choice or `if :: … fi` of them, under hiding, renaming, a
+        component's mark), or is a parallel composition whose parts are Ω or at an end."""
+        got = self._at_end.get(tid)
+        if got is None:
+            t = self.table[tid]
+            tag = t[0]
+            if tag in ("pre", "guard"):
+                got = t[1] in self.ends
+            elif tag == "ext":
+                got = all(self.at_end(o) for o in self.operands(tid))
+            elif tag in ("sel", "par", "apar"):
+                parts = t[1] + ((t[2],) if t[2] is not None else ()) if tag == "sel" else t[2]
+                got = all(self.table[p] == OMEGA or self.at_end(p) for p in parts)
+            elif tag in ("mark", "hide", "rename"):
+                got = self.at_end(t[2])
+            else:
+                got = False
+            self._at_end[tid] = got
+        return got
 
     def returns(self, tid: int) -> bool:
         """Whether the term is an operand that returns to its choice: by its form, every
