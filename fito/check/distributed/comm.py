@@ -71,7 +71,7 @@ class Sent:
     order: np.ndarray
     sent: np.ndarray
     received: np.ndarray
-    bytes: int = 0
+    bytes: int = 0  # sent to other ranks (a rank's rows for itself stay in memory)
 
 
 def _mpi_type(a: np.ndarray) -> Any:
@@ -106,9 +106,10 @@ def exchange(
     comm.Alltoall(sent, received)
     route = Sent(order, sent, received)
     out = []
+    away = int(sent.sum() - sent[int(comm.Get_rank())])  # rows for other ranks
     for a in arrays:
         data = a[order]
-        route.bytes += int(data.nbytes)
+        route.bytes += away * (data.itemsize * (1 if data.ndim == 1 else data.shape[1]))
         out.append(_alltoallv(comm, data, sent, received))
     source = np.repeat(np.arange(ranks, dtype=np.int64), received)
     return out, source, route

@@ -26,6 +26,7 @@ report, and rank 0 prints it.
 
 from __future__ import annotations
 
+import resource
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,7 +59,27 @@ from fito.semantics.compiled import Compiled, Fault, StructureGrows, TimeLimit
 from fito.semantics.packed import Overflow
 
 LOW = (1 << 32) - 1
+MAX_LEVEL = 2**31 - 1  # states of one level: a discovery key is parent << 32 | dense rank
 MAX_ROUNDS = 10_000  # speculations of one level: each adds codes every rank learns
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What one distributed search cost on this rank (bench/distributed.py reads them):
+    per level the states after it, the bytes all ranks sent in its exchanges and its wall
+    time; this rank's visited store in bytes and its peak resident memory, and its
+    children's (the forked expanders)."""
+
+    ranks: int
+    states: tuple[int, ...]
+    exchanged: tuple[int, ...]
+    seconds: tuple[float, ...]
+    store_bytes: int
+    peak_rss: int
+    peak_rss_children: int
+
+
+FIGURES: list[Figures] = []  # one per distributed search of this process, in order
 
 
 class Stop(Exception):
@@ -86,7 +107,10 @@ class Shard:
     transitions: int = 0
     depth: int = 0
     learnt: list = field(default_factory=list)  # the rows every rank learnt from, in order
+    level_states: list = field(default_factory=list)  # states after each level
+    level_seconds: list = field(default_factory=list)  # wall time of each level
     exchanged: list = field(default_factory=list)  # bytes sent per level, all ranks together
+    gathered: int = 0  # bytes of this level's frontier sent to every rank (small levels)
     where: dict = field(default_factory=dict)  # global number -> (rank, local number)
     predicates: dict = field(default_factory=dict)  # the tasks' goals over blocks
     positions: int = 0  # positions the owner hash reads (the packing's at the start)
@@ -188,10 +212,24 @@ def distributed_search(
     finally:
         progress.done()
     graph.transitions, graph.depth = shard.transitions, shard.depth
+    FIGURES.append(_figures(shard))
     _gather_traces(shard, graph, answers.got)  # type: ignore[arg-type]
     if reduction.symmetric:
         _gather_orbits(shard, graph, reduction, answers.got)  # type: ignore[arg-type]
     return answers.got  # type: ignore[return-value]
+
+
+def _figures(shard: Shard) -> Figures:
+    kib = 1024  # ru_maxrss is in KiB on Linux
+    return Figures(
+        shard.ranks,
+        tuple(shard.level_states),
+        tuple(shard.exchanged),
+        tuple(shard.level_seconds),
+        shard.ex.store.nbytes + int(shard.gid.nbytes + shard.prank.nbytes + shard.plid.nbytes),
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * kib,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * kib,
+    )
 
 
 def _insert_root(shard: Shard, root: tuple) -> None:
@@ -214,6 +252,7 @@ def _levels(shard: Shard, answers: Answers, progress: Progress, limits: Limits, 
     tasks = answers.tasks
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     while shard.width > 0:
+        began = time.perf_counter()
         todo = answers.open()
         deadlock = any(tasks[i].deadlock for i in todo)
         spec = _speculate(shard, deadlock)
@@ -232,9 +271,13 @@ def _levels(shard: Shard, answers: Answers, progress: Progress, limits: Limits, 
             if found is not None:
                 answers.decide(i, found, shard.states, shard.transitions, shard.depth)
         shard.glo, shard.width = shard.states - count, count
+        shard.level_states.append(shard.states)
+        shard.level_seconds.append(time.perf_counter() - began)
         shard.lo, shard.hi = first, shard.ex.store.n
         if not answers.open():
             return
+        if shard.width > MAX_LEVEL:  # a discovery key holds a parent's number in the level
+            raise Stop(f"a level of more than {MAX_LEVEL:,} states (the discovery keys' limit)")
         if limits.max_states is not None and shard.states > limits.max_states:
             raise Stop(f"more than {limits.max_states:,} states")
         late = deadline is not None and time.monotonic() > deadline
@@ -263,6 +306,7 @@ def _speculate(shard: Shard, deadlock: bool) -> Any:
     if shard.width < speculation.REPLICATE_BELOW:
         rows, mine = gather_rows(shard.comm, shard.ex.store.keys[shard.lo : shard.hi])
         shard.learnt.append(("whole", rows, deadlock))  # for rebuilding the codes on resume
+        shard.gathered = int(rows.nbytes) * (shard.ranks - 1)
         try:
             return replicate(shard.ex, rows, mine, shard.lo, deadlock)
         except StructureGrows as grows:
@@ -294,7 +338,8 @@ def _exchange(shard: Shard, block: np.ndarray, keys: np.ndarray) -> np.ndarray:
     (rows, got, plid), source, route = exchange(
         shard.comm, shard.owners(block), [block, level_keys, parent]
     )
-    shard.exchanged.append(int(shard.comm.allreduce(route.bytes)))
+    shard.exchanged.append(int(shard.comm.allreduce(route.bytes)) + shard.gathered)
+    shard.gathered = 0
     order = np.argsort(got, kind="stable")  # the least key of each state comes first
     rows, got, plid, source = rows[order], got[order], plid[order], source[order]
     first = ex.store.n
@@ -330,6 +375,7 @@ def _number(shard: Shard, first: int, best: np.ndarray) -> np.ndarray:
     comm, ranks = shard.comm, shard.ranks
     dest = ((best >> 32) * ranks) // max(1, shard.width)
     (keys,), _, route = exchange(comm, dest, [best])
+    shard.exchanged[-1] += 2 * int(comm.allreduce(route.bytes))  # the keys, and numbers back
     order = np.argsort(keys, kind="stable")
     pos = np.empty(keys.size, dtype=np.int64)
     pos[order] = np.arange(keys.size, dtype=np.int64)
