@@ -118,3 +118,18 @@ def test_an_invariant_that_needs_the_control_explains_it() -> None:
     explained = {int(line.split()[2].rstrip(":")) for line in legend}
     assert named <= explained, v.invariant
     assert all(" -> " in line for line in legend), v.invariant
+
+
+def test_unknown_says_what_was_tried() -> None:
+    """Nonlinear arithmetic: BMC finds no violation, Spacer is not run, k-induction does
+    not close; `unknown` at the timeout, with each reason."""
+    text = (
+        "domain x: Int = 2 durable\ndomain y: Int = 3 durable\nchannel a, b\n"
+        "process P = a {x := x * y} -> P [] b {y := y + x} -> P\nsystem P\n"
+        "assert always x > 0\n"
+    )
+    (v,) = run_spec(text, engine="symbolic", timeout=2).verdicts
+    assert v.verdict == "unknown" and v.limit_hit
+    reason = v.reason or ""
+    assert "timeout after 2 s" in reason and "no run to a bad state" in reason
+    assert "nonlinear arithmetic (x * y)" in reason and "k-induction" in reason

@@ -20,6 +20,7 @@ from fito.check.symbolic.encode import Unsupported
 from fito.check.symbolic.linear import NotLinear
 from fito.check.symbolic.prove import Proof, Reachable, k_induction, spacer
 from fito.check.symbolic.skeleton import control_skeleton
+from fito.check.symbolic.spec_syntax import show, slot_names
 from fito.check.symbolic.system import System
 from fito.semantics.compiled import Compiled, Fault, StepFault
 
@@ -36,7 +37,8 @@ class _Task:
     goal: z3.BoolRef | None
     goal_fault: z3.BoolRef | None
     reachable: bool = False  # Spacer found bad reachable: only BMC can still answer
-    tried: str = ""
+    tried: str = ""  # what Spacer answered ("" before it ran)
+    induction: str = ""  # what k-induction answered last
 
 
 class SymbolicSearch:
@@ -63,7 +65,8 @@ class SymbolicSearch:
 
     def _close(self, reason: str) -> list[Decided]:
         for i in self._open():
-            self._decide(i, Found(LIMIT, reason=reason), self._graph(None))
+            why = f"{reason}; {self._why(i)}" if hasattr(self, "items") else reason
+            self._decide(i, Found(LIMIT, reason=why), self._graph(None))
         return self.got  # type: ignore[return-value]
 
     def _graph(self, run: Run | None, upto: int | None = None) -> Graph:
@@ -98,6 +101,8 @@ class SymbolicSearch:
         try:
             return self._levels()
         except Undecided as exc:
+            if time.monotonic() > self.deadline:
+                return self._close(f"timeout after {self.limits.timeout or DEFAULT_TIMEOUT:g} s")
             return self._close(f"the solver answered unknown: {exc}")
         except Mismatch as exc:
             return self._close(f"internal: {exc}")
@@ -192,6 +197,18 @@ class SymbolicSearch:
                 g = self._graph(run)
                 self._decide(i, Found(GOAL, len(g) - 1), g)
 
+    def _why(self, i: int) -> str:
+        """What was shown and tried for an open task: the BMC depth, Spacer, k-induction."""
+        item = self.items[i]
+        parts = [f"no run to a bad state of up to {self.depth} steps"]
+        if item.reachable:
+            parts.append("Spacer finds one reachable, longer than BMC got to")
+        elif item.tried:
+            parts.append(f"Spacer: {item.tried}")
+        if item.induction:
+            parts.append(f"k-induction: {item.induction}")
+        return "; ".join(parts)
+
     def _fault(self, state: tuple) -> StepFault:
         try:
             self.c.successors(state)
@@ -218,7 +235,12 @@ class SymbolicSearch:
                 continue
             proof: Proof | Reachable | str = "not tried"
             if not item.tried:
-                proof = spacer(self.system, item.bad, self._left())
+                nonlinear = self.system.nonlinear(item.bad)
+                if nonlinear is not None:  # Spacer's arithmetic is linear (it may abort)
+                    term = show(nonlinear, slot_names(self.c))
+                    proof = f"not run: nonlinear arithmetic ({term})"
+                else:
+                    proof = spacer(self.system, item.bad, self._left())
                 item.tried = proof if isinstance(proof, str) else "spacer"
                 if isinstance(proof, Reachable):
                     item.reachable = True
@@ -227,6 +249,8 @@ class SymbolicSearch:
                 got = k_induction(self.system, item.bad, depth, min(self._left(), 10.0))
                 if isinstance(got, Proof):
                     proof = got
+                else:
+                    item.induction = got
             if isinstance(proof, Proof):
                 self._decide(i, Found(EXHAUSTED), self._graph(None), self._certified(proof, item))
 

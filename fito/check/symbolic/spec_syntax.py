@@ -32,8 +32,7 @@ _OPS = {
 
 def invariant_lines(c: Compiled, proof: Proof) -> tuple[str, ...]:
     """The invariant's conjuncts, each in spec syntax."""
-    names = {f"x{i}": n for i, n in enumerate(c.layout.names)}
-    names["pc"] = "control"
+    names = slot_names(c)
     f = proof.invariant
     parts = f.children() if z3.is_and(f) else [f]
     lines = [show(p, names) for p in parts]
@@ -41,6 +40,13 @@ def invariant_lines(c: Compiled, proof: Proof) -> tuple[str, ...]:
     if ordered and len(proof.controls) <= MAX_LEGEND:  # `control <= 12`: every number counts
         named = set(range(len(proof.controls)))
     return tuple(lines + [_legend(c, proof, k) for k in sorted(named)])
+
+
+def slot_names(c: Compiled) -> dict[str, str]:
+    """The Z3 variables' names in spec syntax: cells by name, the control as `control`."""
+    names = {f"x{i}": n for i, n in enumerate(c.layout.names)}
+    names["pc"] = "control"
+    return names
 
 
 LOCATION_WIDTH = 48  # characters of a component's remaining process shown per control

@@ -149,6 +149,24 @@ class System:
         self.trans = _disjoin(steps)
         self.deadlock = _disjoin(deadlock)
 
+    def nonlinear(self, *more: z3.ExprRef) -> z3.ExprRef | None:
+        """A product of two variables or a division by one, if the relation (or `more`)
+        has any."""
+        todo = [self.trans, self.error, self.deadlock, *more]
+        seen: set[int] = set()
+        while todo:
+            e = todo.pop()
+            if e.get_id() in seen:
+                continue
+            seen.add(e.get_id())
+            kids = e.children()
+            if z3.is_mul(e) and sum(not z3.is_int_value(k) for k in kids) > 1:
+                return e
+            if (z3.is_idiv(e) or z3.is_mod(e)) and not z3.is_int_value(kids[1]):
+                return e
+            todo.extend(kids)
+        return None
+
     def effect_error(self) -> z3.BoolRef:
         """An error of an enabled transition's effect (the state's guards fine)."""
         return z3.And(self.error, z3.Not(self.guard_error))
