@@ -127,6 +127,8 @@ class Async(Event):
     serial: bool = False  # a one-worker executor: saves never overlap
     escaped: bool = False  # the handle is returned or passed on: the receiver waits
     live: bool = False  # it writes the model's or optimizer's own tensors, not a copy
+    held: bool = False  # its handle is kept in an object of another module (`self._future =
+    # ...` in a checkpointer the file calls), whose other methods may wait for it
 
 
 @dataclass(frozen=True, slots=True)

@@ -527,7 +527,10 @@ class Walker(Calls):
             name = dotted(target)
             if name is None:
                 return
-            self._add_handle(v, name.rsplit(".", 1)[-1])
+            # kept in an object of another module: its other methods, which this file's
+            # entry points do not show, may wait for it
+            held = "." in name and self.foreign is not None
+            self._add_handle(v, name.rsplit(".", 1)[-1], held=held)
             if (v.loads or v.selections) and vocab.kind_of_key(name) == vocab.STEP:
                 self.emit(KeyRead(site_of(target), self.ctx, name, v, bound=True))
             self.env[name] = v
@@ -550,11 +553,11 @@ class Walker(Calls):
         elif isinstance(target, ast.Starred):
             self.bind(target.value, v)
 
-    def _add_handle(self, v: Value, name: str) -> None:
+    def _add_handle(self, v: Value, name: str, held: bool = False) -> None:
         for i in async_indices(v):
             e = self.events[i] if 0 <= i < len(self.events) else None
             if isinstance(e, Async):
-                self.events[i] = replace(e, handles=e.handles | {name})
+                self.events[i] = replace(e, handles=e.handles | {name}, held=e.held or held)
 
     def _mark_daemon(self, handle: ast.expr) -> None:
         name = dotted(handle)

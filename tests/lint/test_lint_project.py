@@ -164,3 +164,40 @@ def test_a_large_function_of_another_module_is_linted_in_its_own_file(tmp_path: 
     write(tmp_path, {"utils.py": helper(MAX_HELPER_STATEMENTS)})
     large = codes(tmp_path)  # a framework's function: linted where it is defined
     assert large == {"train.py": [], "utils.py": [(MAX_HELPER_STATEMENTS + 5, "FITOL003")]}
+
+
+def test_a_future_kept_by_a_checkpointer_of_another_module_is_its_to_wait(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        {
+            "ckpt.py": """import torch.distributed.checkpoint as dcp
+
+
+class Saver:
+    def __init__(self):
+        self.future = None
+
+    def save(self, state, path):
+        if self.future is not None:
+            self.future.result()
+        self.future = dcp.async_save(state, checkpoint_id=path)
+
+    def close(self):
+        if self.future is not None:
+            self.future.result()
+""",
+            "train.py": """import torch
+
+from ckpt import Saver
+
+
+def train(model, steps):
+    saver = Saver()
+    for step in range(steps):
+        saver.save({"model": model.state_dict()}, f"ckpt/{step}")
+""",
+        },
+    )
+    assert codes(tmp_path) == {"ckpt.py": [], "train.py": []}

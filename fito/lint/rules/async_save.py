@@ -97,7 +97,7 @@ def _problems(
                 f"{line(trace.events[marker].site)} can be written before it finishes",
             )
         )
-    if a.must_wait and waited_after is None and not waited_elsewhere:
+    if a.must_wait and waited_after is None and not waited_elsewhere and not a.held:
         kind = "a daemon thread" if a.api == "thread" else "an un-awaited future"
         out.append(("the exit", f"it is {kind}: the process can exit while it is writing"))
     return out
