@@ -29,6 +29,7 @@ from fito.check.ltl.product import (
     Key,
     Product,
     Succ,
+    decode,
     event_matcher,
     step_event,
 )
@@ -75,6 +76,7 @@ class Judge:
         self.each = [a for a in assumptions if a.member is None]
 
     def __call__(self, members: list[Key]) -> Accepting | None:
+        order = {k: i for i, k in enumerate(members)}  # the search's order: deterministic
         todo = [frozenset(members)]
         every = self.p.aut.all_sets
         while todo:
@@ -92,7 +94,8 @@ class Judge:
             if not drop:
                 return Accepting(comp, facts.inner, self._goals(facts))
             rest = comp - drop
-            todo.extend(components(rest, {k: [e[0][0] for e in facts.inner[k]] for k in rest}))
+            succ = {k: [e[0][0] for e in facts.inner[k]] for k in rest}
+            todo.extend(components(rest, succ, order))
         return None
 
     def _facts(self, comp: frozenset[Key]) -> _Facts:
@@ -101,7 +104,7 @@ class Judge:
         inner: dict[Key, list[tuple[Succ, frozenset, int]]] = {}
         info: dict[tuple[tuple[int, ...], int], tuple[frozenset, int]] = {}
         for key in comp:
-            s = key[0]
+            s = decode(key)[0]
             threads: set = set()
             sets = 0
             for k, _ in p.moves(s):
@@ -195,15 +198,18 @@ def _moves_thread(t: object, enabled: Enabled | None) -> Goal:
     return goal
 
 
-def components(nodes: frozenset[Key], succ: dict[Key, list[Key]]) -> list[frozenset[Key]]:
-    """The strongly connected components of a graph that have an edge (iterative Tarjan)."""
+def components(
+    nodes: frozenset[Key], succ: dict[Key, list[Key]], order: dict[Key, int]
+) -> list[frozenset[Key]]:
+    """The strongly connected components of a graph that have an edge (iterative Tarjan,
+    roots taken in `order`)."""
     succ = {v: [w for w in succ.get(v, ()) if w in nodes] for v in nodes}
     index: dict[Key, int] = {}
     low: dict[Key, int] = {}
     stack: list[Key] = []
     on: set[Key] = set()
     out: list[frozenset[Key]] = []
-    for root in sorted(nodes):
+    for root in sorted(nodes, key=order.__getitem__):
         if root in index:
             continue
         work = [(root, 0)]

@@ -22,7 +22,10 @@ from fito.semantics.compiled import Compiled
 
 RECENT = 4096  # model states whose moves the product keeps (see Product._moves)
 STUTTER = -1  # the rank of the stuttering step of a state without transitions
-Key = tuple[tuple[int, ...], int]  # (model state, automaton state)
+# A product state: bytes (two bytes of automaton state, then one per slot of the model
+# state) when every slot is in 0..255, as most are; else the pair (model state, automaton
+# state). Bytes take a third of a tuple's memory and keep their hash (`encode`, `decode`).
+Key = bytes | tuple[tuple[int, ...], int]
 Succ = tuple[Key, int, int]  # (product state after, acceptance sets, rank)
 EventKey = tuple[object, ...]
 
@@ -56,6 +59,24 @@ def event_matcher(c: Compiled, events: A.EventSet) -> Callable[[EventKey | None]
         for e in events.items
     ]
     return lambda key: key is not None and any(m.matches(key) for m in items)
+
+
+_PREFIX = [q.to_bytes(2, "little") for q in range(1 << 16)]
+
+
+def encode(s: tuple[int, ...], q: int) -> Key:
+    """The product state (s, q) as stored."""
+    try:
+        return _PREFIX[q] + bytes(s)
+    except ValueError:  # a slot outside 0..255
+        return (s, q)
+
+
+def decode(key: Key) -> tuple[tuple[int, ...], int]:
+    """The model state and automaton state of a stored product state."""
+    if type(key) is bytes:
+        return tuple(key[2:]), key[0] | key[1] << 8
+    return key  # type: ignore[return-value]
 
 
 def _int(v: object) -> int:
@@ -113,7 +134,7 @@ class Product:
 
     def successors(self, key: Key) -> list[Succ]:
         """Every product transition of key."""
-        s, q = key
+        s, q = decode(key)
         v = self.values(s)
         edges = self._open.get((q, v))
         if edges is None:  # once per automaton state and truth of the state propositions
@@ -126,13 +147,15 @@ class Product:
         if not self.fired:
             if len(edges) == 1:
                 target, acc = edges[0].target, edges[0].acc
-                return [((t, target), acc, k) for k, t in moves]
-            return [((t, e.target), e.acc, k) for k, t in moves for e in edges]
+                return [(encode(t, target), acc, k) for k, t in moves]
+            return [(encode(t, e.target), e.acc, k) for k, t in moves for e in edges]
         out: list[Succ] = []
         for k, t in moves:
             _, event = step_event(self.c, s, k)
             w = v | sum(bit for bit, match in self.fired if match(event))
             out.extend(
-                ((t, e.target), e.acc, k) for e in edges if w & e.pos == e.pos and not w & e.neg
+                (encode(t, e.target), e.acc, k)
+                for e in edges
+                if w & e.pos == e.pos and not w & e.neg
             )
         return out

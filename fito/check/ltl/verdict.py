@@ -9,7 +9,7 @@ from fito.check.ltl import buchi, formulas
 from fito.check.ltl.emptiness import Accepting, Limit, search
 from fito.check.ltl.fairness import Assumption, Judge, Refused, build_assumptions
 from fito.check.ltl.lasso import cycle, stem
-from fito.check.ltl.product import STUTTER, Key, Product, Succ
+from fito.check.ltl.product import STUTTER, Key, Product, Succ, decode, encode
 from fito.check.options import Limits
 from fito.check.result import FAILS, HOLDS, UNKNOWN, ModelError, Verdict
 from fito.check.traces.from_states import build_trace
@@ -91,9 +91,9 @@ class _Check:
     def run(self, limits: Limits) -> Verdict:
         c = self.c
         try:
-            root: Key = (c.initial(self.proc), 0)
+            root: Key = encode(c.initial(self.proc), 0)
         except Fault as f:
-            return self.error(None, _ErrorAt(((), 0), f, None))
+            return self.error(None, _ErrorAt(encode((), 0), f, None))
 
         def tick(n: int) -> str | None:
             return stop_reason(c.deadline, limits)
@@ -120,9 +120,9 @@ class _Check:
         head, entry = stem(self.p, root, found.members.__contains__, lambda n: c.check_time())
         loop = cycle(self.p, found, entry)
         # a stutter leaves the model state as it was: the run shows none
-        path = [(k[0], r) for k, r in head if r != STUTTER]
+        path = [(decode(k)[0], r) for k, r in head if r != STUTTER]
         if all(r == STUTTER for _, r in loop):
-            what = "terminates" if c.is_terminated(entry[0]) else "deadlocks"
+            what = "terminates" if c.is_terminated(decode(entry)[0]) else "deadlocks"
             reason = (
                 f"the run {what} after {len(path)} steps and stays there forever (it stutters),"
                 " which violates the formula"
@@ -132,7 +132,7 @@ class _Check:
                 self.base, verdict=FAILS, reason=reason, trace=run.labels, run=run, depth=len(path)
             )
         start = len(path) + 1
-        path += [(k[0], r) for k, r in loop]
+        path += [(decode(k)[0], r) for k, r in loop]
         reason = f"a run violates the formula: steps {start} to {len(path)} repeat forever"
         run = build_trace(c, self.proc, path, Failure(LOOP, reason, loop_start=start))
         return _with(
@@ -152,9 +152,9 @@ class _Check:
         path: list[tuple[tuple[int, ...], int]] = []
         if root is not None:
             head, _ = stem(self.p, root, lambda k: k == at.key, lambda n: c.check_time())
-            path = [(k[0], r) for k, r in head if r != STUTTER]
+            path = [(decode(k)[0], r) for k, r in head if r != STUTTER]
             if at.rank is not None:
-                path.append((at.key[0], at.rank))
+                path.append((decode(at.key)[0], at.rank))
         failure = Failure(MODEL_ERROR, reason, code=code, line=span.line, column=span.column)
         run = build_trace(c, self.proc, path, failure)
         return _with(
