@@ -15,7 +15,7 @@ class CheckOptions:
     """The options of `fito check` (and of `fito.check_file`): bounds, stages, engine."""
 
     max_states: int | None = None  # None: no bound but the memory budget (docs/limits.md)
-    timeout: float | None = None  # seconds per assertion (and for the front end)
+    timeout: float | None = None  # seconds per search (assertions about one process share one)
     max_bytes: int = DEFAULT_MAX_BYTES  # the largest spec file read
     model_check: bool = True
     type_check: bool = True

@@ -42,14 +42,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help="give up (verdict unknown, exit 3) after N states per assertion",
+        help="give up (verdict unknown, exit 3) on finding more than N states in one "
+        "search (default: no bound but --max-memory, as SPIN and TLC)",
     )
     p.add_argument(
         "--timeout",
         type=positive_seconds,
         default=None,
         metavar="SECONDS",
-        help="give up (verdict unknown, exit 3) after this many seconds per assertion",
+        help="give up (verdict unknown, exit 3) after this many seconds per search (the "
+        "safety assertions about one process share one search)",
     )
     p.add_argument(
         "--max-bytes",
