@@ -11,7 +11,18 @@ from dataclasses import dataclass, replace
 
 import z3
 
-from fito.check.explore import DEADLOCK, ERROR, EXHAUSTED, GOAL, LIMIT, Decided, Found, Graph, Task
+from fito.check.explore import (
+    DEADLOCK,
+    ERROR,
+    EXHAUSTED,
+    GOAL,
+    LIMIT,
+    Decided,
+    Found,
+    Graph,
+    Task,
+    stop_reason,
+)
 from fito.check.options import Limits
 from fito.check.refused import Refused
 from fito.check.symbolic.bmc import Run, Undecided, Unrolling
@@ -135,6 +146,9 @@ class SymbolicSearch:
         while self._open():
             if time.monotonic() > self.deadline:
                 return self._close(f"timeout after {self.limits.timeout or DEFAULT_TIMEOUT:g} s")
+            stop = stop_reason(None, self.limits)  # --max-memory (fito.budget)
+            if stop is not None:
+                return self._close(stop)
             u.solver.set("timeout", self._left_ms())
             if self._ends_here(u):
                 break
