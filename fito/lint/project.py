@@ -61,21 +61,34 @@ class Project:
     called_elsewhere: set[int] = field(default_factory=set)
 
     def prime(self, files: list[str]) -> None:
-        """Parse every file of the run once and note which functions other modules call."""
+        """Parse every file of the run once and note which functions other modules call
+        (from a function that is itself walked: two functions of two modules that only call
+        each other stay entry points of their files)."""
         indexes = [i for i in (self.index(f) for f in files) if i is not None]
+        edges: dict[int, set[int]] = {}
         for index in indexes:
             used = set().union(*index.called.values()) if index.called else set()
-            for names in index.external.values():
-                for name in names:
+            for fid, names in index.external.items():  # (an instance's methods are called
+                for name in names:  # anywhere in the module: `self.ckpt.save(...)`)
                     callee = self.resolve(index, name)
                     if callee is None:
                         continue
+                    out = edges.setdefault(fid, set())
                     if callee.fn is not None:
-                        self.called_elsewhere.add(id(callee.fn))
+                        out.add(id(callee.fn))
                     elif callee.cls is not None:
                         for m in callee.index.classes[callee.cls].methods.values():
                             if (m.name in used or m.name == "__init__") and self.inlinable(m):
-                                self.called_elsewhere.add(id(m))
+                                out.add(id(m))
+        called = set().union(*edges.values()) if edges else set()
+        todo = [f for f in edges if f not in called]  # callers nobody else calls: walked
+        reached: set[int] = set()
+        while todo:
+            for g in edges.get(todo.pop(), ()):
+                if g not in reached:
+                    reached.add(g)
+                    todo.append(g)
+        self.called_elsewhere |= reached
 
     @classmethod
     def of(cls, paths: list[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Project:

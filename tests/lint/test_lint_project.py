@@ -201,3 +201,17 @@ def train(model, steps):
         },
     )
     assert codes(tmp_path) == {"ckpt.py": [], "train.py": []}
+
+
+def test_two_modules_calling_only_each_other_are_still_linted(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/one.py": "import torch\nfrom . import two\n\n\ndef a(m):\n    two.b(m)\n",
+            "pkg/two.py": "import torch\nfrom . import one\n\n\ndef b(m):\n    one.a(m)\n"
+            '    torch.save(m.state_dict(), "ckpt/model.pt")\n',
+        },
+    )
+    got = codes(tmp_path)
+    assert got["pkg/two.py"] == [(7, "FITOL003")] or got["pkg/one.py"] == [(6, "FITOL003")]
