@@ -79,6 +79,17 @@ def test_a_lasso_names_its_loop_and_fairness_in_every_format() -> None:
     assert w.to_json()["fairness"] == ["weak fairness of every process"]
 
 
+def test_sarif_and_html_mark_the_loop(tmp_path: Path) -> None:
+    spec = tmp_path / "m.fito"
+    spec.write_text(HEAD + "assert Inc ||| Loop |= ltl <> x == 3\n")
+    sarif = json.loads(cli("check", "--format", "sarif", str(spec)).stdout)
+    (result,) = [r for r in sarif["runs"][0]["results"] if r.get("codeFlows")]
+    kinds = [loc["kinds"] for loc in result["codeFlows"][0]["threadFlows"][0]["locations"]]
+    assert "loop" in kinds[-1] and any("loop" not in k for k in kinds) or "loop" in kinds[0]
+    html = cli("check", "--format", "html", str(spec)).stdout
+    assert 'class="loop"' in html and "repeat forever" in html
+
+
 def test_a_model_error_fails_with_its_shortest_trace() -> None:
     (v,) = run_spec(HEAD + "assert Over |= ltl [] <> fired(a)\n").verdicts
     assert v.verdict == "fails" and v.error is not None and len(v.trace) == 4
@@ -92,6 +103,14 @@ def test_a_fairness_target_that_is_not_a_process_of_the_system() -> None:
 def test_limits_give_unknown() -> None:
     (v,) = run_spec(HEAD + "assert Inc ||| Loop |= ltl [] <> fired(a)\n", max_states=2).verdicts
     assert v.verdict == "unknown" and v.limit_hit
+    big = (
+        "type Ten = 0..9\ndomain z[i: Ten]: 0..3 = 0 volatile\n"
+        "process Z(i: Ten) = z[i] < 3 & a {z[i] := z[i] + 1} -> Z(i) [] b -> Z(i)\n"
+        "process Zs = ||| i: Ten @ Z(i)\n"
+    )
+    text = HEAD + big + "assert Zs |= ltl [] <> (fired(a) or fired(b)) fair strong\n"
+    (w,) = run_spec(text, timeout=0.5).verdicts
+    assert w.verdict == "unknown" and w.limit_hit
 
 
 def test_jobs_give_the_same_answers_and_say_so() -> None:

@@ -103,7 +103,9 @@ class Judge:
         enabled: dict[Key, tuple[frozenset, int]] = {}
         inner: dict[Key, list[tuple[Succ, frozenset, int]]] = {}
         info: dict[tuple[tuple[int, ...], int], tuple[frozenset, int]] = {}
-        for key in comp:
+        for i, key in enumerate(comp):
+            if i & 1023 == 1023:
+                c.check_time()  # TimeLimit: the verdict is unknown
             s = decode(key)[0]
             threads: set = set()
             sets = 0
