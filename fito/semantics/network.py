@@ -133,6 +133,7 @@ class Network:
 
     def _split(self, tid: int, holes: list[int]) -> Shape:
         terms = self.semantics.terms
+        terms.poll()  # the deadline: nested replicated parallels have n^k components
         t = terms.table[tid]
         tag = t[0]
         if tag == "hole":
@@ -212,7 +213,9 @@ class Network:
             size = _count_holes(shape)
             self._check_width(size)
             self._mode_ids[shape] = got
-            sets, reasons = candidates(shape, size, self._channels())
+            sets, reasons = candidates(
+                shape, size, self._channels(), self.semantics.terms.compiler.check_bounds
+            )
             self.modes.append(Mode(got, shape, size, sets, reasons))
         return got
 
@@ -376,7 +379,7 @@ def _count_holes(shape: Shape) -> int:
 
 
 def candidates(
-    shape: Shape, size: int, channels: Sequence[str]
+    shape: Shape, size: int, channels: Sequence[str], poll: Callable[[], None] = lambda: None
 ) -> tuple[tuple[tuple[int, ...], ...], tuple]:
     """Every set of positions that may move together, in rank order: each position alone,
     then the participants of each synchronised class of events at each parallel, then the
@@ -391,6 +394,7 @@ def candidates(
         if node[0] not in ("par", "apar"):
             continue
         for q in classes:
+            poll()  # the deadline: each parallel's offers walk the parallels below it
             for combo in _offers(node, q, classes):
                 g = tuple(sorted(combo))
                 if len(g) > 1:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 from tests.helpers.random_specs import Gen
 
+from . import extreme
 from .cases import DIR, Case
 from .grammar import program
 from .mutate import SNIPPETS, insert_line, mutate, mutate_bytes
@@ -103,6 +104,7 @@ def draw(r: random.Random, seeds: Seeds) -> Case:
         (0.3, prove),
         (2, odd),
     ] + [(weight, make) for name, weight, make in LATER if name in _commands()]
+    makers += list(extreme.MAKERS)
     total = sum(w for w, _ in makers)
     x = r.uniform(0, total)
     for weight, make in makers:

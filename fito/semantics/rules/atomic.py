@@ -41,6 +41,7 @@ class Atomic:
         self.combos: dict[IR, tuple[int, ...]] = {}  # place of an array element -> its indices
         self.checks: list[tuple[IR, object, int]] = []
         self.rebound: dict[str, tuple[ValueType, int]] = {}
+        self.faulty: dict[int, tuple[IR, bool]] = {}  # id -> (node, may it fault)
 
     # ------------------------------------------------------------------ substitution
     def sub(self, ir: IR) -> IR:
@@ -138,7 +139,7 @@ class Atomic:
 
     def _if(self, s: A.BlockIf) -> None:
         cond = self.sub(self.p.compiler.compile(s.cond, self.env))
-        if may_fault(cond):
+        if self._may_fault(cond):
             self.checks.append((cond, EVAL, -1))
         if cond[0] == "k":
             self.block(s.then if cond[1] else s.orelse)
@@ -154,6 +155,27 @@ class Atomic:
         self.checks += [(("if", cond, _neutral(kind), ir), kind, err) for ir, kind, err in other[2]]
         self.cur = self._merge(cond, before[0], then[0], other[0])
         self.vps = self._merge(cond, before[1], then[1], other[1])
+
+    def _may_fault(self, ir: IR) -> bool:
+        """`may_fault`, remembered per node across the block: a condition reads the values
+        of the statements before it, so walking each afresh was quadratic in the block."""
+        seen = self.faulty
+        stack: list[tuple[IR, bool]] = [(ir, False)]
+        while stack:
+            node, done = stack.pop()
+            if id(node) in seen:
+                continue
+            kids = [x for x in node[1:] if _is_ir(x)]
+            kids += [y for x in node[1:] if isinstance(x, tuple) and not _is_ir(x) for y in x]
+            kids = [k for k in kids if _is_ir(k)]
+            if done:
+                own = may_fault((node[0], *(x for x in node[1:] if not isinstance(x, tuple))))
+                result = own or any(seen[id(k)][1] for k in kids)
+                seen[id(node)] = (node, result)  # the node kept: its id is not reused
+            else:
+                stack.append((node, True))
+                stack.extend((k, False) for k in kids if id(k) not in seen)
+        return seen[id(ir)][1]
 
     @staticmethod
     def _merge(cond: IR, before: dict, then: dict, other: dict) -> dict:

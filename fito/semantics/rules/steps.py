@@ -43,6 +43,7 @@ class Semantics:
     def steps(self, tid: int) -> tuple[Step, ...]:
         got = self._steps.get(tid)
         if got is None:
+            self.terms.poll()  # the deadline: a term's steps recurse over its operands
             got = tuple(self._compute(self.terms.table[tid]))
             self._steps[tid] = got
         return got
@@ -150,7 +151,9 @@ class Semantics:
     def _seq(self, t: tuple) -> list[Step]:
         tag, first, qkey, qenv = t
         out = []
+        poll = self.terms.poll  # a chain of n `[>` has n steps at each of its n levels
         for s in self.steps(first):
+            poll()
             if tag == "seq" and s.kind == TICK:
                 target, fault = self.prefixes.target(self.terms.node(qkey), dict(qenv))
                 out.append(replace(s, kind=TAU, target=target, fault=fault))
@@ -166,7 +169,9 @@ class Semantics:
     def _interrupt(self, t: tuple) -> list[Step]:
         _, left, right = t
         out = []
+        poll = self.terms.poll
         for s in self.steps(left):
+            poll()
             if s.kind == TICK:
                 out.append(replace(s, target=self.omega))
             else:
