@@ -96,3 +96,20 @@ def test_checkpoints_of_another_spec_ranks_or_partition_or_damaged_are_refused(
     got = _distributed(2, ["--resume", str(ckpt), str(f)], tmp_path)
     assert got.returncode == 2 and "not the bytes its manifest names" in got.stderr
     assert _run([*FITO, "--resume", str(ckpt), str(f)], tmp_path).returncode == 2  # C001
+
+
+def test_a_checkpoint_is_due_every_n_levels_or_after_t_minutes(tmp_path: Path) -> None:
+    from fito.check.distributed.checkpoint import Plan
+
+    every = Plan(tmp_path, every=3)
+    due = []
+    for _ in range(6):
+        due.append(every.due())
+        if due[-1]:
+            every.since = 0  # what after_level does once it has written the checkpoint
+    assert due == [False, False, True, False, False, True]
+    timed = Plan(tmp_path, seconds=3600.0)
+    assert not timed.due()
+    timed.last -= 3601.0  # as if the hour had passed since the last checkpoint
+    assert timed.due()
+    assert not Plan().due()  # no directory: never
