@@ -39,6 +39,7 @@ ENGINE = "symbolic"
 FIRST_PROOF_AT = 3  # BMC depth before the first proof attempt
 DEFAULT_TIMEOUT = 60.0  # seconds, without --timeout
 MAX_INDUCTION = 12  # the deepest k-induction tried
+SPACER_FIRST = 4.0  # seconds of Spacer's first try; each later try has four times more
 
 
 @dataclass(slots=True)
@@ -48,8 +49,10 @@ class _Task:
     goal: z3.BoolRef | None
     goal_fault: z3.BoolRef | None
     reachable: bool = False  # Spacer found bad reachable: only BMC can still answer
-    tried: str = ""  # what Spacer answered ("" before it ran)
+    tried: str = ""  # what Spacer answered last ("" before it ran)
     induction: str = ""  # what k-induction answered last
+    spacer_seconds: float = SPACER_FIRST  # Spacer's time at its next try
+    spacer_closed: bool = False  # Spacer answered for good (nonlinear: never runs)
 
 
 class SymbolicSearch:
@@ -241,32 +244,44 @@ class SymbolicSearch:
         return max(1, int(self._left() * 1000))
 
     def _prove(self, depth: int) -> None:
-        """Try to close the open tasks: Spacer once per task, then k-induction at `depth`
-        (BMC has shown no bad run up to there, the base case)."""
+        """Try to close the open tasks: Spacer (each try with more time, at most a third of
+        what is left, so BMC goes on meanwhile), then k-induction at `depth` (BMC has shown
+        no bad run up to there, the base case)."""
         for i in self._open():
             item = self.items[i]
             if item.reachable:
                 continue
-            proof: Proof | Reachable | str = "not tried"
-            if not item.tried:
-                nonlinear = self.system.nonlinear(item.bad)
-                if nonlinear is not None:  # Spacer's arithmetic is linear (it may abort)
-                    term = show(nonlinear, slot_names(self.c))
-                    proof = f"not run: nonlinear arithmetic ({term})"
-                else:
-                    proof = spacer(self.system, item.bad, self._left())
-                item.tried = proof if isinstance(proof, str) else "spacer"
-                if isinstance(proof, Reachable):
-                    item.reachable = True
-                    continue
-            if not isinstance(proof, Proof) and depth <= MAX_INDUCTION:
-                got = k_induction(self.system, item.bad, depth, min(self._left(), 10.0))
+            proof = self._spacer(item)
+            if item.reachable:
+                continue
+            if proof is None and depth <= MAX_INDUCTION:
+                got = k_induction(self.system, item.bad, depth, min(self._left() / 4, 5.0))
                 if isinstance(got, Proof):
                     proof = got
                 else:
                     item.induction = got
-            if isinstance(proof, Proof):
+            if proof is not None:
                 self._decide(i, Found(EXHAUSTED), self._graph(None), self._certified(proof, item))
+
+    def _spacer(self, item: _Task) -> Proof | None:
+        """One try of Spacer for a task, if it may still answer."""
+        if item.spacer_closed:
+            return None
+        nonlinear = self.system.nonlinear(item.bad)
+        if nonlinear is not None:  # Spacer's arithmetic is linear (it may abort)
+            item.tried = f"not run: nonlinear arithmetic ({show(nonlinear, slot_names(self.c))})"
+            item.spacer_closed = True
+            return None
+        seconds = min(self._left() / 3, item.spacer_seconds)
+        got = spacer(self.system, item.bad, seconds)
+        item.spacer_seconds *= 4
+        if isinstance(got, Proof):
+            return got
+        if isinstance(got, Reachable):
+            item.reachable = True
+            return None
+        item.tried = f"no answer within {seconds:.1f} s" if "canceled" in got else got
+        return None
 
     def _certified(self, proof: Proof, item: _Task) -> Proof:
         """The proof with its certificate and the kernel's answer (a 1-inductive invariant;
