@@ -28,6 +28,10 @@ Tok = tuple[str, str, int, int, int]  # (type, text, offset, line, column)
 
 #: Words reserved by LANGUAGE.md that the grammar does not (yet) use.
 RESERVED_UNUSED = frozenset({"within", "Snap", "Conv"})
+# Keywords added after LANGUAGE.md's list: names everywhere except where they open their
+# declaration (`symmetric type D = ...`; `end P, Q`), so that no spec
+# using them as names (`channel start, end`) breaks.
+SOFT_KEYWORDS = frozenset({"end", "symmetric"})
 
 OPERATORS = (
     "|~|",
@@ -110,18 +114,43 @@ class ScanError(Exception):
     hint: str | None = None
 
 
+def _mark_soft_keywords(tokens: list[Tok], terminal_of: Mapping[str, str]) -> None:
+    """Re-type (in place) each soft keyword that opens its declaration: `symmetric` before
+    `type`; `end` before a name that no `(` follows (a name `end` is never followed by a
+    name, except in a pipeline where a call statement `f(...)` may come next)."""
+    n = len(tokens)
+    for i, (kind, value, pos, line, column) in enumerate(tokens):
+        if kind != "NAME" or value not in terminal_of:
+            continue
+        after = tokens[i + 1] if i + 1 < n else None
+        if value == "symmetric":
+            opens = after is not None and after[1] == "type"
+        else:  # `end P, Q`; a name `end` is never followed by a name, but for `f(...)`
+            beyond = tokens[i + 2] if i + 2 < n else None
+            field = i > 0 and tokens[i - 1][1] in (".", "!", "?")
+            opens = (
+                not field
+                and after is not None
+                and after[0] == "NAME"
+                and (beyond is None or beyond[1] != "(")
+            )
+        if opens:
+            tokens[i] = (terminal_of[value], value, pos, line, column)
+
+
 class Scanner:
     """Turns text into tokens; built once per grammar from its terminal names."""
 
     def __init__(self, terminal_of: Mapping[str, str]) -> None:
         # terminal_of maps a literal ("process", "->") to the grammar's terminal name
-        self._fixed = dict(terminal_of)  # keywords and operators
+        self._soft = {w: terminal_of[w] for w in SOFT_KEYWORDS if w in terminal_of}
+        self._fixed = {k: v for k, v in terminal_of.items() if k not in SOFT_KEYWORDS}
         missing = [o for o in OPERATORS + ("[T=",) if o not in self._fixed]
         if missing:
             raise ValueError(f"the grammar names no terminal for {missing}")
         self._opener_types = frozenset(terminal_of[o] for o in OPENERS)
         self._closer_types = frozenset(terminal_of[c] for c in CLOSERS)
-        self._reserved = frozenset(w for w in terminal_of if w[:1].isalpha()) | RESERVED_UNUSED
+        self._reserved = frozenset(w for w in self._fixed if w[:1].isalpha()) | RESERVED_UNUSED
 
     @property
     def keywords(self) -> frozenset[str]:
@@ -176,6 +205,8 @@ class Scanner:
                 depth -= 1
             append((ttype, value, pos, line, pos - line_start + 1))
             pos += len(value)
+        if self._soft and ("end" in text or "symmetric" in text):
+            _mark_soft_keywords(tokens, self._soft)
         return mark_temporal(tokens) if "ltl" in text else tokens
 
     def _classify(self, value: str, pos: int, line: int, column: int) -> str:
