@@ -237,7 +237,7 @@ def parameter_case(r: random.Random, seeds: Seeds) -> Case:
         argv = ["lts", f"{DIR}/spec.fito", "--max-states", _big(r)]
         return Case(tuple(argv), (("spec.fito", text),), origin=f"extreme/lts-flags/{how}")
     # not drawn yet: 5,000 lines of `torch.save(model.state_dict(), f'ckpt/{step}/m.pt')`,
-    # whose calls the linter resolves again at every line (docs/fuzzing.md, open findings)
+    # after each of which a lint rule scans every later event (docs/fuzzing.md: open)
     n = r.choice(SIZES)
     line = r.choice(
         [

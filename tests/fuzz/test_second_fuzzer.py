@@ -21,6 +21,7 @@ from fito.lang.printer.fmt import format_text
 from fito.models.fleet.sim import MAX_EXACT_BITS, format_number
 
 from .cases import DIR, Case
+from .extreme import SHAPES
 from .outcome import Outcome
 from .pool import Bounds, Pool, preload
 from .seeds import ROOT
@@ -32,6 +33,8 @@ BOUNDS = Bounds(
 # work that would take far longer than --timeout: answered within this much CPU time
 DEADLINE_BOUNDS = replace(BOUNDS, seconds=3.0)
 DEADLINE: set[str] = {
+    "extreme-check-sync-chain-1000",
+    "extreme-check-sliding-chain-2000",
     "simulate-1000000-jobs-exact-past-the-timeout",
     "ten-nested-replicated-choices-reading-every-binder",
     "lts-ten-nested-replicated-choices-reading-every-binder",
@@ -166,6 +169,19 @@ CASES: dict[str, Expect] = {
         "M003",
         "parsing",
     ),
+    # found by the harness's own generators for issue 31 (tests/fuzz/extreme.py)
+    **{
+        f"extreme-{command.split()[0]}-{name}-{n}": spec(command, dict(SHAPES)[name](n), statuses)
+        for name, n, command, statuses in (
+            ("atomic-if", 2000, "check --timeout 1 SPEC", {1}),
+            ("sync-chain", 1000, "check --timeout 1 SPEC", {0, 1, 3}),
+            ("sync-chain", 1000, "lts --timeout 1 SPEC", {0, 3}),
+            ("nested-replicated-interleaving", 1000, "check --timeout 1 SPEC", {0, 1, 3}),
+            ("nested-replicated-interleaving", 5000, "lts --timeout 1 SPEC", {0, 2, 3}),
+            ("interrupt-chain", 2000, "check --timeout 1 --engine frontier SPEC", {0, 1, 3}),
+            ("sliding-chain", 2000, "check --timeout 1 SPEC", {0, 1, 3}),
+        )
+    },
     "deadlock-offering-a-process-variable": spec(
         "check SPEC",
         "channel c: (0..3)\nprocess P\n  var v: 0..3 = 1\n  = c!v -> P\n"
