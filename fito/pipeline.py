@@ -131,6 +131,9 @@ def check(src: Source, options: CheckOptions) -> Checked:
         return Checked(FileReport(src.path, src.text, (limit_diagnostic(exc, stage),)), front)
     verdicts: tuple[Verdict, ...] = ()
     if options.model_check:
+        warned = tuple(d for d in sorted(diags, key=sort_key) if not d.is_error)
+        if options.before_search is not None and warned and model.assertions and not blocked:
+            options.before_search(src.path, src.text, warned)
         checked, refusals = model_check(model, options, blocked)
         diags.extend(refusals)
         verdicts = tuple(

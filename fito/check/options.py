@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fito.source import DEFAULT_MAX_BYTES
+
+if TYPE_CHECKING:
+    from fito.diagnostics import Diagnostic
 
 ENGINES = ("auto", "frontier", "scalar", "symbolic")
 
@@ -28,6 +33,10 @@ class CheckOptions:
     checkpoint_every: int | None = None  # levels between checkpoints (`--checkpoint-every`)
     checkpoint_minutes: float | None = None  # minutes between checkpoints
     resume: str | None = None  # a checkpoint directory to continue from (`--resume`)
+    # called with (path, source text, warnings) once the front end is done and before any
+    # search starts: `fito check` prints them at once (a T601 growing choice must be said
+    # before a search that may not close, not after it)
+    before_search: Callable[[str, str, tuple[Diagnostic, ...]], None] | None = None
 
     def limits(self) -> Limits:
         """The bounds of one search under these options."""

@@ -106,3 +106,36 @@ def test_inspect_says_why_a_restore_is_below_the_lattice_point(
     )
     assert restore.startswith("restore: epoch 2: committed")
     assert why == "restore takes epoch 2, not the lattice point 3: epoch 3 is uncommitted"
+
+
+def test_growing_choice_is_said_before_the_search(tmp_path) -> None:
+    """T601 reaches standard error while the search that may not close is still running."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    spec = tmp_path / "pick.fito"
+    spec.write_text(
+        "type Val = 0..2\n"
+        "domain c[i: 0..2]: Val = 0 volatile\n"
+        "process Init(i: 0..3) =\n"
+        "  if i == 3 then STOP else ([] v: Val @ {c[i] := v} -> Init(i + 1))\n"
+        "system Init(0)\n"
+        "assert :[deadlock free]\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fito", "check", "--timeout", "60", str(spec)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+    )
+    try:
+        first = proc.stderr.readline() if proc.stderr else ""
+        assert "T601" in first
+        assert proc.poll() is None  # still searching: the warning came first
+    finally:
+        proc.kill()
+        proc.communicate()

@@ -7,7 +7,7 @@ import sys
 import time
 
 from fito.cli.commands.options import job_count, positive_int, positive_seconds
-from fito.diagnostics import UsageError
+from fito.diagnostics import Diagnostic, UsageError, render_text
 
 HELP = "parse, type-check and model-check .fito specs"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command that Ctrl-C ended
@@ -165,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
         checkpoint_every=args.checkpoint_every,
         checkpoint_minutes=args.checkpoint_minutes,
         resume=args.resume,
+        before_search=_say_warnings if args.format == "text" and not args.expect else None,
     )
     from fito.check.explore import Progress  # lazy-import: start-up of every command
 
@@ -199,6 +200,13 @@ def run(args: argparse.Namespace) -> int:
         )
     text = render_report(reports, args.format, args.verbose, args.explain)
     return _emit(args, text, exit_status(reports), reports)
+
+
+def _say_warnings(path: str, text: str, warnings: tuple[Diagnostic, ...]) -> None:
+    """The front end's warnings on standard error before the search starts (the report on
+    standard output repeats them with the verdicts)."""
+    for d in warnings:
+        print(render_text(d, path, text), file=sys.stderr, flush=True)
 
 
 def _distributed_refusal(args: argparse.Namespace) -> int | None:
