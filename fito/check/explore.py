@@ -241,7 +241,8 @@ def search(
         return answers.got, g  # type: ignore[return-value]
     progress = Progress(limits.progress)
     try:
-        return _levels(c, g, answers, limits, handover_at, progress, canonical)
+        ample = reduction.ample if reduction.por else None
+        return _levels(c, g, answers, limits, handover_at, progress, canonical, ample)
     finally:
         progress.done()
 
@@ -254,6 +255,7 @@ def _levels(
     handover_at: int | None,
     progress: Progress,
     canonical: Callable[[tuple], tuple] | None = None,
+    ample: Callable[..., list[tuple[Rank, tuple]]] | None = None,
 ) -> tuple[list[Decided] | None, Graph]:
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     max_states = limits.max_states
@@ -313,6 +315,8 @@ def _levels(
                             best[i], best_len[i] = Found(DEADLOCK, sid), depth
                     probes = _probing(probes, best)
                 continue
+            if ample is not None and len(moves) > 1:  # partial-order reduction
+                moves = ample(c, s, moves, index)
             transitions += len(moves)
             for rank, post in moves:
                 if post in index:

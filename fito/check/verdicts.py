@@ -254,6 +254,8 @@ def _safety(
         answers = _search(c, root, tasks, limits, reduction)
     except Refused as refused:
         raise _not_symbolic(group[0], refused.reason) from None
+    if reduction.por:
+        answers = _shortest(c, root, tasks, limits, answers)
     out = []
     for a, text, d in zip(group, texts, answers):
         build = {
@@ -270,6 +272,26 @@ def _safety(
             unreduced = own(d.states) if own else reduction.represented(d.graph, d.states)
             v = replace(v, unreduced_states=unreduced)
         out.append(v if d.proof is None else _proved(c, v, d.proof))
+    return out
+
+
+def _shortest(
+    c: Compiled, root: tuple, tasks: list[Task], limits: Limits, answers: list[Decided]
+) -> list[Decided]:
+    """The answers of a search under partial-order reduction, each violation, deadlock,
+    witness or model error searched again without it: the reduced graph keeps every such
+    state reachable but not at its shortest depth, and `fails in N` counts the shortest
+    trace. The unreduced search stops at that depth; answers that hold are the reduced
+    search's. Where the second search meets a limit, the reduced run is kept (it is a real
+    run of the system, possibly not a shortest one)."""
+    redo = [i for i, d in enumerate(answers) if d.found.kind in (GOAL, DEADLOCK, ERROR)]
+    if not redo:
+        return answers
+    again = _search(c, root, [tasks[i] for i in redo], limits)
+    out = list(answers)
+    for i, d in zip(redo, again):
+        if d.found.kind in (GOAL, DEADLOCK, ERROR):
+            out[i] = d
     return out
 
 

@@ -11,7 +11,15 @@ answered by one search:
   member) sorted, never by enumerating permutations. A permutation maps runs to runs of the
   same length, so BFS depths, verdicts and the length of shortest counterexamples are kept;
   a counterexample is expanded back into a run of the unreduced system (`expand`).
-- partial-order reduction: not implemented; `ample` is the identity.
+- partial-order reduction (`por`): for deadlock freedom, `always` and `reaches`, in a
+  model without crash steps and without symmetry in use, a state expands only the enabled
+  steps of one process whose steps at its location read and write nothing but its own
+  control and variables (so they are independent of every other step and invisible to
+  every store property), which can synchronise with no other process there, and none of
+  whose successors has been seen (the cycle proviso, in its breadth-first form). Such a
+  set is stubborn: deadlocks and reachable property violations are kept. A violation found
+  by the reduced search is searched again without it, so its trace is a shortest one
+  (fito/check/verdicts.py).
 
 `notes` say what ran and what was switched off, and why; the report prints them.
 """
@@ -19,14 +27,14 @@ answered by one search:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from fito.check.options import CheckOptions, Limits
 from fito.lang import nodes as A
-from fito.semantics.compiled import Compiled, State, StepFault, SymmetryBlocks
+from fito.semantics.compiled import RANK_BITS, Compiled, State, StepFault, SymmetryBlocks
 from fito.types.symmetry import prove
 
 if TYPE_CHECKING:
@@ -45,6 +53,10 @@ class Reduction:
 
     symmetries: tuple[SymmetryBlocks, ...] = ()
     notes: tuple[str, ...] = ()
+    por: bool = False  # partial-order reduction (`ample`)
+    _local: dict[tuple[int, ...], tuple[int, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )  # per control (mode and locations): the candidates whose steps are process-local
 
     @property
     def symmetric(self) -> bool:
@@ -175,8 +187,31 @@ class Reduction:
         return total
 
     # ------------------------------------------------------------------ POR
-    def ample(self, compiled: Compiled, state: State, successors: Successors) -> Successors:
-        """The successors to explore: all of them (no partial-order reduction yet)."""
+    def ample(
+        self,
+        compiled: Compiled,
+        state: State,
+        successors: Successors,
+        visited: Container[State] | None = None,
+    ) -> Successors:
+        """The successors to explore: with `por`, the enabled steps of the first process
+        whose steps are process-local (`_local_candidates`) and lead only to states not in
+        `visited` (the cycle proviso); all of them otherwise (and always without `visited`)."""
+        if not self.por or visited is None or len(successors) < 2:
+            return successors
+        K = compiled.layout.size
+        size = compiled.mode(state[K]).size
+        control = state[K : K + 1 + size]
+        order = self._local.get(control)
+        if order is None:
+            order = self._local[control] = _local_candidates(compiled, state, control)
+        for h in order:
+            mine = [m for m in successors if m[0] >> RANK_BITS == h]
+            if not mine or len(mine) == len(successors):
+                continue
+            if any(post in visited for _, post in mine):
+                continue  # the proviso: a step closing a cycle may not be put off
+            return mine
         return successors
 
     # ------------------------------------------------------------------ traces
@@ -202,6 +237,80 @@ class Reduction:
             except StepFault as fault:
                 step = fault.step if isinstance(fault.step, int) else step
         return path, x, step
+
+
+def _local_candidates(c: Compiled, state: State, control: tuple[int, ...]) -> tuple[int, ...]:
+    """The one-position candidates of a control whose steps are independent of every step
+    of every other position and invisible: each of the position's transitions at its
+    location reads and writes only the mode slot (read), its location and its region; it
+    neither reshapes the mode nor crashes; the position cannot take part in a synchronised
+    candidate (or a termination) at this location, so only it can move it; and no group of
+    another candidate here reads or writes its location or region."""
+    K = c.layout.size
+    mode = control[0]
+    m = c.mode(mode)
+    size = m.size
+    others = c.group_infos(state)
+    out = []
+    for h, movers in enumerate(m.candidates):
+        if len(movers) != 1:
+            continue
+        p = movers[0]
+        tid = control[1 + p]
+        if _may_synchronise(c, m, h, p, tid):
+            continue
+        g = c.group_info(mode, h, (tid,))
+        if not g.transitions:
+            continue
+        own = frozenset((c.layout.location_slot(p), *c.layout.region_slots(size, p)))
+        if not all(
+            not t.reshapes
+            and t.target is not None
+            and not t.step.crash
+            and t.reads <= own | {K}
+            and t.writes <= own
+            for t in g.transitions
+        ):
+            continue
+        if any(o.candidate != h and (o.reads | o.writes) & own for o in others):
+            continue
+        out.append(h)
+    return tuple(out)
+
+
+def _may_synchronise(c: Compiled, m: Any, h: int, p: int, tid: int) -> bool:
+    """Whether position p at location tid may take part in a candidate other than h."""
+    for h2, movers in enumerate(m.candidates):
+        if h2 == h or p not in movers:
+            continue
+        reason = m.reasons[h2]
+        if reason is None:
+            return True
+        chans, end = reason
+        if end and c.takes_part(reason, None, tid):
+            return True
+        if any(c.takes_part(reason, ch, tid) for ch in chans):
+            return True
+    return False
+
+
+def _crashes(node: object) -> bool:
+    """Whether a syntax tree names an event of channel `crash` (a crash step resets the
+    volatile variables of every process, so it depends on every process's control)."""
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, A.Event) and x.channel == "crash":
+            return True
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif is_dataclass(x) and not isinstance(x, type):
+            stack.extend(getattr(x, f.name) for f in fields(x))
+    return False
 
 
 def _sorter(blocks: tuple[tuple[int, ...], ...]) -> Callable[[State], State]:
@@ -371,11 +480,55 @@ def plan(
     if not getattr(options, "reduce", True):
         declared = any(isinstance(d, A.TypeDecl) and d.symmetric for d in model.spec.decls)
         return Reduction(notes=("reductions off (--no-reduce)",) if declared else ())
+    if getattr(options, "engine", "auto") == "symbolic":
+        declared = any(isinstance(d, A.TypeDecl) and d.symmetric for d in model.spec.decls)
+        if not declared:
+            return NONE
+        return Reduction(notes=("symmetry off: the symbolic engine explores no states",))
+    syms, notes = _symmetry(compiled, assertions)
+    por, why = _por(compiled, assertions, options, syms)
+    if why is not None:
+        notes.append(why)
+    if not syms and not por and not notes:
+        return NONE
+    return Reduction(syms, tuple(dict.fromkeys(notes)), por)
+
+
+POR_NOTE = (
+    "partial-order reduction (steps of one process that touch only its own control and "
+    "variables, with the cycle proviso; a violation is searched again without it, for a "
+    "shortest trace)"
+)
+
+
+def _por(
+    compiled: Compiled,
+    assertions: Sequence[A.AssertDecl],
+    options: CheckOptions | Limits,
+    syms: tuple[SymmetryBlocks, ...],
+) -> tuple[bool, str | None]:
+    """Whether partial-order reduction may run, and the note that says so (or why not)."""
+    if getattr(options, "distributed", False) or getattr(options, "engine", "auto") == "frontier":
+        return False, None  # the frontier and distributed engines expand every state
+    if _crashes(compiled.model.spec):
+        return False, None  # a crash step depends on every process: nothing to reduce
+    kinds = {a.kind for a in assertions}
+    if not kinds <= {"deadlock", "always", "reaches"}:
+        off = ", ".join(sorted(kinds - {"deadlock", "always", "reaches"}))
+        return False, f"partial-order reduction off for {off}: it needs a proviso fito lacks"
+    if any(len(s.blocks) > 1 and s.blocks[0] for s in syms):
+        return False, None  # symmetry runs instead
+    return True, POR_NOTE
+
+
+def _symmetry(
+    compiled: Compiled, assertions: Sequence[A.AssertDecl]
+) -> tuple[tuple[SymmetryBlocks, ...], list[str]]:
+    """The symmetric types one search may use, and the notes that say so."""
+    model = compiled.model
     proof = prove(model)
     if not proof.declared:
-        return NONE
-    if getattr(options, "engine", "auto") == "symbolic":
-        return Reduction(notes=("symmetry off: the symbolic engine explores no states",))
+        return (), []
     notes: list[str] = []
     usable: set[str] = set(proof.sound)
     for a in assertions:
@@ -397,7 +550,7 @@ def plan(
             )
         else:
             notes.append(f"symmetry over {s.type}: no cell is indexed by it, nothing to permute")
-    return Reduction(syms, tuple(dict.fromkeys(notes)))
+    return syms, notes
 
 
 __all__ = ["NONE", "Reduction", "plan"]
