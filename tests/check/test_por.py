@@ -18,7 +18,7 @@ from tests.helpers.random_specs import Gen
 SPECS = sorted((ROOT / "specs").glob("*.fito")) + sorted(
     (ROOT.parent.parent / "shared" / "examples").glob("*.fito")
 )
-POR = "partial-order reduction"
+POR = "partial-order reduction ("  # the note of a search that ran reduced
 
 
 def independent(n: int, k: int) -> str:
