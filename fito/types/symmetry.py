@@ -86,10 +86,11 @@ def prove(model: Model) -> SymmetryProof:
     sound = tuple(t for t in declared if t not in bad)
     diags = [d for _, d in walker.found]
     refused: dict[int, str] = {}
+    w = _Walker(model, frozenset(sound)) if sound else None  # its tables: built once
     for n, a in enumerate(model.assertions):
-        if a.kind not in SYMMETRIC_KINDS or not sound:
+        if a.kind not in SYMMETRIC_KINDS or w is None:
             continue
-        w = _Walker(model, frozenset(sound))
+        w.found, w._seen = [], set()  # each assertion's own findings
         w.assertion(a)
         if w.found:
             first = w.found[0][1]

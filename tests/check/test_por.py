@@ -147,3 +147,34 @@ def test_random_specs_of_the_differential_generator_agree() -> None:
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.name)
 def test_shipped_specs_and_examples_agree(path: Path) -> None:
     _same(path.read_text(), max_states=200_000)
+
+
+def test_whole_model_facts_are_derived_once_per_model(monkeypatch) -> None:
+    """`plan` runs per assertion; the symmetry proof and the crash scan are about the whole
+    model and run once (a spec of 20,000 assertions was quadratic: issue 31's fuzzer)."""
+    import fito
+    from fito.check import reduce as reduce_mod
+
+    calls = {"prove": 0, "crashes": 0}
+    prove, crashes = reduce_mod.prove, reduce_mod._crashes
+
+    def counted_prove(model):  # type: ignore[no-untyped-def]
+        calls["prove"] += 1
+        return prove(model)
+
+    def counted_crashes(node):  # type: ignore[no-untyped-def]
+        calls["crashes"] += 1
+        return crashes(node)
+
+    monkeypatch.setattr(reduce_mod, "prove", counted_prove)
+    monkeypatch.setattr(reduce_mod, "_crashes", counted_crashes)
+    head = (
+        "symmetric type D = {a, b}\n"
+        "domain x[d: D]: 0..1 = 0 volatile\n"
+        "channel go: D\n"
+        "process P = [] d: D @ x[d] == 0 & go.d {x[d] := 1} -> P\n"
+        "system P\n"
+    )
+    report = fito.check_text(head + "assert always x[a] + x[b] <= 2\n" * 50)
+    assert [v.verdict for v in report.verdicts] == ["holds"] * 50
+    assert calls == {"prove": 1, "crashes": 1}

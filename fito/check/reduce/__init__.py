@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fito.check.options import CheckOptions, Limits
 from fito.lang import nodes as A
@@ -294,6 +294,25 @@ def _may_synchronise(c: Compiled, m: Any, h: int, p: int, tid: int) -> bool:
     return False
 
 
+_T = TypeVar("_T")
+_PER_MODEL: dict[tuple[str, int], tuple[object, object]] = {}  # (what, id) -> (model, value)
+
+
+def _once(what: str, model: object, compute: Callable[[], _T]) -> _T:
+    """compute() for this model object, computed once: `plan` runs per assertion, and what
+    it derives from the whole model must not be derived again each time (a spec of 20,000
+    assertions made that quadratic). A few models are kept; identity, not equality."""
+    key = (what, id(model))
+    hit = _PER_MODEL.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]  # type: ignore[return-value]
+    value = compute()
+    if len(_PER_MODEL) > 32:
+        _PER_MODEL.clear()
+    _PER_MODEL[key] = (model, value)
+    return value
+
+
 def _crashes(node: object) -> bool:
     """Whether a syntax tree names an event of channel `crash` (a crash step resets the
     volatile variables of every process, so it depends on every process's control)."""
@@ -510,7 +529,7 @@ def _por(
     """Whether partial-order reduction may run, and the note that says so (or why not)."""
     if getattr(options, "distributed", False) or getattr(options, "engine", "auto") == "frontier":
         return False, None  # the frontier and distributed engines expand every state
-    if _crashes(compiled.model.spec):
+    if _once("crashes", compiled.model, lambda: _crashes(compiled.model.spec)):
         return False, None  # a crash step depends on every process: nothing to reduce
     kinds = {a.kind for a in assertions}
     if not kinds <= {"deadlock", "always", "reaches"}:
@@ -526,13 +545,14 @@ def _symmetry(
 ) -> tuple[tuple[SymmetryBlocks, ...], list[str]]:
     """The symmetric types one search may use, and the notes that say so."""
     model = compiled.model
-    proof = prove(model)
+    proof = _once("symmetry", model, lambda: prove(model))
     if not proof.declared:
         return (), []
     notes: list[str] = []
     usable: set[str] = set(proof.sound)
+    index = _once("index", model, lambda: {id(b): i for i, b in enumerate(model.assertions)})
     for a in assertions:
-        n = next(i for i, b in enumerate(model.assertions) if b is a)
+        n = index[id(a)]
         types, why = proof.for_assertion(n, a.kind)
         usable &= set(types)
         if why is not None:
