@@ -256,7 +256,8 @@ def test_plan_is_the_identity_without_symmetric_types() -> None:
     red = plan(c, list(model.assertions), Limits())
     proc = model.assertions[0].proc or model.system
     s = c.initial(proc)
-    assert not red.symmetric and red.canonical(s) == s and red.notes == ()
+    assert not red.symmetric and red.canonical(s) == s
+    assert not any("symmetry" in note for note in red.notes)  # POR may say it ran
 
 
 def test_the_sorting_network_sorts_every_column() -> None:
