@@ -15,6 +15,12 @@ from fito.pipeline import front_end
 from tests.helpers.check import ROOT, run_spec
 from tests.helpers.random_specs import Gen
 
+
+@pytest.fixture(autouse=True)
+def _por_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FITO_POR", "1")  # partial-order reduction is opt-in for now
+
+
 SPECS = sorted((ROOT / "specs").glob("*.fito")) + sorted(
     (ROOT.parent.parent / "shared" / "examples").glob("*.fito")
 )
