@@ -308,8 +308,9 @@ def _once(what: str, model: object, compute: Callable[[], _T]) -> _T:
     if hit is not None and hit[0] is model:
         return hit[1]  # type: ignore[return-value]
     value = compute()
-    if len(_PER_MODEL) > 32:
-        _PER_MODEL.clear()
+    if len(_PER_MODEL) > 32:  # forget other models, never this one's other facts
+        for k in [k for k in _PER_MODEL if k[1] != id(model)]:
+            del _PER_MODEL[k]
     _PER_MODEL[key] = (model, value)
     return value
 
