@@ -601,9 +601,8 @@ def _lightning(root: Path, names: Iterable[str], limit: int, label: str) -> Fore
     cands = []
     for name in sorted(names):
         obj, why = _torch_content(root, name, limit)
-        step, source = _step_in(
-            {"global_step": obj.get("global_step")} if isinstance(obj, dict) else None
-        )
+        step = _as_int(obj.get("global_step")) if isinstance(obj, dict) else None
+        source = "key 'global_step'" if step is not None else ""
         problems: list[str] = []
         mixed = False
         if obj is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,3 +37,30 @@ def fork_server_of(child: Path, timeout: float) -> Iterator[subprocess.Popen[str
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait(timeout=timeout)
+
+
+def run_ranks(
+    child: Path, world: int, args_of: Callable[[int], list[str]], timeout: float = 240
+) -> list[str]:
+    """Run `world` copies of a child script at once (rank r gets args_of(r)); each must exit
+    0; their standard outputs, stripped, in rank order. Every copy is killed on the way out."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(child), *args_of(r)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for r in range(world)
+    ]
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=timeout)
+            assert p.returncode == 0, err[-3000:]
+            outs.append(out.strip())
+    finally:
+        for p in procs:
+            p.kill()
+    return outs

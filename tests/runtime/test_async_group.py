@@ -4,9 +4,6 @@ the default group is refused on every rank before any collective, never a hang."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,42 +11,14 @@ import pytest
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
+from tests.runtime.runtime_helpers import run_ranks  # noqa: E402
+
 CHILD = Path(__file__).with_name("runtime_async_child.py")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _job(tmp_path: Path, mode: str, world: int = 2, steps: int = 30) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    store = tmp_path / "store"
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                str(CHILD),
-                str(tmp_path / "ckpt"),
-                str(store),
-                str(r),
-                str(world),
-                mode,
-                str(steps),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for r in range(world)
-    ]
-    outs = []
-    try:
-        for p in procs:
-            out, err = p.communicate(timeout=240)
-            assert p.returncode == 0, err[-3000:]
-            outs.append(out.strip())
-    finally:
-        for p in procs:
-            p.kill()
-    return outs
+    ckpt, store = str(tmp_path / "ckpt"), str(tmp_path / "store")
+    return run_ranks(CHILD, world, lambda r: [ckpt, store, str(r), str(world), mode, str(steps)])
 
 
 @pytest.mark.slow

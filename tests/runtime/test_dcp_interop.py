@@ -5,9 +5,6 @@ works through fito's reader and through plain DCP's."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,42 +16,14 @@ import torch.distributed.checkpoint as dcp  # noqa: E402
 
 from fito.runtime import scan  # noqa: E402
 from fito.runtime.dcp import FitoStorageReader, FitoStorageWriter  # noqa: E402
+from tests.runtime.runtime_helpers import run_ranks  # noqa: E402
 
 CHILD = Path(__file__).with_name("runtime_reshard_child.py")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _job(tmp_path: Path, world: int, mode: str) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    store = tmp_path / f"store-{mode}-{world}"
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                str(CHILD),
-                str(tmp_path / "ckpt"),
-                str(store),
-                str(r),
-                str(world),
-                mode,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for r in range(world)
-    ]
-    outs = []
-    try:
-        for p in procs:
-            out, err = p.communicate(timeout=240)
-            assert p.returncode == 0, err[-3000:]
-            outs.append(out.strip())
-    finally:
-        for p in procs:
-            p.kill()
-    return outs
+    ckpt, store = str(tmp_path / "ckpt"), str(tmp_path / f"store-{mode}-{world}")
+    return run_ranks(CHILD, world, lambda r: [ckpt, store, str(r), str(world), mode])
 
 
 def _state(scale: float) -> dict:
